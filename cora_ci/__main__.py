@@ -1,0 +1,3 @@
+from cora_ci.cli import main
+
+main()

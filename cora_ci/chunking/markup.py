@@ -1,0 +1,116 @@
+"""Markdown by heading sections; YAML, JSON and TOML by top-level keys.
+
+Nested headings become nested sections (their path is the hierarchy); a key's comments above
+it, and the braces or `---` lines around keys, go with the key instead of becoming chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cora_ci.chunking.outline import Sym, _Extractor, last_row, parser_for
+
+Node = Any
+_TRIVIAL = re.compile(r"^[\W_]*$")
+_COMMENT = re.compile(r"^\s*(#|//)")
+
+
+def _text(src: bytes, node: Node) -> str:
+    return " ".join(src[node.start_byte : node.end_byte].decode("utf-8", errors="replace").split())
+
+
+def _leaf(kind: str, name: str, start: int, end: int) -> Sym:
+    return Sym(kind=kind, label=kind, name=name, start=start, end=end, def_start=start, head_start=start, sig_end=start)
+
+
+def markdown(root: Node, src: bytes) -> list[Sym]:
+    top: list[Sym] = []
+    stack: list[tuple[Node, list[Sym]]] = [(root, top)]
+    while stack:
+        node, out = stack.pop()
+        for c in node.named_children:
+            if c.type != "section":
+                continue
+            heading = next((h for h in c.named_children if h.type.endswith("_heading")), None)
+            content = heading.child_by_field_name("heading_content") if heading is not None else None
+            name = _text(src, content) if content is not None else "(untitled)"
+            sym = _leaf("section", name.strip("# ") or "(untitled)", c.start_point[0], last_row(c))
+            out.append(sym)
+            stack.append((c, sym.children))
+    return top
+
+
+def keys(lang: str, root: Node, src: bytes) -> list[Sym]:
+    ex = _Extractor(lang, src)
+    out: list[Sym] = []
+    for node, name in _key_nodes(lang, root, src):
+        start, _, _ = ex.expand_up(node)
+        out.append(_leaf("key", name, start, last_row(node)))
+    return out
+
+
+def _key_nodes(lang: str, root: Node, src: bytes) -> list[tuple[Node, str]]:
+    found: list[tuple[Node, str]] = []
+    if lang == "toml":
+        for c in root.named_children:
+            if c.type in ("pair", "table", "table_array_element") and c.named_children:
+                found.append((c, _text(src, c.named_children[0]).strip("\"'")))
+        return found
+    if lang == "json":
+        objects = [c for c in root.named_children if c.type == "object"]
+        for obj in objects[:1]:
+            for pair in obj.named_children:
+                key = pair.child_by_field_name("key")
+                if pair.type == "pair" and key is not None:
+                    found.append((pair, _text(src, key).strip("\"'")))
+        return found
+    for doc in root.named_children:  # yaml: stream > document > block_node > block_mapping > pairs
+        if doc.type != "document":
+            continue
+        for node in doc.named_children:
+            mapping = next((m for m in node.named_children if m.type == "block_mapping"), None)
+            for pair in mapping.named_children if mapping is not None else []:
+                key = pair.child_by_field_name("key")
+                if pair.type == "block_mapping_pair" and key is not None:
+                    found.append((pair, _text(src, key).strip("\"'")))
+    return found
+
+
+def absorb_trivia(syms: list[Sym], lines: list[str]) -> None:
+    """Give braces, `---` and comment lines next to a key to that key instead of a chunk of their own."""
+    covered: set[int] = set()
+    for s in syms:
+        covered.update(range(s.start, s.end + 1))
+    runs: list[list[int]] = []
+    cur: list[int] = []
+    for r, line in enumerate(lines):
+        if r in covered:
+            if cur:
+                runs.append(cur)
+            cur = []
+        elif line.strip():
+            cur.append(r)
+    if cur:
+        runs.append(cur)
+    ordered = sorted(syms, key=lambda s: s.start)
+    for run in runs:
+        trivial = all(_TRIVIAL.match(lines[x].strip()) for x in run)
+        if not (trivial or all(_TRIVIAL.match(lines[x].strip()) or _COMMENT.match(lines[x]) for x in run)):
+            continue
+        nxt = next((s for s in ordered if s.start > run[-1]), None)
+        prev = next((s for s in reversed(ordered) if s.end < run[0]), None)
+        adjacent_next = nxt is not None and all(not lines[x].strip() for x in range(run[-1] + 1, nxt.start))
+        if nxt is not None and (adjacent_next or (trivial and prev is None)):
+            nxt.start = run[0]
+        elif trivial and prev is not None:
+            prev.end = run[-1]
+
+
+def outline(lang: str, src: bytes, lines: list[str]) -> list[Sym]:
+    root = parser_for(lang).parse(src).root_node
+    if lang == "markdown":
+        return markdown(root, src)
+    syms = keys(lang, root, src)
+    absorb_trivia(syms, lines)
+    return syms

@@ -1,0 +1,73 @@
+"""The chunk record: what `cora-ci chunk` prints and what a bundle stores per chunk."""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import asdict, dataclass, field
+from typing import Any, NamedTuple
+
+KINDS = ("file", "type", "method", "property", "field", "event", "module", "section", "key", "lines")
+STRATEGIES = ("structural", "markup", "lines")
+
+
+class Diagnostic(NamedTuple):
+    code: str
+    message: str
+    line: int | None = None
+
+
+@dataclass
+class Chunk:
+    """One retrievable piece of a file.
+
+    `text` is verbatim source, except that `elided` line ranges (1-based, inclusive) inside
+    `start_line..end_line` are replaced by a `. . .` line: a type keeps its member signatures and
+    leaves bodies to the members' own chunks, so every body line is embedded once.
+    """
+
+    id: int
+    path: str
+    lang: str
+    kind: str
+    symbol: str
+    symbols: list[str]
+    anchor: str | None
+    anchors: list[str]
+    hierarchy: list[str]
+    parent: int | None
+    children: list[int]
+    start_line: int
+    end_line: int
+    tokens: int
+    header: str
+    text: str
+    strategy: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    elided: list[tuple[int, int]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["diagnostics"] = [dict(code=c, message=m, line=ln) for c, m, ln in self.diagnostics]
+        d["elided"] = [list(r) for r in self.elided]
+        return d
+
+    def covered_lines(self) -> set[int]:
+        """Lines whose text this chunk holds verbatim (its range minus elided ranges)."""
+        lines = set(range(self.start_line, self.end_line + 1))
+        for a, b in self.elided:
+            lines.difference_update(range(a, b + 1))
+        return lines
+
+
+ELISION = ". . ."
+ID_BITS = 53  # ids stay exact in JSON consumers that use doubles
+
+
+def chunk_id(path: str, key: str) -> int:
+    """A reproducible id for a chunk: a hash of its path and its identity within the file.
+
+    The key is the anchor (or kind and ordinal for anonymous chunks) and never a line number, so a
+    chunk keeps its id when code above it moves and incremental and full builds agree.
+    """
+    digest = hashlib.blake2b(f"{path}\0{key}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big") >> (64 - ID_BITS)

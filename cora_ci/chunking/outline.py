@@ -1,0 +1,437 @@
+"""Source to outline: the symbol tree of a file, found with tree-sitter.
+
+The walk is iterative (an explicit stack), visits only named nodes and stops at each symbol, so
+deeply nested code cannot reach Python's recursion limit and large function bodies cost nothing.
+Rows are 0-based here; chunks turn them into 1-based lines.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cache
+from typing import Any
+
+from cora_ci.chunking.specs import LangSpec, generic_kind, is_comment, is_generic_import, spec_for
+
+Node = Any  # tree_sitter.Node
+
+_FUNCTION_VALUES = frozenset(
+    {"arrow_function", "function_expression", "function", "generator_function", "lambda"}
+)
+_PY_PROPERTY = re.compile(r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b")
+_MAX_SIGNATURE = 240
+_SIG_TAIL = re.compile(r"(\s*(=>|->|[{:;=,]))+\s*$")
+
+
+@dataclass
+class Sym:
+    kind: str  # type | method | property | field | event | namespace
+    label: str  # hierarchy label: class, struct, function, namespace, ...
+    name: str
+    start: int  # first row, expanded over docs, attributes and wrappers
+    end: int  # last row, inclusive
+    def_start: int  # first row of the definition itself
+    head_start: int  # first row of its attributes/decorators (docs excluded)
+    sig_end: int  # last row of the signature (the rest is body)
+    signature: str = ""
+    params: str = ""  # parameter list, to tell overloads apart
+    doc: str = ""
+    qual_prefix: tuple[str, ...] = ()  # e.g. a Go method's receiver type
+    children: list[Sym] = field(default_factory=list)
+    cuts: list[int] = field(default_factory=list)  # rows where a split is preferred
+
+
+@dataclass
+class Outline:
+    symbols: list[Sym]
+    import_rows: set[int]
+    namespace_rows: set[int]  # namespace declaration and closing rows
+    leading_rows: list[int]  # leading comments / module docstring
+    top_rows: list[int]  # first rows of top-level statements: good places to split module code
+    error_bytes: int = 0
+    error_count: int = 0
+
+
+def last_row(node: Node) -> int:
+    row: int = node.end_point[0]
+    if node.end_point[1] == 0 and row > node.start_point[0]:
+        row -= 1
+    return row
+
+
+@cache
+def parser_for(lang: str) -> Any:
+    from tree_sitter_language_pack import get_parser
+
+    return get_parser(lang)
+
+
+def _text(src: bytes, node: Node) -> str:
+    return src[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+
+def _squash(s: str) -> str:
+    return " ".join(s.split())
+
+
+class _Extractor:
+    def __init__(self, lang: str, src: bytes) -> None:
+        self.lang = lang
+        self.spec: LangSpec = spec_for(lang)
+        self.src = src
+        self.imports: set[int] = set()
+        self.namespace_rows: set[int] = set()
+        self.src_lines = src.split(b"\n")
+
+    # ---- classification -------------------------------------------------------------------
+    def classify(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
+        """(kind, label, name) when `n` defines a symbol, else None."""
+        s, t = self.spec, n.type
+        if t in s.types:
+            kind, label = "type", s.types[t]
+        elif t in s.namespaces:
+            if self.lang == "rust" and n.child_by_field_name("body") is None:
+                return None  # `mod foo;` is an import
+            kind, label = "namespace", s.namespaces[t]
+        elif t in s.methods:
+            kind, label = "method", s.methods[t]
+            if in_type and label == "function":
+                label = "method"
+        elif t in s.properties:
+            kind, label = "property", s.properties[t]
+        elif in_type and t in s.fields:
+            kind, label = "field", s.fields[t]
+        elif t in s.events:
+            kind, label = "event", s.events[t]
+        elif s.generic and (g := generic_kind(t)):
+            kind, label = g
+        else:
+            return self._special(n, in_type)
+        name = self.name_of(n)
+        if not name:
+            return None
+        return self._refine(n, kind, label, name, in_type)
+
+    def _special(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
+        t, lang = n.type, self.lang
+        if lang in ("javascript", "typescript", "tsx"):
+            if t == "variable_declarator":
+                value = n.child_by_field_name("value")
+                name = n.child_by_field_name("name")
+                if value is None or name is None or name.type != "identifier":
+                    return None
+                if value.type in _FUNCTION_VALUES:
+                    return "method", "function", _text(self.src, name)
+                if value.type == "object":
+                    return "namespace", "object", _text(self.src, name)
+            elif t == "pair":
+                value = n.child_by_field_name("value")
+                key = n.child_by_field_name("key")
+                if value is not None and key is not None and value.type in _FUNCTION_VALUES:
+                    return "method", "method", _text(self.src, key).strip("'\"")
+        elif lang == "python" and t == "assignment":
+            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            if left is None or left.type not in ("identifier", "attribute"):
+                return None
+            if right is not None and right.type == "lambda":
+                return "method", "method" if in_type else "function", _text(self.src, left)
+            if in_type:
+                return "field", "field", _text(self.src, left)
+        return None
+
+    def _refine(self, n: Node, kind: str, label: str, name: str, in_type: bool) -> tuple[str, str, str]:
+        t = n.type
+        if self.lang == "python" and kind == "method":
+            parent = n.parent
+            if parent is not None and parent.type == "decorated_definition":
+                for dec in parent.named_children:
+                    if dec.type == "decorator" and _PY_PROPERTY.match(_text(self.src, dec)):
+                        return "property", "property", name
+            if name == "__init__":
+                label = "constructor"
+        elif self.lang in ("javascript", "typescript", "tsx"):
+            if t == "method_definition":
+                if any(c.type in ("get", "set") for c in n.children if not c.is_named):
+                    return "property", "property", name
+                if name == "constructor":
+                    label = "constructor"
+            elif kind == "field":
+                value = n.child_by_field_name("value")
+                if value is not None and value.type in _FUNCTION_VALUES:
+                    return "method", "method", name
+        return kind, label, name
+
+    def name_of(self, n: Node) -> str:
+        t, lang = n.type, self.lang
+        if lang == "rust" and t == "impl_item":
+            ty = n.child_by_field_name("type")
+            trait = n.child_by_field_name("trait")
+            base = self._base_name(ty)
+            return f"<{base} as {self._base_name(trait)}>" if trait is not None else base
+        if lang == "csharp":
+            if t in ("field_declaration", "event_field_declaration"):
+                return self._declarator_names(n)
+            if t == "operator_declaration":
+                op = n.child_by_field_name("operator")
+                return "operator " + (_text(self.src, op) if op is not None else "?")
+            if t == "conversion_operator_declaration":
+                ty = n.child_by_field_name("type")
+                return "operator " + (_text(self.src, ty) if ty is not None else "?")
+            if t == "indexer_declaration":
+                return "this[]"
+        if lang == "java" and t in ("field_declaration", "constant_declaration"):
+            return self._declarator_names(n)
+        name = n.child_by_field_name("name")
+        if name is None:
+            name = self._c_declarator_name(n)
+        return _squash(_text(self.src, name)) if name is not None else ""
+
+    def _base_name(self, node: Node | None) -> str:
+        if node is None:
+            return "?"
+        m = re.match(r"[\w:.]+", _text(self.src, node))
+        return m.group(0).split("::")[-1] if m else _squash(_text(self.src, node))
+
+    def _declarator_names(self, n: Node) -> str:
+        """The first declared name: `int a, b;` is anchored as `a` (the header shows both)."""
+        stack = [n]
+        while stack:
+            cur = stack.pop()
+            if cur.type == "variable_declarator":
+                nm = cur.child_by_field_name("name")
+                if nm is not None:
+                    return _text(self.src, nm)
+                continue
+            stack.extend(reversed(cur.named_children))
+        return ""
+
+    def _c_declarator_name(self, n: Node) -> Node | None:
+        d = n.child_by_field_name("declarator")
+        for _ in range(16):
+            if d is None:
+                return None
+            if d.type in ("identifier", "field_identifier", "qualified_identifier", "operator_name",
+                          "destructor_name", "type_identifier"):  # fmt: skip
+                return d
+            nxt = d.child_by_field_name("declarator") or d.child_by_field_name("name")
+            d = nxt
+        return None
+
+    # ---- details of one symbol -------------------------------------------------------------
+    def body_of(self, n: Node) -> Node | None:
+        if self.lang in ("javascript", "typescript", "tsx") and n.type in ("variable_declarator", "pair"):
+            value = n.child_by_field_name("value")
+            if value is not None and value.type in _FUNCTION_VALUES:
+                return value.child_by_field_name("body")
+            return value
+        if self.lang == "python" and n.type == "assignment":
+            return None
+        body = n.child_by_field_name("body")
+        if body is None and n.type in ("public_field_definition", "field_definition"):
+            value = n.child_by_field_name("value")
+            body = value.child_by_field_name("body") if value is not None else None
+        return body
+
+    def signature(self, n: Node, body: Node | None) -> str:
+        """Declaration text up to the body, without leading attributes, modifiers and comments."""
+        start = n.start_byte
+        for c in n.children:
+            if c.type not in self.spec.sig_skip:
+                break
+            start = c.end_byte
+        end = body.start_byte if body is not None and body.start_byte > start else n.end_byte
+        parts, pos = [], start
+        for c in n.children:
+            if is_comment(self.spec, c.type) and start <= c.start_byte < end:
+                parts.append(self.src[pos : c.start_byte])
+                pos = c.end_byte
+        parts.append(self.src[pos:end])
+        sig = _SIG_TAIL.sub("", _squash(b" ".join(parts).decode("utf-8", errors="replace")))
+        return sig[:_MAX_SIGNATURE]
+
+    def params(self, n: Node) -> str:
+        p = n.child_by_field_name("parameters")
+        if p is None and n.type in ("variable_declarator", "pair", "public_field_definition"):
+            v = n.child_by_field_name("value")
+            p = v.child_by_field_name("parameters") if v is not None else None
+        if p is None:
+            return ""
+        if self.spec.typed_params:
+            types = []
+            for c in p.named_children:
+                ty = c.child_by_field_name("type")
+                types.append(_squash(_text(self.src, ty if ty is not None else c)))
+            return "(" + ", ".join(types) + ")"
+        return _squash(_text(self.src, p))
+
+    def docstring(self, body: Node | None) -> str:
+        if self.lang != "python" or body is None or not body.named_children:
+            return ""
+        first = body.named_children[0]
+        if first.type == "expression_statement" and first.named_children:
+            first = first.named_children[0]
+        return _text(self.src, first) if first.type == "string" else ""
+
+    def expand_up(self, outer: Node) -> tuple[int, int, str]:
+        """Rows taking in adjacent doc comments and attributes above `outer`: (start, head start, docs)."""
+        start = head = outer.start_point[0]
+        docs: list[str] = []
+        sib = outer.prev_named_sibling
+        while sib is not None:
+            is_doc = is_comment(self.spec, sib.type)
+            if not (is_doc or sib.type in self.spec.attributes) or last_row(sib) < start - 1:
+                break
+            before = sib.prev_named_sibling
+            if is_doc and before is not None and last_row(before) == sib.start_point[0]:
+                break  # a trailing comment of the statement before
+            if is_doc:
+                docs.append(_text(self.src, sib))
+            elif not docs:
+                head = sib.start_point[0]
+            start = sib.start_point[0]
+            sib = before
+        return start, head, "\n".join(reversed(docs))
+
+    def sig_end(self, n: Node, body: Node | None) -> int:
+        """Last row of the signature: the body's first row when the signature ends on it."""
+        if body is None:
+            return last_row(n)
+        row, col = body.start_point
+        if row == n.start_point[0]:
+            return row
+        return row if self.src_lines[row][:col].strip() else row - 1
+
+    # ---- the walk -----------------------------------------------------------------------------
+    def scan(self, container: Node, in_type: bool) -> list[tuple[Node, Node, tuple[str, str, str]]]:
+        """Symbols below `container`, not descending into them: (outer node, node, classification)."""
+        found: list[tuple[Node, Node, tuple[str, str, str]]] = []
+        wrap_count: dict[int, int] = {}
+        stack: list[tuple[Node, Node | None]] = [(c, None) for c in reversed(container.named_children)]
+        while stack:
+            n, wrap = stack.pop()
+            info = self.classify(n, in_type)
+            if info is not None:
+                found.append((wrap if wrap is not None else n, n, info))
+                if wrap is not None:
+                    wrap_count[wrap.id] = wrap_count.get(wrap.id, 0) + 1
+                continue
+            t = n.type
+            if t in self.spec.imports or (self.spec.generic and is_generic_import(t)):
+                if not in_type:
+                    self.imports.update(range(n.start_point[0], last_row(n) + 1))
+                continue
+            if is_comment(self.spec, t):
+                continue
+            if t in self.spec.file_namespaces:
+                found.append((n, n, ("namespace", "namespace", self.name_of(n))))
+                continue
+            new_wrap = (wrap if wrap is not None else n) if t in self.spec.wrappers else None
+            stack.extend((c, new_wrap) for c in reversed(n.named_children))
+        # a wrapper holding several symbols (`export const a = () => 1, b = () => 2`) is nobody's
+        return [(o if o is n or wrap_count.get(o.id, 0) == 1 else n, n, i) for o, n, i in found]
+
+    def build(self, root: Node, lines: list[str]) -> list[Sym]:
+        top: list[Sym] = []
+        work: list[tuple[Node, bool, list[Sym]]] = [(root, False, top)]
+        while work:
+            container, in_type, out = work.pop()
+            file_ns: Sym | None = None
+            for outer, n, (kind, label, name) in self.scan(container, in_type):
+                body = self.body_of(n)
+                start, head, doc = self.expand_up(outer)
+                doc = self.docstring(body) or doc
+                sym = Sym(
+                    kind=kind, label=label, name=name, start=start, end=last_row(outer),
+                    def_start=n.start_point[0], head_start=head, sig_end=self.sig_end(n, body),
+                    signature=self.signature(n, body), params=self.params(n), doc=doc,
+                    qual_prefix=self._receiver(n),
+                )  # fmt: skip
+                if body is not None and kind in ("method", "property"):
+                    sym.cuts = [c.start_point[0] for c in body.named_children]
+                if n.type in self.spec.file_namespaces:
+                    sym.end = len(lines) - 1
+                    self.namespace_rows.update(range(n.start_point[0], last_row(n) + 1))
+                    file_ns = sym
+                    out.append(sym)
+                    continue
+                (file_ns.children if file_ns is not None else out).append(sym)
+                if kind == "namespace" and label != "object":
+                    self._namespace_rows(n, body)
+                if kind in ("type", "namespace") and body is not None:
+                    work.append((body, kind == "type", sym.children))
+        self._sort(top)
+        return top
+
+    def _namespace_rows(self, n: Node, body: Node | None) -> None:
+        first = n.start_point[0]
+        head_end = body.start_point[0] if body is not None else last_row(n)
+        self.namespace_rows.update(range(first, head_end + 1))
+        if body is not None and last_row(body) > head_end:
+            self.namespace_rows.add(last_row(n))
+
+    def _receiver(self, n: Node) -> tuple[str, ...]:
+        if self.lang == "go" and n.type == "method_declaration":
+            recv = n.child_by_field_name("receiver")
+            if recv is not None:
+                m = re.search(r"(\w+)(\[[^\]]*\])?\s*\)\s*$", _text(self.src, recv))
+                if m:
+                    return (m.group(1),)
+        return ()
+
+    def _sort(self, syms: list[Sym]) -> None:
+        stack = [syms]
+        while stack:
+            level = stack.pop()
+            level.sort(key=lambda s: (s.start, s.end))
+            stack.extend(s.children for s in level if s.children)
+
+
+def _errors(root: Node) -> tuple[int, int]:
+    """Bytes inside ERROR nodes and the count of ERROR/MISSING nodes (only walked when needed)."""
+    if not root.has_error:
+        return 0, 0
+    total = count = 0
+    stack = [root]
+    while stack:
+        n = stack.pop()
+        if n.is_error:
+            total += n.end_byte - n.start_byte
+            count += 1
+            continue
+        if n.is_missing:
+            count += 1
+        if n.has_error:
+            stack.extend(n.children)
+    return total, count
+
+
+def _leading_rows(root: Node, spec: LangSpec, lang: str) -> list[int]:
+    rows: list[int] = []
+    for c in root.named_children:
+        is_doc = is_comment(spec, c.type) or (
+            lang == "python" and (c.type == "string" or (c.type == "expression_statement"
+                                                       and c.named_children
+                                                       and c.named_children[0].type == "string"))
+        )  # fmt: skip
+        if not is_doc:
+            break
+        rows.extend(range(c.start_point[0], last_row(c) + 1))
+    return rows
+
+
+def outline(lang: str, src: bytes, lines: list[str]) -> Outline:
+    tree = parser_for(lang).parse(src)
+    root = tree.root_node
+    ex = _Extractor(lang, src)
+    error_bytes, error_count = _errors(root)
+    symbols = ex.build(root, lines)
+    return Outline(
+        symbols=symbols,
+        import_rows=ex.imports,
+        namespace_rows=ex.namespace_rows,
+        leading_rows=_leading_rows(root, ex.spec, lang),
+        top_rows=[c.start_point[0] for c in root.named_children],
+        error_bytes=error_bytes,
+        error_count=error_count,
+    )

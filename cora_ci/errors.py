@@ -1,0 +1,63 @@
+"""Stable error and diagnostic codes.
+
+Every failure the CLI can print and every diagnostic recorded on a file has a code
+`CORA-<AREA>-<NNN>` registered here, so messages can change while codes stay stable and the
+README's error table can be checked against this registry.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Code(NamedTuple):
+    code: str
+    summary: str
+    hint: str
+    exit_status: int  # 0 for diagnostics that are recorded, not raised
+
+
+EXIT_CONFIG = 3
+EXIT_INPUT = 4
+EXIT_INTERNAL = 70
+
+CODES: dict[str, Code] = {
+    c.code: c
+    for c in (
+        Code("CORA-CFG-001", "unknown configuration key", "check the key's spelling against the README", 3),
+        Code("CORA-CFG-002", "invalid configuration value", "fix the value named in the message", 3),
+        Code("CORA-CFG-003", "configuration file unreadable or not valid TOML", "fix the TOML syntax", 3),
+        Code("CORA-IO-001", "path not found", "check the path", 4),
+        Code("CORA-IO-002", "path could not be read", "check permissions", 4),
+        Code("CORA-INT-001", "internal error", "rerun with CORA_DEBUG=1 and report the traceback", 70),
+        # Diagnostics recorded per file or chunk; chunking never fails on file content.
+        Code("CORA-CHK-001", "parse mostly failed; file chunked by lines", "the file may not be valid source", 0),
+        Code("CORA-CHK-002", "parse errors; structure may be partial", "the file may not be valid source", 0),
+        Code("CORA-CHK-003", "binary file skipped", "", 0),
+        Code("CORA-CHK-004", "file larger than max_file_bytes skipped", "raise max_file_bytes to index it", 0),
+        Code("CORA-CHK-005", "minified file chunked by lines", "", 0),
+        Code("CORA-CHK-006", "generated file", "exclude it in the config if it is noise", 0),
+        Code("CORA-CHK-007", "undecodable bytes replaced", "save the file as UTF-8", 0),
+        Code("CORA-CHK-008", "line longer than max_tokens sliced", "", 0),
+    )
+}
+
+
+class CoraError(Exception):
+    """An expected failure: printed as one line with its code and hint, never a traceback."""
+
+    def __init__(self, code: str, message: str, hint: str | None = None) -> None:
+        if code not in CODES:
+            raise ValueError(f"unregistered error code {code}")
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.hint = CODES[code].hint if hint is None else hint
+
+    @property
+    def exit_status(self) -> int:
+        return CODES[self.code].exit_status
+
+    def one_line(self) -> str:
+        hint = f" (hint: {self.hint})" if self.hint else ""
+        return f"error: {self.code}: {self.message}{hint}"

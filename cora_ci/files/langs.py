@@ -1,0 +1,102 @@
+"""Language detection from file name, extension, shebang and content.
+
+Names are tree-sitter-language-pack grammar names where a grammar exists ("csharp", "tsx"), so
+detection and parsing agree; "text" means no grammar and line-based chunking.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from pathlib import PurePosixPath
+
+MARKUP = frozenset({"markdown", "yaml", "json", "toml"})
+
+_EXT = {
+    ".py": "python", ".pyi": "python", ".pyw": "python",
+    ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",
+    ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript", ".jsx": "javascript",
+    ".cs": "csharp", ".java": "java", ".go": "go", ".rs": "rust",
+    ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
+    ".hxx": "cpp", ".cu": "cuda", ".m": "objc", ".mm": "objc",
+    ".rb": "ruby", ".php": "php", ".kt": "kotlin", ".kts": "kotlin", ".scala": "scala", ".sc": "scala",
+    ".swift": "swift", ".lua": "lua", ".dart": "dart", ".ex": "elixir", ".exs": "elixir",
+    ".erl": "erlang", ".hrl": "erlang", ".hs": "haskell", ".ml": "ocaml", ".mli": "ocaml_interface",
+    ".fs": "fsharp", ".fsx": "fsharp", ".clj": "clojure", ".cljs": "clojure", ".el": "elisp",
+    ".jl": "julia", ".r": "r", ".R": "r", ".pl": "perl", ".pm": "perl", ".sh": "bash", ".bash": "bash",
+    ".zsh": "bash", ".fish": "fish", ".ps1": "powershell", ".sql": "sql", ".zig": "zig", ".nim": "nim",
+    ".v": "v", ".sol": "solidity", ".groovy": "groovy", ".gradle": "groovy", ".hcl": "hcl",
+    ".tf": "terraform", ".nix": "nix", ".proto": "proto", ".graphql": "graphql", ".gql": "graphql",
+    ".vue": "vue", ".svelte": "svelte", ".html": "html", ".htm": "html", ".css": "css", ".scss": "scss",
+    ".xml": "xml", ".xsd": "xml", ".csproj": "xml", ".ini": "ini", ".cfg": "ini", ".cmake": "cmake",
+    ".bzl": "starlark", ".star": "starlark", ".tex": "latex", ".rst": "rst", ".gleam": "gleam",
+    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
+    ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonc": "json", ".json5": "json",
+    ".ipynb": "json", ".toml": "toml",
+}  # fmt: skip
+
+_NAMES = {
+    "Dockerfile": "dockerfile", "Makefile": "make", "GNUmakefile": "make", "makefile": "make",
+    "CMakeLists.txt": "cmake", "Gemfile": "ruby", "Rakefile": "ruby", "BUILD": "starlark",
+    "BUILD.bazel": "starlark", "WORKSPACE": "starlark", "go.mod": "gomod", "Cargo.lock": "toml",
+    "Pipfile": "toml", "poetry.lock": "toml",
+}  # fmt: skip
+
+_SHEBANG = (
+    (re.compile(r"python"), "python"),
+    (re.compile(r"\b(ts-node|tsx)\b"), "typescript"),
+    (re.compile(r"\b(node|deno|bun)\b"), "javascript"),
+    (re.compile(r"\b(bash|sh|zsh|ksh|dash)\b"), "bash"),
+    (re.compile(r"\bruby\b"), "ruby"),
+    (re.compile(r"\bperl\b"), "perl"),
+    (re.compile(r"\bphp\b"), "php"),
+    (re.compile(r"\blua\b"), "lua"),
+    (re.compile(r"\bfish\b"), "fish"),
+    (re.compile(r"\bRscript\b"), "r"),
+)
+
+
+@cache
+def grammar_available(lang: str) -> bool:
+    """Whether the pinned tree-sitter-language-pack bundles a grammar for `lang`."""
+    from tree_sitter_language_pack import get_parser
+
+    try:
+        get_parser(lang)  # type: ignore[arg-type]
+    except Exception:  # the pack raises LookupError/ValueError depending on version
+        return False
+    return True
+
+
+def detect(path: str, first_lines: list[str]) -> str:
+    """Language of a file: special names, then extension, then shebang, then content."""
+    p = PurePosixPath(path)
+    if p.name in _NAMES:
+        return _NAMES[p.name]
+    if p.name.startswith("Dockerfile."):
+        return "dockerfile"
+    lang = _EXT.get(p.suffix) or _EXT.get(p.suffix.lower())
+    if lang:
+        return lang
+    head = first_lines[0] if first_lines else ""
+    if head.startswith("#!"):
+        for pattern, name in _SHEBANG:
+            if pattern.search(head):
+                return name
+    return _sniff(first_lines)
+
+
+def _sniff(first_lines: list[str]) -> str:
+    head = "\n".join(first_lines[:50]).lstrip()
+    if head.startswith("<?php"):
+        return "php"
+    if head.startswith("<?xml"):
+        return "xml"
+    if head[:1] in "{[" and head:
+        try:
+            json.loads("\n".join(first_lines))
+            return "json"
+        except ValueError:
+            pass
+    return "text"

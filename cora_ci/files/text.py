@@ -1,0 +1,62 @@
+"""Bytes to lines: binary detection, BOMs, UTF-16, line endings, undecodable bytes.
+
+Everything downstream works on a list of lines without their terminators, so CRLF, CR and LF
+files chunk identically and line numbers match what editors show.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from typing import NamedTuple
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+# Control characters that do not occur in text (everything below 0x20 but \t \n \f \r and ESC).
+_NON_TEXT = bytes(set(range(32)) - {9, 10, 12, 13, 27}) + b"\x7f"
+_SNIFF = 8192
+
+
+class Decoded(NamedTuple):
+    lines: list[str]
+    encoding: str
+    replaced: int  # number of undecodable bytes replaced by U+FFFD
+
+
+def is_binary(data: bytes) -> bool:
+    """NUL bytes or a high share of control characters in the first 8 KiB (UTF-16 with BOM is text)."""
+    head = data[:_SNIFF]
+    if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        return False
+    if b"\x00" in head:
+        return True
+    if not head:
+        return False
+    non_text = len(head) - len(head.translate(None, _NON_TEXT))
+    return non_text / len(head) > 0.10
+
+
+def decode(data: bytes) -> Decoded:
+    """Decode text bytes; never raises. Undecodable bytes become U+FFFD and are counted."""
+    if data.startswith(codecs.BOM_UTF8):
+        encoding, body = "utf-8-sig", data[len(codecs.BOM_UTF8) :]
+    elif data.startswith(codecs.BOM_UTF16_LE):
+        encoding, body = "utf-16-le", data[2:]
+    elif data.startswith(codecs.BOM_UTF16_BE):
+        encoding, body = "utf-16-be", data[2:]
+    else:
+        encoding, body = "utf-8", data
+    codec = "utf-8" if encoding == "utf-8-sig" else encoding
+    text = body.decode(codec, errors="replace")
+    replaced = 0
+    if "\ufffd" in text:
+        strict = body.decode(codec, errors="ignore")
+        replaced = text.count("\ufffd") - strict.count("\ufffd")
+    return Decoded(split_lines(text), encoding, replaced)
+
+
+def split_lines(text: str) -> list[str]:
+    """Split on CRLF, CR or LF; a final terminator does not start an extra line."""
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines

@@ -1,0 +1,94 @@
+"""Which files to chunk: git's view of a repository (so `.gitignore` holds), else a directory walk
+that applies `.gitignore` files with pathspec; then the config's include/exclude globs."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterable
+from pathlib import Path
+from typing import NamedTuple
+
+import pathspec
+
+from cora_ci.config import Config
+from cora_ci.errors import CoraError
+
+
+class SourceFile(NamedTuple):
+    abspath: Path
+    relpath: str  # posix path relative to the root, as chunks and bundles name it
+
+
+def git_toplevel(path: Path) -> Path | None:
+    where = path if path.is_dir() else path.parent
+    try:
+        out = subprocess.run(
+            ["git", "-C", str(where), "rev-parse", "--show-toplevel"],
+            capture_output=True, text=True, check=False,
+        )  # fmt: skip
+    except OSError:
+        return None
+    return Path(out.stdout.strip()) if out.returncode == 0 and out.stdout.strip() else None
+
+
+def _git_files(root: Path, sub: Path) -> list[str]:
+    out = subprocess.run(
+        ["git", "-C", str(root), "ls-files", "-z", "--cached", "--others", "--exclude-standard",
+         "--", sub.relative_to(root).as_posix() or "."],
+        capture_output=True, check=True,
+    )  # fmt: skip
+    names = {n.decode("utf-8", errors="surrogateescape") for n in out.stdout.split(b"\0") if n}
+    return sorted(names)
+
+
+def _walk_files(root: Path) -> list[str]:
+    """All regular files below `root` not ignored by any `.gitignore` on their way down."""
+    found: list[str] = []
+    specs: list[tuple[str, pathspec.PathSpec]] = []
+    for dirpath, dirnames, filenames in os.walk(root):
+        rel = Path(dirpath).relative_to(root).as_posix()
+        rel = "" if rel == "." else rel + "/"
+        specs = [(base, sp) for base, sp in specs if rel.startswith(base)]
+        if ".gitignore" in filenames:
+            with open(os.path.join(dirpath, ".gitignore"), encoding="utf-8", errors="replace") as f:
+                specs.append((rel, pathspec.GitIgnoreSpec.from_lines(f.read().splitlines())))
+
+        def ignored(name: str, is_dir: bool) -> bool:
+            path = rel + name + ("/" if is_dir else "")
+            return any(sp.match_file(path[len(base) :]) for base, sp in specs)
+
+        dirnames[:] = sorted(d for d in dirnames if d != ".git" and not ignored(d, True)
+                             and not os.path.islink(os.path.join(dirpath, d)))  # fmt: skip
+        found.extend(rel + f for f in filenames if not ignored(f, False))
+    return sorted(found)
+
+
+def _filter(names: Iterable[str], cfg: Config) -> list[str]:
+    inc = pathspec.GitIgnoreSpec.from_lines(cfg.include) if cfg.include else None
+    exc = pathspec.GitIgnoreSpec.from_lines(cfg.exclude) if cfg.exclude else None
+    return [n for n in names if (inc is None or inc.match_file(n)) and not (exc and exc.match_file(n))]
+
+
+def list_files(paths: list[Path], cfg: Config) -> list[SourceFile]:
+    """Files named on the command line (always taken) and those below named directories."""
+    out: dict[str, SourceFile] = {}
+    for p in paths:
+        if not p.exists() and not p.is_symlink():
+            raise CoraError("CORA-IO-001", f"no such file or directory: {p}")
+        top = git_toplevel(p.resolve())
+        if p.is_file() and not p.is_symlink():
+            root = top or Path.cwd().resolve()
+            ap = p.resolve()
+            rel = ap.relative_to(root).as_posix() if ap.is_relative_to(root) else ap.name
+            out[rel] = SourceFile(ap, rel)
+        elif p.is_dir():
+            base = p.resolve()
+            root = top or base
+            names = _git_files(root, base) if top else _walk_files(base)
+            for name in _filter(names, cfg):
+                ap = root / name
+                if ap.is_file() and not ap.is_symlink():
+                    rel = ap.relative_to(root).as_posix()
+                    out[rel] = SourceFile(ap, rel)
+    return [out[k] for k in sorted(out)]

@@ -1,0 +1,1 @@
+"""Stage 6: rendering results for people (text) and programs (json)."""
