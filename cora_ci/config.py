@@ -18,7 +18,7 @@ from cora_ci.errors import CoraError
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 CHUNK_LEVELS = ("class", "method", "block")
 
@@ -107,7 +107,9 @@ def _languages(value: Any, source: str) -> dict[str, LanguageConfig]:
             if k != "chunk_level":
                 raise CoraError("CORA-CFG-001", f"unknown key 'languages.{lang}.{k}' in {source}")
             if v not in CHUNK_LEVELS:
-                raise _bad(f"languages.{lang}.chunk_level", f"expected one of {', '.join(CHUNK_LEVELS)}, got {v!r}")
+                raise _bad(
+                    f"languages.{lang}.chunk_level", f"expected one of {', '.join(CHUNK_LEVELS)}, got {v!r}"
+                )
         out[lang] = LanguageConfig(**table)
     return out
 
@@ -115,7 +117,8 @@ def _languages(value: Any, source: str) -> dict[str, LanguageConfig]:
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
         with path.open("rb") as f:
-            return tomllib.load(f)
+            data: dict[str, Any] = tomllib.load(f)
+            return data
     except OSError as e:
         raise CoraError("CORA-IO-002", f"cannot read {path}: {e.strerror}") from None
     except tomllib.TOMLDecodeError as e:

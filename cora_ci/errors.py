@@ -31,10 +31,17 @@ CODES: dict[str, Code] = {
         Code("CORA-IO-002", "path could not be read", "check permissions", 4),
         Code("CORA-INT-001", "internal error", "rerun with CORA_DEBUG=1 and report the traceback", 70),
         # Diagnostics recorded per file or chunk; chunking never fails on file content.
-        Code("CORA-CHK-001", "parse mostly failed; file chunked by lines", "the file may not be valid source", 0),
+        Code(
+            "CORA-CHK-001",
+            "parse mostly failed; file chunked by lines",
+            "the file may not be valid source",
+            0,
+        ),
         Code("CORA-CHK-002", "parse errors; structure may be partial", "the file may not be valid source", 0),
         Code("CORA-CHK-003", "binary file skipped", "", 0),
-        Code("CORA-CHK-004", "file larger than max_file_bytes skipped", "raise max_file_bytes to index it", 0),
+        Code(
+            "CORA-CHK-004", "file larger than max_file_bytes skipped", "raise max_file_bytes to index it", 0
+        ),
         Code("CORA-CHK-005", "minified file chunked by lines", "", 0),
         Code("CORA-CHK-006", "generated file", "exclude it in the config if it is noise", 0),
         Code("CORA-CHK-007", "undecodable bytes replaced", "save the file as UTF-8", 0),

@@ -67,7 +67,9 @@ def chunk_file(path: str, data: bytes, cfg: Config, counter: TokenCounter | None
             ctx.strategy = "lines"
         else:
             if ol.error_count:
-                diags.append(Diagnostic("CORA-CHK-002", f"{ol.error_count} parse error(s); structure may be partial"))
+                diags.append(
+                    Diagnostic("CORA-CHK-002", f"{ol.error_count} parse error(s); structure may be partial")
+                )
             _structural(ctx, ol)
     elif strategy == "markup":
         syms = markup.outline(lang, src, lines)
@@ -132,7 +134,7 @@ def _structural(ctx: FileCtx, ol: object) -> None:
     for r in range(len(rows.lines)):
         if r in claimed or r in in_file_chunk or rows.blank(r):
             continue
-        inner = [h for a, b, h in spaces if a <= r <= b]
-        groups.setdefault(tuple(max(inner, key=len)) if inner else (), []).append(r)
+        inner = [tuple(h) for a, b, h in spaces if a <= r <= b]
+        groups.setdefault(max(inner, key=len) if inner else (), []).append(r)
     runs = sorted(((list(h), rws) for h, rws in groups.items()), key=lambda g: g[1][0])
     emit_rows(ctx, runs, "module", file_id, cuts=frozenset(ol.top_rows))

@@ -49,9 +49,19 @@ class FileCtx:
         self._ordinals[kind] = self._ordinals.get(kind, 0) + 1
         return self._ordinals[kind]
 
-    def add(self, piece: Piece, *, key: str, kind: str, symbols: list[str], anchors: list[str],
-            hierarchy: list[str], parent: int | None, header: str = "",
-            diagnostics: list[Diagnostic] | None = None) -> Chunk:  # fmt: skip
+    def add(
+        self,
+        piece: Piece,
+        *,
+        key: str,
+        kind: str,
+        symbols: list[str],
+        anchors: list[str],
+        hierarchy: list[str],
+        parent: int | None,
+        header: str = "",
+        diagnostics: list[Diagnostic] | None = None,
+    ) -> Chunk:
         diags = list(diagnostics or [])
         if piece.slice_no:
             key = f"{key}@slice{piece.slice_no}"
@@ -140,6 +150,12 @@ def _owner(stack: list[Sym]) -> str:
     return ""
 
 
+def _plural(word: str) -> str:
+    if word.endswith("y"):
+        return word[:-1] + "ies"
+    return word + ("es" if word.endswith(("s", "x")) else "s")
+
+
 def header_for(group: list[Sym], ancestors: list[Sym], part: tuple[int, int] | None = None) -> str:
     """One line of natural language before the code (IDX-0050 section 6)."""
     s = group[0]
@@ -149,7 +165,7 @@ def header_for(group: list[Sym], ancestors: list[Sym], part: tuple[int, int] | N
     elif len(group) > 1:
         label = s.label if all(g.label == s.label for g in group) else s.kind
         names = ", ".join(g.name for g in group)
-        text = f"{label.capitalize()}s {names}{owner}."
+        text = f"{_plural(label).capitalize()} {names}{owner}."
         if s.kind in ("method", "property"):
             text += " Signatures: " + "; ".join(g.signature for g in group) + "."
     else:
@@ -203,8 +219,13 @@ class _Leaf:
     anchor: str
 
 
-def emit_symbols(ctx: FileCtx, top: list[Sym], anchors: dict[int, str], root_parent: int | None,
-                 keep_signatures: bool = True) -> None:  # fmt: skip
+def emit_symbols(
+    ctx: FileCtx,
+    top: list[Sym],
+    anchors: dict[int, str],
+    root_parent: int | None,
+    keep_signatures: bool = True,
+) -> None:
     """Chunks for a tree of symbols, walking it with an explicit stack."""
     cfg, rows = ctx.cfg, ctx.rows
     level = cfg.chunk_level(ctx.lang)
@@ -240,8 +261,16 @@ def emit_symbols(ctx: FileCtx, top: list[Sym], anchors: dict[int, str], root_par
         _emit_leaves(ctx, leaves, parent, ancestors)
 
 
-def _emit_pieces(ctx: FileCtx, group: list[Sym], pieces: list[Piece], anchor: str, hier: list[str],
-                 parent: int | None, ancestors: list[Sym], anchors: list[str] | None = None) -> int | None:  # fmt: skip
+def _emit_pieces(
+    ctx: FileCtx,
+    group: list[Sym],
+    pieces: list[Piece],
+    anchor: str,
+    hier: list[str],
+    parent: int | None,
+    ancestors: list[Sym],
+    anchors: list[str] | None = None,
+) -> int | None:
     first: int | None = None
     key = anchor.split("::", 1)[1] if "::" in anchor else anchor
     for k, piece in enumerate(pieces, start=1):
@@ -271,8 +300,16 @@ def _emit_leaves(ctx: FileCtx, leaves: list[_Leaf], parent: int | None, ancestor
         elif group:
             merged = rows.render(list(range(group[0].sym.start, group[-1].sym.end + 1)))
             syms = [g.sym for g in group]
-            _emit_pieces(ctx, syms, [merged], group[0].anchor, group[0].hierarchy, parent, ancestors,
-                         [g.anchor for g in group])
+            _emit_pieces(
+                ctx,
+                syms,
+                [merged],
+                group[0].anchor,
+                group[0].hierarchy,
+                parent,
+                ancestors,
+                [g.anchor for g in group],
+            )
         group.clear()
 
     for leaf in leaves:
@@ -284,14 +321,25 @@ def _emit_leaves(ctx: FileCtx, leaves: list[_Leaf], parent: int | None, ancestor
             last = group[-1].sym
             gap_blank = all(rows.blank(r) for r in range(last.end + 1, leaf.sym.start))
             total = sum(g.pieces[0].tokens for g in group) + leaf.pieces[0].tokens
-            if last.kind != leaf.sym.kind or not gap_blank or leaf.sym.start <= last.end or total > cfg.max_tokens:
+            if (
+                last.kind != leaf.sym.kind
+                or not gap_blank
+                or leaf.sym.start <= last.end
+                or total > cfg.max_tokens
+            ):
                 flush()
         group.append(leaf)
     flush()
 
 
-def emit_rows(ctx: FileCtx, runs: list[tuple[list[str], list[int]]], kind: str, parent: int | None,
-              cuts: frozenset[int] = frozenset(), max_rows: int = 0) -> None:  # fmt: skip
+def emit_rows(
+    ctx: FileCtx,
+    runs: list[tuple[list[str], list[int]]],
+    kind: str,
+    parent: int | None,
+    cuts: frozenset[int] = frozenset(),
+    max_rows: int = 0,
+) -> None:
     """Anonymous chunks (`module`, `lines`) for rows that belong to no symbol."""
     cfg = ctx.cfg
     for hier, rws in runs:

@@ -21,7 +21,16 @@ def _text(src: bytes, node: Node) -> str:
 
 
 def _leaf(kind: str, name: str, start: int, end: int) -> Sym:
-    return Sym(kind=kind, label=kind, name=name, start=start, end=end, def_start=start, head_start=start, sig_end=start)
+    return Sym(
+        kind=kind,
+        label=kind,
+        name=name,
+        start=start,
+        end=end,
+        def_start=start,
+        head_start=start,
+        sig_end=start,
+    )
 
 
 def markdown(root: Node, src: bytes) -> list[Sym]:

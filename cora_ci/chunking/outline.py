@@ -19,7 +19,9 @@ Node = Any  # tree_sitter.Node
 _FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function", "lambda"}
 )
-_PY_PROPERTY = re.compile(r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b")
+_PY_PROPERTY = re.compile(
+    r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
+)
 _MAX_SIGNATURE = 240
 _SIG_TAIL = re.compile(r"(\s*(=>|->|[{:;=,]))+\s*$")
 
@@ -64,7 +66,7 @@ def last_row(node: Node) -> int:
 def parser_for(lang: str) -> Any:
     from tree_sitter_language_pack import get_parser
 
-    return get_parser(lang)
+    return get_parser(lang)  # type: ignore[arg-type]
 
 
 def _text(src: bytes, node: Node) -> str:
@@ -211,8 +213,14 @@ class _Extractor:
         for _ in range(16):
             if d is None:
                 return None
-            if d.type in ("identifier", "field_identifier", "qualified_identifier", "operator_name",
-                          "destructor_name", "type_identifier"):  # fmt: skip
+            if d.type in (
+                "identifier",
+                "field_identifier",
+                "qualified_identifier",
+                "operator_name",
+                "destructor_name",
+                "type_identifier",
+            ):
                 return d
             nxt = d.child_by_field_name("declarator") or d.child_by_field_name("name")
             d = nxt
@@ -297,10 +305,11 @@ class _Extractor:
         """Last row of the signature: the body's first row when the signature ends on it."""
         if body is None:
             return last_row(n)
-        row, col = body.start_point
-        if row == n.start_point[0]:
+        row: int = body.start_point[0]
+        col: int = body.start_point[1]
+        if row == n.start_point[0] or self.src_lines[row][:col].strip():
             return row
-        return row if self.src_lines[row][:col].strip() else row - 1
+        return row - 1
 
     # ---- the walk -----------------------------------------------------------------------------
     def scan(self, container: Node, in_type: bool) -> list[tuple[Node, Node, tuple[str, str, str]]]:

@@ -8,8 +8,8 @@ budget so nothing is dropped.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from collections.abc import Mapping
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import NamedTuple
 
@@ -150,8 +150,7 @@ class Rows:
     def _slice(self, row: int, budget: int) -> list[Piece]:
         segments = self.counter.slice(self.lines[row], max(1, budget - _SLICE_MARGIN))
         return [
-            Piece(row, row, seg, self.counter.count(seg), [], k)
-            for k, seg in enumerate(segments, start=1)
+            Piece(row, row, seg, self.counter.count(seg), [], k) for k, seg in enumerate(segments, start=1)
         ]
 
 

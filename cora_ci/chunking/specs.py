@@ -8,7 +8,7 @@ properties, Go receivers, Rust impls) lives in `outline.py`, keyed by language n
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
@@ -30,7 +30,8 @@ class LangSpec:
     generic: bool = False
 
 
-_JS_COMMON = dict(
+_JS = LangSpec(
+    "javascript",
     types={"class_declaration": "class", "class": "class"},
     methods={
         "function_declaration": "function",
@@ -40,30 +41,30 @@ _JS_COMMON = dict(
     fields={"field_definition": "field"},
     imports=frozenset({"import_statement"}),
     attributes=frozenset({"decorator"}),
-    wrappers=frozenset({"export_statement", "lexical_declaration", "variable_declaration", "expression_statement"}),
+    wrappers=frozenset(
+        {"export_statement", "lexical_declaration", "variable_declaration", "expression_statement"}
+    ),
     sig_skip=frozenset({"decorator", "comment"}),
 )
-
-_TS_TYPES = {
-    **_JS_COMMON["types"],  # type: ignore[dict-item]
-    "abstract_class_declaration": "class",
-    "interface_declaration": "interface",
-    "enum_declaration": "enum",
-    "type_alias_declaration": "type",
-}
-_TS_METHODS = {
-    **_JS_COMMON["methods"],  # type: ignore[dict-item]
-    "method_signature": "method",
-    "abstract_method_signature": "method",
-    "function_signature": "function",
-}
-_TS = dict(
-    _JS_COMMON,
-    types=_TS_TYPES,
-    methods=_TS_METHODS,
+_TS = replace(
+    _JS,
+    name="typescript",
+    types={
+        **_JS.types,
+        "abstract_class_declaration": "class",
+        "interface_declaration": "interface",
+        "enum_declaration": "enum",
+        "type_alias_declaration": "type",
+    },
+    methods={
+        **_JS.methods,
+        "method_signature": "method",
+        "abstract_method_signature": "method",
+        "function_signature": "function",
+    },
     fields={"public_field_definition": "field", "property_signature": "field", "field_definition": "field"},
     namespaces={"internal_module": "namespace", "module": "module"},
-    wrappers=_JS_COMMON["wrappers"] | {"ambient_declaration"},  # type: ignore[operator]
+    wrappers=_JS.wrappers | {"ambient_declaration"},
 )
 
 SPECS: dict[str, LangSpec] = {
@@ -75,20 +76,27 @@ SPECS: dict[str, LangSpec] = {
         wrappers=frozenset({"decorated_definition", "expression_statement"}),
         sig_skip=frozenset({"decorator", "comment"}),
     ),
-    "javascript": LangSpec("javascript", **_JS_COMMON),  # type: ignore[arg-type]
-    "typescript": LangSpec("typescript", **_TS),  # type: ignore[arg-type]
-    "tsx": LangSpec("tsx", **_TS),  # type: ignore[arg-type]
+    "javascript": _JS,
+    "typescript": _TS,
+    "tsx": replace(_TS, name="tsx"),
     "csharp": LangSpec(
         "csharp",
         types={
-            "class_declaration": "class", "struct_declaration": "struct", "record_declaration": "record",
-            "record_struct_declaration": "record", "interface_declaration": "interface",
-            "enum_declaration": "enum", "delegate_declaration": "delegate",
+            "class_declaration": "class",
+            "struct_declaration": "struct",
+            "record_declaration": "record",
+            "record_struct_declaration": "record",
+            "interface_declaration": "interface",
+            "enum_declaration": "enum",
+            "delegate_declaration": "delegate",
         },
         methods={
-            "method_declaration": "method", "constructor_declaration": "constructor",
-            "destructor_declaration": "destructor", "operator_declaration": "operator",
-            "conversion_operator_declaration": "operator", "local_function_statement": "function",
+            "method_declaration": "method",
+            "constructor_declaration": "constructor",
+            "destructor_declaration": "destructor",
+            "operator_declaration": "operator",
+            "conversion_operator_declaration": "operator",
+            "local_function_statement": "function",
         },
         properties={"property_declaration": "property", "indexer_declaration": "indexer"},
         fields={"field_declaration": "field"},
@@ -99,15 +107,19 @@ SPECS: dict[str, LangSpec] = {
         sig_skip=frozenset({"attribute_list", "modifier", "comment"}),
         wrappers=frozenset({"global_statement"}),
         typed_params=True,
-    ),  # fmt: skip
+    ),
     "java": LangSpec(
         "java",
         types={
-            "class_declaration": "class", "interface_declaration": "interface", "enum_declaration": "enum",
-            "record_declaration": "record", "annotation_type_declaration": "annotation",
+            "class_declaration": "class",
+            "interface_declaration": "interface",
+            "enum_declaration": "enum",
+            "record_declaration": "record",
+            "annotation_type_declaration": "annotation",
         },
         methods={
-            "method_declaration": "method", "constructor_declaration": "constructor",
+            "method_declaration": "method",
+            "constructor_declaration": "constructor",
             "compact_constructor_declaration": "constructor",
         },
         fields={"field_declaration": "field", "constant_declaration": "field"},
@@ -115,7 +127,7 @@ SPECS: dict[str, LangSpec] = {
         comments=frozenset({"line_comment", "block_comment"}),
         sig_skip=frozenset({"modifiers", "line_comment", "block_comment"}),
         typed_params=True,
-    ),  # fmt: skip
+    ),
     "go": LangSpec(
         "go",
         types={"type_spec": "type", "type_alias": "type"},
@@ -126,11 +138,16 @@ SPECS: dict[str, LangSpec] = {
     "rust": LangSpec(
         "rust",
         types={
-            "struct_item": "struct", "enum_item": "enum", "union_item": "union", "trait_item": "trait",
-            "impl_item": "impl", "type_item": "type",
+            "struct_item": "struct",
+            "enum_item": "enum",
+            "union_item": "union",
+            "trait_item": "trait",
+            "impl_item": "impl",
+            "type_item": "type",
         },
         methods={
-            "function_item": "function", "function_signature_item": "function",
+            "function_item": "function",
+            "function_signature_item": "function",
             "macro_definition": "macro",
         },
         namespaces={"mod_item": "mod"},
@@ -138,12 +155,18 @@ SPECS: dict[str, LangSpec] = {
         comments=frozenset({"line_comment", "block_comment"}),
         attributes=frozenset({"attribute_item"}),
         sig_skip=frozenset({"attribute_item", "visibility_modifier", "line_comment", "block_comment"}),
-    ),  # fmt: skip
+    ),
 }
 
-_GENERIC_TYPE = re.compile(r"(^|_)(class|struct|interface|enum|trait|impl|record|protocol|object|module|union)(_|$)")
-_GENERIC_METHOD = re.compile(r"(^|_)(function|method|constructor|procedure|subroutine|func|fn|def|macro)(_|$)")
-_GENERIC_DEF = re.compile(r"(definition|declaration|item|specifier|statement|^class|^module|^method|^function)$")
+_GENERIC_TYPE = re.compile(
+    r"(^|_)(class|struct|interface|enum|trait|impl|record|protocol|object|module|union)(_|$)"
+)
+_GENERIC_METHOD = re.compile(
+    r"(^|_)(function|method|constructor|procedure|subroutine|func|fn|def|macro)(_|$)"
+)
+_GENERIC_DEF = re.compile(
+    r"(definition|declaration|item|specifier|statement|^class|^module|^method|^function)$"
+)
 _GENERIC_IMPORT = re.compile(r"(import|include|using_directive|package_(clause|declaration)|use_declaration)")
 
 

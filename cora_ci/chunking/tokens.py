@@ -6,6 +6,7 @@ tokens of "a\\nb" are the tokens of "a" followed by those of "b".
 
 from __future__ import annotations
 
+import itertools
 from functools import cache
 from importlib import resources
 from typing import Any
@@ -28,7 +29,7 @@ class TokenCounter:
         offsets = self._tk.encode(text, add_special_tokens=False).offsets
         cuts = [offsets[i][0] for i in range(max_tokens, len(offsets), max_tokens)]
         bounds = [0, *cuts, len(text)]
-        return [text[a:b] for a, b in zip(bounds, bounds[1:]) if a < b]
+        return [text[a:b] for a, b in itertools.pairwise(bounds) if a < b]
 
 
 @cache

@@ -45,7 +45,7 @@ def _git_files(root: Path, sub: Path) -> list[str]:
 def _walk_files(root: Path) -> list[str]:
     """All regular files below `root` not ignored by any `.gitignore` on their way down."""
     found: list[str] = []
-    specs: list[tuple[str, pathspec.PathSpec]] = []
+    specs: list[tuple[str, pathspec.PathSpec]] = []  # type: ignore[type-arg,unused-ignore]
     for dirpath, dirnames, filenames in os.walk(root):
         rel = Path(dirpath).relative_to(root).as_posix()
         rel = "" if rel == "." else rel + "/"
@@ -54,14 +54,15 @@ def _walk_files(root: Path) -> list[str]:
             with open(os.path.join(dirpath, ".gitignore"), encoding="utf-8", errors="replace") as f:
                 specs.append((rel, pathspec.GitIgnoreSpec.from_lines(f.read().splitlines())))
 
-        def ignored(name: str, is_dir: bool) -> bool:
-            path = rel + name + ("/" if is_dir else "")
-            return any(sp.match_file(path[len(base) :]) for base, sp in specs)
-
-        dirnames[:] = sorted(d for d in dirnames if d != ".git" and not ignored(d, True)
+        dirnames[:] = sorted(d for d in dirnames if d != ".git" and not _ignored(specs, rel + d + "/")
                              and not os.path.islink(os.path.join(dirpath, d)))  # fmt: skip
-        found.extend(rel + f for f in filenames if not ignored(f, False))
+        found.extend(rel + f for f in filenames if not _ignored(specs, rel + f))
     return sorted(found)
+
+
+def _ignored(specs: list[tuple[str, pathspec.PathSpec]], path: str) -> bool:  # type: ignore[type-arg,unused-ignore]
+    """Whether a .gitignore on the way down (each relative to its own directory) ignores `path`."""
+    return any(sp.match_file(path[len(base) :]) for base, sp in specs)
 
 
 def _filter(names: Iterable[str], cfg: Config) -> list[str]:

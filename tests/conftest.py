@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import subprocess
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cora_ci.chunking import FileResult, chunk_file
+from cora_ci.chunking.model import Chunk
+from cora_ci.config import from_mapping
+
+
+def run_chunk(path: str, source: str | bytes, **cfg: object) -> FileResult:
+    data = source if isinstance(source, bytes) else textwrap.dedent(source).lstrip("\n").encode()
+    return chunk_file(path, data, from_mapping(cfg))
+
+
+def by_anchor(result: FileResult) -> dict[str, Chunk]:
+    return {a: c for c in result.chunks for a in c.anchors}
+
+
+def uncovered(result: FileResult, data: bytes) -> list[int]:
+    """Non-blank lines of the file that no chunk holds verbatim."""
+    from cora_ci.files.text import decode
+
+    lines = decode(data).lines
+    covered = bytearray(len(lines) + 2)
+    for c in result.chunks:
+        pos = c.start_line
+        for a, b in [*sorted(c.elided), (c.end_line + 1, c.end_line + 1)]:
+            covered[pos:a] = b"\1" * max(0, a - pos)
+            pos = max(pos, b + 1)
+    return [i + 1 for i, line in enumerate(lines) if line.strip() and not covered[i + 1]]
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
+
+
+@pytest.fixture
+def make_repo(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
+    """A real git repository with the given files committed."""
+
+    def make(files: dict[str, str]) -> Path:
+        repo = tmp_path / "repo"
+        repo.mkdir()
+        git(repo, "init", "-q", "-b", "main")
+        git(repo, "config", "user.email", "t@example.com")
+        git(repo, "config", "user.name", "t")
+        for name, text in files.items():
+            p = repo / name
+            p.parent.mkdir(parents=True, exist_ok=True)
+            p.write_text(text)
+        git(repo, "add", "-A")
+        git(repo, "commit", "-qm", "init")
+        return repo
+
+    return make

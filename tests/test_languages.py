@@ -1,0 +1,391 @@
+"""Structural chunking per language: kinds, ranges, hierarchy, anchors and method headers."""
+
+from __future__ import annotations
+
+import textwrap
+
+from conftest import by_anchor, run_chunk
+
+CSHARP = """
+    // Copyright (c) Example. Licensed under MIT.
+    using System;
+    using System.Threading.Tasks;
+
+    namespace Example.Managers
+    {
+        /// <summary>Manages agent context tests. Second sentence.</summary>
+        [Serializable]
+        public class AgentContextTestManager : ManagerBase
+        {
+            private readonly IRepo _repo;
+            public string Name { get; set; }
+            public event EventHandler Changed;
+
+            public AgentContextTestManager(IRepo repo) { _repo = repo; }
+
+            /// <summary>Adds a test. It validates first.</summary>
+            [Obsolete]
+            public async Task<InvokeResult> AddAgentContextTestAsync(AgentContextTest ctx, EntityHeader org, EntityHeader user)
+            {
+                ValidationCheck(ctx, Actions.Create);
+                await _repo.AddAsync(ctx);
+                return InvokeResult.Success;
+            }
+
+            public void Save(int id) { _repo.Save(id); Changed?.Invoke(this, EventArgs.Empty); }
+            public void Save(string key) { _repo.Save(key); Changed?.Invoke(this, EventArgs.Empty); }
+            public static Money operator +(Money a, Money b) => new Money(a.Value + b.Value, a.Currency);
+        }
+    }
+"""
+
+
+def test_csharp_kinds_hierarchy_header_and_ranges() -> None:
+    r = run_chunk("src/Managers/AgentContextTestManager.cs", CSHARP, min_tokens=4)
+    assert r.lang == "csharp" and r.strategy == "structural"
+    chunks = by_anchor(r)
+    prefix = "src/Managers/AgentContextTestManager.cs::Example.Managers.AgentContextTestManager"
+    m = chunks[f"{prefix}.AddAgentContextTestAsync"]
+    assert m.kind == "method"
+    assert m.header == (
+        "Method AddAgentContextTestAsync of class AgentContextTestManager. Signature: Task<InvokeResult> "
+        "AddAgentContextTestAsync(AgentContextTest ctx, EntityHeader org, EntityHeader user). Adds a test."
+    )
+    assert m.hierarchy == ["namespace:Example.Managers", "class:AgentContextTestManager",
+                           "method:AddAgentContextTestAsync"]  # fmt: skip
+    # the range expands over the /// doc comment and the attribute; the header is not in the text
+    assert m.text.startswith("        /// <summary>Adds a test.")
+    assert "[Obsolete]" in m.text and "Signature:" not in m.text
+    assert (m.start_line, m.end_line) == (17, 24)
+    kinds = {c.kind for c in r.chunks}
+    assert {"file", "type", "method", "property", "field", "event"} <= kinds
+    assert chunks[f"{prefix}.Name"].kind == "property"
+    assert chunks[f"{prefix}.Changed"].kind == "event"
+    assert chunks[f"{prefix}._repo"].kind == "field"
+    # overloads are told apart by parameter types
+    assert {f"{prefix}.Save(int)", f"{prefix}.Save(string)"} <= set(chunks)
+    assert chunks[f"{prefix}.operator +"].kind == "method"
+
+
+def test_csharp_file_chunk_and_type_skeleton() -> None:
+    r = run_chunk("M.cs", CSHARP, min_tokens=4)
+    file_chunk = r.chunks[0]
+    assert file_chunk.kind == "file" and file_chunk.symbol == "M.cs"
+    assert "// Copyright (c) Example." in file_chunk.text
+    assert "using System.Threading.Tasks;" in file_chunk.text
+    assert "namespace Example.Managers" in file_chunk.text
+    cls = next(c for c in r.chunks if c.kind == "type")
+    assert cls.header.startswith("Class AgentContextTestManager in namespace Example.Managers. Manages agent")
+    # the skeleton has member signatures, not bodies: each body line is in exactly one chunk
+    assert "public async Task<InvokeResult> AddAgentContextTestAsync(" in cls.text
+    assert "ValidationCheck" not in cls.text and ". . ." in cls.text
+    body_line = next(i + 1 for i, t in enumerate(textwrap.dedent(CSHARP).lstrip("\n").split("\n"))
+                     if "ValidationCheck" in t)  # fmt: skip
+    holders = [c for c in r.chunks if body_line in c.covered_lines()]
+    assert [c.kind for c in holders] == ["method"]
+    # parent/children link the tree
+    members = [c for c in r.chunks if c.parent == cls.id]
+    assert members and sorted(cls.children) == sorted(c.id for c in members)
+    assert cls.parent == file_chunk.id
+
+
+def test_csharp_file_scoped_namespace() -> None:
+    r = run_chunk("U.cs", """
+        using System;
+        namespace MyApp;
+
+        public class UserService
+        {
+            public async Task<User> GetUserAsync(int id)
+            {
+                var user = await _db.Users.FindAsync(id);
+                return user ?? throw new NotFoundException(id);
+            }
+        }
+    """, min_tokens=4)  # fmt: skip
+    m = by_anchor(r)["U.cs::MyApp.UserService.GetUserAsync"]
+    assert m.hierarchy == ["namespace:MyApp", "class:UserService", "method:GetUserAsync"]
+    assert "namespace MyApp;" in r.chunks[0].text
+
+
+PYTHON = '''
+    """Authentication helpers."""
+    import os
+
+    RETRIES = 3
+
+
+    class Auth:
+        """Authenticates users against the store."""
+
+        timeout: int = 30
+
+        @property
+        def name(self) -> str:
+            return "auth"
+
+        @staticmethod
+        def login(user: str, password: str) -> bool:
+            """Check a user's password. Returns True when it matches."""
+            digest = hash(password)
+            return digest == lookup(user)
+
+
+    def top_level(a, b=1):
+        return a + b
+
+
+    handler = lambda event: event.name
+
+    if __name__ == "__main__":
+        top_level(1)
+'''
+
+
+def test_python_symbols_decorators_docstrings() -> None:
+    r = run_chunk("src/auth.py", PYTHON, min_tokens=4)
+    chunks = by_anchor(r)
+    login = chunks["src/auth.py::Auth.login"]
+    assert login.text.lstrip().startswith("@staticmethod")  # expanded over the decorator
+    assert login.header == (
+        "Method login of class Auth. Signature: def login(user: str, password: str) -> bool. "
+        "Check a user's password."
+    )
+    assert chunks["src/auth.py::Auth.name"].kind == "property"
+    assert chunks["src/auth.py::Auth.timeout"].kind == "field"
+    assert chunks["src/auth.py::top_level"].header.startswith(
+        "Function top_level. Signature: def top_level(a, b=1)."
+    )
+    assert chunks["src/auth.py::handler"].kind == "method"  # a lambda bound to a name
+    module = [c for c in r.chunks if c.kind == "module"]
+    assert any("__main__" in c.text for c in module) and any("RETRIES = 3" in c.text for c in module)
+    file_chunk = r.chunks[0]
+    assert file_chunk.text.split("\n") == ['"""Authentication helpers."""', "import os"]
+    auth = chunks["src/auth.py::Auth"]
+    assert (
+        "digest = hash(password)" not in auth.text
+        and "def login(user: str, password: str) -> bool:" in auth.text
+    )
+
+
+TYPESCRIPT = """
+    import { Injectable } from "@angular/core";
+
+    /** Formats prices for display. */
+    export const formatPrice = (value: number, currency = "EUR"): string => {
+      return new Intl.NumberFormat("de-DE", { style: "currency", currency }).format(value);
+    };
+
+    export function parseHeaderLinks(header: string): Record<string, string> {
+      const links: Record<string, string> = {};
+      for (const part of header.split(",")) {
+        const m = part.match(/<([^>]+)>;\\s*rel="([^"]+)"/);
+        if (m) links[m[2]] = m[1];
+      }
+      return links;
+    }
+
+    @Injectable()
+    export class PriceService<T> implements Service {
+      private cache = new Map<string, number>();
+      constructor(private readonly http: HttpClient) {}
+      get size(): number { return this.cache.size; }
+      async load(id: string): Promise<number> {
+        const res = await this.http.get(`/prices/${id}`);
+        this.cache.set(id, res.value);
+        return res.value;
+      }
+      onClick = (e: Event): void => { console.log(e.type, this.cache.size, "clicked"); };
+    }
+
+    export interface Service { load(id: string): Promise<number>; }
+    export type Price = { value: number; currency: string };
+    export enum Currency { EUR, USD }
+    export const api = {
+      fetchAll() { return fetch("/all").then((r) => r.json()); },
+      remove: (id: string) => fetch(`/x/${id}`, { method: "DELETE" }),
+    };
+"""
+
+
+def test_typescript_functions_classes_and_object_methods() -> None:
+    r = run_chunk("src/price.ts", TYPESCRIPT, min_tokens=4)
+    chunks = by_anchor(r)
+    fp = chunks["src/price.ts::formatPrice"]
+    assert fp.kind == "method" and fp.text.startswith("/** Formats prices")
+    assert fp.header.endswith("Formats prices for display.")
+    assert chunks["src/price.ts::parseHeaderLinks"].header.startswith(
+        "Function parseHeaderLinks. Signature: function parseHeaderLinks(header: string): Record<string, string>."
+    )
+    svc = chunks["src/price.ts::PriceService"]
+    assert svc.kind == "type" and svc.text.startswith("@Injectable()")
+    assert chunks["src/price.ts::PriceService.size"].kind == "property"  # a getter
+    assert chunks["src/price.ts::PriceService.constructor"].kind == "method"
+    assert chunks["src/price.ts::PriceService.onClick"].kind == "method"  # arrow function field
+    assert chunks["src/price.ts::PriceService.cache"].kind == "field"
+    assert chunks["src/price.ts::Service"].kind == "type"
+    assert chunks["src/price.ts::api.fetchAll"].hierarchy == ["object:api", "method:fetchAll"]
+    assert chunks["src/price.ts::api.remove"].kind == "method"
+
+
+def test_tsx_and_jsx_components() -> None:
+    src = """
+        import React from "react";
+
+        export const Button = ({ label, onClick }: Props) => {
+          return <button className="btn" onClick={onClick}>{label}</button>;
+        };
+
+        export default function App() {
+          return <div><Button label="Go" onClick={() => alert("go")} /></div>;
+        }
+    """
+    for path, lang in (("ui/App.tsx", "tsx"), ("ui/App.jsx", "javascript")):
+        text = src.replace(": Props", "") if lang == "javascript" else src
+        r = run_chunk(path, text, min_tokens=4)
+        assert r.lang == lang and r.strategy == "structural"
+        chunks = by_anchor(r)
+        assert chunks[f"{path}::Button"].kind == "method"
+        assert chunks[f"{path}::App"].kind == "method"
+
+
+def test_javascript_commonjs_and_classes() -> None:
+    r = run_chunk("lib/util.js", """
+        const path = require("path");
+
+        function resolveAll(paths) {
+          return paths.map((p) => path.resolve(p));
+        }
+
+        class Cache extends Map {
+          remember(key, compute) {
+            if (!this.has(key)) this.set(key, compute());
+            return this.get(key);
+          }
+        }
+
+        module.exports = { resolveAll, Cache };
+    """, min_tokens=4)  # fmt: skip
+    chunks = by_anchor(r)
+    assert chunks["lib/util.js::resolveAll"].kind == "method"
+    assert chunks["lib/util.js::Cache.remember"].hierarchy == ["class:Cache", "method:remember"]
+    assert any("module.exports" in c.text for c in r.chunks if c.kind == "module")
+
+
+def test_java_annotations_constructors_overloads() -> None:
+    r = run_chunk("src/main/java/com/ex/Repo.java", """
+        package com.ex;
+
+        import java.util.List;
+
+        /** A repository of users. */
+        @Repository
+        public class Repo extends Base {
+            private final Db db;
+
+            public Repo(Db db) { this.db = db; }
+
+            /** Finds users by name. */
+            @Override
+            public List<User> find(String name) { return db.query("name", name); }
+
+            public List<User> find(int age, boolean active) { return db.query("age", age); }
+        }
+    """, min_tokens=4)  # fmt: skip
+    chunks = by_anchor(r)
+    p = "src/main/java/com/ex/Repo.java::Repo"
+    assert chunks[p].text.startswith("/** A repository of users. */\n@Repository")
+    assert chunks[f"{p}.find(String)"].text.lstrip().startswith("/** Finds users by name. */")
+    assert chunks[f"{p}.find(String)"].header.startswith(
+        "Method find of class Repo. Signature: List<User> find(String name)."
+    )
+    assert f"{p}.find(int, boolean)" in chunks
+    assert chunks[f"{p}.Repo"].kind == "method"
+    assert "package com.ex;" in r.chunks[0].text and "import java.util.List;" in r.chunks[0].text
+
+
+def test_go_methods_are_anchored_under_their_receiver() -> None:
+    r = run_chunk("srv/server.go", """
+        // Package srv serves HTTP.
+        package srv
+
+        import "net/http"
+
+        // Server holds the listener.
+        type Server struct {
+            Addr string
+        }
+
+        // Start starts listening on the given port.
+        func (s *Server) Start(port int) error {
+            return http.ListenAndServe(s.Addr, nil)
+        }
+    """, min_tokens=4)  # fmt: skip
+    chunks = by_anchor(r)
+    start = chunks["srv/server.go::Server.Start"]
+    assert start.header.startswith(
+        "Method Start of type Server. Signature: func (s *Server) Start(port int) error."
+    )
+    assert start.text.startswith("// Start starts")
+    assert chunks["srv/server.go::Server"].kind == "type"
+
+
+def test_rust_impls_traits_docs_and_attributes() -> None:
+    r = run_chunk("src/point.rs", """
+        use std::fmt;
+
+        /// A point in the plane.
+        #[derive(Debug, Clone)]
+        pub struct Point {
+            x: i32,
+            y: i32,
+        }
+
+        impl fmt::Display for Point {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "({}, {})", self.x, self.y)
+            }
+        }
+    """, min_tokens=4)  # fmt: skip
+    chunks = by_anchor(r)
+    point = chunks["src/point.rs::Point"]
+    assert point.text.startswith("/// A point in the plane.\n#[derive(Debug, Clone)]")
+    fmt_ = chunks["src/point.rs::<Point as Display>.fmt"]
+    assert fmt_.hierarchy == ["impl:<Point as Display>", "method:fmt"]
+
+
+def test_generic_structural_for_other_grammars() -> None:
+    r = run_chunk("lib/greeter.rb", """
+        class Greeter
+          def initialize(name)
+            @name = name
+          end
+
+          def greet
+            "Hello, #{@name}!"
+          end
+        end
+    """, min_tokens=2)  # fmt: skip
+    assert r.lang == "ruby" and r.strategy == "structural"
+    assert {"lib/greeter.rb::Greeter", "lib/greeter.rb::Greeter.greet"} <= set(by_anchor(r))
+
+
+def test_language_detection_by_extension_shebang_and_content() -> None:
+    assert run_chunk("bin/tool", "#!/usr/bin/env python3\nprint('x')\n").lang == "python"
+    assert run_chunk("bin/run", "#!/usr/bin/env node\nconsole.log(1)\n").lang == "javascript"
+    assert run_chunk("data", '{"a": 1}\n').lang == "json"
+    assert run_chunk("notes", "just some words\n").lang == "text"
+    assert run_chunk("notes", "just some words\n").strategy == "lines"
+    assert run_chunk("Dockerfile", "FROM python:3.12\n").lang == "dockerfile"
+
+
+def test_anchors_do_not_change_when_code_elsewhere_changes() -> None:
+    before = run_chunk("a.py", PYTHON, min_tokens=4)
+    edited = PYTHON.replace("RETRIES = 3", "RETRIES = 3\n\n\n    def added(x):\n        return x * 2\n")
+    edited = edited.replace('return "auth"', 'return "auth-service-name"')
+    after = run_chunk("a.py", edited, min_tokens=4)
+    old, new = by_anchor(before), by_anchor(after)
+    assert set(old) <= set(new)
+    for anchor in old:
+        assert old[anchor].id == new[anchor].id
+    assert new["a.py::Auth.login"].start_line == old["a.py::Auth.login"].start_line + 5

@@ -1,0 +1,69 @@
+"""Markup: Markdown sections with their heading path; YAML, JSON and TOML by top-level keys."""
+
+from __future__ import annotations
+
+from conftest import by_anchor, run_chunk, uncovered
+
+MD = """
+# Project
+
+Intro paragraph.
+
+## Install
+
+Run the installer.
+
+```sh
+# not a heading
+pip install project
+```
+
+### From source
+
+Clone and build.
+
+## Usage
+
+Call it.
+"""
+
+
+def test_markdown_sections_keep_their_heading_path() -> None:
+    r = run_chunk("README.md", MD, min_tokens=0)
+    assert r.strategy == "markup"
+    chunks = by_anchor(r)
+    src = chunks["README.md::Project/Install/From source"]
+    assert src.kind == "section"
+    assert src.hierarchy == ["section:Project", "section:Install", "section:From source"]
+    install = chunks["README.md::Project/Install"]
+    assert "# not a heading" in install.text and "Clone and build." not in install.text
+    assert src.parent == install.id and install.parent == chunks["README.md::Project"].id
+    assert uncovered(r, MD.lstrip("\n").encode()) == []
+
+
+def test_yaml_json_toml_by_top_level_keys() -> None:
+    yaml = "# CI settings\nname: build\non:\n  push:\n    branches: [main]\n---\nother: 1\n"
+    r = run_chunk("ci.yml", yaml, min_tokens=0)
+    assert [c.symbol for c in r.chunks] == ["name", "on", "other"]
+    assert r.chunks[0].text.startswith("# CI settings")  # the comment goes with its key
+    assert all(c.kind == "key" for c in r.chunks)
+    assert uncovered(r, yaml.encode()) == []
+
+    js = '{\n  "name": "pkg",\n  "scripts": {\n    "test": "jest"\n  }\n}\n'
+    r = run_chunk("package.json", js, min_tokens=0)
+    assert [c.symbol for c in r.chunks] == ["name", "scripts"]
+    assert uncovered(r, js.encode()) == []
+
+    toml = 'title = "x"\n\n[tool.cora-ci]\nmax_tokens = 500\n\n[[bin]]\nname = "a"\n\n[[bin]]\nname = "b"\n'
+    r = run_chunk("Cargo.toml", toml, min_tokens=0)
+    assert [c.symbol for c in r.chunks] == ["title", "tool.cora-ci", "bin", "bin"]
+    assert len({c.anchor for c in r.chunks}) == 4  # repeated tables get distinct anchors
+    assert uncovered(r, toml.encode()) == []
+
+
+def test_plain_text_is_chunked_by_lines_with_overlap() -> None:
+    text = "".join(f"line number {i} of the notes\n" for i in range(1, 131))
+    r = run_chunk("notes.txt", text, lines_per_chunk=50, overlap_lines=5)
+    assert r.strategy == "lines"
+    assert [(c.start_line, c.end_line) for c in r.chunks] == [(1, 50), (46, 95), (91, 130)]
+    assert all(c.kind == "lines" for c in r.chunks)

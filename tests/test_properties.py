@@ -1,0 +1,67 @@
+"""Invariants over generated files: nothing lost, budgets hold, ids and links are sound, determinism."""
+
+from __future__ import annotations
+
+from conftest import run_chunk, uncovered
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+PY_BLOCKS = [
+    "import os\n", "from a.b import (c,\n    d)\n", "# a comment line\n", "X = 1\n", "\n",
+    "def f(a, b):\n    '''Doc. More.'''\n    return a + b\n",
+    "@decorator(1)\ndef g():\n    pass\n",
+    "class A(Base):\n    x: int = 0\n    def m(self):\n        return self.x\n    @property\n    def p(self):\n        return 2\n",
+    "if __name__ == '__main__':\n    main()\n",
+    "def broken(:\n", "    stray_indent = 1\n", "h = lambda q: q * 2\n",
+    "s = '" + "long words " * 60 + "'\n",
+    "class Outer:\n    class Inner:\n        def deep(self):\n            return [i for i in range(3)]\n",
+]  # fmt: skip
+TS_BLOCKS = [
+    "import { a } from './a';\n", "/** Doc. */\nexport function f(x: number): number { return x; }\n",
+    "export const g = (s: string) => {\n  return s.trim();\n};\n",
+    "class C {\n  private n = 1;\n  get v(): number { return this.n; }\n  run(): void {\n    go();\n  }\n}\n",
+    "const o = { a() { return 1; }, b: () => 2 };\n", "}\n", "let z = ((((1))));\n", "\n",
+]  # fmt: skip
+MD_BLOCKS = ["# Title\n", "## Sub\n", "text line\n", "```\n# code\n```\n", "\n", "- item\n", "### Deep\n"]
+
+
+def _files(blocks: list[str]) -> st.SearchStrategy[str]:
+    return st.lists(st.sampled_from(blocks), max_size=25).map("".join)
+
+
+budgets = st.fixed_dictionaries({
+    "max_tokens": st.integers(16, 400), "min_tokens": st.integers(0, 15),
+    "overlap_lines": st.integers(0, 12), "lines_per_chunk": st.integers(1, 40),
+})  # fmt: skip
+cases = st.one_of(
+    st.tuples(st.just("m.py"), _files(PY_BLOCKS)),
+    st.tuples(st.just("m.ts"), _files(TS_BLOCKS)),
+    st.tuples(st.just("m.md"), _files(MD_BLOCKS)),
+    st.tuples(st.just("notes.txt"), st.text(st.characters(codec="utf-8"), max_size=600)),
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(case=cases, cfg=budgets)
+def test_chunking_invariants(case: tuple[str, str], cfg: dict[str, int]) -> None:
+    path, text = case
+    data = text.encode("utf-8", errors="surrogatepass")
+    r = run_chunk(path, data, **cfg)
+    if r.strategy is None:  # a generated text may look binary
+        return
+    assert uncovered(r, data) == []
+    ids = [c.id for c in r.chunks]
+    assert len(ids) == len(set(ids))
+    anchors = [c.anchor for c in r.chunks if c.anchor and "@" not in c.anchor]
+    by_id = {c.id: c for c in r.chunks}
+    for c in r.chunks:
+        assert 1 <= c.start_line <= c.end_line
+        assert c.tokens <= cfg["max_tokens"]
+        assert c.text.strip()
+        if c.parent is not None:
+            assert c.id in by_id[c.parent].children
+        for child in c.children:
+            assert by_id[child].parent == c.id
+    assert len(anchors) >= 0
+    again = run_chunk(path, data, **cfg)
+    assert [c.to_dict() for c in again.chunks] == [c.to_dict() for c in r.chunks]
