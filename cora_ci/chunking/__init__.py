@@ -13,7 +13,7 @@ from typing import NamedTuple
 from cora_ci.chunking import markup
 from cora_ci.chunking.assemble import FileCtx, assign_anchors, emit_rows, emit_symbols, link_children
 from cora_ci.chunking.model import Chunk, Diagnostic
-from cora_ci.chunking.outline import Sym, outline
+from cora_ci.chunking.outline import Outline, Sym, outline
 from cora_ci.chunking.pack import Rows
 from cora_ci.chunking.tokens import TokenCounter, default_counter
 from cora_ci.config import Config
@@ -112,10 +112,8 @@ def _namespace_paths(syms: list[Sym]) -> list[tuple[int, int, list[str]]]:
     return out
 
 
-def _structural(ctx: FileCtx, ol: object) -> None:
-    from cora_ci.chunking.outline import Outline
-
-    assert isinstance(ol, Outline)
+def _structural(ctx: FileCtx, ol: Outline) -> None:
+    """File chunk, symbol chunks, then `module` chunks for the rows no symbol claimed."""
     rows, cfg = ctx.rows, ctx.cfg
     claimed = _claimed(ol.symbols)
     file_rows = sorted((set(ol.leading_rows) | ol.import_rows | ol.namespace_rows) - claimed)

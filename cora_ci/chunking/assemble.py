@@ -248,7 +248,8 @@ def emit_symbols(
             if decompose:
                 cuts = frozenset(c.start for c in s.children)
                 shown, quiet = own_rows(s, keep_signatures)
-                pieces = rows.pack(shown, cfg.max_tokens, cfg.overlap_lines, cuts, quiet=quiet)
+                room = cfg.max_tokens - (rows.marker_tokens if keep_signatures else 0)  # for the tail
+                pieces = rows.pack(shown, max(1, room), cfg.overlap_lines, cuts, quiet=quiet)
                 if pieces and keep_signatures:
                     pieces[-1] = rows.with_tail(pieces[-1], s.end)
                 first = _emit_pieces(ctx, [s], pieces, anchors[id(s)], h, parent, ancestors)
