@@ -11,13 +11,13 @@ import argparse
 import datetime
 import os
 import platform
-import random
 import resource
 import statistics
 import sys
 import sysconfig
 import time
 import traceback
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -93,7 +93,14 @@ def cpu_model() -> str:
 def machine_line() -> str:
     now = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     return (f"machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()} "
-            f"({platform.machine()}), {now}")  # fmt: skip
+            f"({platform.machine()}), {now}, {load()}")  # fmt: skip
+
+
+def load() -> str:
+    """Other work on the machine skews every figure; the load average tells a reader when it did."""
+    if not hasattr(os, "getloadavg"):
+        return "load average unknown"
+    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 # ---------------------------------------------------------------- real sources
@@ -107,6 +114,11 @@ def files_under(root: Path) -> tuple[Path, ...]:
         dirnames[:] = [d for d in dirnames if d not in SKIP_DIRS]
         found.extend(Path(dirpath, n) for n in filenames)
     return tuple(sorted(p for p in found if p.is_file() and not p.is_symlink()))
+
+
+def stable_key(path: str) -> int:
+    """Pseudo-random rank of a path that, unlike a seeded shuffle, stays put when other files change."""
+    return zlib.crc32(path.encode("utf-8", "surrogateescape"))
 
 
 def usable(lang: str, data: bytes) -> bool:
@@ -127,9 +139,9 @@ def usable(lang: str, data: bytes) -> bool:
 
 
 def real_files(src: LangSource, limit: int) -> list[bytes]:
-    """Usable real files, `limit` bytes or more in all; a seeded shuffle mixes packages reproducibly."""
+    """Usable real files, `limit` bytes or more in all, in `stable_key` order to mix packages."""
     paths = [p for root in src.roots if root.is_dir() for p in files_under(root) if p.suffix in src.suffixes]
-    random.Random(0).shuffle(paths)
+    paths.sort(key=lambda p: stable_key(str(p)))
     found: list[bytes] = []
     total = 0
     for p in paths:
@@ -246,10 +258,10 @@ class Throughput:
 
 
 def corpus_files(dirs: list[Path], budget: int | None) -> list[tuple[str, Path]]:
-    """(relpath, path) of every file; with a budget, seeded-shuffled so a quick run sees many packages."""
+    """(relpath, path) of every file; with a budget, in `stable_key` order so a sample sees many packages."""
     items = [(p.relative_to(d).as_posix(), p) for d in dirs for p in files_under(d)]
     if budget is not None:
-        random.Random(0).shuffle(items)
+        items.sort(key=lambda item: stable_key(str(item[1])))
     return items
 
 
@@ -387,7 +399,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"tokenizer loaded in {(time.perf_counter() - t0) * 1e3:.0f} ms (not part of any figure below)")
     bench_latency(runs, cfg, counter)
     bench_throughput(dirs, args.quick, cfg, counter)
-    print(f"\npeak RSS {peak_rss_mb():.0f} MB")
+    print(f"\npeak RSS {peak_rss_mb():.0f} MB; at the end {load()}")
     return 0
 
 
