@@ -28,10 +28,8 @@ def uncovered(result: FileResult, data: bytes) -> list[int]:
     lines = decode(data).lines
     covered = bytearray(len(lines) + 2)
     for c in result.chunks:
-        pos = c.start_line
-        for a, b in [*sorted(c.elided), (c.end_line + 1, c.end_line + 1)]:
-            covered[pos:a] = b"\1" * max(0, a - pos)
-            pos = max(pos, b + 1)
+        for a, b in c.verbatim_ranges():
+            covered[a : b + 1] = b"\1" * (b - a + 1)
     return [i + 1 for i, line in enumerate(lines) if line.strip() and not covered[i + 1]]
 
 

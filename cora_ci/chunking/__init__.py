@@ -52,9 +52,7 @@ def chunk_file(path: str, data: bytes, cfg: Config, counter: TokenCounter | None
         diags.append(Diagnostic("CORA-CHK-007", f"{decoded.replaced} undecodable byte sequence(s) replaced"))
     if _GENERATED_NAMES.search(path) or any(_GENERATED.search(line) for line in lines[:5]):
         diags.append(Diagnostic("CORA-CHK-006", "generated file"))
-    strategy = "structural" if lang not in MARKUP and grammar_available(lang) else "lines"
-    if lang in MARKUP:
-        strategy = "markup"
+    strategy = "markup" if lang in MARKUP else "structural" if grammar_available(lang) else "lines"
     if lines and len(data) > 2000 and len(data) / len(lines) > _MINIFIED_AVG_LINE:
         diags.append(Diagnostic("CORA-CHK-005", "minified file chunked by lines"))
         strategy = "lines"

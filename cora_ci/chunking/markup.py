@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cora_ci.chunking.outline import Sym, _Extractor, last_row, parser_for
+from cora_ci.chunking.outline import Sym, _Extractor, _squash, last_row, parser_for
+from cora_ci.chunking.outline import _text as _node_text
 
 Node = Any
 _TRIVIAL = re.compile(r"^[\W_]*$")
@@ -17,7 +18,7 @@ _COMMENT = re.compile(r"^\s*(#|//)")
 
 
 def _text(src: bytes, node: Node) -> str:
-    return " ".join(src[node.start_byte : node.end_byte].decode("utf-8", errors="replace").split())
+    return _squash(_node_text(src, node))
 
 
 def _leaf(kind: str, name: str, start: int, end: int) -> Sym:

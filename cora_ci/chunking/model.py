@@ -51,12 +51,18 @@ class Chunk:
         d["elided"] = [list(r) for r in self.elided]
         return d
 
+    def verbatim_ranges(self) -> list[tuple[int, int]]:
+        """Line ranges (1-based, inclusive) whose text this chunk holds verbatim: its range minus `elided`."""
+        out: list[tuple[int, int]] = []
+        pos = self.start_line
+        for a, b in [*sorted(self.elided), (self.end_line + 1, self.end_line + 1)]:
+            if a > pos:
+                out.append((pos, a - 1))
+            pos = max(pos, b + 1)
+        return out
+
     def covered_lines(self) -> set[int]:
-        """Lines whose text this chunk holds verbatim (its range minus elided ranges)."""
-        lines = set(range(self.start_line, self.end_line + 1))
-        for a, b in self.elided:
-            lines.difference_update(range(a, b + 1))
-        return lines
+        return {line for a, b in self.verbatim_ranges() for line in range(a, b + 1)}
 
 
 ELISION = ". . ."

@@ -94,21 +94,19 @@ def build_torch_model(model_dir: Path):
 
     sd = load_file(str(model_dir / "model.safetensors"), device="cpu")
 
-    class Linear(torch.nn.Module):
+    class Affine(torch.nn.Module):
+        """A weight and a bias loaded from the safetensors under `prefix`, frozen."""
+
         def __init__(self, prefix):
             super().__init__()
             self.weight = torch.nn.Parameter(sd[prefix + ".weight"].float(), requires_grad=False)
             self.bias = torch.nn.Parameter(sd[prefix + ".bias"].float(), requires_grad=False)
 
+    class Linear(Affine):
         def forward(self, x):
             return F.linear(x, self.weight, self.bias)
 
-    class LayerNorm(torch.nn.Module):
-        def __init__(self, prefix):
-            super().__init__()
-            self.weight = torch.nn.Parameter(sd[prefix + ".weight"].float(), requires_grad=False)
-            self.bias = torch.nn.Parameter(sd[prefix + ".bias"].float(), requires_grad=False)
-
+    class LayerNorm(Affine):
         def forward(self, x):
             return F.layer_norm(x, (H,), self.weight, self.bias, eps)
 
