@@ -67,3 +67,21 @@ def test_chunking_invariants(case: tuple[str, str], cfg: dict[str, int]) -> None
             assert by_id[child].parent == c.id
     again = run_chunk(path, data, **cfg)
     assert [c.to_dict() for c in again.chunks] == [c.to_dict() for c in r.chunks]
+
+
+_CODE_ALPHABET = st.sampled_from([
+    *"abzAZ09_ \t.,;:()[]{}<>!?@#$%^&*~`'\"\\/|-+=", "[CLS]", "[MASK]", "[mask]", "[SEP]", "[UNK]", "[PAD]",
+    "naïve", "变量", "\x00", "\x1c", "\x0b", "\u00a0", "\u200b", "\ufffd", "Ω", "#" * 120, "x" * 101,
+])  # fmt: skip
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.lists(_CODE_ALPHABET, max_size=30).map("".join), max_size=12))
+def test_cached_line_counts_equal_the_full_tokenizer(lines: list[str]) -> None:
+    """The word cache and the direct WordPiece path count exactly what the whole pipeline counts."""
+    from cora_ci.chunking.tokens import default_counter
+
+    counter = default_counter()
+    expected = [counter.count(line) for line in lines]
+    assert counter.count_lines(lines) == expected
+    assert counter.count_lines(lines) == expected  # again, now from the cache
