@@ -33,14 +33,28 @@ CODES: dict[str, Code] = {
         Code("CORA-IO-002", "path could not be read", "check permissions", 4),
         Code("CORA-IO-003", "not a git repository or revision not found", "check REPO and --rev", 4),
         Code("CORA-INT-001", "internal error", "rerun with CORA_DEBUG=1 and report the traceback", 70),
-        Code("CORA-MDL-001", "embedding model directory invalid", "it needs model.onnx and tokenizer.json", 6),
-        Code("CORA-MDL-002", "embedding model checksum mismatch", "reinstall cora-ci or rebuild the model", 6),
-        Code("CORA-MDL-003", "embedding model failed to run", "check that the ONNX model is a sentence encoder", 6),
+        Code(
+            "CORA-MDL-001", "embedding model directory invalid", "it needs model.onnx and tokenizer.json", 6
+        ),
+        Code(
+            "CORA-MDL-002", "embedding model checksum mismatch", "reinstall cora-ci or rebuild the model", 6
+        ),
+        Code(
+            "CORA-MDL-003",
+            "embedding model failed to run",
+            "check that the ONNX model is a sentence encoder",
+            6,
+        ),
         Code("CORA-BND-001", "no bundle at this path", "run `cora-ci index` first", 5),
         Code("CORA-BND-002", "bundle format is newer than this cora-ci", "upgrade cora-ci", 5),
         Code("CORA-BND-003", "bundle file missing or altered", "rebuild the bundle or download it again", 5),
         Code("CORA-BND-004", "bundle manifest unreadable", "rebuild the bundle or download it again", 5),
-        Code("CORA-BND-005", "bundle built with another embedding model", "pass the bundle's model or rebuild", 5),
+        Code(
+            "CORA-BND-005",
+            "bundle built with another embedding model",
+            "pass the bundle's model or rebuild",
+            5,
+        ),
         Code("CORA-BND-006", "bundle could not be written", "check free space and permissions", 5),
         # Diagnostics recorded per file or chunk; chunking never fails on file content.
         Code(
