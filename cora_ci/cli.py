@@ -60,6 +60,85 @@ def chunk(paths: tuple[Path, ...], fmt: str | None, config_file: Path | None) ->
             click.echo(line, color=color)
 
 
+@cli.command()
+@click.argument("repo", required=False, default=".", type=click.Path(path_type=Path))
+@click.option(
+    "--out",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="Bundle directory (default: REPO/.cora/index).",
+)
+@click.option("--rev", default=None, help="Index this commit (default: HEAD in a git repository).")
+@click.option("--staged", "kind", flag_value="staged", help="Index the staging area (the git index).")
+@click.option("--worktree", "kind", flag_value="worktree", help="Index the working tree as it is on disk.")
+@click.option(
+    "--model",
+    default=None,
+    help='"default" (bundled all-MiniLM-L6-v2 int8), "none" (BM25 only) or an ONNX model directory.',
+)
+@click.option("--full", is_flag=True, help="Rebuild from scratch instead of updating the existing bundle.")
+@click.option(
+    "--config",
+    "config_file",
+    type=click.Path(path_type=Path),
+    default=None,
+    help="A pyproject.toml or .cora.toml (default: the one in the indexed source).",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress, only the summary.")
+def index(repo: Path, out: Path | None, rev: str | None, kind: str | None, model: str | None, full: bool,
+          config_file: Path | None, quiet: bool) -> None:  # fmt: skip
+    """Build the bundle of a git commit, the staging area, the working tree or a plain directory."""
+    from cora_ci.build import build
+    from cora_ci.render.progress import Reporter
+
+    if rev and kind:
+        raise click.UsageError("--rev cannot be combined with --staged or --worktree")
+    kind = "rev" if rev else kind
+    s = build(repo, out, kind=kind, rev=rev, model=model, config_file=config_file,
+              progress=(lambda *_: None) if quiet else Reporter())  # fmt: skip
+    langs = ", ".join(f"{lang} {n}" for lang, n in sorted(s.languages.items(), key=lambda t: (-t[1], t[0])))
+    counts = f"{s.files} files ({s.skipped} skipped), {s.chunks} chunks, {s.embedded} embedded with {s.model}"
+    click.echo(f"indexed {s.source}: {counts}, {s.diagnostics} diagnostics, {s.seconds:.1f} s")
+    if langs:
+        click.echo(f"languages: {langs}")
+    ratio = s.bundle_bytes / s.source_bytes if s.source_bytes else 0.0
+    size = f"{s.bundle_bytes / 1e6:.2f} MB ({ratio:.2f}x the {s.source_bytes / 1e6:.2f} MB of source)"
+    click.echo(f"bundle {s.out}: {size}")
+
+
+@cli.command()
+@click.argument("bundle", required=False, default=".cora/index", type=click.Path(path_type=Path))
+@click.option("--format", "fmt", type=click.Choice(["json", "text"]), default="text")
+def info(bundle: Path, fmt: str) -> None:
+    """What a bundle holds: source, model, config, files, chunks, sizes."""
+    import json
+
+    from cora_ci.bundle import open_bundle
+    from cora_ci.bundle.report import describe, describe_text
+
+    b = open_bundle(bundle)
+    d = describe(b)
+    if fmt == "json":
+        click.echo(json.dumps(d, indent=2, sort_keys=True))
+    else:
+        for line in describe_text(d):
+            click.echo(line)
+
+
+@cli.command()
+@click.argument("bundle", required=False, default=".cora/index", type=click.Path(path_type=Path))
+def verify(bundle: Path) -> None:
+    """Full integrity check of a bundle: every checksum (no cache) and the manifest's consistency."""
+    from cora_ci.bundle.report import check
+
+    problems = check(bundle)
+    for p in problems:
+        click.echo(f"FAIL {p}", err=True)
+    if problems:
+        raise CoraError("CORA-BND-003", f"{bundle}: {len(problems)} problem(s) found")
+    click.echo(f"ok {bundle}")
+
+
 def main() -> None:
     """Entry point: expected failures print one line with a stable code, never a traceback."""
     try:

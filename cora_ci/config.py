@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,6 +39,7 @@ class Config:
     lines_per_chunk: int = 60
     max_file_bytes: int = 2_000_000
     languages: dict[str, LanguageConfig] = field(default_factory=dict)
+    model: str = "default"  # "default" (bundled MiniLM), "none" (lexical only) or an ONNX model directory
     source: str = "defaults"  # where the config came from; not part of the hash
 
     def chunk_level(self, lang: str) -> str:
@@ -45,9 +47,9 @@ class Config:
         return lc.chunk_level if lc else "method"
 
     def chunker_hash(self) -> str:
-        """Hash of everything that changes chunk output (not include/exclude, not the source)."""
+        """Hash of everything that changes chunk output (not include/exclude, the model or the source)."""
         d = asdict(self)
-        for k in ("include", "exclude", "source"):
+        for k in ("include", "exclude", "source", "model"):
             d.pop(k)
         blob = json.dumps(d, sort_keys=True, separators=(",", ":")).encode()
         return hashlib.sha256(blob).hexdigest()
@@ -88,6 +90,10 @@ def from_mapping(data: dict[str, Any], source: str = "mapping") -> Config:
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise _bad(key, f"expected an integer from {lo} to {hi}, got {value!r}")
             values[key] = value
+        elif key == "model":
+            if not isinstance(value, str) or not value:
+                raise _bad(key, f'expected "default", "none" or a model directory, got {value!r}')
+            values[key] = value
         elif key == "languages":
             values[key] = _languages(value, source)
     cfg = replace(Config(), source=source, **values)
@@ -114,15 +120,24 @@ def _languages(value: Any, source: str) -> dict[str, LanguageConfig]:
     return out
 
 
+def _parse_toml(data: bytes, where: str) -> dict[str, Any]:
+    try:
+        parsed: dict[str, Any] = tomllib.loads(data.decode("utf-8"))
+        return parsed
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        raise CoraError("CORA-CFG-003", f"{where}: {e}") from None
+
+
 def _read_toml(path: Path) -> dict[str, Any]:
     try:
-        with path.open("rb") as f:
-            data: dict[str, Any] = tomllib.load(f)
-            return data
+        data = path.read_bytes()
     except OSError as e:
         raise CoraError("CORA-IO-002", f"cannot read {path}: {e.strerror}") from None
-    except tomllib.TOMLDecodeError as e:
-        raise CoraError("CORA-CFG-003", f"{path}: {e}") from None
+    return _parse_toml(data, str(path))
+
+
+def _from_pyproject(data: dict[str, Any], where: str) -> Config:
+    return from_mapping(data.get("tool", {}).get("cora-ci", {}), f"{where} [tool.cora-ci]")
 
 
 def load_file(path: Path) -> Config:
@@ -131,19 +146,34 @@ def load_file(path: Path) -> Config:
         raise CoraError("CORA-IO-001", f"config file not found: {path}")
     data = _read_toml(path)
     if path.name == "pyproject.toml":
-        data = data.get("tool", {}).get("cora-ci", {})
-        return from_mapping(data, f"{path} [tool.cora-ci]")
+        return _from_pyproject(data, str(path))
     return from_mapping(data, str(path))
 
 
-def discover(root: Path) -> Config:
-    """The config of a repository root: `.cora.toml` wins over pyproject's `[tool.cora-ci]`."""
-    cora = root / ".cora.toml"
-    if cora.is_file():
-        return load_file(cora)
-    pyproject = root / "pyproject.toml"
-    if pyproject.is_file():
-        data = _read_toml(pyproject).get("tool", {}).get("cora-ci")
-        if data is not None:
-            return from_mapping(data, f"{pyproject} [tool.cora-ci]")
+def discover_in(read: Callable[[str], bytes | None], where: str) -> Config:
+    """The config of a source whose top-level files `read` returns (None when absent): `.cora.toml`
+    wins over pyproject's `[tool.cora-ci]`. A bundle built from a commit uses that commit's config."""
+    cora = read(".cora.toml")
+    if cora is not None:
+        return from_mapping(_parse_toml(cora, f"{where}/.cora.toml"), f"{where}/.cora.toml")
+    pyproject = read("pyproject.toml")
+    if pyproject is not None:
+        data = _parse_toml(pyproject, f"{where}/pyproject.toml")
+        if "cora-ci" in data.get("tool", {}):
+            return _from_pyproject(data, f"{where}/pyproject.toml")
     return Config()
+
+
+def discover(root: Path) -> Config:
+    """The config of a directory on disk (see `discover_in`)."""
+
+    def read(name: str) -> bytes | None:
+        path = root / name
+        if not path.is_file():
+            return None
+        try:
+            return path.read_bytes()
+        except OSError as e:
+            raise CoraError("CORA-IO-002", f"cannot read {path}: {e.strerror}") from None
+
+    return discover_in(read, str(root))

@@ -70,3 +70,46 @@ def test_readme_error_table_lists_every_code() -> None:
     text = README.read_text()
     for code in CODES.values():
         assert f"| `{code.code}` |" in text, code.code
+
+
+def test_index_info_verify_from_the_command_line(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo({"src/auth.py": "class Auth:\n    def login(self, user):\n        return user\n",
+                      "README.md": "# Demo\n\nSome text.\n"})  # fmt: skip
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = cora("index", "--model", "none", cwd=repo, **env)
+    assert out.returncode == 0, out.stderr
+    assert "indexed rev" in out.stdout and "2 files (0 skipped)" in out.stdout and "bundle " in out.stdout
+    assert "chunk: 2/2 files" in out.stderr  # CI logs get plain progress lines, no bar
+    info = cora("info", "--format", "json", cwd=repo, **env)
+    assert info.returncode == 0, info.stderr
+    d = json.loads(info.stdout)
+    assert d["stats"]["files"] == 2 and d["model"] is None and d["source"]["kind"] == "rev"
+    text = cora("info", cwd=repo, **env)
+    assert "model    none (BM25 only)" in text.stdout
+    ok = cora("verify", ".cora/index", cwd=repo, **env)
+    assert ok.returncode == 0 and ok.stdout.startswith("ok ")
+    meta = repo / ".cora" / "index" / "bm25" / "meta.json"
+    meta.write_text(meta.read_text().replace("freq", "frex"))
+    bad = cora("verify", ".cora/index", cwd=repo, **env)
+    assert bad.returncode == 5 and "FAIL bm25/meta.json: checksum mismatch" in bad.stderr
+    assert "error: CORA-BND-003" in bad.stderr and "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(
+    ("args", "code", "status"),
+    [
+        (("index", "no/such/dir"), "CORA-IO-001", 4),
+        (("index", ".", "--rev", "nope", "--model", "none"), "CORA-IO-003", 4),
+        (("index", ".", "--model", "no/such/model"), "CORA-MDL-001", 6),
+        (("info", "missing-bundle"), "CORA-BND-001", 5),
+        (("verify", "missing-bundle"), "CORA-BND-001", 5),
+    ],
+)
+def test_index_errors_are_one_line_with_a_code(
+    make_repo, args: tuple[str, ...], code: str, status: int
+) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo({"a.py": "x = 1\n"})
+    out = cora(*args, cwd=repo)
+    assert out.returncode == status, out.stderr
+    lines = out.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"error: {code}: "), out.stderr

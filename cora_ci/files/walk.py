@@ -42,7 +42,7 @@ def _git_files(root: Path, sub: Path) -> list[str]:
     return sorted(names)
 
 
-def _walk_files(root: Path) -> list[str]:
+def walk_files(root: Path) -> list[str]:
     """All regular files below `root` not ignored by any `.gitignore` on their way down."""
     found: list[str] = []
     specs: list[tuple[str, pathspec.PathSpec]] = []  # type: ignore[type-arg,unused-ignore]
@@ -65,7 +65,7 @@ def _ignored(specs: list[tuple[str, pathspec.PathSpec]], path: str) -> bool:  # 
     return any(sp.match_file(path[len(base) :]) for base, sp in specs)
 
 
-def _filter(names: Iterable[str], cfg: Config) -> list[str]:
+def filter_names(names: Iterable[str], cfg: Config) -> list[str]:
     inc = pathspec.GitIgnoreSpec.from_lines(cfg.include) if cfg.include else None
     exc = pathspec.GitIgnoreSpec.from_lines(cfg.exclude) if cfg.exclude else None
     return [n for n in names if (inc is None or inc.match_file(n)) and not (exc and exc.match_file(n))]
@@ -86,8 +86,8 @@ def list_files(paths: list[Path], cfg: Config) -> list[SourceFile]:
         elif p.is_dir():
             base = p.resolve()
             root = top or base
-            names = _git_files(root, base) if top else _walk_files(base)
-            for name in _filter(names, cfg):
+            names = _git_files(root, base) if top else walk_files(base)
+            for name in filter_names(names, cfg):
                 ap = root / name
                 if ap.is_file() and not ap.is_symlink():
                     rel = ap.relative_to(root).as_posix()

@@ -1,0 +1,70 @@
+"""Stage 5: the bundle, a directory that holds everything a query needs and nothing else.
+
+    manifest.msgpack   format, versions, source, model, config hash, files, chunks, graph, checksums
+    manifest.sha256    the manifest's own checksum, in `sha256sum -c` form
+    vectors.usearch    HNSW over chunk vectors (int8, cosine), keys = chunk ids; absent: lexical only
+    bm25/              tantivy index over identifier-aware terms, one stored field: the chunk id
+
+`open_bundle` is the only way in for readers: it verifies, checks the format and the model, and
+never writes into the bundle directory.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from cora_ci.bundle import manifest as mf
+from cora_ci.bundle.lexical import LexicalIndex
+from cora_ci.bundle.manifest import ChunkTable
+from cora_ci.bundle.store import read_manifest, resolve, verify_artifacts
+from cora_ci.bundle.vectors import VectorIndex
+from cora_ci.errors import CoraError
+
+
+class Bundle:
+    """A verified, read-only bundle; indexes open lazily on first use."""
+
+    def __init__(self, root: Path, manifest: dict[str, Any]) -> None:
+        self.root = root
+        self.manifest = manifest
+        self.chunks = ChunkTable(manifest)
+
+    @property
+    def model(self) -> dict[str, Any] | None:
+        model: dict[str, Any] | None = self.manifest["model"]
+        return model
+
+    @cached_property
+    def lexical(self) -> LexicalIndex:
+        return LexicalIndex(self.root / mf.BM25)
+
+    @cached_property
+    def vectors(self) -> VectorIndex | None:
+        if self.model is None:
+            return None
+        try:
+            return VectorIndex(self.root / mf.VECTORS)
+        except (ValueError, RuntimeError) as e:
+            raise CoraError("CORA-BND-003", f"{self.root / mf.VECTORS}: {e}") from None
+
+    @cached_property
+    def graph(self) -> Any:
+        from cora_ci.graph import Graph
+
+        return Graph.from_dict(self.manifest["graph"])
+
+
+def open_bundle(path: Path, *, verify: bool = True, model_sha256: str | None = None) -> Bundle:
+    """Open the bundle at `path`. `model_sha256`, when given, must be the model the bundle was built with."""
+    root = resolve(path)
+    manifest = read_manifest(root)
+    if verify:
+        verify_artifacts(root, manifest)
+    if model_sha256 is not None:
+        have = (manifest["model"] or {}).get("model_sha256")
+        if have != model_sha256:
+            name = (manifest["model"] or {}).get("name", "none")
+            raise CoraError("CORA-BND-005", f"{root} was built with model {name} ({str(have)[:12]}...)")
+    return Bundle(root, manifest)

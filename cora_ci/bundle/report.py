@@ -1,0 +1,110 @@
+"""`cora-ci info` and `cora-ci verify`: what a bundle holds, and whether all of it is intact."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from cora_ci.bundle import Bundle, open_bundle
+from cora_ci.bundle import manifest as mf
+from cora_ci.bundle.store import read_manifest, resolve, sha256_file
+
+
+def describe(b: Bundle) -> dict[str, Any]:
+    m = b.manifest
+    files, chunks = m["files"], m["chunks"]
+    langs = Counter(lang for lang, s in zip(files["lang"], files["strategy"], strict=True) if s is not None)
+    sizes = {rel: a["size"] for rel, a in m["artifacts"].items()}
+    total = sum(sizes.values()) + sum(
+        p.stat().st_size for p in (b.root / mf.MANIFEST, b.root / mf.MANIFEST_SUM)
+    )
+    return {
+        "path": str(b.root),
+        "format": m["format"],
+        "format_version": m["format_version"],
+        "tool_version": m["tool_version"],
+        "built_at": m["built_at"],
+        "source": m["source"],
+        "model": m["model"],
+        "chunker": m["chunker"],
+        "stats": m["stats"],
+        "languages": dict(sorted(langs.items())),
+        "kinds": dict(sorted(Counter(chunks["kind"]).items())),
+        "graph_edges": len(b.graph.indices),
+        "bytes": {"total": total, "manifest": (b.root / mf.MANIFEST).stat().st_size, **sizes},
+    }
+
+
+def describe_text(d: dict[str, Any]) -> list[str]:
+    src, model, stats = d["source"], d["model"], d["stats"]
+    mb = stats["source_bytes"] / 1e6
+    ratio = d["bytes"]["total"] / stats["source_bytes"] if stats["source_bytes"] else 0.0
+    commit = (src["commit"] or "")[:12]
+    dirty = " (dirty)" if src["dirty"] else ""
+    return [
+        f"bundle   {d['path']}  ({d['format']} {d['format_version']}, cora-ci {d['tool_version']})",
+        f"source   {src['root']}: {src['kind']} {commit} tree {src['tree']}{dirty}, built_at {d['built_at']}",
+        f"model    {model['name']} ({model['dim']}-d, sha256 {model['model_sha256'][:12]})" if model
+        else "model    none (BM25 only)",
+        f"chunker  {d['chunker']['hash'][:12]}  {d['chunker']['config']}",
+        f"files    {stats['files']} indexed, {stats['skipped']} skipped ({mb:.2f} MB)",
+        f"chunks   {stats['chunks']}: " + ", ".join(f"{k} {n}" for k, n in d["kinds"].items()),
+        "langs    " + ", ".join(f"{k} {n}" for k, n in d["languages"].items()),
+        f"graph    {d['graph_edges']} edges",
+        f"size     {d['bytes']['total'] / 1e6:.2f} MB ({ratio:.2f}x the source)",
+    ]  # fmt: skip
+
+
+def check(path: Path) -> list[str]:
+    """Every problem of the bundle at `path`, none if it is intact. Hashes every file; no cache."""
+    root = resolve(path)
+    m = read_manifest(root)
+    problems: list[str] = []
+    listed = set(m["artifacts"])
+    for rel, want in sorted(m["artifacts"].items()):
+        p = root / rel
+        if not p.is_file():
+            problems.append(f"{rel}: missing")
+        elif p.stat().st_size != want["size"]:
+            problems.append(f"{rel}: {p.stat().st_size} bytes, expected {want['size']}")
+        elif sha256_file(p) != want["sha256"]:
+            problems.append(f"{rel}: checksum mismatch")
+    for p in sorted(root.rglob("*")):
+        rel = p.relative_to(root).as_posix()
+        if p.is_file() and rel not in listed and rel not in (mf.MANIFEST, mf.MANIFEST_SUM):
+            problems.append(f"{rel}: not listed in the manifest")
+    if problems:
+        return problems
+    return _consistency(open_bundle(root, verify=False))
+
+
+def _consistency(b: Bundle) -> list[str]:
+    m, problems = b.manifest, []
+    cols = m["chunks"]
+    n = len(cols["id"])
+    problems += [f"chunks.{k}: {len(v)} values for {n} chunks" for k, v in cols.items() if len(v) != n]
+    ids = set(cols["id"])
+    if len(ids) != n:
+        problems.append("chunk ids are not unique")
+    nfiles = len(m["files"]["path"])
+    for cid, fi, parent in zip(cols["id"], cols["file"], cols["parent"], strict=False):
+        if not 0 <= fi < nfiles:
+            problems.append(f"chunk {cid}: bad file index {fi}")
+        if parent is not None and parent not in ids:
+            problems.append(f"chunk {cid}: parent {parent} not in the bundle")
+    if b.lexical.num_docs != n:
+        problems.append(f"bm25: {b.lexical.num_docs} documents for {n} chunks")
+    if b.vectors is not None:
+        if b.vectors.size != n:
+            problems.append(f"vectors: {b.vectors.size} vectors for {n} chunks")
+        if b.model and b.vectors.ndim != b.model["dim"]:
+            problems.append(f"vectors: dimension {b.vectors.ndim}, model says {b.model['dim']}")
+    if not set(b.graph.ids) <= ids:
+        problems.append("graph: nodes that are not chunks")
+    try:
+        for row in range(n):
+            b.chunks.text(row)
+    except Exception as e:
+        problems.append(f"chunk texts unreadable: {type(e).__name__}: {e}")
+    return problems

@@ -1,0 +1,182 @@
+"""Writing a bundle atomically and opening one read-only, verified.
+
+A bundle is built in a temporary directory beside its target and swapped in whole (an atomic
+exchange where the OS has one, else two renames with the old bundle kept as `<dir>.old` until the
+new one is in place, and readers falling back to it), so a crash at any point leaves a readable
+bundle. Readers check the manifest's own checksum and the sha256 of every other file before first
+use; a record of verified files, kept outside the bundle and keyed by each file's size, mtime and
+inode, makes later opens cheap. Nothing in the bundle directory is ever written by a reader.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import ctypes.util
+import hashlib
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from cora_ci.bundle import manifest as mf
+from cora_ci.errors import CoraError
+
+_RENAME_EXCHANGE = 2
+_CHUNK = 1 << 20
+
+
+def sha256_file(path: Path) -> str:
+    h = hashlib.sha256()
+    with path.open("rb") as f:
+        while block := f.read(_CHUNK):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file())
+
+
+def _fsync_tree(root: Path) -> None:
+    for p in [*_files(root), *sorted(d for d in root.rglob("*") if d.is_dir()), root]:
+        fd = os.open(p, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Atomically swap two directories (Linux renameat2); False where the OS cannot."""
+    libc_name = ctypes.util.find_library("c")
+    if not libc_name:
+        return False
+    libc = ctypes.CDLL(libc_name, use_errno=True)
+    fn = getattr(libc, "renameat2", None)
+    if fn is None:
+        return False
+    at_fdcwd = -100
+    return fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0  # type: ignore[no-any-return]
+
+
+def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]]) -> None:
+    """Create the bundle `out`: `fill(tmp)` writes the indexes into `tmp` and returns the manifest,
+    to which the checksums of those files are added; then `tmp` replaces `out` whole."""
+    out = out.absolute()
+    if out.exists() and not (out / mf.MANIFEST).is_file() and (not out.is_dir() or any(out.iterdir())):
+        raise CoraError("CORA-BND-006", f"{out} exists and is not a bundle; refusing to replace it")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    _ignore_cora_dir(out)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        manifest = fill(tmp)
+        manifest["artifacts"] = {
+            p.relative_to(tmp).as_posix(): {"sha256": sha256_file(p), "size": p.stat().st_size}
+            for p in _files(tmp)
+        }
+        body = mf.pack(manifest)
+        (tmp / mf.MANIFEST).write_bytes(body)
+        (tmp / mf.MANIFEST_SUM).write_text(f"{hashlib.sha256(body).hexdigest()}  {mf.MANIFEST}\n")
+        _fsync_tree(tmp)
+        _swap_in(tmp, out)
+    except OSError as e:
+        raise CoraError("CORA-BND-006", f"cannot write bundle {out}: {e.strerror or e}") from None
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _swap_in(tmp: Path, out: Path) -> None:
+    old = out.with_name(out.name + ".old")
+    if out.is_dir() and _exchange(tmp, out):
+        return  # tmp now holds the previous bundle and is removed by the caller
+    if out.is_dir():
+        shutil.rmtree(old, ignore_errors=True)
+        os.rename(out, old)
+    os.rename(tmp, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def _ignore_cora_dir(out: Path) -> None:
+    """The default `.cora/` holds build output only: a `.gitignore` of `*` keeps it out of commits."""
+    if out.parent.name == ".cora":
+        ignore = out.parent / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("*\n")
+
+
+def resolve(path: Path) -> Path:
+    """The bundle at `path`, or its `.old` twin if an interrupted swap left only that one."""
+    if (path / mf.MANIFEST).is_file():
+        return path
+    old = path.with_name(path.name + ".old")
+    if not path.exists() and (old / mf.MANIFEST).is_file():
+        return old
+    raise CoraError("CORA-BND-001", f"no bundle at {path}")
+
+
+def read_manifest(root: Path) -> dict[str, Any]:
+    """The manifest after its checksum and format checks."""
+    try:
+        body = (root / mf.MANIFEST).read_bytes()
+        expected = (root / mf.MANIFEST_SUM).read_text().split()[0]
+    except (OSError, IndexError):
+        raise CoraError("CORA-BND-003", f"{root}: manifest or its checksum file missing") from None
+    if hashlib.sha256(body).hexdigest() != expected:
+        raise CoraError("CORA-BND-003", f"{root / mf.MANIFEST}: checksum mismatch (altered or truncated)")
+    try:
+        m = mf.unpack(body)
+        fmt, version = m["format"], mf.parse_version(m["format_version"])
+    except Exception as e:
+        raise CoraError("CORA-BND-004", f"{root / mf.MANIFEST}: {type(e).__name__}: {e}") from None
+    if fmt != mf.FORMAT:
+        raise CoraError("CORA-BND-004", f"{root}: not a cora-ci bundle (format {fmt!r})")
+    if version[0] > mf.FORMAT_VERSION[0]:
+        have = ".".join(map(str, mf.FORMAT_VERSION))
+        raise CoraError(
+            "CORA-BND-002", f"{root}: bundle format {m['format_version']} is newer than this cora-ci's {have}"
+        )
+    return m
+
+
+def _cache_file(root: Path) -> Path:
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cora-ci" / "verified"
+    key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:32]
+    return base / f"{key}.json"
+
+
+def _identity(p: Path) -> list[int]:
+    st = p.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def verify_artifacts(root: Path, manifest: dict[str, Any], use_cache: bool = True) -> None:
+    """Check every listed file's size and sha256, and that no file is missing; raise CORA-BND-003."""
+    cache_path = _cache_file(root)
+    cache: dict[str, Any] = {}
+    if use_cache:
+        with contextlib.suppress(OSError, ValueError):
+            cache = json.loads(cache_path.read_text())
+    fresh: dict[str, Any] = {}
+    for rel, want in sorted(manifest.get("artifacts", {}).items()):
+        p = root / rel
+        try:
+            ident = _identity(p)
+        except OSError:
+            raise CoraError("CORA-BND-003", f"{root}: {rel} is missing") from None
+        if ident[0] != want["size"]:
+            raise CoraError("CORA-BND-003", f"{root}: {rel} has {ident[0]} bytes, expected {want['size']}")
+        known = cache.get(rel) or []
+        cached = known[:3] == ident and known[3:] == [want["sha256"]]
+        if not cached and sha256_file(p) != want["sha256"]:
+            raise CoraError("CORA-BND-003", f"{root}: {rel} does not match its checksum (altered)")
+        fresh[rel] = [*ident, want["sha256"]]
+    if use_cache and fresh != cache:
+        with contextlib.suppress(OSError):
+            cache_path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = cache_path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_text(json.dumps(fresh, sort_keys=True))
+            os.replace(tmp, cache_path)

@@ -1,0 +1,57 @@
+"""The vector part of a bundle: a usearch HNSW index, keys = chunk ids, int8 storage, cosine metric.
+
+Vectors are added by one thread in ascending id order: usearch then writes the same bytes for the
+same vectors (the manifest records their checksum). Readers map the file (`view=True`) instead of
+loading it, so opening a large bundle costs next to nothing and writes nothing.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import numpy.typing as npt
+from usearch.index import Index
+
+DTYPE = "i8"
+METRIC = "cos"
+
+
+def write_vectors(path: Path, ids: npt.NDArray[np.uint64], vectors: npt.NDArray[np.float32]) -> None:
+    dim = vectors.shape[1] if vectors.ndim == 2 else 0
+    index = Index(ndim=max(dim, 1), metric=METRIC, dtype=DTYPE)
+    if len(ids):
+        order = np.argsort(ids, kind="stable")
+        index.add(ids[order], vectors[order], threads=1)
+    index.save(str(path))
+
+
+class VectorIndex:
+    """A read-only, memory-mapped view of a bundle's vectors."""
+
+    def __init__(self, path: Path) -> None:
+        index = Index.restore(str(path), view=True)
+        if index is None:
+            raise ValueError(f"{path} is not a usearch index")
+        self._index: Index = index
+
+    @property
+    def size(self) -> int:
+        return len(self._index)
+
+    @property
+    def ndim(self) -> int:
+        n: int = self._index.ndim
+        return n
+
+    def search(self, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
+        """Nearest chunks by cosine: (chunk id, similarity), best first."""
+        if k <= 0 or len(self._index) == 0:
+            return []
+        m = self._index.search(query, min(k, len(self._index)))
+        return [(int(key), 1.0 - float(dist)) for key, dist in zip(m.keys, m.distances, strict=True)]
+
+    def get(self, ids: list[int]) -> npt.NDArray[np.float32]:
+        """Stored vectors (decoded from int8) of the given chunk ids."""
+        got = self._index.get(np.asarray(ids, dtype=np.uint64), dtype="f32")
+        return np.asarray(got, dtype=np.float32).reshape(len(ids), self.ndim)

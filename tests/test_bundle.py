@@ -1,0 +1,429 @@
+"""Bundles of real git repositories: contents, sources, determinism, atomicity, integrity, refusals."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import msgpack
+import pytest
+from conftest import git
+
+from cora_ci.build import build
+from cora_ci.bundle import manifest as mf
+from cora_ci.bundle import open_bundle
+from cora_ci.bundle.lexical import terms
+from cora_ci.bundle.report import check
+from cora_ci.bundle.store import write_bundle
+from cora_ci.errors import CoraError
+
+FILES = {
+    "src/auth.py": '''\
+        """Authentication helpers."""
+        from src.util import parse_header_links
+
+
+        class Auth:
+            """Checks credentials."""
+
+            def login(self, user: str, password: str) -> bool:
+                """Log a user in. Returns True on success."""
+                links = parse_header_links(user)
+                return bool(links) and password == "secret"
+        ''',
+    "src/util.py": '''\
+        import re
+
+
+        def parse_header_links(value: str) -> list[str]:
+            """Split a Link header into its URLs."""
+            return re.findall(r"<([^>]+)>", value)
+        ''',
+    "web/app.ts": """\
+        import { fetchUser } from "./api";
+
+        export class UserView {
+          render(id: number): string {
+            return fetchUser(id).name;
+          }
+        }
+        """,
+    "web/api.ts": """\
+        export function fetchUser(id: number) {
+          return { id, name: "n" + id };
+        }
+        """,
+    "Service.cs": """\
+        namespace Example.Managers
+        {
+            public class AgentManager
+            {
+                /// <summary>Adds a context test.</summary>
+                public int AddTest(string name) { return name.Length; }
+            }
+        }
+        """,
+    "docs/guide.md": "# Guide\n\nIntro text.\n\n## Install\n\nRun `pip install cora-ci`.\n",
+    "deploy.yaml": "name: deploy\non:\n  push: {}\njobs:\n  build:\n    runs-on: ubuntu-latest\n",
+    "logo.png": "\x89PNG\r\n\x1a\n\x00\x00binary",
+}
+
+
+def _dedent(files: dict[str, str]) -> dict[str, str]:
+    import textwrap
+
+    return {k: textwrap.dedent(v) for k, v in files.items()}
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+
+
+@pytest.fixture
+def repo(make_repo: Callable[[dict[str, str]], Path]) -> Path:
+    return make_repo(_dedent(FILES))
+
+
+def _tree_state(root: Path) -> dict[str, tuple[int, int, str]]:
+    return {
+        p.relative_to(root).as_posix(): (
+            p.stat().st_size,
+            p.stat().st_mtime_ns,
+            hashlib.sha256(p.read_bytes()).hexdigest(),
+        )
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
+    out = repo / ".cora" / "index"
+    s = build(repo, model="none")
+    assert s.out == out and (repo / ".cora" / ".gitignore").read_text() == "*\n"
+    assert s.skipped == 1 and s.files == len(FILES) - 1 and s.chunks > 10
+    b = open_bundle(out)
+    m = b.manifest
+    commit = git(repo, "rev-parse", "HEAD").strip()
+    assert m["format"] == "cora-bundle" and m["format_version"] == "1.0" and m["tool_version"]
+    assert m["built_at"] == int(git(repo, "show", "-s", "--format=%ct", "HEAD"))
+    assert m["source"] == {
+        "root": "repo", "kind": "rev", "commit": commit,
+        "tree": git(repo, "rev-parse", "HEAD^{tree}").strip(), "dirty": False,
+    }  # fmt: skip
+    assert m["model"] is None
+    assert len(m["chunker"]["hash"]) == 64 and m["chunker"]["config"]["max_tokens"] == 800
+    files = m["files"]
+    assert files["path"] == sorted(FILES)
+    blobs = dict(line.split(" ", 3)[2:4][::-1] for line in [
+        ln.replace("\t", " ") for ln in git(repo, "ls-tree", "-r", "HEAD").splitlines()])  # fmt: skip
+    assert dict(zip(files["path"], files["blob"], strict=True)) == blobs
+    langs = dict(zip(files["path"], files["lang"], strict=True))
+    assert langs["src/auth.py"] == "python" and langs["web/app.ts"] == "typescript"
+    assert (
+        langs["Service.cs"] == "csharp"
+        and langs["docs/guide.md"] == "markdown"
+        and langs["deploy.yaml"] == "yaml"
+    )
+    strategies = dict(zip(files["path"], files["strategy"], strict=True))
+    assert strategies["logo.png"] is None
+    assert files["diagnostics"][files["path"].index("logo.png")][0][0] == "CORA-CHK-003"
+    assert "src.util" in files["imports"][files["path"].index("src/auth.py")]
+    assert set(m["artifacts"]) == {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} - {
+        mf.MANIFEST, mf.MANIFEST_SUM}  # fmt: skip
+    assert all(k.startswith("bm25/") for k in m["artifacts"])  # no vectors.usearch in a lexical bundle
+    assert m["stats"]["chunks"] == len(b.chunks) == s.chunks
+    assert m["stats"]["source_bytes"] == sum(len(v.encode()) for v in _dedent(FILES).values())
+
+
+def test_chunks_round_trip_exactly_as_the_chunker_made_them(repo: Path) -> None:
+    from cora_ci.chunking import chunk_file
+    from cora_ci.config import Config
+
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    stored = {b.chunks.ids[r]: b.chunks.chunk(r).to_dict() for r in range(len(b.chunks))}
+    for path, text in _dedent(FILES).items():
+        for c in chunk_file(path, text.encode(), Config()).chunks:
+            assert stored.pop(c.id) == c.to_dict()
+    assert stored == {}
+
+
+def test_reference_graph_links_a_call_to_its_definition_in_the_imported_file(repo: Path) -> None:
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    anchors = {b.chunks.chunk(r).anchor: b.chunks.ids[r] for r in range(len(b.chunks))}
+    g = b.graph
+    src = g.ids.index(anchors["src/auth.py::Auth.login"])
+    targets = {g.ids[j] for j in g.indices[g.indptr[src] : g.indptr[src + 1]]}
+    assert anchors["src/util.py::parse_header_links"] in targets
+    src = g.ids.index(anchors["web/app.ts::UserView"])
+    assert anchors["web/api.ts::fetchUser"] in {
+        g.ids[j] for j in g.indices[g.indptr[src] : g.indptr[src + 1]]
+    }
+
+
+def test_bm25_is_identifier_aware(repo: Path) -> None:
+    assert terms("parseHeaderLinks parse_header_links") == [
+        "parseheaderlinks", "parse", "header", "links", "parse_header_links", "parse", "header", "links"]  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = b.lexical.search("header links", 3)
+    top = b.chunks.chunk(b.chunks.row_of[hits[0][0]])
+    assert top.anchor == "src/util.py::parse_header_links"
+    hits = b.lexical.search("add test", 1)  # C#'s AddTest, by its parts
+    assert "AddTest(" in b.chunks.chunk(b.chunks.row_of[hits[0][0]]).text
+
+
+def test_default_model_bundle_has_searchable_vectors(repo: Path) -> None:
+    from cora_ci.embedding import load_embedder
+
+    s = build(repo, model="default")
+    b = open_bundle(repo / ".cora" / "index")
+    emb = load_embedder("default")
+    assert emb is not None and b.model == __import__("dataclasses").asdict(emb.info)
+    assert s.embedded <= s.chunks and b.vectors is not None and b.vectors.size == s.chunks
+    assert b.vectors.ndim == 384 and "vectors.usearch" in b.manifest["artifacts"]
+    hits = b.vectors.search(emb.embed_query("split a Link header into URLs"), 3)
+    assert b.chunks.chunk(b.chunks.row_of[hits[0][0]]).anchor == "src/util.py::parse_header_links"
+    with pytest.raises(CoraError) as e:
+        open_bundle(repo / ".cora" / "index", model_sha256="0" * 64)
+    assert e.value.code == "CORA-BND-005"
+
+
+def test_same_commit_gives_byte_identical_bundle(repo: Path, tmp_path: Path) -> None:
+    build(repo, tmp_path / "a", model="default")
+    build(repo, tmp_path / "b", model="default")
+    a, b = _tree_state(tmp_path / "a"), _tree_state(tmp_path / "b")
+    assert {k: v[::2] for k, v in a.items()} == {k: v[::2] for k, v in b.items()}
+
+
+def test_source_date_epoch_sets_the_build_time(repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1234567890")
+    build(repo, model="none")
+    assert open_bundle(repo / ".cora" / "index").manifest["built_at"] == 1234567890
+
+
+def _texts(out: Path) -> str:
+    b = open_bundle(out)
+    return "\n".join(b.chunks.text(r) for r in range(len(b.chunks)))
+
+
+def test_rev_staged_and_worktree_each_see_their_own_content(repo: Path, tmp_path: Path) -> None:
+    util = repo / "src" / "util.py"
+    util.write_text(util.read_text() + "\n\ndef staged_helper():\n    return 1\n")
+    git(repo, "add", "src/util.py")
+    util.write_text(util.read_text() + "\n\ndef worktree_only():\n    return 2\n")
+    (repo / "new.py").write_text("def untracked_fn():\n    pass\n")
+    build(repo, tmp_path / "rev", model="none", rev="HEAD")
+    build(repo, tmp_path / "staged", model="none", kind="staged")
+    build(repo, tmp_path / "wt", model="none", kind="worktree")
+    rev, staged, wt = _texts(tmp_path / "rev"), _texts(tmp_path / "staged"), _texts(tmp_path / "wt")
+    assert "staged_helper" not in rev and "worktree_only" not in rev
+    assert "staged_helper" in staged and "worktree_only" not in staged and "untracked_fn" not in staged
+    assert "worktree_only" in wt and "untracked_fn" in wt
+    src = {k: open_bundle(tmp_path / k).manifest["source"] for k in ("rev", "staged", "wt")}
+    assert (
+        src["rev"]["dirty"] is False and src["staged"]["tree"] == "staged" and src["staged"]["dirty"] is True
+    )
+    assert src["wt"]["tree"] == "worktree" and src["wt"]["dirty"] is True
+    wt_files = open_bundle(tmp_path / "wt").manifest["files"]
+    blob = wt_files["blob"][wt_files["path"].index("src/util.py")]
+    assert (
+        blob
+        == subprocess.run(["git", "hash-object", str(util)], capture_output=True, text=True).stdout.strip()
+    )
+
+
+def test_older_rev_and_config_from_that_commit(repo: Path, tmp_path: Path) -> None:
+    first = git(repo, "rev-parse", "HEAD").strip()
+    (repo / ".cora.toml").write_text('exclude = ["docs/**"]\n')
+    (repo / "src" / "later.py").write_text("def later():\n    pass\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "second")
+    build(repo, tmp_path / "old", model="none", rev=first)
+    build(repo, tmp_path / "new", model="none")
+    old = open_bundle(tmp_path / "old").manifest["files"]["path"]
+    new = open_bundle(tmp_path / "new").manifest["files"]["path"]
+    assert "src/later.py" not in old and "docs/guide.md" in old
+    assert "src/later.py" in new and "docs/guide.md" not in new
+
+
+def test_plain_directory_without_git(tmp_path: Path) -> None:
+    src = tmp_path / "plain"
+    for name, text in _dedent(FILES).items():
+        (src / name).parent.mkdir(parents=True, exist_ok=True)
+        (src / name).write_text(text)
+    (src / ".gitignore").write_text("docs/\n")
+    s = build(src, model="none")
+    m = open_bundle(src / ".cora" / "index").manifest
+    assert m["source"] == {"root": "plain", "kind": "dir", "commit": None, "tree": None, "dirty": False}
+    assert "docs/guide.md" not in m["files"]["path"] and "src/auth.py" in m["files"]["path"]
+    assert m["built_at"] is None and s.files == len(FILES) - 2 + 1  # the .gitignore is a text file too
+    util = m["files"]["blob"][m["files"]["path"].index("src/util.py")]
+    assert (
+        util
+        == hashlib.sha1(
+            b"blob %d\0" % len((src / "src/util.py").read_bytes()) + (src / "src/util.py").read_bytes()
+        ).hexdigest()
+    )
+    build(src, model="none")  # the bundle inside the directory is not indexed into itself
+    assert not any(
+        p.startswith(".cora") for p in open_bundle(src / ".cora" / "index").manifest["files"]["path"]
+    )
+
+
+def test_opening_and_searching_writes_nothing_in_the_bundle(repo: Path) -> None:
+    build(repo, model="default")
+    out = repo / ".cora" / "index"
+    before = _tree_state(out)
+    time.sleep(0.01)
+    b = open_bundle(out)
+    b.lexical.search("login", 5)
+    assert b.vectors is not None
+    b.vectors.search(b.vectors.get([b.chunks.ids[0]])[0], 3)
+    b.chunks.text(0)
+    assert _tree_state(out) == before
+    assert sorted(os.listdir(out.parent)) == [".gitignore", "index"]
+
+
+def _corrupt(path: Path) -> None:
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    path.write_bytes(bytes(data))
+
+
+@pytest.mark.parametrize("target", ["vectors.usearch", "bm25/meta.json", "manifest.msgpack"])
+def test_altered_files_are_detected(repo: Path, target: str) -> None:
+    build(repo, model="default")
+    out = repo / ".cora" / "index"
+    _corrupt(out / target)
+    with pytest.raises(CoraError) as e:
+        open_bundle(out)
+    assert e.value.code == "CORA-BND-003"
+    if target == "manifest.msgpack":
+        with pytest.raises(CoraError):
+            check(out)
+    else:
+        assert check(out) == [f"{target}: checksum mismatch"]
+
+
+def test_missing_and_extra_files_are_detected(repo: Path) -> None:
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    seg = next(p for p in (out / "bm25").iterdir() if p.suffix == ".idx")
+    seg.rename(out / "stray.idx")
+    with pytest.raises(CoraError) as e:
+        open_bundle(out)
+    assert e.value.code == "CORA-BND-003"
+    problems = check(out)
+    assert any("missing" in p for p in problems) and any("stray.idx: not listed" in p for p in problems)
+
+
+def test_verification_is_cached_outside_the_bundle_but_notices_changes(repo: Path, tmp_path: Path) -> None:
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    open_bundle(out)
+    cached = list((tmp_path / "cache" / "cora-ci" / "verified").iterdir())
+    assert len(cached) == 1
+    seg = next(p for p in (out / "bm25").iterdir() if p.suffix == ".term")
+    _corrupt(seg)  # same size, new mtime: the cache entry no longer matches
+    with pytest.raises(CoraError) as e:
+        open_bundle(out)
+    assert e.value.code == "CORA-BND-003"
+
+
+def _rewrite_manifest(out: Path, **changes: object) -> None:
+    m = msgpack.unpackb((out / mf.MANIFEST).read_bytes(), raw=False, strict_map_key=False)
+    m.update(changes)
+    body = msgpack.packb(m, use_bin_type=True)
+    (out / mf.MANIFEST).write_bytes(body)
+    (out / mf.MANIFEST_SUM).write_text(f"{hashlib.sha256(body).hexdigest()}  {mf.MANIFEST}\n")
+
+
+def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    _rewrite_manifest(out, format_version="1.7")
+    assert len(open_bundle(out).chunks) > 0
+    _rewrite_manifest(out, format_version="2.0")
+    with pytest.raises(CoraError) as e:
+        open_bundle(out)
+    assert e.value.code == "CORA-BND-002" and "2.0" in e.value.message
+    _rewrite_manifest(out, format="something-else")
+    with pytest.raises(CoraError) as e:
+        open_bundle(out)
+    assert e.value.code == "CORA-BND-004"
+
+
+def test_a_failed_build_leaves_the_previous_bundle(repo: Path) -> None:
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    before = _tree_state(out)
+
+    def boom(tmp: Path) -> dict[str, object]:
+        (tmp / "partial").write_text("x")
+        raise OSError(28, "No space left on device")
+
+    with pytest.raises(CoraError) as e:
+        write_bundle(out, boom)
+    assert e.value.code == "CORA-BND-006"
+    assert _tree_state(out) == before and sorted(os.listdir(out.parent)) == [".gitignore", "index"]
+
+
+def test_a_killed_build_leaves_the_previous_bundle(repo: Path) -> None:
+    """SIGKILL a real `cora-ci index` while it writes; the old bundle must still open and verify."""
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    before = _tree_state(out)
+    for i in range(300):  # enough files that the build takes a while
+        (repo / "gen" / f"m{i}.py").parent.mkdir(exist_ok=True)
+        (repo / "gen" / f"m{i}.py").write_text(
+            "".join(f"def f{i}_{j}(x):\n    return x + {j}\n\n" for j in range(40))
+        )
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "many")
+    proc = subprocess.Popen([sys.executable, "-m", "cora_ci", "index", str(repo), "--model", "none", "-q"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)  # fmt: skip
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not any(
+        p.name.startswith(".index.tmp-") for p in out.parent.iterdir()
+    ):
+        time.sleep(0.005)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert _tree_state(out) == before
+    assert check(out) == []
+    assert open_bundle(out).manifest["stats"]["files"] == len(FILES) - 1
+
+
+def test_bad_input_errors(repo: Path, tmp_path: Path) -> None:
+    with pytest.raises(CoraError) as e:
+        build(tmp_path / "nope")
+    assert e.value.code == "CORA-IO-001"
+    with pytest.raises(CoraError) as e:
+        build(repo, rev="no-such-branch", model="none")
+    assert e.value.code == "CORA-IO-003"
+    victim = tmp_path / "precious"
+    victim.mkdir()
+    (victim / "keep.txt").write_text("mine")
+    with pytest.raises(CoraError) as e:
+        build(repo, victim, model="none")
+    assert e.value.code == "CORA-BND-006" and (victim / "keep.txt").read_text() == "mine"
+    with pytest.raises(CoraError) as e:
+        open_bundle(tmp_path / "absent")
+    assert e.value.code == "CORA-BND-001"
+
+
+def test_interrupted_swap_falls_back_to_the_old_copy(repo: Path) -> None:
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    out.rename(out.with_name("index.old"))  # what two-rename swapping leaves if killed in between
+    assert len(open_bundle(out).chunks) > 0
