@@ -67,4 +67,7 @@ def open_bundle(path: Path, *, verify: bool = True, model_sha256: str | None = N
         if have != model_sha256:
             name = (manifest["model"] or {}).get("name", "none")
             raise CoraError("CORA-BND-005", f"{root} was built with model {name} ({str(have)[:12]}...)")
-    return Bundle(root, manifest)
+    try:
+        return Bundle(root, manifest)
+    except Exception as e:  # a manifest that passed its checksum but was written wrong
+        raise CoraError("CORA-BND-004", f"{root / mf.MANIFEST}: chunk table unreadable: {e}") from None

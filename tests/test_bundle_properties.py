@@ -1,0 +1,63 @@
+"""Round trips through a bundle, over generated repositories: what goes in comes out, deterministically."""
+
+from __future__ import annotations
+
+import tempfile
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from test_properties import MD_BLOCKS, PY_BLOCKS, TS_BLOCKS
+
+from cora_ci.build import build
+from cora_ci.bundle import manifest as mf
+from cora_ci.bundle import open_bundle
+from cora_ci.chunking import chunk_file
+from cora_ci.config import Config
+
+_NAMES = st.sampled_from(["a.py", "pkg/b.py", "c.ts", "docs/d.md", "e.txt", "f.yaml", "deep/er/g.py"])
+_CONTENT = {
+    ".py": st.lists(st.sampled_from(PY_BLOCKS), max_size=8).map("".join),
+    ".ts": st.lists(st.sampled_from(TS_BLOCKS), max_size=8).map("".join),
+    ".md": st.lists(st.sampled_from(MD_BLOCKS), max_size=8).map("".join),
+    ".txt": st.text(st.characters(codec="utf-8"), max_size=300),
+    ".yaml": st.sampled_from(["a: 1\nb:\n  c: 2\n", "- x\n- y\n", "k: [1, 2\n", ""]),
+}
+
+
+@st.composite
+def repos(draw: st.DrawFn) -> dict[str, str]:
+    names = draw(st.sets(_NAMES, min_size=1, max_size=5))
+    return {n: draw(_CONTENT["." + n.rsplit(".", 1)[1]]) for n in sorted(names)}
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(repos())
+def test_every_chunk_round_trips_and_is_findable(files: dict[str, str]) -> None:
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "src"
+        for name, text in files.items():
+            (src / name).parent.mkdir(parents=True, exist_ok=True)
+            (src / name).write_text(text, encoding="utf-8")
+        build(src, Path(tmp) / "a", model="none")
+        build(src, Path(tmp) / "b", model="none")
+        a, b = (Path(tmp) / "a" / mf.MANIFEST).read_bytes(), (Path(tmp) / "b" / mf.MANIFEST).read_bytes()
+        assert a == b
+        bundle = open_bundle(Path(tmp) / "a")
+        expected = {}
+        for name in files:
+            for c in chunk_file(name, (src / name).read_bytes(), Config()).chunks:
+                expected[c.id] = c.to_dict()
+        got = {bundle.chunks.ids[r]: bundle.chunks.chunk(r).to_dict() for r in range(len(bundle.chunks))}
+        assert got == expected
+        assert bundle.lexical.num_docs == len(expected)
+        for cid, c in expected.items():
+            words = [w for w in c["text"].split() if w.isidentifier()]
+            if words:
+                hits = {h for h, _ in bundle.lexical.search(words[0], len(expected))}
+                assert cid in hits
+
+
+@given(st.lists(st.text(max_size=50), max_size=20))
+def test_text_blobs_round_trip(texts: list[str]) -> None:
+    assert mf.unpack_texts(mf.pack_texts(texts)) == texts
