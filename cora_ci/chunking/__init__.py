@@ -8,7 +8,7 @@ parse mostly fails or a file is minified. Oversized and binary files are skipped
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from cora_ci.chunking import markup
 from cora_ci.chunking.assemble import FileCtx, assign_anchors, emit_rows, emit_symbols, link_children
@@ -34,10 +34,17 @@ class FileResult(NamedTuple):
     strategy: str | None  # None: skipped
     chunks: list[Chunk]
     diagnostics: list[Diagnostic]
+    tree: Any = None  # the tree-sitter tree, only with `keep_tree` (the reference graph reuses it)
 
 
-def chunk_file(path: str, data: bytes, cfg: Config, counter: TokenCounter | None = None) -> FileResult:
-    """Chunks of one file (`path` is repository-relative, with `/`)."""
+def chunk_file(
+    path: str, data: bytes, cfg: Config, counter: TokenCounter | None = None, *, keep_tree: bool = False
+) -> FileResult:
+    """Chunks of one file (`path` is repository-relative, with `/`).
+
+    `keep_tree` hands back the parse tree of a structurally chunked file, so that reference
+    extraction (`cora_ci.graph.extract_refs`) need not parse the file a second time.
+    """
     counter = counter or default_counter()
     if len(data) > cfg.max_file_bytes:
         msg = f"{len(data)} bytes > max_file_bytes {cfg.max_file_bytes}"
@@ -58,8 +65,10 @@ def chunk_file(path: str, data: bytes, cfg: Config, counter: TokenCounter | None
         strategy = "lines"
     src = "\n".join(lines).encode("utf-8")
     ctx = FileCtx(path, lang, Rows.of(lines, counter), cfg, strategy)
+    tree: Any = None
     if strategy == "structural":
         ol = outline(lang, src, lines)
+        tree = ol.tree if keep_tree else None
         if ol.error_bytes > _ERROR_SHARE_FALLBACK * max(1, len(src)):
             diags.append(Diagnostic("CORA-CHK-001", "parse mostly failed; chunked by lines"))
             ctx.strategy = "lines"
@@ -81,7 +90,7 @@ def chunk_file(path: str, data: bytes, cfg: Config, counter: TokenCounter | None
     link_children(chunks)
     if chunks:
         chunks[0].diagnostics[:0] = diags
-    return FileResult(path, lang, ctx.strategy, chunks, diags)
+    return FileResult(path, lang, ctx.strategy, chunks, diags, tree)
 
 
 def _claimed(syms: list[Sym]) -> set[int]:

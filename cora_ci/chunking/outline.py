@@ -53,6 +53,7 @@ class Outline:
     top_rows: list[int]  # first rows of top-level statements: good places to split module code
     error_bytes: int = 0
     error_count: int = 0
+    tree: Any = None  # the parsed tree.Tree, for later stages that need more than the outline
 
 
 def last_row(node: Node) -> int:
@@ -443,4 +444,5 @@ def outline(lang: str, src: bytes, lines: list[str]) -> Outline:
         top_rows=[c.start_point[0] for c in root.named_children],
         error_bytes=error_bytes,
         error_count=error_count,
+        tree=tree,
     )
