@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import textwrap
 
-import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -303,6 +302,7 @@ REPO = {
 
 
 def test_build_is_deterministic_regardless_of_dict_order() -> None:
+    msgpack = pytest.importorskip("msgpack")
     data = index(REPO)
     first = build_graph(data)
     items = list(data.items())
@@ -339,6 +339,7 @@ def graphs(draw: st.DrawFn) -> Graph:
 @given(graphs())
 @settings(max_examples=200, deadline=None)
 def test_graph_round_trips_through_msgpack(g: Graph) -> None:
+    msgpack = pytest.importorskip("msgpack")
     packed = msgpack.packb(g.to_dict())
     assert Graph.from_dict(msgpack.unpackb(packed)) == g
 
