@@ -126,9 +126,9 @@ def _chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str
     t = clock()
     for n, (entry, data) in enumerate(snap.read(entries), start=1):
         t1 = clock()
-        res = chunk_file(entry.path, data, cfg, counter)
+        res = chunk_file(entry.path, data, cfg, counter, keep_tree=True)
         t2 = clock()
-        refs = extract_refs(entry.path, res.lang, data, res.chunks) if res.chunks else None
+        refs = extract_refs(entry.path, res.lang, data, res.chunks, tree=res.tree) if res.chunks else None
         t3 = clock()
         t_read, t_chunk, t_refs = t_read + t1 - t, t_chunk + t2 - t1, t_refs + t3 - t2
         out.append(_File(
