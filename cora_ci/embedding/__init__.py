@@ -1,1 +1,47 @@
-"""Stage 3: embedding models. For now it ships the default model's vocabulary for token counts."""
+"""Stage 3: chunks to vectors, fully offline.
+
+The default model is an int8 ONNX build of all-MiniLM-L6-v2 shipped in `minilm/` (reproducible with
+tools/model/build_model.py) and verified by sha256 before use; `load_embedder(DIR)` takes any ONNX
+sentence encoder directory instead, and `load_embedder("none")` means a lexical-only bundle.
+
+Long chunks. Chunks may hold ~800 tokens, the model's window is `max_length` (256 for the default).
+A chunk is embedded as `document_text`: its context (path, symbol hierarchy, header) first, then
+its code, truncated to the window. Nothing is lost for search: the bundle's BM25 index holds the
+full text, and the head of a symbol (signature, docstring, first statements) carries most of what
+it means. bench/embed_speed.py measures how many chunks and tokens truncation touches.
+
+Determinism. Each text runs alone, so its vector never depends on the other texts of a call (see
+`runtime`). Import cost. Importing this package loads neither numpy nor onnxruntime; `Embedder`
+resolves lazily, and onnxruntime sessions are created on first use.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cora_ci.embedding.info import ModelInfo, document_text
+
+if TYPE_CHECKING:
+    from cora_ci.embedding.runtime import Embedder
+
+__all__ = ["Embedder", "ModelInfo", "document_text", "load_embedder"]
+
+
+def load_embedder(spec: str | None) -> Embedder | None:
+    """None or "default": the bundled model; "none": no embeddings; anything else: a model directory."""
+    from cora_ci.embedding import loading
+
+    if spec is None or spec == "default":
+        return loading.load_default()
+    if spec == "none":
+        return None
+    return loading.load_directory(Path(spec))
+
+
+def __getattr__(name: str) -> Any:
+    if name == "Embedder":  # lazily: the runtime module imports numpy
+        from cora_ci.embedding.runtime import Embedder
+
+        return Embedder
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -1,0 +1,48 @@
+"""What a bundle records about its embedding model, and what a chunk's embedded text is.
+
+Kept free of numpy and onnxruntime so that reading or comparing model metadata costs no heavy import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cora_ci.chunking.model import Chunk
+
+POOLINGS = ("mean", "cls")
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """Identity and settings of an embedding model; goes into the bundle manifest (`asdict`).
+
+    Two bundles' vectors are comparable only if their ModelInfo is equal: the checksums pin the
+    weights and the tokenizer, the other fields pin how text becomes a vector.
+    """
+
+    name: str
+    dim: int
+    model_sha256: str
+    tokenizer_sha256: str
+    max_length: int
+    pooling: str
+    query_prefix: str
+    document_prefix: str
+
+
+def document_text(chunk: Chunk) -> str:
+    """The text embedded for a chunk: context lines first, then the verbatim code.
+
+    The model sees at most `max_length` tokens and truncation cuts the end, so the path, the
+    symbol hierarchy ("class:Foo > method:bar") and the natural-language header come first and
+    always survive; the code fills the rest of the window.
+    """
+    lines = [chunk.path]
+    if chunk.hierarchy:
+        lines.append(" > ".join(chunk.hierarchy))
+    if chunk.header:
+        lines.append(chunk.header)
+    lines.append(chunk.text)
+    return "\n".join(lines)

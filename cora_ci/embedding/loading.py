@@ -1,0 +1,171 @@
+"""Finding, checking and configuring embedding models; nothing is ever downloaded.
+
+The default model ships inside the package (`minilm/`) and is verified against checksums compiled
+into this module before first use. A custom model is a directory: `model.onnx`, `tokenizer.json`
+and optionally `cora-model.json`; sentence-transformers' own files fill in what that file omits.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import replace
+from functools import partial
+from importlib import resources
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from cora_ci.embedding.info import POOLINGS, ModelInfo
+from cora_ci.errors import CoraError
+
+if TYPE_CHECKING:
+    from cora_ci.embedding.runtime import Embedder
+
+DEFAULT_NAME = "all-MiniLM-L6-v2-int8"
+DEFAULT_MODEL_SHA256 = "31d11148b3c61babc62a37992de904bf4d59d90e1f9122fb4ce42c5a7cfcacfc"
+DEFAULT_VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
+DEFAULT_DIM = 384
+DEFAULT_MAX_LENGTH = 256  # the model was tuned at 128 but its positions reach 512; 256 is the build's choice
+SETTINGS_FILE = "cora-model.json"
+_SETTING_TYPES: dict[str, type] = {
+    "name": str,
+    "pooling": str,
+    "normalize": bool,
+    "max_length": int,
+    "query_prefix": str,
+    "document_prefix": str,
+    "dim": int,
+}
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        raise CoraError("CORA-MDL-001", f"{path.name} not found in {path.parent}") from None
+    except OSError as e:
+        raise CoraError("CORA-MDL-001", f"cannot read {path}: {e.strerror}") from None
+
+
+def verify_sha256(path: Path, expected: str) -> bytes:
+    """The file's bytes, if their sha256 is `expected`; CORA-MDL-002 otherwise."""
+    data = _read(path)
+    actual = _sha256(data)
+    if actual != expected:
+        raise CoraError("CORA-MDL-002", f"{path} has sha256 {actual[:12]}…, expected {expected[:12]}…")
+    return data
+
+
+def load_default(model_dir: Path | None = None, **runtime: Any) -> Embedder:
+    """The bundled int8 all-MiniLM-L6-v2, checked against its compiled-in checksums."""
+    from tokenizers import BertWordPieceTokenizer
+
+    from cora_ci.embedding.runtime import Embedder
+
+    if model_dir is None:  # installed as plain files (setuptools package-data), never zipped
+        model_dir = Path(str(resources.files("cora_ci.embedding.minilm")))
+    model = verify_sha256(model_dir / "model.onnx", DEFAULT_MODEL_SHA256)
+    vocab = model_dir / "vocab.txt"
+    verify_sha256(vocab, DEFAULT_VOCAB_SHA256)
+    info = ModelInfo(DEFAULT_NAME, DEFAULT_DIM, DEFAULT_MODEL_SHA256, DEFAULT_VOCAB_SHA256,
+                     DEFAULT_MAX_LENGTH, "mean", "", "")  # fmt: skip
+    return Embedder(info, model, partial(BertWordPieceTokenizer, str(vocab), lowercase=True), **runtime)
+
+
+def _json(path: Path) -> Any:
+    try:
+        return json.loads(_read(path))
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CoraError("CORA-MDL-001", f"{path} is not valid JSON: {e}") from None
+
+
+def _conventions(model_dir: Path) -> dict[str, Any]:
+    """Settings implied by sentence-transformers' files, where present."""
+    found: dict[str, Any] = {}
+    pooling_file = model_dir / "1_Pooling" / "config.json"
+    if pooling_file.is_file():
+        pool = _json(pooling_file)
+        if isinstance(pool, dict) and pool.get("pooling_mode_cls_token"):
+            found["pooling"] = "cls"
+        elif isinstance(pool, dict) and pool.get("pooling_mode_mean_tokens"):
+            found["pooling"] = "mean"
+        else:
+            raise CoraError("CORA-MDL-001", f"{pooling_file}: only mean and cls pooling are supported")
+    st_file = model_dir / "sentence_bert_config.json"
+    if st_file.is_file():
+        st = _json(st_file)
+        if isinstance(st, dict) and isinstance(st.get("max_seq_length"), int):
+            found["max_length"] = st["max_seq_length"]
+    prompts_file = model_dir / "config_sentence_transformers.json"
+    if prompts_file.is_file():
+        prompts = _json(prompts_file)
+        prompts = prompts.get("prompts") if isinstance(prompts, dict) else None
+        if isinstance(prompts, dict):
+            for key, names in (("query_prefix", ("query",)), ("document_prefix", ("document", "passage"))):
+                value = next((prompts[n] for n in names if isinstance(prompts.get(n), str)), None)
+                if value is not None:
+                    found[key] = value
+    return found
+
+
+def _settings(model_dir: Path) -> dict[str, Any]:
+    """cora-model.json over sentence-transformers conventions; unknown keys and bad values fail."""
+    settings = _conventions(model_dir)
+    path = model_dir / SETTINGS_FILE
+    if not path.is_file():
+        return settings
+    given = _json(path)
+    if not isinstance(given, dict):
+        raise CoraError("CORA-MDL-001", f"{path}: expected a JSON object")
+    for key, value in given.items():
+        if key not in _SETTING_TYPES:
+            raise CoraError("CORA-MDL-001", f"unknown key '{key}' in {path}")
+        want = _SETTING_TYPES[key]
+        if not isinstance(value, want) or (want is int and isinstance(value, bool)):
+            raise CoraError("CORA-MDL-001", f"{key} in {path}: expected {want.__name__}, got {value!r}")
+    settings.update(given)
+    if settings.get("pooling", "mean") not in POOLINGS:
+        got = settings["pooling"]
+        raise CoraError("CORA-MDL-001", f"pooling in {path}: expected mean or cls, got {got!r}")
+    for key in ("max_length", "dim"):
+        if key in settings and settings[key] < 1:
+            raise CoraError("CORA-MDL-001", f"{key} in {path}: expected a positive integer")
+    return settings
+
+
+def load_directory(model_dir: Path, **runtime: Any) -> Embedder:
+    """Any ONNX sentence encoder: `model.onnx` + `tokenizer.json` (+ `cora-model.json`)."""
+    from tokenizers import Tokenizer
+
+    from cora_ci.embedding.runtime import Embedder
+
+    if not model_dir.is_dir():
+        raise CoraError("CORA-MDL-001", f"model directory not found: {model_dir}")
+    model = _read(model_dir / "model.onnx")
+    tokenizer_file = model_dir / "tokenizer.json"
+    tokenizer_bytes = _read(tokenizer_file)
+    tokenizer_json = tokenizer_bytes.decode("utf-8", errors="replace")
+    try:
+        Tokenizer.from_str(tokenizer_json)
+    except Exception as e:  # the tokenizers library raises plain Exception
+        raise CoraError("CORA-MDL-001", f"{tokenizer_file} is not a tokenizers file: {e}") from None
+    s = _settings(model_dir)
+    info = ModelInfo(
+        name=s.get("name", model_dir.resolve().name),
+        dim=s.get("dim", 0),
+        model_sha256=_sha256(model),
+        tokenizer_sha256=_sha256(tokenizer_bytes),
+        max_length=s.get("max_length", DEFAULT_MAX_LENGTH),
+        pooling=s.get("pooling", "mean"),
+        query_prefix=s.get("query_prefix", ""),
+        document_prefix=s.get("document_prefix", ""),
+    )
+    embedder = Embedder(info, model, partial(Tokenizer.from_str, tokenizer_json),
+                        normalize=s.get("normalize", True), **runtime)  # fmt: skip
+    if not info.dim:  # not configured: ask the model (this creates its sessions now)
+        embedder.info = replace(info, dim=embedder.output_dim())
+    return embedder

