@@ -140,7 +140,9 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
         mf.MANIFEST, mf.MANIFEST_SUM}  # fmt: skip
     assert all(k.startswith("bm25/") for k in m["artifacts"])  # no vectors.usearch in a lexical bundle
     assert m["stats"]["chunks"] == len(b.chunks) == s.chunks
-    assert m["stats"]["source_bytes"] == sum(len(v.encode()) for k, v in _dedent(FILES).items() if k != "logo.png")
+    assert m["stats"]["source_bytes"] == sum(
+        len(v.encode()) for k, v in _dedent(FILES).items() if k != "logo.png"
+    )
 
 
 def test_chunks_round_trip_exactly_as_the_chunker_made_them(repo: Path) -> None:

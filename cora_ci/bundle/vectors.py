@@ -39,7 +39,7 @@ class VectorIndex:
         index = Index.restore(str(path), view=True)
         if index is None:
             raise ValueError(f"{path} is not a usearch index")
-        index.expansion_search = EXPANSION_SEARCH
+        setattr(index, "expansion_search", EXPANSION_SEARCH)  # noqa: B010 - usearch types it read-only; it is not
         self._index: Index = index
 
     @property

@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from cora_ci.chunking.model import Chunk
 
 POOLINGS = ("mean", "cls")
+_MAX_HEADER = 400  # characters, about 100 tokens of the 256-token window
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,8 @@ def document_text(chunk: Chunk) -> str:
     if chunk.hierarchy:
         lines.append(" > ".join(chunk.hierarchy))
     if chunk.header:
-        lines.append(chunk.header)
+        # A merged chunk's header lists every member's signature; capped, so code still fits.
+        head = chunk.header
+        lines.append(head if len(head) <= _MAX_HEADER else head[:_MAX_HEADER] + " ...")
     lines.append(chunk.text)
     return "\n".join(lines)
