@@ -115,31 +115,30 @@ def _head(root: Path) -> tuple[str | None, int | None]:
     return (out[0].decode(), int(out[1])) if len(out) == 2 else (None, None)
 
 
-def _ls_tree(root: Path, commit: str) -> list[Entry]:
-    out = _git(root, "ls-tree", "-r", "-z", "--full-tree", commit)
-    entries = []
+def _records(out: bytes) -> Iterator[tuple[list[str], str]]:
+    """`<fields...>\t<path>` records of a `-z` listing: the fields and the path."""
     for rec in out.split(b"\0"):
-        if not rec:
-            continue
-        meta, _, name = rec.partition(b"\t")
-        mode, kind, blob = meta.decode().split()
-        if kind == "blob" and mode not in (_SYMLINK, _GITLINK):
-            entries.append(Entry(_name(name), blob, mode))
-    return entries
+        if rec:
+            meta, _, name = rec.partition(b"\t")
+            yield meta.decode().split(), _name(name)
+
+
+def _ls_tree(root: Path, commit: str) -> list[Entry]:
+    """Regular files of a commit (symlinks and submodules are not source to index)."""
+    return [
+        Entry(path, blob, mode)
+        for (mode, kind, blob), path in _records(_git(root, "ls-tree", "-r", "-z", "--full-tree", commit))
+        if kind == "blob" and mode not in (_SYMLINK, _GITLINK)
+    ]
 
 
 def _ls_index(root: Path) -> list[Entry]:
     """Stage-0 entries of the index (a file in a merge conflict has none: it is not indexable yet)."""
-    out = _git(root, "ls-files", "-s", "-z")
-    entries = []
-    for rec in out.split(b"\0"):
-        if not rec:
-            continue
-        meta, _, name = rec.partition(b"\t")
-        mode, blob, stage = meta.decode().split()
-        if stage == "0" and mode not in (_SYMLINK, _GITLINK):
-            entries.append(Entry(_name(name), blob, mode))
-    return entries
+    return [
+        Entry(path, blob, mode)
+        for (mode, blob, stage), path in _records(_git(root, "ls-files", "-s", "-z"))
+        if stage == "0" and mode not in (_SYMLINK, _GITLINK)
+    ]
 
 
 def _worktree(root: Path) -> tuple[list[Entry], bool]:
