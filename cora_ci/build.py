@@ -16,9 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from cora_ci import __version__
+from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.lexical import LexicalDoc, write_index
-from cora_ci.bundle.store import write_bundle
+from cora_ci.bundle.store import update_lock, write_bundle
 from cora_ci.chunking import chunk_file
 from cora_ci.chunking.model import Chunk
 from cora_ci.chunking.tokens import default_counter
@@ -40,7 +41,10 @@ class Summary:
     files: int = 0
     skipped: int = 0
     chunks: int = 0
-    embedded: int = 0  # distinct texts run through the model
+    embedded: int = 0  # texts run through the model (the rest reused a vector)
+    rechunked: int = 0  # files chunked in this run (the rest came from the previous bundle)
+    removed: int = 0  # files gone since the previous bundle
+    rebuilt: str = ""  # why the previous bundle could not be updated ("" for an update)
     source_bytes: int = 0
     bundle_bytes: int = 0
     diagnostics: int = 0
@@ -52,26 +56,46 @@ class Summary:
 
 
 def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: str | None = None,
-          model: str | None = None, config_file: Path | None = None,
+          model: str | None = None, config_file: Path | None = None, full: bool = False,
           progress: Progress = _quiet) -> Summary:  # fmt: skip
-    """Index `repo` into the bundle directory `out` (default `<repo root>/.cora/index`)."""
+    """Index `repo` into the bundle `out` (default `<repo root>/.cora/index`).
+
+    An existing bundle is updated: files whose git blob id is unchanged keep their chunks, and
+    every chunk whose embedded text is unchanged keeps its vector, wherever it moved. A change of
+    chunker config, model or major format rebuilds from scratch, as does `full`.
+    """
     t0 = time.perf_counter()
-    stages: dict[str, float] = {}
     snap = snapshot(repo, kind, rev, out, config_file)
     out = out if out is not None else snap.root / ".cora" / "index"
+    with update_lock(out):
+        return _build(snap, out, model, full, progress, t0)
+
+
+def _build(
+    snap: Snapshot, out: Path, model: str | None, full: bool, progress: Progress, t0: float
+) -> Summary:
+    stages: dict[str, float] = {}
     cfg = snap.config
     embedder = _embedder(model or cfg.model, snap.root)
+    info = asdict(embedder.info) if embedder is not None else None
+    old, rebuilt = (None, "--full") if full else _previous(out, cfg, info)
     stages["list"] = time.perf_counter() - t0
-    files = _chunk_all(snap, cfg, progress, stages)
+    reuse = {f.path: f for f in old.chunks.file_entries()} if old is not None else {}
+    files, rechunked = _chunk_all(snap, cfg, progress, stages, reuse)
     chunks = [c for f in files for c in f.chunks]
     _check_unique_ids(chunks)
     t = time.perf_counter()
     graph = _graph(files)
     stages["graph"] = time.perf_counter() - t
     t = time.perf_counter()
-    vectors, embedded = _embed(embedder, chunks, progress) if embedder is not None else (None, 0)
+    vectors, embedded, same = None, 0, set()
+    if embedder is not None:
+        cache, old_keys = _old_vectors(old, reuse)
+        vectors, embedded = _embed(embedder, chunks, progress, cache)
+        same = {
+            c.id for c, t in zip(chunks, _texts(chunks), strict=True) if old_keys.get(c.id) == _text_key(t)
+        }
     stages["embed"] = time.perf_counter() - t
-    summary = Summary(out=out, model=embedder.info.name if embedder else "none", stages=stages)
 
     def fill(tmp: Path) -> dict[str, Any]:
         progress("write", 0, 1)
@@ -79,26 +103,49 @@ def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: 
         if vectors is not None:
             import numpy as np
 
-            from cora_ci.bundle.vectors import write_vectors
+            from cora_ci.bundle.vectors import update_vectors, write_vectors
 
-            write_vectors(tmp / mf.VECTORS, np.asarray([c.id for c in chunks], dtype=np.uint64), vectors)
+            ids = np.asarray([c.id for c in chunks], dtype=np.uint64)
+            if old is not None and old.vectors is not None:
+                update_vectors(old.root / mf.VECTORS, tmp / mf.VECTORS, ids, vectors, same)
+            else:
+                write_vectors(tmp / mf.VECTORS, ids, vectors)
         progress("write", 1, 1)
-        return _manifest(snap, cfg, embedder.info if embedder else None, files, graph)
+        return _manifest(snap, cfg, info, files, graph)
 
     t = time.perf_counter()
     write_bundle(out, fill)
     stages["write"] = time.perf_counter() - t
-    summary.files = sum(1 for f in files if f.strategy is not None)
-    summary.skipped = len(files) - summary.files
-    summary.chunks = len(chunks)
-    summary.embedded = embedded
-    summary.source_bytes = sum(f.size for f in files if f.strategy is not None)  # indexed source only
-    summary.bundle_bytes = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    summary.diagnostics = sum(len(f.diagnostics) + sum(len(c.diagnostics) for c in f.chunks) for f in files)
-    summary.languages = dict(sorted(Counter(f.lang for f in files if f.strategy is not None).items()))
-    summary.seconds = time.perf_counter() - t0
-    summary.source = f"{snap.kind} {snap.commit[:12] if snap.commit else ''}".strip()
-    return summary
+    indexed = [f for f in files if f.strategy is not None]
+    return Summary(
+        out=out, files=len(indexed), skipped=len(files) - len(indexed), chunks=len(chunks), embedded=embedded,
+        rechunked=rechunked, removed=len(set(reuse) - {f.path for f in files}), rebuilt=rebuilt,
+        source_bytes=sum(f.size for f in indexed),  # indexed source only
+        bundle_bytes=sum(p.stat().st_size for p in out.rglob("*") if p.is_file()),
+        diagnostics=sum(len(f.diagnostics) + sum(len(c.diagnostics) for c in f.chunks) for f in files),
+        languages=dict(sorted(Counter(f.lang for f in indexed).items())),
+        seconds=time.perf_counter() - t0, stages=stages, model=embedder.info.name if embedder else "none",
+        source=f"{snap.kind} {snap.commit[:12] if snap.commit else ''}".strip(),
+    )  # fmt: skip
+
+
+def _previous(out: Path, cfg: Config, model: dict[str, Any] | None) -> tuple[Bundle | None, str]:
+    """The bundle to update, or None and the reason for building from scratch."""
+    if not (out / mf.MANIFEST).is_file():
+        return None, "" if not out.exists() else "no readable bundle"
+    try:
+        old = open_bundle(out)
+    except CoraError as e:
+        return None, f"previous bundle unusable ({e.code})"
+    m = old.manifest
+    if mf.parse_version(m["format_version"])[0] != mf.FORMAT_VERSION[0]:
+        return None, f"bundle format {m['format_version']} -> {'.'.join(map(str, mf.FORMAT_VERSION))}"
+    if m["chunker"]["hash"] != cfg.chunker_hash():
+        return None, "chunker config changed"
+    if m["model"] != model:
+        name = (model or {}).get("name", "none")
+        return None, f"model changed ({(m['model'] or {}).get('name', 'none')} -> {name})"
+    return old, ""
 
 
 def _embedder(spec: str, root: Path) -> Any:
@@ -109,37 +156,35 @@ def _embedder(spec: str, root: Path) -> Any:
     return load_embedder(spec)
 
 
-@dataclass
-class _File(mf.FileEntry):
-    size: int = 0
-
-
-def _chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str, float]) -> list[_File]:
-    """Chunks and references of every file (timed apart: `read`, `chunk`, `refs`)."""
+def _chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str, float],
+               reuse: dict[str, mf.FileEntry]) -> tuple[list[mf.FileEntry], int]:  # fmt: skip
+    """Chunks and references of every file, taken from `reuse` when the blob id is unchanged;
+    and how many files were chunked anew (timed apart: `read`, `chunk`, `refs`)."""
     from cora_ci.graph import extract_refs
 
     counter = default_counter()
-    entries = list(snap.entries)
-    out: list[_File] = []
+    kept = {e.path: reuse[e.path] for e in snap.entries if e.path in reuse and reuse[e.path].blob == e.blob}
+    todo = [e for e in snap.entries if e.path not in kept]
+    fresh: dict[str, mf.FileEntry] = {}
     clock = time.perf_counter
     t_read = t_chunk = t_refs = 0.0
     t = clock()
-    for n, (entry, data) in enumerate(snap.read(entries), start=1):
+    for n, (entry, data) in enumerate(snap.read(todo), start=1):
         t1 = clock()
         res = chunk_file(entry.path, data, cfg, counter, keep_tree=True)
         t2 = clock()
         refs = extract_refs(entry.path, res.lang, data, res.chunks, tree=res.tree) if res.chunks else None
         t3 = clock()
         t_read, t_chunk, t_refs = t_read + t1 - t, t_chunk + t2 - t1, t_refs + t3 - t2
-        out.append(_File(
+        fresh[entry.path] = mf.FileEntry(
             path=entry.path, blob=entry.blob, lang=res.lang, strategy=res.strategy,
             diagnostics=res.diagnostics, imports=refs.imports if refs else [], chunks=res.chunks,
             refs=refs.refs if refs else {}, size=len(data),
-        ))  # fmt: skip
-        progress("chunk", n, len(entries))
+        )  # fmt: skip
+        progress("chunk", n, len(todo))
         t = clock()
     stages.update(read=t_read, chunk=t_chunk, refs=t_refs)
-    return out
+    return [kept.get(e.path) or fresh[e.path] for e in snap.entries], len(todo)
 
 
 def _check_unique_ids(chunks: list[Chunk]) -> None:
@@ -158,26 +203,48 @@ def _texts(chunks: list[Chunk]) -> list[str]:
     return [document_text(c) for c in chunks]
 
 
-def _embed(embedder: Any, chunks: list[Chunk], progress: Progress) -> tuple[Any, int]:
-    """One vector per chunk, and how many texts ran through the model: identical texts (copied
-    code, repeated boilerplate) are embedded once."""
+def _text_key(text: str) -> bytes:
+    return hashlib.sha256(text.encode()).digest()
+
+
+def _old_vectors(
+    old: Bundle | None, reuse: dict[str, mf.FileEntry]
+) -> tuple[dict[bytes, Any], dict[int, bytes]]:
+    """The previous bundle's vectors by the hash of their embedded text (the vector cache), and
+    the text hash of each of its chunk ids."""
+    chunks = [c for f in reuse.values() for c in f.chunks]
+    if old is None or old.vectors is None or not chunks:
+        return {}, {}
+    keys = [_text_key(t) for t in _texts(chunks)]
+    vecs = old.vectors.get([c.id for c in chunks])
+    return dict(zip(keys, vecs, strict=True)), {c.id: k for c, k in zip(chunks, keys, strict=True)}
+
+
+def _embed(
+    embedder: Any, chunks: list[Chunk], progress: Progress, cache: dict[bytes, Any]
+) -> tuple[Any, int]:
+    """One vector per chunk, and how many texts ran through the model: a text seen before (in the
+    previous bundle, or earlier in this build: copied code, boilerplate) is not embedded again."""
     import numpy as np
 
     texts = _texts(chunks)
-    keys = [hashlib.sha256(t.encode()).digest() for t in texts]
+    keys = [_text_key(t) for t in texts]
     unique = sorted(set(keys))
     text_of = dict(zip(keys, texts, strict=True))
-    row = {k: i for i, k in enumerate(unique)}
-    vecs = np.zeros((len(unique), embedder.info.dim), dtype=np.float32)
-    progress("embed", 0, len(unique))
-    for i in range(0, len(unique), _EMBED_STEP):
-        part = unique[i : i + _EMBED_STEP]
-        vecs[i : i + len(part)] = embedder.embed_documents([text_of[k] for k in part])
-        progress("embed", i + len(part), len(unique))
-    return (vecs[[row[k] for k in keys]] if keys else vecs), len(unique)
+    todo = [k for k in unique if k not in cache]
+    progress("embed", 0, len(todo))
+    found = dict(cache)
+    for i in range(0, len(todo), _EMBED_STEP):
+        part = todo[i : i + _EMBED_STEP]
+        found.update(zip(part, embedder.embed_documents([text_of[k] for k in part]), strict=True))
+        progress("embed", i + len(part), len(todo))
+    vecs = np.zeros((len(keys), embedder.info.dim), dtype=np.float32)
+    for i, k in enumerate(keys):
+        vecs[i] = found[k]
+    return vecs, len(todo)
 
 
-def _graph(files: list[_File]) -> Any:
+def _graph(files: list[mf.FileEntry]) -> Any:
     from cora_ci.graph import FileRefs, build_graph
 
     return build_graph({f.path: (f.chunks, FileRefs(f.imports, f.refs)) for f in files})
@@ -199,7 +266,8 @@ def _built_at(snap: Snapshot) -> int | None:
     return snap.time
 
 
-def _manifest(snap: Snapshot, cfg: Config, model: Any, files: list[_File], graph: Any) -> dict[str, Any]:
+def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: list[mf.FileEntry],
+              graph: Any) -> dict[str, Any]:  # fmt: skip
     fcols, ccols = mf.tables(list(files))
     chunk_cfg = asdict(cfg)
     for k in ("include", "exclude", "source", "model"):
@@ -216,7 +284,7 @@ def _manifest(snap: Snapshot, cfg: Config, model: Any, files: list[_File], graph
             "tree": snap.tree,
             "dirty": snap.dirty,
         },
-        "model": asdict(model) if model is not None else None,
+        "model": model,
         "chunker": {
             "hash": cfg.chunker_hash(),
             "config": chunk_cfg,

@@ -293,7 +293,7 @@ def test_opening_and_searching_writes_nothing_in_the_bundle(repo: Path) -> None:
     b.vectors.search(b.vectors.get([b.chunks.ids[0]])[0], 3)
     b.chunks.text(0)
     assert _tree_state(out) == before
-    assert sorted(os.listdir(out.parent)) == [".gitignore", "index"]
+    assert sorted(os.listdir(out.parent)) == [".gitignore", ".index.lock", "index"]
 
 
 def _corrupt(path: Path) -> None:
@@ -377,7 +377,11 @@ def test_a_failed_build_leaves_the_previous_bundle(repo: Path) -> None:
     with pytest.raises(CoraError) as e:
         write_bundle(out, boom)
     assert e.value.code == "CORA-BND-006"
-    assert _tree_state(out) == before and sorted(os.listdir(out.parent)) == [".gitignore", "index"]
+    assert _tree_state(out) == before and sorted(os.listdir(out.parent)) == [
+        ".gitignore",
+        ".index.lock",
+        "index",
+    ]
 
 
 def test_a_killed_build_leaves_the_previous_bundle(repo: Path) -> None:

@@ -29,7 +29,7 @@ CHUNK_COLUMNS = (
     "id", "file", "kind", "symbols", "anchors", "hierarchy", "parent",
     "start_line", "end_line", "tokens", "header", "diagnostics", "elided", "refs",
 )  # fmt: skip
-FILE_COLUMNS = ("path", "blob", "lang", "strategy", "diagnostics", "imports", "texts")
+FILE_COLUMNS = ("path", "blob", "size", "lang", "strategy", "diagnostics", "imports", "texts")
 _ZLIB_LEVEL = 6
 
 
@@ -45,6 +45,7 @@ class FileEntry:
     imports: list[str]
     chunks: list[Chunk]
     refs: dict[int, list[str]] = field(default_factory=dict)
+    size: int = 0  # bytes of the source file
 
 
 def _diags(ds: list[Diagnostic]) -> list[list[Any]]:
@@ -71,6 +72,7 @@ def tables(files: list[FileEntry]) -> tuple[dict[str, list[Any]], dict[str, list
     for fi, f in enumerate(sorted(files, key=lambda f: f.path)):
         fcols["path"].append(f.path)
         fcols["blob"].append(f.blob)
+        fcols["size"].append(f.size)
         fcols["lang"].append(f.lang)
         fcols["strategy"].append(f.strategy)
         fcols["diagnostics"].append(_diags(f.diagnostics))
@@ -144,6 +146,27 @@ class ChunkTable:
         if fi not in self._texts:
             self._texts[fi] = unpack_texts(self._f["texts"][fi])
         return self._texts[fi][row - self._first_row[fi]]
+
+    def file_entries(self) -> list[FileEntry]:
+        """Every file record with its chunks and references, as the build that wrote them had them."""
+        f, c = self._f, self._c
+        rows: dict[int, list[int]] = {}
+        for row, fi in enumerate(c["file"]):
+            rows.setdefault(fi, []).append(row)
+        return [
+            FileEntry(
+                path=f["path"][fi],
+                blob=f["blob"][fi],
+                lang=f["lang"][fi],
+                strategy=f["strategy"][fi],
+                diagnostics=_undiags(f["diagnostics"][fi]),
+                imports=f["imports"][fi],
+                chunks=[self.chunk(r) for r in rows.get(fi, [])],
+                refs={c["id"][r]: c["refs"][r] for r in rows.get(fi, []) if c["refs"][r]},
+                size=f["size"][fi],
+            )
+            for fi in range(len(f["path"]))
+        ]
 
     def chunk(self, row: int) -> Chunk:
         c, fi = self._c, self._c["file"][row]

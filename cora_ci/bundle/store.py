@@ -13,12 +13,13 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import ctypes.util
+import fcntl
 import hashlib
 import json
 import os
 import shutil
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -61,6 +62,30 @@ def _exchange(a: Path, b: Path) -> bool:
         return False
     at_fdcwd = -100
     return fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0  # type: ignore[no-any-return]
+
+
+@contextlib.contextmanager
+def update_lock(out: Path) -> Iterator[None]:
+    """Hold the bundle's update lock, or fail at once with CORA-BND-007.
+
+    An advisory `flock` on a file beside the bundle: the kernel drops it when its holder exits, so a
+    killed update never leaves a stale lock behind.
+    """
+    out = out.absolute()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    path = out.with_name(f".{out.name}.lock")
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
+            raise CoraError("CORA-BND-007", f"another update of {out} is running (pid {holder})") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)
 
 
 def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]]) -> None:

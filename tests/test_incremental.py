@@ -1,0 +1,273 @@
+"""Updating a bundle commit by commit answers exactly like building it from scratch at the same tree."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from conftest import git
+from hypothesis import HealthCheck, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from cora_ci.build import build
+from cora_ci.bundle import open_bundle
+from cora_ci.bundle.store import update_lock
+from cora_ci.errors import CoraError
+
+QUERIES = ["parse header", "login user", "render view", "install", "total value", "helper"]
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+def answers(out: Path) -> dict[str, Any]:
+    """Everything a query can observe of a bundle, vectors as arrays."""
+    b = open_bundle(out)
+    rows = range(len(b.chunks))
+    chunks = {b.chunks.ids[r]: b.chunks.chunk(r).to_dict() for r in rows}
+    m = b.manifest
+    result: dict[str, Any] = {
+        "chunks": chunks,
+        "files": {k: v for k, v in m["files"].items() if k != "texts"},
+        "graph": b.graph.to_dict(),
+        "bm25": {q: [(i, round(s, 4)) for i, s in b.lexical.search(q, 20)] for q in QUERIES},
+        "model": m["model"],
+        "source": m["source"],
+    }
+    if b.vectors is not None:
+        ids = sorted(chunks)
+        result["vectors"] = b.vectors.get(ids) if ids else np.zeros((0, 0))
+        result["neighbours"] = {
+            q: [i for i, _ in b.vectors.search(b.vectors.get([q])[0], 3)] for q in ids[:5]
+        }
+    return result
+
+
+def assert_same(incremental: Path, full: Path) -> None:
+    a, b = answers(incremental), answers(full)
+    va, vb = a.pop("vectors", None), b.pop("vectors", None)
+    a.pop("neighbours", None), b.pop("neighbours", None)
+    assert a == b
+    if va is not None or vb is not None:
+        assert va is not None and vb is not None and va.shape == vb.shape
+        np.testing.assert_allclose(va, vb, atol=1e-6)
+
+
+def write(repo: Path, name: str, text: str) -> None:
+    p = repo / name
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(textwrap.dedent(text))
+
+
+def commit(repo: Path, msg: str = "c") -> None:
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", msg, "--allow-empty")
+
+
+BASE = {
+    "src/util.py": '''\
+        def parse_header(value):
+            """Split a header."""
+            return value.split(";")
+
+
+        def helper(x):
+            return x + 1
+        ''',
+    "src/auth.py": '''\
+        from src.util import parse_header
+
+
+        class Auth:
+            def login(self, user):
+                """Log a user in."""
+                return parse_header(user)
+        ''',
+    "web/view.ts": "export function renderView(id: number): string {\n  return `v${id}`;\n}\n",
+    "README.md": "# Demo\n\n## Install\n\nRun it.\n",
+}
+
+
+def test_update_reuses_unchanged_files_and_vectors(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo({k: textwrap.dedent(v) for k, v in BASE.items()})
+    out = tmp_path / "inc"
+    first = build(repo, out)
+    assert first.rebuilt == "" and first.embedded == first.chunks
+    # Edit one function, add code above another (its lines move), delete and rename files.
+    util = (repo / "src/util.py").read_text().replace("x + 1", "x + 2")
+    (repo / "src/util.py").write_text("# moved down by a comment\n" + util)
+    git(repo, "mv", "web/view.ts", "web/page.ts")
+    (repo / "README.md").unlink()
+    commit(repo)
+    s = build(repo, out)
+    assert s.rebuilt == "" and s.rechunked == 2 and s.removed == 2
+    # Only texts that changed are embedded: helper's body, the moved file's chunks (their path is
+    # part of the embedded text), util's file chunk (its leading comment); parse_header is reused.
+    assert 0 < s.embedded < s.chunks
+    build(repo, tmp_path / "full", full=True)
+    assert_same(out, tmp_path / "full")
+    again = build(repo, out)
+    assert again.embedded == 0 and again.rechunked == 0
+
+
+def _function(name: str) -> str:
+    body = "".join(f"    total += compute_value(item_{i}, factor={i}) * weight_{i}\n" for i in range(8))
+    return f"def {name}(items):\n    total = 0\n{body}    return total\n"
+
+
+def test_code_moved_within_a_file_keeps_its_vectors(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo({"a.py": "import os\n\n\n" + _function("first") + "\n\n" + _function("second")})
+    first = build(repo, tmp_path / "o")
+    assert first.chunks == 3 and first.embedded == 3
+    (repo / "a.py").write_text("import os\n\n\n" + _function("second") + "\n\n" + _function("first"))
+    commit(repo)
+    s = build(repo, tmp_path / "o")
+    assert s.rechunked == 1 and s.embedded == 0  # same texts, other lines: nothing to embed
+    build(repo, tmp_path / "full", full=True)
+    assert_same(tmp_path / "o", tmp_path / "full")
+
+
+def test_config_or_model_change_rebuilds_and_says_so(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo({k: textwrap.dedent(v) for k, v in BASE.items()})
+    out = tmp_path / "o"
+    assert build(repo, out, model="none").rebuilt == ""
+    assert build(repo, out, model="default").rebuilt == "model changed (none -> all-MiniLM-L6-v2-int8)"
+    write(repo, ".cora.toml", "max_tokens = 300\n")
+    commit(repo)
+    assert build(repo, out).rebuilt == "chunker config changed"
+    assert build(repo, out, full=True).rebuilt == "--full"
+    cli = subprocess.run([sys.executable, "-m", "cora_ci", "index", str(repo), "--out", str(out), "-q",
+                          "--config", str(repo / ".cora.toml"), "--model", "none"],
+                         capture_output=True, text=True, check=False)  # fmt: skip
+    assert cli.returncode == 0 and "full rebuild: model changed" in cli.stdout
+
+
+def test_a_second_update_waits_its_turn_with_a_clear_error(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo({"a.py": "x = 1\n"})
+    out = tmp_path / "o"
+    build(repo, out, model="none")
+    with update_lock(out):
+        cli = subprocess.run([sys.executable, "-m", "cora_ci", "index", str(repo), "--out", str(out), "--model", "none"],
+                             capture_output=True, text=True, check=False)  # fmt: skip
+        with pytest.raises(CoraError) as e:
+            build(repo, out, model="none")
+    assert cli.returncode == 5 and "CORA-BND-007" in cli.stderr and "another update" in cli.stderr
+    assert e.value.code == "CORA-BND-007"
+    # A holder that dies leaves no stale lock: the kernel drops it.
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from pathlib import Path; from cora_ci.bundle.store import update_lock\n"
+        f"with update_lock(Path({str(out)!r})):\n    print('held', flush=True); time.sleep(60)")],
+        stdout=subprocess.PIPE, text=True)  # fmt: skip
+    assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    holder.kill()
+    holder.wait()
+    assert build(repo, out, model="none").rebuilt == ""
+
+
+class Commits(RuleBasedStateMachine):
+    """Random commit sequences; after each, the updated bundle must equal a fresh full build."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tmp = Path(tempfile.mkdtemp(prefix="cora-sm-"))
+        self.repo = self.tmp / "repo"
+        self.repo.mkdir()
+        for args in (
+            ["init", "-q", "-b", "main"],
+            ["config", "user.email", "t@e.x"],
+            ["config", "user.name", "t"],
+        ):
+            git(self.repo, *args)
+        write(self.repo, ".cora.toml", "max_file_bytes = 1500\n")
+        for k, v in BASE.items():
+            write(self.repo, k, v)
+        commit(self.repo)
+        self.n = 0
+        build(self.repo, self.tmp / "inc")
+
+    def teardown(self) -> None:
+        shutil.rmtree(self.tmp, ignore_errors=True)
+
+    def _files(self) -> list[str]:
+        return sorted(git(self.repo, "ls-files").split())
+
+    def _victims(self) -> list[str]:
+        return [f for f in self._files() if f != ".cora.toml"]
+
+    @rule(kind=st.sampled_from(["py", "ts", "md"]), size=st.integers(1, 4))
+    def add(self, kind: str, size: int) -> None:
+        self.n += 1
+        if kind == "py":
+            text = "".join(f"def f{self.n}_{i}(a):\n    return helper(a) + {i}\n\n\n" for i in range(size))
+        elif kind == "ts":
+            text = "".join(
+                f"export function g{self.n}_{i}(a: number) {{\n  return a * {i};\n}}\n" for i in range(size)
+            )
+        else:
+            text = "".join(f"## Part {i}\n\nInstall step {self.n}.\n\n" for i in range(size))
+        write(self.repo, f"gen/m{self.n}.{kind}", text)
+
+    @precondition(lambda self: self._victims())
+    @rule(data=st.data())
+    def edit(self, data: st.DataObject) -> None:
+        name = data.draw(st.sampled_from(self._victims()))
+        p = self.repo / name
+        p.write_text(p.read_text() + f"\n\ndef edited_{self.n}():\n    return 0\n" if name.endswith(".py")
+                     else p.read_text() + f"\n// edit {self.n}\n")  # fmt: skip
+        self.n += 1
+
+    @precondition(lambda self: self._victims())
+    @rule(data=st.data())
+    def delete(self, data: st.DataObject) -> None:
+        git(self.repo, "rm", "-qf", data.draw(st.sampled_from(self._victims())))
+
+    @precondition(lambda self: self._victims())
+    @rule(data=st.data())
+    def rename(self, data: st.DataObject) -> None:
+        name = data.draw(st.sampled_from(self._victims()))
+        self.n += 1
+        (self.repo / "moved").mkdir(exist_ok=True)
+        git(self.repo, "mv", name, f"moved/{self.n}_{Path(name).name}")
+
+    @precondition(lambda self: self._victims())
+    @rule(data=st.data(), change=st.sampled_from(["mode", "binary", "too_large"]))
+    def transform(self, data: st.DataObject, change: str) -> None:
+        p = self.repo / data.draw(st.sampled_from(self._victims()))
+        if change == "mode":
+            os.chmod(p, 0o755)
+        elif change == "binary":
+            p.write_bytes(b"\x00\x01binary\x00" * 10)
+        else:
+            p.write_text("# big\n" + "x = 1\n" * 400)
+
+    @rule()
+    def commit_and_update(self) -> None:
+        commit(self.repo)
+        s = build(self.repo, self.tmp / "inc")
+        assert s.rebuilt == ""
+        full = self.tmp / "full"
+        shutil.rmtree(full, ignore_errors=True)
+        build(self.repo, full, full=True)
+        assert_same(self.tmp / "inc", full)
+
+    @invariant()
+    def bundle_matches_head(self) -> None:
+        head = git(self.repo, "rev-parse", "HEAD").strip()
+        assert open_bundle(self.tmp / "inc").manifest["source"]["commit"] == head
+
+
+Commits.TestCase.settings = settings(
+    max_examples=15, stateful_step_count=8, deadline=None, suppress_health_check=list(HealthCheck)
+)
+test_random_commit_sequences = Commits.TestCase
