@@ -79,6 +79,8 @@ def _build(
     embedder = _embedder(model or cfg.model, snap.root)
     info = asdict(embedder.info) if embedder is not None else None
     old, rebuilt = (None, "--full") if full else _previous(out, cfg, info)
+    if old is not None and _same_files(old, snap):
+        return _refresh_source(old, snap, out, t0, embedder)
     stages["list"] = time.perf_counter() - t0
     reuse = {f.path: f for f in old.chunks.file_entries()} if old is not None else {}
     files, rechunked = _chunk_all(snap, cfg, progress, stages, reuse)
@@ -127,6 +129,48 @@ def _build(
         seconds=time.perf_counter() - t0, stages=stages, model=embedder.info.name if embedder else "none",
         source=f"{snap.kind} {snap.commit[:12] if snap.commit else ''}".strip(),
     )  # fmt: skip
+
+
+def _same_files(old: Bundle, snap: Snapshot) -> bool:
+    files = old.manifest["files"]
+    return dict(zip(files["path"], files["blob"], strict=True)) == {e.path: e.blob for e in snap.entries}
+
+
+def _refresh_source(old: Bundle, snap: Snapshot, out: Path, t0: float, embedder: Any) -> Summary:
+    """No file changed (a new commit that touched nothing indexed, a sync right after the
+    pre-commit update, a rerun): keep both indexes as they are, hard-linked, and rewrite only the
+    manifest's source fields, or nothing at all when those are unchanged too."""
+    m = old.manifest
+    source = _source(snap)
+    if m["source"] != source or m["built_at"] != _built_at(snap):
+
+        def fill(tmp: Path) -> dict[str, Any]:
+            for rel in m["artifacts"]:
+                (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
+                os.link(old.root / rel, tmp / rel)
+            return {**m, "source": source, "built_at": _built_at(snap)}
+
+        write_bundle(out, fill)
+    stats = m["stats"]
+    indexed = [lang for lang, st in zip(m["files"]["lang"], m["files"]["strategy"], strict=True) if st]
+    return Summary(
+        out=out, files=stats["files"], skipped=stats["skipped"], chunks=stats["chunks"],
+        source_bytes=stats["source_bytes"],
+        bundle_bytes=sum(p.stat().st_size for p in out.rglob("*") if p.is_file()),
+        languages=dict(sorted(Counter(indexed).items())), seconds=time.perf_counter() - t0,
+        stages={"list": time.perf_counter() - t0}, model=embedder.info.name if embedder else "none",
+        source=f"{snap.kind} {snap.commit[:12] if snap.commit else ''}".strip(),
+    )  # fmt: skip
+
+
+def _source(snap: Snapshot) -> dict[str, Any]:
+    return {
+        "root": snap.root.name,
+        "kind": snap.kind,
+        "commit": snap.commit,
+        "tree": snap.tree,
+        "dirty": snap.dirty,
+    }
 
 
 def _previous(out: Path, cfg: Config, model: dict[str, Any] | None) -> tuple[Bundle | None, str]:
@@ -277,13 +321,7 @@ def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: 
         "format_version": ".".join(map(str, mf.FORMAT_VERSION)),
         "tool_version": __version__,
         "built_at": _built_at(snap),
-        "source": {
-            "root": snap.root.name,
-            "kind": snap.kind,
-            "commit": snap.commit,
-            "tree": snap.tree,
-            "dirty": snap.dirty,
-        },
+        "source": _source(snap),
         "model": model,
         "chunker": {
             "hash": cfg.chunker_hash(),

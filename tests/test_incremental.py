@@ -138,6 +138,23 @@ def test_code_moved_within_a_file_keeps_its_vectors(make_repo, tmp_path: Path) -
     assert_same(tmp_path / "o", tmp_path / "full")
 
 
+def test_a_commit_that_changes_no_indexed_file_only_refreshes_the_source(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo({k: textwrap.dedent(v) for k, v in BASE.items()})
+    out = tmp_path / "o"
+    build(repo, out)
+    inode = (out / "vectors.usearch").stat().st_ino
+    commit(repo, "empty")
+    s = build(repo, out)
+    assert s.rechunked == 0 and s.embedded == 0 and s.chunks > 0
+    assert open_bundle(out).manifest["source"]["commit"] == git(repo, "rev-parse", "HEAD").strip()
+    assert (out / "vectors.usearch").stat().st_ino == inode  # hard-linked, not rewritten
+    build(repo, tmp_path / "full", full=True)
+    assert_same(out, tmp_path / "full")
+    before = sorted((p.name, p.stat().st_mtime_ns) for p in out.rglob("*"))
+    build(repo, out)  # nothing changed at all: nothing is written
+    assert sorted((p.name, p.stat().st_mtime_ns) for p in out.rglob("*")) == before
+
+
 def test_config_or_model_change_rebuilds_and_says_so(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     repo = make_repo({k: textwrap.dedent(v) for k, v in BASE.items()})
     out = tmp_path / "o"
