@@ -80,12 +80,12 @@ def main() -> None:
     ap.add_argument("--model", default="default")
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
+    now = datetime.datetime.now(datetime.timezone.utc)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"{datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%M}Z, load {os.getloadavg()[0]:.2f}")  # fmt: skip
+          f"{now:%Y-%m-%dT%H:%M}Z, load {os.getloadavg()[0]:.2f}")  # fmt: skip
     imports = statistics.median(timed([*CORA, "--version"], Path.cwd()) for _ in range(5))
-    load = statistics.median(
-        timed([sys.executable, "-c", "from cora_ci.embedding import load_embedder as l; l('default').embed_documents(['x'])"],
-              Path.cwd()) for _ in range(3))  # fmt: skip
+    model = "from cora_ci.embedding import load_embedder as l; l('default').embed_documents(['x'])"
+    load = statistics.median(timed([sys.executable, "-c", model], Path.cwd()) for _ in range(3))
     print(f"process start + CLI imports: {imports:.3f} s; + default model load and first call: {load:.3f} s")
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["XDG_CACHE_HOME"] = tmp
