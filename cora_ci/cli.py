@@ -139,6 +139,38 @@ def verify(bundle: Path) -> None:
     click.echo(f"ok {bundle}")
 
 
+@cli.command()
+@click.argument("action", type=click.Choice(["index", "sync"]))
+@click.argument("repo", required=False, default=".", type=click.Path(path_type=Path))
+@click.option("--strict", is_flag=True, envvar="CORA_HOOK_STRICT",
+              help="Exit non-zero on failure (blocks the commit) instead of warning.")  # fmt: skip
+@click.option("--checkout-type", envvar="PRE_COMMIT_CHECKOUT_TYPE", default=None,
+              help="post-checkout's third argument: 0 (a file checkout) skips the sync.")  # fmt: skip
+@click.option("--rewrite-command", envvar="PRE_COMMIT_REWRITE_COMMAND", default=None,
+              help="post-rewrite's argument (amend or rebase): syncs even inside a rebase.")  # fmt: skip
+def hook(action: str, repo: Path, strict: bool, checkout_type: str | None,
+         rewrite_command: str | None) -> None:  # fmt: skip
+    """Run as a git hook: `index` the staged content (pre-commit) or `sync` to HEAD (post-*), quietly."""
+    from cora_ci.hooks import run_hook
+
+    out = run_hook(action, repo, strict=strict, checkout_type=checkout_type, rewrite_command=rewrite_command)
+    if out.line:
+        click.echo(out.line, err=out.to_stderr)
+    if out.status:
+        sys.exit(out.status)
+
+
+@cli.command("install-hooks")
+@click.argument("repo", required=False, default=".", type=click.Path(path_type=Path))
+@click.option("--uninstall", is_flag=True, help="Remove our hooks and restore the ones they chained.")
+def install_hooks(repo: Path, uninstall: bool) -> None:
+    """Install plain git hooks that keep .cora/index current, chaining to existing hooks."""
+    from cora_ci import hooks
+
+    for line in hooks.uninstall_hooks(repo) if uninstall else hooks.install_hooks(repo):
+        click.echo(line)
+
+
 def main() -> None:
     """Entry point: expected failures print one line with a stable code, never a traceback."""
     try:

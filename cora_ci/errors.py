@@ -56,6 +56,12 @@ CODES: dict[str, Code] = {
             5,
         ),
         Code("CORA-BND-006", "bundle could not be written", "check free space and permissions", 5),
+        Code(
+            "CORA-HOOK-001",
+            "a git hook is in the way of install-hooks",
+            "move the hook or its .cora-chained copy aside",
+            4,
+        ),
         # Diagnostics recorded per file or chunk; chunking never fails on file content.
         Code(
             "CORA-CHK-001",

@@ -1,0 +1,165 @@
+"""Git hooks that keep `.cora/index` at the commit being made or checked out.
+
+A hook must never stand between a developer and git: by default any failure becomes a one-line
+warning and exit status 0 (the bundle is written atomically, so it is left as it was); `--strict`
+turns failures into a non-zero exit for teams that want a stale index to block the commit.
+
+Two ways in: the pre-commit framework (`.pre-commit-hooks.yaml` runs `cora-ci hook index|sync`), or
+the plain POSIX scripts of `cora_ci/hook_scripts/` that `install_hooks` puts into a repository's
+hooks directory, chaining to whatever hook was there before instead of replacing it.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+from cora_ci.errors import CODES, CoraError
+
+HOOK_NAMES = ("pre-commit", "post-checkout", "post-merge", "post-rewrite", "post-commit")
+MARKER = b"# cora-ci-managed-hook"  # the second line of each of our scripts
+CHAINED = ".cora-chained"  # suffix of a pre-existing hook that our script now runs first
+FILE_CHECKOUT = "0"  # post-checkout's third argument for `git checkout -- <paths>`
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a hook run prints (one line at most, `None` for nothing) and its exit status."""
+
+    status: int
+    line: str | None
+    to_stderr: bool = False
+
+
+# -- running as a hook ------------------------------------------------------------------------
+
+
+def run_hook(action: str, repo: Path, *, strict: bool, checkout_type: str | None = None,
+             rewrite_command: str | None = None) -> Outcome:  # fmt: skip
+    """`index` (pre-commit: the staged content) or `sync` (post-*: HEAD), failing open unless strict."""
+    try:
+        skip = None if action == "index" else _skip_sync(repo, checkout_type, rewrite_command)
+        if skip is not None:
+            return Outcome(0, None)
+        return Outcome(0, _update(repo, "staged" if action == "index" else "rev"))
+    except Exception as e:  # fail open on anything, bugs included: the commit matters more
+        if strict and os.environ.get("CORA_DEBUG"):
+            raise
+        return _failure(e, strict)
+
+
+def _skip_sync(repo: Path, checkout_type: str | None, rewrite_command: str | None) -> str | None:
+    """Why a post-* hook need not update the bundle, or None when it must.
+
+    A file checkout leaves HEAD where it was. During a rebase git fires post-checkout and
+    post-commit for every step; post-rewrite fires once at its end, so only that one syncs.
+    """
+    if checkout_type == FILE_CHECKOUT:
+        return "file checkout"
+    if rewrite_command is None and _rebase_in_progress(repo):
+        return "rebase in progress"
+    return None
+
+
+def _rebase_in_progress(repo: Path) -> bool:
+    return any(git_path(repo, name).is_dir() for name in ("rebase-merge", "rebase-apply"))
+
+
+def _update(repo: Path, kind: str) -> str:
+    """Update the bundle quietly; the one summary line to print."""
+    from cora_ci.build import build
+
+    s = build(repo, kind=kind)
+    counts = f"{s.files} files, {s.chunks} chunks, {s.seconds:.1f} s"
+    return f"cora-ci: {os.path.relpath(s.out)} at {s.source}: {counts}"
+
+
+def _failure(e: Exception, strict: bool) -> Outcome:
+    if isinstance(e, CoraError):
+        code, message, status = e.code, e.message, e.exit_status
+    else:
+        code, message, status = "CORA-INT-001", f"{type(e).__name__}: {e}", CODES["CORA-INT-001"].exit_status
+    text = " ".join(f"{code}: {message}".split())  # one line, whatever the message holds
+    if strict:
+        return Outcome(status, f"cora-ci: error: {text} (bundle left as it was; --strict)", True)
+    return Outcome(0, f"cora-ci: warning: {text} (bundle left as it was)", True)
+
+
+# -- installing the plain git hooks -------------------------------------------------------------
+
+
+def git_path(repo: Path, name: str) -> Path:
+    """`git rev-parse --git-path`: honours core.hooksPath and linked worktrees."""
+    out = subprocess.run(["git", "rev-parse", "--git-path", name], cwd=repo, capture_output=True,
+                         text=True, check=False)  # fmt: skip
+    if out.returncode != 0:
+        raise CoraError("CORA-IO-003", f"{repo} is not a git repository")
+    return repo / out.stdout.strip()  # relative to `repo`, or absolute (then `/` keeps it)
+
+
+def script(name: str) -> bytes:
+    """Our hook script `name`, shipped as package data so an installed wheel can install hooks."""
+    return (resources.files("cora_ci") / "hook_scripts" / name).read_bytes()
+
+
+def is_ours(path: Path) -> bool:
+    try:
+        with path.open("rb") as f:
+            return MARKER in f.read(512)
+    except OSError:
+        return False
+
+
+def install_hooks(repo: Path) -> list[str]:
+    """Install our scripts, moving a foreign hook aside to be run first. Checks every hook before
+    changing any, so a refusal leaves the directory as it was; installing twice changes nothing."""
+    hooks = git_path(repo, "hooks")
+    plan = [(hooks / name, script(name)) for name in HOOK_NAMES]
+    for path, _ in plan:
+        chained = _chained(path)
+        if _exists(path) and not is_ours(path) and _exists(chained):
+            raise CoraError("CORA-HOOK-001", f"{path} is not ours and {chained.name} already exists")
+    hooks.mkdir(parents=True, exist_ok=True)
+    return [_install_one(path, body) for path, body in plan]
+
+
+def _install_one(path: Path, body: bytes) -> str:
+    if is_ours(path) and path.read_bytes() == body and os.access(path, os.X_OK):
+        return f"unchanged {path}"
+    note = ""
+    if _exists(path) and not is_ours(path):
+        os.rename(path, _chained(path))
+        note = f" (runs the existing hook first, now {_chained(path).name})"
+    tmp = path.with_name(f".{path.name}.cora-tmp")
+    tmp.write_bytes(body)
+    tmp.chmod(0o755)
+    os.replace(tmp, path)
+    return f"installed {path}{note}"
+
+
+def uninstall_hooks(repo: Path) -> list[str]:
+    """Remove only our scripts and put back the hooks they chained; foreign hooks stay untouched."""
+    hooks = git_path(repo, "hooks")
+    done = []
+    for name in HOOK_NAMES:
+        path = hooks / name
+        ours = is_ours(path)
+        if ours:
+            path.unlink()
+        if not _exists(path) and _exists(_chained(path)):
+            os.rename(_chained(path), path)
+            done.append(f"restored {path}")
+        elif ours:
+            done.append(f"removed {path}")
+    return done
+
+
+def _chained(path: Path) -> Path:
+    return path.with_name(path.name + CHAINED)
+
+
+def _exists(path: Path) -> bool:
+    return path.exists() or path.is_symlink()  # a dangling symlink is still a hook in the way

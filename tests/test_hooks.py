@@ -1,0 +1,364 @@
+"""The git hooks, run for real: the pre-commit framework installing this checkout as a hook repository,
+and the plain scripts that `cora-ci install-hooks` puts into a repository.
+
+The pre-commit tests point a `.pre-commit-config.yaml` at a snapshot of this checkout's working tree
+(committed into a scratch repository, as `pre-commit try-repo` does), so uncommitted work is what
+runs; pre-commit installs it into its own virtualenv once per module (PRE_COMMIT_HOME is shared).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from cora_ci.bundle import open_bundle
+from cora_ci.hooks import HOOK_NAMES
+
+ROOT = Path(__file__).resolve().parent.parent
+BIN = Path(sys.executable).parent
+CORA = shutil.which("cora-ci", path=str(BIN)) or "cora-ci"
+PRE_COMMIT = shutil.which("pre-commit", path=str(BIN)) or "pre-commit"
+ALL_HOOK_TYPES = "[pre-commit, post-checkout, post-merge, post-rewrite, post-commit]"
+
+
+@pytest.fixture(scope="module")
+def base_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """Git and pre-commit isolated from the machine's config; this venv's tools first on PATH."""
+    home = tmp_path_factory.mktemp("home")
+    gitconfig = home / "gitconfig"
+    gitconfig.write_text("[user]\n\temail = t@example.com\n\tname = t\n[init]\n\tdefaultBranch = main\n")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PRE_COMMIT", "CORA_"))}
+    env.update(GIT_CONFIG_GLOBAL=str(gitconfig), GIT_CONFIG_NOSYSTEM="1", XDG_CACHE_HOME=str(home / "cache"),
+               PRE_COMMIT_HOME=str(home / "pre-commit"), PATH=f"{BIN}{os.pathsep}{env['PATH']}")  # fmt: skip
+    return env
+
+
+@pytest.fixture(autouse=True)
+def _isolated(base_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", base_env["XDG_CACHE_HOME"])  # open_bundle's verified-file record
+
+
+def run(
+    cwd: Path, env: dict[str, str], *args: str, ok: bool = True, **extra: str
+) -> subprocess.CompletedProcess[str]:
+    out = subprocess.run(
+        list(args), cwd=cwd, env={**env, **extra}, capture_output=True, text=True, check=False
+    )
+    if ok:
+        assert out.returncode == 0, f"{args}: {out.returncode}\n{out.stdout}\n{out.stderr}"
+    return out
+
+
+def write(repo: Path, files: dict[str, str]) -> None:
+    for name, text in files.items():
+        (repo / name).parent.mkdir(parents=True, exist_ok=True)
+        (repo / name).write_text(text)
+
+
+def new_repo(path: Path, env: dict[str, str]) -> Path:
+    path.mkdir()
+    run(path, env, "git", "init", "-q")
+    write(path, {".cora.toml": 'model = "none"\n'})  # BM25 only: fast
+    return path
+
+
+def git_blobs(repo: Path, env: dict[str, str], *listing: str) -> dict[str, str]:
+    """path -> blob id of `git ls-tree -r HEAD` or `git ls-files -s` (paths after the tab)."""
+    out = run(repo, env, "git", *listing).stdout
+    return {line.split("\t", 1)[1]: line.split("\t", 1)[0].split()[2 if listing[0] == "ls-tree" else 1]
+            for line in out.splitlines()}  # fmt: skip
+
+
+def bundle(repo: Path) -> tuple[dict[str, object], dict[str, str], set[str]]:
+    """The bundle's source record, its files (path -> blob) and every chunk anchor."""
+    b = open_bundle(repo / ".cora" / "index")
+    files = dict(zip(b.manifest["files"]["path"], b.manifest["files"]["blob"], strict=True))
+    anchors = {a for r in range(len(b.chunks)) for a in b.chunks.chunk(r).anchors}
+    return b.manifest["source"], files, anchors
+
+
+def assert_at_head(repo: Path, env: dict[str, str]) -> set[str]:
+    """The bundle holds exactly HEAD's files; returns its anchors."""
+    source, files, anchors = bundle(repo)
+    assert source["kind"] == "rev"
+    assert source["commit"] == run(repo, env, "git", "rev-parse", "HEAD").stdout.strip()
+    assert files == git_blobs(repo, env, "ls-tree", "-r", "HEAD")
+    return anchors
+
+
+# -- the pre-commit framework -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hook_repo(tmp_path_factory: pytest.TempPathFactory, base_env: dict[str, str]) -> tuple[Path, str]:
+    """This checkout's working tree (tracked and untracked, not ignored) committed into a scratch
+    repository, the way `pre-commit try-repo` shadows uncommitted work: pre-commit clones a rev."""
+    shadow = tmp_path_factory.mktemp("hook-repo")
+    listed = run(ROOT, base_env, "git", "ls-files", "-z", "--cached", "--others", "--exclude-standard").stdout
+    for name in filter(None, listed.split("\0")):
+        if (ROOT / name).is_file():
+            (shadow / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, shadow / name)
+    run(shadow, base_env, "git", "init", "-q")
+    run(shadow, base_env, "git", "add", "-A")
+    run(shadow, base_env, "git", "commit", "-qm", "snapshot of the cora-ci checkout under test")
+    return shadow, run(shadow, base_env, "git", "rev-parse", "HEAD").stdout.strip()
+
+
+def pc_config(hook_repo: tuple[Path, str], args: str = "[]") -> str:
+    return (f"default_install_hook_types: {ALL_HOOK_TYPES}\n"
+            f"repos:\n- repo: {hook_repo[0]}\n  rev: {hook_repo[1]}\n  hooks:\n"
+            f"  - id: cora-ci-index\n    args: {args}\n  - id: cora-ci-sync\n")  # fmt: skip
+
+
+@pytest.fixture
+def pc_repo(tmp_path: Path, base_env: dict[str, str], hook_repo: tuple[Path, str]) -> Iterator[Path]:
+    """A repository using the pre-commit framework with both hooks installed for every git event."""
+    repo = new_repo(tmp_path / "repo", base_env)
+    write(repo, {".pre-commit-config.yaml": pc_config(hook_repo)})
+    run(repo, base_env, PRE_COMMIT, "install")
+    run(repo, base_env, PRE_COMMIT, "install-hooks")  # the slow part, once per module
+    yield repo
+
+
+def test_pre_commit_hooks_follow_commits_and_branches(pc_repo: Path, base_env: dict[str, str]) -> None:
+    repo, env = pc_repo, base_env
+    write(repo, {
+        "src/app.py": "def greet(name):\n    return 'hi ' + name\n",
+        "web/api.ts": "export function fetchUser(id: string): string {\n  return id\n}\n",
+        "README.md": "# Demo\n\nSome words.\n\n## Install\n\nRun it.\n",
+    })  # fmt: skip
+    run(repo, env, "git", "add", "-A")
+    out = run(repo, env, "git", "commit", "-qm", "first")
+    assert "cora-ci: .cora/index at staged" in out.stdout + out.stderr  # pre-commit, then post-commit
+    assert {"src/app.py::greet", "web/api.ts::fetchUser", "README.md::Demo/Install"} <= assert_at_head(
+        repo, env
+    )
+
+    # edit, delete, rename, add: the next commit
+    write(repo, {"src/app.py": "def greet(name):\n    return 'hi ' + name\n\n\ndef farewell(name):\n    return name\n",
+                 "web/client.ts": "export class Client {\n  get(): number {\n    return 1\n  }\n}\n"})  # fmt: skip
+    run(repo, env, "git", "rm", "-q", "web/api.ts")
+    (repo / "docs").mkdir()
+    run(repo, env, "git", "mv", "README.md", "docs/guide.md")
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "second")
+    anchors = assert_at_head(repo, env)
+    assert {"src/app.py::farewell", "web/client.ts::Client", "docs/guide.md::Demo/Install"} <= anchors
+    assert not any(a.startswith(("web/api.ts", "README.md")) for a in anchors)
+
+    # a branch with its own file, switched away from and back, then merged
+    run(repo, env, "git", "checkout", "-q", "-b", "feature")
+    write(repo, {"src/extra.py": "class Extra:\n    pass\n"})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "extra")
+    assert "src/extra.py::Extra" in assert_at_head(repo, env)
+    run(repo, env, "git", "checkout", "-q", "main")  # post-checkout
+    assert "src/extra.py::Extra" not in assert_at_head(repo, env)
+    run(repo, env, "git", "merge", "-q", "feature")  # post-merge (fast-forward)
+    assert "src/extra.py::Extra" in assert_at_head(repo, env)
+
+    # a rebase onto a moved main: post-rewrite brings the bundle to the rebased HEAD
+    run(repo, env, "git", "checkout", "-q", "-b", "topic")
+    write(repo, {"src/topic.py": "def topical():\n    return 1\n"})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "topic")
+    run(repo, env, "git", "checkout", "-q", "main")
+    write(repo, {"docs/more.md": "# More\n\nText.\n"})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "more")
+    run(repo, env, "git", "checkout", "-q", "topic")
+    run(repo, env, "git", "rebase", "-q", "main")
+    assert {"src/topic.py::topical", "docs/more.md::More"} <= assert_at_head(repo, env)
+
+
+def test_pre_commit_hook_indexes_only_the_staged_content(
+    tmp_path: Path, base_env: dict[str, str], hook_repo: tuple[Path, str]
+) -> None:
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    write(repo, {".pre-commit-config.yaml": pc_config(hook_repo)})
+    run(repo, env, PRE_COMMIT, "install", "--hook-type", "pre-commit")  # no post-commit sync here
+    write(repo, {"mod.py": "def staged_one():\n    return 1\n"})
+    run(repo, env, "git", "add", "-A")
+    write(repo, {"mod.py": "def staged_one():\n    return 1\n\n\ndef unstaged_two():\n    return 2\n"})
+    run(repo, env, "git", "commit", "-qm", "partial")
+    source, files, anchors = bundle(repo)
+    assert source["kind"] == "staged"
+    assert files == git_blobs(repo, env, "ls-files", "-s")
+    assert files["mod.py"] != run(repo, env, "git", "hash-object", "mod.py").stdout.strip()
+    assert "mod.py::staged_one" in anchors and "mod.py::unstaged_two" not in anchors
+    assert "unstaged_two" in (repo / "mod.py").read_text()  # pre-commit's stash came back
+
+
+def test_pre_commit_hook_fails_open_unless_strict(
+    pc_repo: Path, base_env: dict[str, str], hook_repo: tuple[Path, str]
+) -> None:
+    repo, env = pc_repo, base_env
+    write(repo, {"a.py": "def a():\n    return 1\n"})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "good")
+    sums = (repo / ".cora" / "index" / "manifest.sha256").read_bytes()
+    head = run(repo, env, "git", "rev-parse", "HEAD").stdout
+
+    write(repo, {".cora.toml": "model = [\n"})  # not TOML: every build fails
+    run(repo, env, "git", "add", "-A")
+    out = run(repo, env, "git", "commit", "-m", "broken config")
+    said = out.stdout + out.stderr  # git shows hook output on stderr
+    assert "cora-ci: warning: CORA-CFG-003:" in said and "(bundle left as it was)" in said
+    assert run(repo, env, "git", "rev-parse", "HEAD").stdout != head  # the commit went through
+    assert (repo / ".cora" / "index" / "manifest.sha256").read_bytes() == sums
+    head = run(repo, env, "git", "rev-parse", "HEAD").stdout
+
+    write(repo, {".pre-commit-config.yaml": pc_config(hook_repo, "[--strict]"), "b.py": "B = 1\n"})
+    run(repo, env, "git", "add", "-A")
+    out = run(repo, env, "git", "commit", "-m", "blocked", ok=False)
+    assert out.returncode != 0 and "cora-ci: error: CORA-CFG-003:" in out.stdout + out.stderr
+    assert run(repo, env, "git", "rev-parse", "HEAD").stdout == head
+    assert (repo / ".cora" / "index" / "manifest.sha256").read_bytes() == sums
+
+
+def test_pre_commit_manifest_is_valid_and_runs_once_per_event() -> None:
+    from pre_commit.clientlib import load_manifest
+
+    hooks = {h["id"]: h for h in load_manifest(str(ROOT / ".pre-commit-hooks.yaml"))}
+    assert hooks["cora-ci-index"]["stages"] == ["pre-commit"]
+    assert set(hooks["cora-ci-sync"]["stages"]) == {
+        "post-checkout",
+        "post-merge",
+        "post-rewrite",
+        "post-commit",
+    }
+    for h in hooks.values():
+        assert h["language"] == "python" and h["entry"].startswith("cora-ci hook ")
+        assert h["pass_filenames"] is False and h["always_run"] is True
+
+
+# -- cora-ci hook -------------------------------------------------------------------------------
+
+
+def test_sync_skips_file_checkouts_and_rebase_steps(tmp_path: Path, base_env: dict[str, str]) -> None:
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    for n in (1, 2):
+        write(repo, {"m.py": f"def f{n}():\n    return {n}\n"})
+        run(repo, env, "git", "add", "-A")
+        run(repo, env, "git", "commit", "-qm", f"c{n}")
+    out = run(repo, env, CORA, "hook", "sync", PRE_COMMIT_CHECKOUT_TYPE="0")  # a file checkout
+    assert out.stdout == "" and not (repo / ".cora").exists()
+    run(repo, env, CORA, "hook", "sync", PRE_COMMIT_CHECKOUT_TYPE="1")
+    sums = (repo / ".cora" / "index" / "manifest.sha256").read_bytes()
+    # stop a real rebase at its first step: post-commit/post-checkout would fire on every step
+    run(repo, env, "git", "rebase", "-q", "-i", "HEAD~1", GIT_SEQUENCE_EDITOR="sed -i s/^pick/edit/")
+    write(repo, {"m.py": "def edited():\n    return 3\n"})
+    run(repo, env, "git", "commit", "-qam", "edited")
+    run(repo, env, CORA, "hook", "sync")
+    assert (repo / ".cora" / "index" / "manifest.sha256").read_bytes() == sums
+    run(repo, env, CORA, "hook", "sync", "--rewrite-command", "rebase")  # post-rewrite: the end
+    assert "m.py::edited" in assert_at_head(repo, env)
+    run(repo, env, "git", "rebase", "--abort")
+
+
+def test_hook_failure_is_one_warning_line_or_a_strict_exit(tmp_path: Path, base_env: dict[str, str]) -> None:
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    write(repo, {".cora.toml": "[tool\n"})
+    run(repo, env, "git", "add", "-A")
+    out = run(repo, env, CORA, "hook", "index")
+    assert out.stdout == "" and out.stderr.count("\n") == 1
+    assert out.stderr.startswith("cora-ci: warning: CORA-CFG-003: ")
+    for strict in ({"CORA_HOOK_STRICT": "1"}, {}):
+        args = () if strict else ("--strict",)
+        out = run(repo, env, CORA, "hook", "index", *args, ok=False, **strict)
+        assert out.returncode == 3 and out.stderr.startswith("cora-ci: error: CORA-CFG-003: ")
+    out = run(tmp_path, env, CORA, "hook", "sync", ok=False, CORA_HOOK_STRICT="1")  # not a repository
+    assert out.returncode == 4 and "CORA-IO-003" in out.stderr
+    assert not (repo / ".cora").exists()
+
+
+# -- plain git hooks ----------------------------------------------------------------------------
+
+
+def test_hook_scripts_ship_in_the_package_and_match_hooks_dir() -> None:
+    shipped = ROOT / "cora_ci" / "hook_scripts"
+    assert sorted(p.name for p in (ROOT / "hooks").iterdir()) == sorted(HOOK_NAMES)
+    for name in HOOK_NAMES:
+        assert (ROOT / "hooks" / name).read_bytes() == (shipped / name).read_bytes(), name
+        assert os.access(ROOT / "hooks" / name, os.X_OK) and os.access(shipped / name, os.X_OK)
+        assert subprocess.run(["sh", "-n", str(shipped / name)], check=False).returncode == 0
+
+
+def hooks_state(d: Path) -> dict[str, tuple[bytes, bool]]:
+    return {p.name: (p.read_bytes(), bool(p.stat().st_mode & stat.S_IXUSR)) for p in sorted(d.iterdir())}
+
+
+LEGACY = (
+    '#!/bin/sh\necho "legacy $*" >> "$(git rev-parse --git-dir)/legacy.log"\nexit "${LEGACY_STATUS:-0}"\n'
+)
+
+
+def test_install_hooks_chains_existing_hook_and_uninstalls_cleanly(
+    tmp_path: Path, base_env: dict[str, str]
+) -> None:
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    hooks = repo / ".git" / "hooks"
+    for sample in hooks.glob("*.sample"):
+        sample.unlink()
+    (hooks / "pre-commit").write_text(LEGACY)
+    (hooks / "pre-commit").chmod(0o755)
+    before = hooks_state(hooks)
+
+    out = run(repo, env, CORA, "install-hooks")
+    assert "pre-commit.cora-chained" in out.stdout
+    installed = hooks_state(hooks)
+    assert installed["pre-commit.cora-chained"] == before["pre-commit"]
+    for name in HOOK_NAMES:
+        assert installed[name] == ((ROOT / "hooks" / name).read_bytes(), True)
+    out = run(repo, env, CORA, "install-hooks")  # idempotent
+    assert hooks_state(hooks) == installed and out.stdout.count("unchanged") == len(HOOK_NAMES)
+
+    write(repo, {"x.py": "def x():\n    return 1\n"})
+    run(repo, env, "git", "add", "-A")
+    out = run(repo, env, "git", "commit", "-qm", "blocked", ok=False, LEGACY_STATUS="3")
+    assert out.returncode != 0  # the chained hook's failure blocks the commit...
+    assert run(repo, env, "git", "rev-list", "--all").stdout == "" and not (repo / ".cora").exists()
+    run(repo, env, "git", "commit", "-qm", "ok")  # ...and its success lets ours run
+    assert "x.py::x" in assert_at_head(repo, env)
+    assert (repo / ".git" / "legacy.log").read_text() == "legacy \nlegacy \n"
+
+    out = run(repo, env, CORA, "install-hooks", "--uninstall")
+    assert hooks_state(hooks) == before and "restored" in out.stdout
+    out = run(repo, env, CORA, "install-hooks", "--uninstall")
+    assert hooks_state(hooks) == before and out.stdout == ""
+
+
+def test_install_hooks_respects_core_hooks_path_and_refuses_to_clobber(
+    tmp_path: Path, base_env: dict[str, str]
+) -> None:
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    run(repo, env, "git", "config", "core.hooksPath", "githooks")
+    run(repo, env, CORA, "install-hooks")
+    assert sorted(p.name for p in (repo / "githooks").iterdir()) == sorted(HOOK_NAMES)
+    assert not (repo / ".git" / "hooks" / "pre-commit").exists()
+    run(repo, env, CORA, "install-hooks", "--uninstall")
+    assert list((repo / "githooks").iterdir()) == []
+
+    (repo / "githooks" / "post-merge").write_text("#!/bin/sh\nexit 0\n")
+    (repo / "githooks" / "post-merge.cora-chained").write_text("#!/bin/sh\nexit 0\n")
+    before = hooks_state(repo / "githooks")
+    out = run(repo, env, CORA, "install-hooks", ok=False)
+    assert out.returncode == 4 and out.stderr.startswith("error: CORA-HOOK-001: ")
+    assert hooks_state(repo / "githooks") == before
+
+
+def test_plain_hook_fails_open_without_cora_ci(tmp_path: Path, base_env: dict[str, str]) -> None:
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    hook = ROOT / "hooks" / "pre-commit"
+    out = run(repo, env, str(hook), CORA_CI=str(tmp_path / "missing-cora-ci"))
+    assert out.stderr.startswith("cora-ci: warning: ") and "not found on PATH" in out.stderr
+    out = run(repo, {**env, "PATH": "/nonexistent"}, "/bin/sh", str(hook))
+    assert "cora-ci: warning: cora-ci not found on PATH" in out.stderr
