@@ -76,7 +76,7 @@ def chunk(paths: tuple[Path, ...], fmt: str | None, config_file: Path | None) ->
     default=None,
     help='"default" (bundled all-MiniLM-L6-v2 int8), "none" (BM25 only) or an ONNX model directory.',
 )
-@click.option("--full", is_flag=True, help="Rebuild from scratch instead of updating the existing bundle.")
+@click.option("--full", is_flag=True, help="Rebuild from scratch instead of updating an existing bundle.")
 @click.option(
     "--config",
     "config_file",
@@ -94,8 +94,14 @@ def index(repo: Path, out: Path | None, rev: str | None, kind: str | None, model
     if rev and kind:
         raise click.UsageError("--rev cannot be combined with --staged or --worktree")
     kind = "rev" if rev else kind
-    s = build(repo, out, kind=kind, rev=rev, model=model, config_file=config_file,
+    s = build(repo, out, kind=kind, rev=rev, model=model, config_file=config_file, full=full,
               progress=(lambda *_: None) if quiet else Reporter())  # fmt: skip
+    if s.rebuilt:
+        click.echo(f"full rebuild: {s.rebuilt}")
+    elif not s.rechunked and not s.removed:
+        click.echo("up to date: no indexed file changed")
+    elif s.rechunked < s.files + s.skipped or s.removed:
+        click.echo(f"updated: {s.rechunked} file(s) re-chunked, {s.removed} removed, the rest reused")
     langs = ", ".join(f"{lang} {n}" for lang, n in sorted(s.languages.items(), key=lambda t: (-t[1], t[0])))
     counts = f"{s.files} files ({s.skipped} skipped), {s.chunks} chunks, {s.embedded} embedded with {s.model}"
     click.echo(f"indexed {s.source}: {counts}, {s.diagnostics} diagnostics, {s.seconds:.1f} s")
