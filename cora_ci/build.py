@@ -92,11 +92,11 @@ def _build(
     t = time.perf_counter()
     vectors, embedded, same = None, 0, set()
     if embedder is not None:
+        texts = _texts(chunks)
+        keys = [_text_key(t) for t in texts]
         cache, old_keys = _old_vectors(old, reuse)
-        vectors, embedded = _embed(embedder, chunks, progress, cache)
-        same = {
-            c.id for c, t in zip(chunks, _texts(chunks), strict=True) if old_keys.get(c.id) == _text_key(t)
-        }
+        vectors, embedded = _embed(embedder, texts, keys, progress, cache)
+        same = {c.id for c, k in zip(chunks, keys, strict=True) if old_keys.get(c.id) == k}
     stages["embed"] = time.perf_counter() - t
 
     def fill(tmp: Path) -> dict[str, Any]:
@@ -123,12 +123,24 @@ def _build(
         out=out, files=len(indexed), skipped=len(files) - len(indexed), chunks=len(chunks), embedded=embedded,
         rechunked=rechunked, removed=len(set(reuse) - {f.path for f in files}), rebuilt=rebuilt,
         source_bytes=sum(f.size for f in indexed),  # indexed source only
-        bundle_bytes=sum(p.stat().st_size for p in out.rglob("*") if p.is_file()),
+        bundle_bytes=_dir_bytes(out),
         diagnostics=sum(len(f.diagnostics) + sum(len(c.diagnostics) for c in f.chunks) for f in files),
         languages=dict(sorted(Counter(f.lang for f in indexed).items())),
-        seconds=time.perf_counter() - t0, stages=stages, model=embedder.info.name if embedder else "none",
-        source=f"{snap.kind} {snap.commit[:12] if snap.commit else ''}".strip(),
+        seconds=time.perf_counter() - t0, stages=stages, model=_model_name(embedder), source=_label(snap),
     )  # fmt: skip
+
+
+def _dir_bytes(out: Path) -> int:
+    return sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+
+
+def _model_name(embedder: Any) -> str:
+    return embedder.info.name if embedder is not None else "none"
+
+
+def _label(snap: Snapshot) -> str:
+    """What was indexed, for people: `rev 1a2b3c4d5e6f`, `staged 1a2b...`, `dir`."""
+    return f"{snap.kind} {snap.commit[:12] if snap.commit else ''}".strip()
 
 
 def _same_files(old: Bundle, snap: Snapshot) -> bool:
@@ -156,10 +168,9 @@ def _refresh_source(old: Bundle, snap: Snapshot, out: Path, t0: float, embedder:
     return Summary(
         out=out, files=stats["files"], skipped=stats["skipped"], chunks=stats["chunks"],
         source_bytes=stats["source_bytes"],
-        bundle_bytes=sum(p.stat().st_size for p in out.rglob("*") if p.is_file()),
-        languages=dict(sorted(Counter(indexed).items())), seconds=time.perf_counter() - t0,
-        stages={"list": time.perf_counter() - t0}, model=embedder.info.name if embedder else "none",
-        source=f"{snap.kind} {snap.commit[:12] if snap.commit else ''}".strip(),
+        bundle_bytes=_dir_bytes(out), languages=dict(sorted(Counter(indexed).items())),
+        seconds=time.perf_counter() - t0, stages={"list": time.perf_counter() - t0},
+        model=_model_name(embedder), source=_label(snap),
     )  # fmt: skip
 
 
@@ -265,14 +276,13 @@ def _old_vectors(
 
 
 def _embed(
-    embedder: Any, chunks: list[Chunk], progress: Progress, cache: dict[bytes, Any]
+    embedder: Any, texts: list[str], keys: list[bytes], progress: Progress, cache: dict[bytes, Any]
 ) -> tuple[Any, int]:
-    """One vector per chunk, and how many texts ran through the model: a text seen before (in the
-    previous bundle, or earlier in this build: copied code, boilerplate) is not embedded again."""
+    """One vector per text (`keys` are their hashes), and how many texts ran through the model: a
+    text seen before (in the previous bundle, or earlier in this build: copied code, boilerplate) is
+    not embedded again."""
     import numpy as np
 
-    texts = _texts(chunks)
-    keys = [_text_key(t) for t in texts]
     unique = sorted(set(keys))
     text_of = dict(zip(keys, texts, strict=True))
     todo = [k for k in unique if k not in cache]
@@ -336,6 +346,6 @@ def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: 
             "source_bytes": sum(f.size for f in files if f.strategy is not None),
         },
         "files": fcols,
-        "chunks": mf.pack_columns(ccols),
+        "chunks": mf.pack_blob(ccols),
         "graph": graph.to_dict(),
     }

@@ -60,4 +60,4 @@ def test_every_chunk_round_trips_and_is_findable(files: dict[str, str]) -> None:
 
 @given(st.lists(st.text(max_size=50), max_size=20))
 def test_text_blobs_round_trip(texts: list[str]) -> None:
-    assert mf.unpack_texts(mf.pack_texts(texts)) == texts
+    assert mf.unpack_blob(mf.pack_blob(texts)) == texts

@@ -84,7 +84,6 @@ def _stable_segment_ids(directory: Path) -> None:
     """Rename each segment after a hash of its files and drop lock files: same content, same bytes."""
     meta_path = directory / "meta.json"
     meta = json.loads(meta_path.read_text())
-    renames: dict[str, str] = {}
     for seg in meta["segments"]:
         old = seg["segment_id"].replace("-", "")
         files = sorted(p for p in directory.iterdir() if p.name.startswith(old + "."))
@@ -95,7 +94,6 @@ def _stable_segment_ids(directory: Path) -> None:
         for p in files:
             p.rename(directory / (new + p.suffix))
         seg["segment_id"] = f"{new[:8]}-{new[8:12]}-{new[12:16]}-{new[16:20]}-{new[20:]}"
-        renames[old] = new
     meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
     skip = {*_LOCKS, ".managed.json"}
     managed = sorted(p.name for p in directory.iterdir() if p.name not in skip)

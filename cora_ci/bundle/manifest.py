@@ -56,13 +56,13 @@ def _undiags(rows: list[list[Any]]) -> list[Diagnostic]:
     return [Diagnostic(c, m, ln) for c, m, ln in rows]
 
 
-def pack_texts(texts: list[str]) -> bytes:
-    return zlib.compress(msgpack.packb(texts, use_bin_type=True), _ZLIB_LEVEL)
+def pack_blob(value: Any) -> bytes:
+    """A compressed msgpack value nested in the manifest: a file's chunk texts, the chunk table."""
+    return zlib.compress(msgpack.packb(value, use_bin_type=True), _ZLIB_LEVEL)
 
 
-def unpack_texts(blob: bytes) -> list[str]:
-    texts: list[str] = msgpack.unpackb(zlib.decompress(blob), raw=False)
-    return texts
+def unpack_blob(blob: bytes) -> Any:
+    return msgpack.unpackb(zlib.decompress(blob), raw=False, strict_map_key=False)
 
 
 def tables(files: list[FileEntry]) -> tuple[dict[str, list[Any]], dict[str, list[Any]]]:
@@ -77,7 +77,7 @@ def tables(files: list[FileEntry]) -> tuple[dict[str, list[Any]], dict[str, list
         fcols["strategy"].append(f.strategy)
         fcols["diagnostics"].append(_diags(f.diagnostics))
         fcols["imports"].append(f.imports)
-        fcols["texts"].append(pack_texts([c.text for c in f.chunks]))
+        fcols["texts"].append(pack_blob([c.text for c in f.chunks]))
         for c in f.chunks:
             row = {
                 "id": c.id, "file": fi, "kind": c.kind, "symbols": c.symbols,
@@ -89,15 +89,6 @@ def tables(files: list[FileEntry]) -> tuple[dict[str, list[Any]], dict[str, list
             for k in CHUNK_COLUMNS:
                 ccols[k].append(row[k])
     return fcols, ccols
-
-
-def pack_columns(cols: dict[str, list[Any]]) -> bytes:
-    return zlib.compress(msgpack.packb(cols, use_bin_type=True), _ZLIB_LEVEL)
-
-
-def unpack_columns(blob: bytes) -> dict[str, list[Any]]:
-    cols: dict[str, list[Any]] = msgpack.unpackb(zlib.decompress(blob), raw=False, strict_map_key=False)
-    return cols
 
 
 def pack(manifest: dict[str, Any]) -> bytes:
@@ -122,7 +113,7 @@ class ChunkTable:
 
     def __init__(self, manifest: dict[str, Any]) -> None:
         self._f = manifest["files"]
-        self._c = unpack_columns(manifest["chunks"])
+        self._c: dict[str, list[Any]] = unpack_blob(manifest["chunks"])
         self.ids: list[int] = self._c["id"]
         self.row_of = {cid: i for i, cid in enumerate(self.ids)}
         self._texts: dict[int, list[str]] = {}
@@ -144,7 +135,7 @@ class ChunkTable:
     def text(self, row: int) -> str:
         fi = self._c["file"][row]
         if fi not in self._texts:
-            self._texts[fi] = unpack_texts(self._f["texts"][fi])
+            self._texts[fi] = unpack_blob(self._f["texts"][fi])
         return self._texts[fi][row - self._first_row[fi]]
 
     def file_entries(self) -> list[FileEntry]:

@@ -8,7 +8,7 @@ from typing import Any
 
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle.store import read_manifest, resolve, sha256_file
+from cora_ci.bundle.store import artifact_problem, read_manifest, resolve
 
 
 def describe(b: Bundle) -> dict[str, Any]:
@@ -63,13 +63,9 @@ def check(path: Path) -> list[str]:
     problems: list[str] = []
     listed = set(m["artifacts"])
     for rel, want in sorted(m["artifacts"].items()):
-        p = root / rel
-        if not p.is_file():
-            problems.append(f"{rel}: missing")
-        elif p.stat().st_size != want["size"]:
-            problems.append(f"{rel}: {p.stat().st_size} bytes, expected {want['size']}")
-        elif sha256_file(p) != want["sha256"]:
-            problems.append(f"{rel}: checksum mismatch")
+        problem, _ = artifact_problem(root, rel, want, [])
+        if problem:
+            problems.append(problem)
     for p in sorted(root.rglob("*")):
         rel = p.relative_to(root).as_posix()
         if p.is_file() and rel not in listed and rel not in (mf.MANIFEST, mf.MANIFEST_SUM):

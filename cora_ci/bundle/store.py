@@ -178,6 +178,23 @@ def _identity(p: Path) -> list[int]:
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
+def artifact_problem(
+    root: Path, rel: str, want: dict[str, Any], known: list[Any]
+) -> tuple[str | None, list[Any]]:
+    """What is wrong with one file the manifest lists (None if nothing), and its verified record
+    `[size, mtime_ns, inode, sha256]`. A `known` record equal to the file's current one skips hashing."""
+    p = root / rel
+    if not p.is_file():
+        return f"{rel}: missing", []
+    ident = _identity(p)
+    if ident[0] != want["size"]:
+        return f"{rel}: {ident[0]} bytes, expected {want['size']}", []
+    record = [*ident, want["sha256"]]
+    if known != record and sha256_file(p) != want["sha256"]:
+        return f"{rel}: checksum mismatch", []
+    return None, record
+
+
 def verify_artifacts(root: Path, manifest: dict[str, Any], use_cache: bool = True) -> None:
     """Check every listed file's size and sha256, and that no file is missing; raise CORA-BND-003."""
     cache_path = _cache_file(root)
@@ -187,18 +204,9 @@ def verify_artifacts(root: Path, manifest: dict[str, Any], use_cache: bool = Tru
             cache = json.loads(cache_path.read_text())
     fresh: dict[str, Any] = {}
     for rel, want in sorted(manifest.get("artifacts", {}).items()):
-        p = root / rel
-        try:
-            ident = _identity(p)
-        except OSError:
-            raise CoraError("CORA-BND-003", f"{root}: {rel} is missing") from None
-        if ident[0] != want["size"]:
-            raise CoraError("CORA-BND-003", f"{root}: {rel} has {ident[0]} bytes, expected {want['size']}")
-        known = cache.get(rel) or []
-        cached = known[:3] == ident and known[3:] == [want["sha256"]]
-        if not cached and sha256_file(p) != want["sha256"]:
-            raise CoraError("CORA-BND-003", f"{root}: {rel} does not match its checksum (altered)")
-        fresh[rel] = [*ident, want["sha256"]]
+        problem, fresh[rel] = artifact_problem(root, rel, want, cache.get(rel) or [])
+        if problem:
+            raise CoraError("CORA-BND-003", f"{root}: {problem}")
     if use_cache and fresh != cache:
         with contextlib.suppress(OSError):
             cache_path.parent.mkdir(parents=True, exist_ok=True)

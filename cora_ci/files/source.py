@@ -42,7 +42,6 @@ class Snapshot:
     dirty: bool  # the working tree differs from `commit`
     time: int | None  # the commit's time (seconds since the epoch)
     entries: tuple[Entry, ...]
-    in_git: bool
     config: Config
 
     def read(self, entries: list[Entry]) -> Iterator[tuple[Entry, bytes]]:
@@ -179,7 +178,7 @@ def _raw(root: Path, kind: str | None, rev: str | None) -> Snapshot:
             hint = "index it without --rev or --staged"
             raise CoraError("CORA-IO-003", f"{root} is not a git repository", hint)
         names = tuple(Entry(n, "", "100644") for n in walk_files(root))  # ids once the config has filtered
-        return Snapshot(root, "dir", None, None, False, None, names, False, Config())
+        return Snapshot(root, "dir", None, None, False, None, names, Config())
     head, head_time = _head(top)
     kind = kind or ("rev" if rev or head else "worktree")
     if kind == "rev":
@@ -191,12 +190,12 @@ def _raw(root: Path, kind: str | None, rev: str | None) -> Snapshot:
         commit = found.decode().strip()
         tree = _git(top, "rev-parse", f"{commit}^{{tree}}").decode().strip()
         ctime = int(_git(top, "show", "-s", "--format=%ct", commit).strip())
-        return Snapshot(top, "rev", commit, tree, False, ctime, tuple(_ls_tree(top, commit)), True, Config())
+        return Snapshot(top, "rev", commit, tree, False, ctime, tuple(_ls_tree(top, commit)), Config())
     if kind == "staged":
         dirty = not head or bool(_git(top, "diff-index", "--cached", "--name-only", "HEAD").strip())
-        return Snapshot(top, kind, head, kind, dirty, head_time, tuple(_ls_index(top)), True, Config())
+        return Snapshot(top, kind, head, kind, dirty, head_time, tuple(_ls_index(top)), Config())
     entries, dirty = _worktree(top)
-    return Snapshot(top, kind, head, kind, dirty, head_time, tuple(entries), True, Config())
+    return Snapshot(top, kind, head, kind, dirty, head_time, tuple(entries), Config())
 
 
 def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_dir: Path | None = None,
