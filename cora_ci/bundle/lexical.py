@@ -42,7 +42,7 @@ def terms(text: str) -> list[str]:
 
 @lru_cache(maxsize=1 << 18)
 def _word_terms(word: str) -> tuple[str, ...]:
-    """Code repeats its identifiers, so splitting each distinct word once pays (3-5x on real code)."""
+    """Code repeats its identifiers, so each distinct word is split once."""
     parts = [p.lower() for p in _PART.findall(word)]
     return (word.lower(), *parts) if len(parts) > 1 else (word.lower(),)
 
