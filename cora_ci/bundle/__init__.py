@@ -1,9 +1,10 @@
 """Stage 5: the bundle, a directory that holds everything a query needs and nothing else.
 
-    manifest.msgpack   format, versions, source, model, config hash, files, chunks, graph, checksums
+    manifest.msgpack   format, versions, source, model, config, boosts, files with their chunks and
+                       graph edges, bm25 buckets, checksums
     manifest.sha256    the manifest's own checksum, in `sha256sum -c` form
     vectors.usearch    HNSW over chunk vectors (int8, cosine), keys = chunk ids; absent: lexical only
-    bm25/              tantivy index over identifier-aware terms, one stored field: the chunk id
+    bm25/              tantivy index over identifier-aware terms, one segment per bucket of files
 
 `open_bundle` is the only way in for readers: it verifies, checks the format and the model, and
 never writes into the bundle directory.
@@ -60,9 +61,15 @@ class Bundle:
 
     @cached_property
     def graph(self) -> Any:
-        from cora_ci.graph import Graph
+        """The reference graph (CSR over all chunks), assembled from the files' stored edges."""
+        import numpy as np
 
-        return Graph.from_dict(self.manifest["graph"])
+        from cora_ci.graph.build import graph_from_edges, unpack_edges
+
+        files = self.manifest["files"]
+        parts = [unpack_edges(mf.ids_of(ids), e) for ids, e in zip(files["ids"], files["edges"], strict=True)]
+        src, dst, w = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in range(3))
+        return graph_from_edges(self.chunks.id_array, src, dst, w)
 
 
 def open_bundle(path: Path, *, verify: bool = True, model_sha256: str | None = None) -> Bundle:

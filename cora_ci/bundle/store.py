@@ -88,9 +88,12 @@ def update_lock(out: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]]) -> None:
+def write_bundle(
+    out: Path, fill: Callable[[Path], dict[str, Any]], linked: tuple[Path, dict[str, Any]] | None = None
+) -> None:
     """Create the bundle `out`: `fill(tmp)` writes the indexes into `tmp` and returns the manifest,
-    to which the checksums of those files are added; then `tmp` replaces `out` whole."""
+    to which the checksums of those files are added; then `tmp` replaces `out` whole. `linked`
+    (a previous bundle and its checksums) spares hashing the files `fill` hard-linked from it."""
     out = out.absolute()
     if out.exists() and not (out / mf.MANIFEST).is_file() and (not out.is_dir() or any(out.iterdir())):
         raise CoraError("CORA-BND-006", f"{out} exists and is not a bundle; refusing to replace it")
@@ -100,7 +103,7 @@ def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]]) -> None:
     try:
         manifest = fill(tmp)
         manifest["artifacts"] = {
-            p.relative_to(tmp).as_posix(): {"sha256": sha256_file(p), "size": p.stat().st_size}
+            p.relative_to(tmp).as_posix(): _checksum(p, p.relative_to(tmp).as_posix(), linked)
             for p in _files(tmp)
         }
         body = mf.pack(manifest)
@@ -112,6 +115,14 @@ def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]]) -> None:
         raise CoraError("CORA-BND-006", f"cannot write bundle {out}: {e.strerror or e}") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _checksum(p: Path, rel: str, linked: tuple[Path, dict[str, Any]] | None) -> dict[str, Any]:
+    if linked is not None and rel in linked[1]:
+        with contextlib.suppress(OSError):
+            if os.path.samestat(p.stat(), (linked[0] / rel).stat()):
+                return dict(linked[1][rel])
+    return {"sha256": sha256_file(p), "size": p.stat().st_size}
 
 
 def _swap_in(tmp: Path, out: Path) -> None:
