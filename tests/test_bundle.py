@@ -120,7 +120,9 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     }  # fmt: skip
     assert m["model"] is None and m["boosts"] == []
     segments = [s for s in m["lexical"]["segments"] if s]
-    assert len(m["lexical"]["segments"]) == m["lexical"]["buckets"] and sum(n for _, n in segments) == s.chunks
+    assert (
+        len(m["lexical"]["segments"]) == m["lexical"]["buckets"] and sum(n for _, n in segments) == s.chunks
+    )
     assert len(m["chunker"]["hash"]) == 64 and m["chunker"]["config"]["max_tokens"] == 800
     files = m["files"]
     assert tuple(files) == mf.FILE_COLUMNS and files["path"] == sorted(FILES)
