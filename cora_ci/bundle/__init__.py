@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.lexical import LexicalIndex
 from cora_ci.bundle.manifest import ChunkTable
 from cora_ci.bundle.store import read_manifest, resolve, verify_artifacts
-from cora_ci.bundle.vectors import VectorIndex
 from cora_ci.errors import CoraError
+
+if TYPE_CHECKING:
+    from cora_ci.bundle.vectors import VectorIndex
 
 
 class Bundle:
@@ -54,6 +56,8 @@ class Bundle:
     def vectors(self) -> VectorIndex | None:
         if self.model is None:
             return None
+        from cora_ci.bundle.vectors import VectorIndex  # usearch loads in ~30 ms: only when needed
+
         try:
             return VectorIndex(self.root / mf.VECTORS)
         except (ValueError, RuntimeError) as e:

@@ -42,8 +42,8 @@ _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _HEAP = 64 * 1024 * 1024  # one writer thread; a bucket always fits one segment
 _LOCKS = (".tantivy-meta.lock", ".tantivy-writer.lock")
 _MANAGED = ".managed.json"
-# A bucket of a few hundred chunks re-indexes in ~10-30 ms; beyond 128 segments queries slow down.
-_BUCKET_CHUNKS = 256
+# A bucket of ~128-256 chunks re-indexes in ~5-10 ms; beyond 128 segments queries slow down.
+_BUCKET_CHUNKS = 128
 _MAX_BUCKETS = 128
 
 
