@@ -54,7 +54,7 @@ class Summary:
     rebuilt: str = ""  # why the previous bundle could not be updated ("" for an update)
     source_bytes: int = 0
     bundle_bytes: int = 0
-    diagnostics: int = 0
+    diagnostics: int = 0  # in the files chunked by this run
     languages: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     stages: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage
@@ -102,9 +102,7 @@ def _build(
     keys = {p: _keys(f.chunks) if embedder is not None else b"" for p, f in fresh.items()}
     vec = _vectors(embedder, old, old_rows, kept, fresh, keys, progress) if embedder is not None else None
     stages["embed"] = time.perf_counter() - t
-    rows = {**kept, **{p: mf.file_row(f, links[p], keys[p], hashes(links[p].defs),
-                                      hashes(n for ns in links[p].refs.values() for n in ns), b"")
-                       for p, f in fresh.items()}}  # fmt: skip
+    rows = {**kept, **{p: _row(f, links[p], keys[p]) for p, f in fresh.items()}}
     for p, e in edges.items():
         rows[p] = {**rows[p], "edges": e}
     files = mf.table(list(rows.values()))
@@ -135,6 +133,12 @@ def _build(
         languages=dict(sorted(Counter(files["lang"][i] for i in indexed).items())),
         seconds=time.perf_counter() - t0, stages=stages, model=_model_name(embedder), source=_label(snap),
     )  # fmt: skip
+
+
+def _row(f: mf.FileEntry, links: FileLinks, keys: bytes) -> Row:
+    """The manifest row of a freshly chunked file, its edges still to be resolved."""
+    used = hashes(n for names in links.refs.values() for n in names)
+    return mf.file_row(f, links, keys, hashes(links.defs), used, b"")
 
 
 def _diagnostics(f: mf.FileEntry) -> int:

@@ -27,6 +27,7 @@ import os
 import re
 import shutil
 import tempfile
+import unicodedata
 import zlib
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -38,6 +39,8 @@ import tantivy
 FIELDS = {"name": 3.0, "path": 1.5, "body": 1.0}  # field -> query boost
 TOKENIZER = "cora_words"
 _WORD = re.compile(r"\w+")
+_NOT_WORD = re.compile(r" +")
+_TOKEN = r"[\p{L}\p{N}_]+"  # tantivy's (Rust) word pattern; `_words` mirrors it
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _HEAP = 64 * 1024 * 1024  # one writer thread; a bucket always fits one segment
 _LOCKS = (".tantivy-meta.lock", ".tantivy-writer.lock")
@@ -58,18 +61,50 @@ def terms(text: str) -> list[str]:
 @lru_cache(maxsize=1 << 18)
 def _word_terms(word: str) -> tuple[str, ...]:
     """Code repeats its identifiers, so each distinct word is split once."""
-    parts = [p.lower() for p in _PART.findall(word)]
-    return (word.lower(), *parts) if len(parts) > 1 else (word.lower(),)
+    out: list[str] = []
+    for w in _words(word):
+        out.append(_lower(w))
+        parts = _PART.findall(w)
+        if len(parts) > 1:
+            out.extend(_lower(p) for p in parts)
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 18)
+def _extra_parts(word: str) -> tuple[str, ...]:
+    """The parts of a word's compound sub-words, as written (tantivy lower-cases them)."""
+    out: list[str] = []
+    for w in _words(word):
+        parts = _PART.findall(w)
+        if len(parts) > 1:
+            out.extend(parts)
+    return tuple(out)
+
+
+def _words(match: str) -> list[str]:
+    """A Python `\\w+` match as tantivy's `[\\p{L}\\p{N}_]+` splits it: Python's `\\w` also takes a few
+    symbols with a numeric value (`㊀`), which end a word there. (A character newer than Python's
+    Unicode tables may still be split differently.)"""
+    if match.isascii():
+        return [match]
+    return [w for w in _NOT_WORD.split("".join(c if _is_word(c) else " " for c in match)) if w]
+
+
+def _is_word(c: str) -> bool:
+    return c == "_" or unicodedata.category(c)[0] in "LN"
+
+
+def _lower(s: str) -> str:
+    """Lower case one character at a time, as tantivy does (no final-sigma rule)."""
+    return s.lower() if s.isascii() else "".join(c.lower() for c in s)
 
 
 def field_text(text: str) -> str:
-    """`text` and then the parts of its compound words: what tantivy's word tokenizer turns into
-    exactly `terms(text)`."""
+    """`text` and then the parts of its compound words: what tantivy's word tokenizer and
+    lower-caser turn into exactly `terms(text)`."""
     extra: list[str] = []
     for word in _WORD.findall(text):
-        t = _word_terms(word)
-        if len(t) > 1:
-            extra.extend(t[1:])
+        extra.extend(_extra_parts(word))
     return f"{text}\n{' '.join(extra)}" if extra else text
 
 
@@ -103,7 +138,7 @@ def _schema() -> Any:
 
 def _analyzer() -> Any:
     return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(r"\w+"))
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(_TOKEN))
         .filter(tantivy.Filter.lowercase())
         .build()
     )
