@@ -7,16 +7,15 @@ and optionally `cora-model.json`; sentence-transformers' own files fill in what 
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
-import os
 from dataclasses import replace
 from functools import partial
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cora_ci import verified
 from cora_ci.embedding.info import POOLINGS, ModelInfo
 from cora_ci.errors import CoraError
 
@@ -60,45 +59,18 @@ def verify_sha256(path: Path, expected: str) -> bytes:
     and inode (recorded outside the package, like verified bundles) is not hashed again.
     """
     data = _read(path)
-    record = _identity(path, expected)
-    known = _verified()
-    if record is None or known.get(str(path)) != record:
+    records = verified.record_file("models")
+    try:
+        record = [*verified.identity(path), expected]
+    except OSError:
+        record = []
+    if not record or verified.load(records).get(str(path)) != record:
         actual = _sha256(data)
         if actual != expected:
             raise CoraError("CORA-MDL-002", f"{path} has sha256 {actual[:12]}…, expected {expected[:12]}…")
-        if record is not None:
-            _remember(str(path), record)
+        if record:
+            verified.save(records, {**verified.load(records), str(path): record})
     return data
-
-
-def _cache_path() -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
-    return base / "cora-ci" / "verified" / "models.json"
-
-
-def _identity(path: Path, sha: str) -> list[Any] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return [st.st_size, st.st_mtime_ns, st.st_ino, sha]
-
-
-def _verified() -> dict[str, Any]:
-    try:
-        known = json.loads(_cache_path().read_text())
-    except (OSError, ValueError):
-        return {}
-    return known if isinstance(known, dict) else {}
-
-
-def _remember(key: str, record: list[Any]) -> None:
-    with contextlib.suppress(OSError):
-        path = _cache_path()
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({**_verified(), key: record}, sort_keys=True))
-        os.replace(tmp, path)
 
 
 def load_default(model_dir: Path | None = None, **runtime: Any) -> Embedder:
