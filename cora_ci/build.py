@@ -28,7 +28,7 @@ from cora_ci.chunking.tokens import default_counter
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
 from cora_ci.files.source import Entry, Snapshot, snapshot
-from cora_ci.graph.build import FileLinks, Linker, changed_names, file_links, hashes, name_hash, pack_edges
+from cora_ci.graph.build import FileLinks, Linker, NameFilter, changed_names, file_links, hashes, pack_edges
 from cora_ci.graph.extract import FileRefs
 from cora_ci.graph.resolve import Repo
 
@@ -95,16 +95,17 @@ def _build(
     fresh = _chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept])
     _check_unique_ids(kept, fresh)
     t = time.perf_counter()
+    keys = {p: _keys(f.chunks) if embedder is not None else b"" for p, f in fresh.items()}
+    t_keys = time.perf_counter() - t
+    t = time.perf_counter()
     links = {p: file_links(f.chunks, FileRefs(f.imports, f.refs)) for p, f in fresh.items()}
-    edges = _link(snap, old_rows, kept, fresh, links)
+    rows = {**kept, **{p: _row(f, links[p], keys[p]) for p, f in fresh.items()}}
+    for p, e in _link(old_rows, kept, rows, links).items():
+        rows[p] = {**rows[p], "edges": e}
     stages["graph"] = time.perf_counter() - t
     t = time.perf_counter()
-    keys = {p: _keys(f.chunks) if embedder is not None else b"" for p, f in fresh.items()}
     vec = _vectors(embedder, old, old_rows, kept, fresh, keys, progress) if embedder is not None else None
-    stages["embed"] = time.perf_counter() - t
-    rows = {**kept, **{p: _row(f, links[p], keys[p]) for p, f in fresh.items()}}
-    for p, e in edges.items():
-        rows[p] = {**rows[p], "edges": e}
+    stages["embed"] = time.perf_counter() - t + t_keys
     files = mf.table(list(rows.values()))
 
     def fill(tmp: Path) -> dict[str, Any]:
@@ -278,12 +279,12 @@ def _collision(cid: int, a: str, b: str) -> CoraError:
     return CoraError("CORA-INT-001", f"chunk id collision ({cid}): {a} and {b}")
 
 
-def _link(snap: Snapshot, old_rows: dict[str, Row], kept: dict[str, Row], fresh: dict[str, mf.FileEntry],
+def _link(old_rows: dict[str, Row], kept: dict[str, Row], rows: dict[str, Row],
           links: dict[str, FileLinks]) -> dict[str, bytes]:  # fmt: skip
     """Packed out-edges of every file whose references may resolve differently now: the changed
-    files, the files using a name whose definitions changed, and, when files were added or removed
-    or declare other C# namespaces, the files whose imports now reach other files."""
-    langs = {e.path: kept[e.path]["lang"] if e.path in kept else fresh[e.path].lang for e in snap.entries}
+    files (those in `links`), the files using a name whose definitions changed, and, when files
+    were added or removed or declare other C# namespaces, the files whose imports now reach other
+    files. `rows` is the new file table, edges not yet set for changed files."""
     cache: dict[str, FileLinks] = dict(links)
 
     def links_of(path: str) -> FileLinks:
@@ -292,18 +293,19 @@ def _link(snap: Snapshot, old_rows: dict[str, Row], kept: dict[str, Row], fresh:
         return cache[path]
 
     linker = Linker(
-        langs,
-        {**{p: r["namespaces"] for p, r in kept.items()}, **{p: lk.namespaces for p, lk in links.items()}},
+        {p: r["lang"] for p, r in rows.items()},
+        {p: r["namespaces"] for p, r in rows.items()},
         links_of,
-        {**{p: r["defs_h"] for p, r in kept.items()}, **{p: hashes(lk.defs) for p, lk in links.items()}},
+        {p: r["defs_h"] for p, r in rows.items()},
     )
-    affected = set(fresh)
+    affected = set(links)
     if kept:
         gone = {p: mf.links_of_row(r) for p, r in old_rows.items() if p not in kept}
-        affected |= _using(kept, changed_names(gone, links))
-        moved = set(old_rows) != set(langs) or any(
-            old_rows[p]["lang"] != f.lang or old_rows[p]["namespaces"] != links[p].namespaces
-            for p, f in fresh.items() if p in old_rows
+        users = NameFilter({p: r["refs_h"] for p, r in kept.items()})
+        affected.update(users.paths_with(changed_names(gone, links)))
+        moved = set(old_rows) != set(rows) or any(
+            old_rows[p]["lang"] != rows[p]["lang"] or old_rows[p]["namespaces"] != rows[p]["namespaces"]
+            for p in links if p in old_rows
         )  # fmt: skip
         if moved:
             before = Repo({p: r["lang"] for p, r in old_rows.items()},
@@ -314,22 +316,7 @@ def _link(snap: Snapshot, old_rows: dict[str, Row], kept: dict[str, Row], fresh:
                 for p, r in kept.items()
                 if before.imported_files(p, r["imports"]) != now.imported_files(p, r["imports"])
             }
-    out = {}
-    for p in sorted(affected):
-        ids = [c.id for c in fresh[p].chunks] if p in fresh else mf.ids_of(kept[p]["ids"]).tolist()
-        out[p] = pack_edges(ids, linker.edges(p))
-    return out
-
-
-def _using(kept: dict[str, Row], names: set[str]) -> set[str]:
-    """Files whose name filter holds one of `names` (a superset of the files using them)."""
-    if not names:
-        return set()
-    paths = sorted(kept)
-    arrays = [np.frombuffer(kept[p]["refs_h"], dtype="<u4") for p in paths]
-    owner = np.repeat(np.arange(len(paths)), [len(a) for a in arrays])
-    hit = np.isin(np.concatenate(arrays), np.asarray(sorted({name_hash(n) for n in names}), dtype="<u4"))
-    return {paths[i] for i in np.unique(owner[hit]).tolist()}
+    return {p: pack_edges(mf.ids_of(rows[p]["ids"]).tolist(), linker.edges(p)) for p in sorted(affected)}
 
 
 def _keys(chunks: list[Chunk]) -> bytes:

@@ -129,24 +129,39 @@ def hashes(names: Iterable[str]) -> bytes:
 Edges = list[tuple[int, int, float]]  # (source chunk id, target chunk id, weight), sorted
 
 
+class NameFilter:
+    """Which files may hold a name, from each file's `hashes(...)`: one sorted array for all files."""
+
+    def __init__(self, hashes_by_path: Mapping[str, bytes]) -> None:
+        self._paths = sorted(hashes_by_path)
+        arrays = [np.frombuffer(hashes_by_path[p], dtype="<u4") for p in self._paths]
+        owner = np.repeat(np.arange(len(self._paths)), [len(a) for a in arrays])
+        flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype="<u4")
+        order = np.argsort(flat, kind="stable")
+        self._hash, self._owner = flat[order], owner[order]
+
+    def paths_with(self, names: Iterable[str]) -> list[str]:
+        """Sorted paths whose hashes hold one of `names`: a superset of the files holding them."""
+        found: set[int] = set()
+        for h in sorted({name_hash(n) for n in names}):
+            lo, hi = np.searchsorted(self._hash, [h, h + 1])
+            found.update(self._owner[lo:hi].tolist())
+        return sorted(self._paths[i] for i in found)
+
+
 class Linker:
     """Resolves files' references against every file of one tree.
 
     `links_of(path)` gives any file's `FileLinks` (fresh, or decoded from the previous bundle on
     demand); `def_hashes` are each file's `hashes(defs)`, the index for rule 3: only files whose
-    filter holds a name's hash are asked whether they define it.
+    hashes hold a name's are asked whether they define it.
     """
 
     def __init__(self, langs: Mapping[str, str], spaces: Mapping[str, list[str]],
                  links_of: Callable[[str], FileLinks], def_hashes: Mapping[str, bytes]) -> None:  # fmt: skip
         self.repo = Repo(langs, spaces)
         self._links_of = links_of
-        paths = sorted(def_hashes)
-        arrays = [np.frombuffer(def_hashes[p], dtype="<u4") for p in paths]
-        owner = np.repeat(np.arange(len(paths)), [len(a) for a in arrays])
-        flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype="<u4")
-        order = np.argsort(flat, kind="stable")
-        self._hash, self._owner, self._paths = flat[order], owner[order], paths
+        self._defs = NameFilter(def_hashes)
         self._anywhere: dict[str, list[int]] = {}
 
     def edges(self, path: str) -> Edges:
@@ -177,9 +192,7 @@ class Linker:
     def anywhere(self, name: str) -> list[int]:
         """Every chunk of the tree defining `name`, in path order."""
         if name not in self._anywhere:
-            h = name_hash(name)
-            lo, hi = np.searchsorted(self._hash, [h, h + 1])
-            owners = sorted({self._paths[i] for i in self._owner[lo:hi].tolist()})
+            owners = self._defs.paths_with([name])
             self._anywhere[name] = [t for p in owners for t in self._links_of(p).defs.get(name, [])]
         return self._anywhere[name]
 
