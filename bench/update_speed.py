@@ -3,7 +3,9 @@
 Repositories of N real files (Python and Markdown copied from the installed site-packages, one
 commit), indexed once; then commits that edit 1, 10 and 100 files (a new function appended to
 each), a no-op update, and the breakdown of the fixed costs (process start and imports, model load).
-Run: python bench/update_speed.py [--sizes 1000,10000] [--model default|none] [--runs 3]
+Run: python bench/update_speed.py [--sizes 1000,10000] [--model default|none] [--runs 3] [--site DIR]
+(`--site`: where the files come from, default this interpreter's site-packages; a fresh venv may
+hold fewer than 10,000 suitable files.)
 """
 
 from __future__ import annotations
@@ -32,17 +34,17 @@ GIT_ENV = {
 }
 
 
-def make_repo(dest: Path, n: int) -> Path:
-    """A git repository of `n` real source files (sorted walk of site-packages, small files only)."""
+def make_repo(dest: Path, n: int, site: Path = SITE) -> Path:
+    """A git repository of `n` real source files (sorted walk of `site`, small files only)."""
     repo = dest / f"repo{n}"
     repo.mkdir()
     found = 0
-    for p in sorted(SITE.rglob("*.py")):
+    for p in sorted(site.rglob("*.py")):
         if found >= n:
             break
         if "cora_ci" in p.parts or not 200 < p.stat().st_size < 40_000:
             continue
-        target = repo / p.relative_to(SITE)
+        target = repo / p.relative_to(site)
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copyfile(p, target)
         found += 1
@@ -94,6 +96,7 @@ def main() -> None:
     ap.add_argument("--sizes", default="1000")
     ap.add_argument("--model", default="default")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--site", type=Path, default=SITE)
     args = ap.parse_args()
     now = datetime.datetime.now(datetime.timezone.utc)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
@@ -105,7 +108,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["XDG_CACHE_HOME"] = tmp
         for n in (int(x) for x in args.sizes.split(",")):
-            repo = make_repo(Path(tmp), n)
+            repo = make_repo(Path(tmp), n, args.site)
+            if len(git(repo, "ls-files").split()) < n:
+                sys.exit(f"{args.site} holds fewer than {n} suitable files: pick another --site")
             index = [*CORA, "index", "-q", "--timings", "--model", args.model]
             first = timed(index, repo)
             print(f"\n== {n} files, model {args.model}: first build {first:.1f} s ==")

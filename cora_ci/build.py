@@ -20,7 +20,8 @@ import numpy as np
 from cora_ci import __version__
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle.lexical import LexicalDoc, Segment, bucket_count, bucket_of, write_index
+from cora_ci.bundle.lexical import LexicalDoc, Segment, write_index
+from cora_ci.bundle.manifest import bucket_count, bucket_of
 from cora_ci.bundle.store import update_lock, write_bundle
 from cora_ci.chunking import chunk_file
 from cora_ci.chunking.model import Chunk
@@ -89,7 +90,7 @@ def _build(
     if old is not None and _same_files(old, snap):
         return _refresh_source(old, snap, out, t0, embedder)
     stages["list"] = time.perf_counter() - t0
-    old_rows = mf.rows(old.manifest["files"]) if old is not None else {}
+    old_rows = old.rows() if old is not None else {}
     kept = {e.path: old_rows[e.path] for e in snap.entries
             if e.path in old_rows and old_rows[e.path]["blob"] == e.blob}  # fmt: skip
     fresh = _chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept])
@@ -100,17 +101,26 @@ def _build(
     t = time.perf_counter()
     links = {p: file_links(f.chunks, FileRefs(f.imports, f.refs)) for p, f in fresh.items()}
     rows = {**kept, **{p: _row(f, links[p], keys[p]) for p, f in fresh.items()}}
+    relinked = set()  # unchanged files whose edges change: their shards are rewritten too
     for p, e in _link(old_rows, kept, rows, links).items():
+        if p in kept and e != kept[p]["edges"]:
+            relinked.add(p)
         rows[p] = {**rows[p], "edges": e}
     stages["graph"] = time.perf_counter() - t
     t = time.perf_counter()
     vec = _vectors(embedder, old, old_rows, kept, fresh, keys, progress) if embedder is not None else None
     stages["embed"] = time.perf_counter() - t + t_keys
     files = mf.table(list(rows.values()))
+    deleted = set(old_rows) - set(rows)
+    count = bucket_count(sum(len(b) // 8 for b in files["ids"]))
+    same_buckets = old is not None and old.manifest["lexical"]["buckets"] == count
 
     def fill(tmp: Path) -> dict[str, Any]:
         progress("write", 0, 1)
-        lexical = _write_lexical(tmp / mf.BM25, old, files, rows, fresh, set(old_rows) - set(rows))
+        reuse = old if same_buckets else None
+        lexical = _write_lexical(tmp / mf.BM25, reuse, files, rows, fresh, deleted, count)
+        changed = {bucket_of(p, count) for p in [*fresh, *deleted, *relinked]}
+        shards = _write_shards(tmp, reuse, rows, count, changed)
         if vec is not None:
             from cora_ci.bundle.vectors import update_vectors, write_vectors
 
@@ -119,7 +129,7 @@ def _build(
             else:
                 write_vectors(tmp / mf.VECTORS, vec.ids, vec.vectors)
         progress("write", 1, 1)
-        return _manifest(snap, cfg, info, files, lexical)
+        return _manifest(snap, cfg, info, files, lexical, shards)
 
     t = time.perf_counter()
     write_bundle(out, fill, _linked_artifacts(old))
@@ -128,7 +138,7 @@ def _build(
     return Summary(
         out=out, files=len(indexed), skipped=len(files["path"]) - len(indexed),
         chunks=sum(len(b) // 8 for b in files["ids"]), embedded=vec.embedded if vec is not None else 0,
-        rechunked=len(fresh), removed=len(set(old_rows) - set(rows)), rebuilt=rebuilt,
+        rechunked=len(fresh), removed=len(deleted), rebuilt=rebuilt,
         source_bytes=sum(files["size"][i] for i in indexed), bundle_bytes=_dir_bytes(out),
         diagnostics=sum(_diagnostics(f) for f in fresh.values()),
         languages=dict(sorted(Counter(files["lang"][i] for i in indexed).items())),
@@ -401,15 +411,15 @@ def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Prog
 
 
 def _write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: dict[str, Row],
-                   fresh: dict[str, mf.FileEntry], deleted: set[str]) -> dict[str, Any]:  # fmt: skip
-    """The BM25 index: only the buckets holding changed or deleted files are written anew, unless
-    the bucket count changed with the repository's size."""
-    count = bucket_count(sum(len(b) // 8 for b in files["ids"]))
-    prev = old.manifest["lexical"] if old is not None else None
+                   fresh: dict[str, mf.FileEntry], deleted: set[str],
+                   count: int) -> dict[str, Any]:  # fmt: skip
+    """The BM25 index: only the buckets holding changed or deleted files are written anew; the
+    others are hard-linked from `old` (None: a first build, or the bucket count changed)."""
     reuse = None
-    if old is not None and prev is not None and prev["buckets"] == count:
+    if old is not None:
         touched = {bucket_of(p, count) for p in [*fresh, *deleted]}
-        reuse = (old.root / mf.BM25, [Segment(*s) if s else None for s in prev["segments"]])
+        segments = old.manifest["lexical"]["segments"]
+        reuse = (old.root / mf.BM25, [Segment(*s) if s else None for s in segments])
     else:
         touched = set(range(count))
     docs: dict[int, list[LexicalDoc]] = {b: [] for b in touched}
@@ -419,6 +429,25 @@ def _write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[An
             docs[b].extend(_lexical_docs(fresh[p].chunks) if p in fresh else _row_docs(rows[p]))
     segments = write_index(directory, docs, count, reuse)
     return {"buckets": count, "segments": [[s.id, s.docs] if s else None for s in segments]}
+
+
+def _write_shards(tmp: Path, old: Bundle | None, rows: dict[str, Row], count: int,
+                  changed: set[int]) -> list[str | None]:  # fmt: skip
+    """The manifest's shards, one per non-empty bucket: those of `changed` buckets are written
+    anew, the others hard-linked from `old` (None: write all) with their recorded checksums."""
+    members: dict[int, list[Row]] = {}
+    for p, r in rows.items():
+        members.setdefault(bucket_of(p, count), []).append(r)
+    (tmp / mf.SHARDS).mkdir()
+    names: list[str | None] = []
+    for b in range(count):
+        name = mf.shard_name(b) if b in members else None
+        if name is not None and old is not None and b not in changed:
+            os.link(old.root / name, tmp / name)
+        elif name is not None:
+            (tmp / name).write_bytes(mf.pack_shard(b, count, members[b]))
+        names.append(name)
+    return names
 
 
 def _lexical_docs(chunks: list[Chunk]) -> list[LexicalDoc]:
@@ -452,7 +481,7 @@ def _built_at(snap: Snapshot) -> int | None:
 
 
 def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: dict[str, list[Any]],
-              lexical: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+              lexical: dict[str, Any], shards: list[str | None]) -> dict[str, Any]:  # fmt: skip
     chunk_cfg = asdict(cfg)
     for k in ("include", "exclude", "source", "model"):
         chunk_cfg.pop(k)
@@ -477,6 +506,7 @@ def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: 
             "chunks": sum(len(b) // 8 for b in files["ids"]),
             "source_bytes": sum(files["size"][i] for i in indexed),
         },
-        "files": files,
+        "files": {k: files[k] for k in mf.TOP_COLUMNS},
+        "shards": shards,
         "lexical": lexical,
     }

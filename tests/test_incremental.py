@@ -39,7 +39,8 @@ def answers(out: Path) -> dict[str, Any]:
     m = b.manifest
     result: dict[str, Any] = {
         "chunks": chunks,
-        "files": {k: v for k, v in m["files"].items() if k != "texts"},
+        "files": b.shards.table(),
+        "top": m["files"],
         "graph": b.graph.to_dict(),
         "bm25": {q: [(i, round(s, 4)) for i, s in b.lexical.search(q, 20)] for q in QUERIES},
         "model": m["model"],

@@ -7,12 +7,13 @@ itself (in Rust); only the extra parts of compound words are computed here and a
 field, which gives each document exactly the terms `terms` yields. Only the chunk id is stored;
 texts live in the manifest.
 
-Buckets. Files are spread over `bucket_count(chunks)` buckets by a hash of their path, and each
-bucket is one tantivy segment, written alone in a scratch index by one thread (so the same chunks
-give the same bytes; the segment is renamed after a hash of its content) and listed in a
-`meta.json` assembled here. An update rewrites only the buckets holding changed files and
-hard-links the others. tantivy sums term statistics over segments, so scores are exactly those of
-one big segment; deleting documents instead would leave their terms counted until a merge.
+Buckets. Files are spread over `manifest.bucket_count(chunks)` buckets by a hash of their path
+(the buckets of the manifest's shards), and each bucket is one tantivy segment, written alone in a
+scratch index by one thread (so the same chunks give the same bytes; the segment is renamed after
+a hash of its content) and listed in a `meta.json` assembled here. An update rewrites only the
+buckets holding changed files and hard-links the others. tantivy sums term statistics over
+segments, so scores are exactly those of one big segment; deleting documents instead would leave
+their terms counted until a merge.
 
 tantivy takes a lock file when it opens an index, so a reader opens a private directory of
 symlinks and the bundle itself is never written.
@@ -28,7 +29,6 @@ import re
 import shutil
 import tempfile
 import unicodedata
-import zlib
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -45,9 +45,6 @@ _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _HEAP = 64 * 1024 * 1024  # one writer thread; a bucket always fits one segment
 _LOCKS = (".tantivy-meta.lock", ".tantivy-writer.lock")
 _MANAGED = ".managed.json"
-# A bucket of ~128-256 chunks re-indexes in ~5-10 ms; beyond 128 segments queries slow down.
-_BUCKET_CHUNKS = 128
-_MAX_BUCKETS = 128
 
 
 def terms(text: str) -> list[str]:
@@ -113,19 +110,6 @@ class LexicalDoc(NamedTuple):
     name: str  # symbol names and anchor
     path: str
     body: str  # header and code
-
-
-def bucket_count(chunks: int) -> int:
-    """Buckets for an index of `chunks` chunks: a power of two, so a repository that grows a little
-    keeps its buckets (a change of count rewrites every bucket)."""
-    n = 1
-    while n * 2 * _BUCKET_CHUNKS <= chunks and n < _MAX_BUCKETS:
-        n *= 2
-    return n
-
-
-def bucket_of(path: str, buckets: int) -> int:
-    return zlib.crc32(path.encode()) % buckets
 
 
 def _schema() -> Any:
