@@ -90,9 +90,10 @@ def _build(
     if old is not None and _same_files(old, snap):
         return _refresh_source(old, snap, out, t0, embedder)
     stages["list"] = time.perf_counter() - t0
-    old_rows = old.rows() if old is not None else {}
-    kept = {e.path: old_rows[e.path] for e in snap.entries
-            if e.path in old_rows and old_rows[e.path]["blob"] == e.blob}  # fmt: skip
+    old_shards = old.shards if old is not None else None
+    old_rows = mf.Rows(old_shards)
+    same = [e.path for e in snap.entries if e.path in old_rows and old_rows.top(e.path, "blob") == e.blob]
+    kept = mf.Rows(old_shards, same)
     fresh = _chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept])
     _check_unique_ids(kept, fresh)
     t = time.perf_counter()
@@ -100,17 +101,19 @@ def _build(
     t_keys = time.perf_counter() - t
     t = time.perf_counter()
     links = {p: file_links(f.chunks, FileRefs(f.imports, f.refs)) for p, f in fresh.items()}
-    rows = {**kept, **{p: _row(f, links[p], keys[p]) for p, f in fresh.items()}}
+    rows = mf.Rows(old_shards, kept)
+    for p, f in fresh.items():
+        rows.put(_row(f, links[p], keys[p]))
     relinked = set()  # unchanged files whose edges change: their shards are rewritten too
     for p, e in _link(old_rows, kept, rows, links).items():
         if p in kept and e != kept[p]["edges"]:
             relinked.add(p)
-        rows[p] = {**rows[p], "edges": e}
+        rows.put({**rows[p], "edges": e})
     stages["graph"] = time.perf_counter() - t
     t = time.perf_counter()
     vec = _vectors(embedder, old, old_rows, kept, fresh, keys, progress) if embedder is not None else None
     stages["embed"] = time.perf_counter() - t + t_keys
-    files = mf.table(list(rows.values()))
+    files = rows.top_table()
     deleted = set(old_rows) - set(rows)
     count = bucket_count(sum(len(b) // 8 for b in files["ids"]))
     same_buckets = old is not None and old.manifest["lexical"]["buckets"] == count
@@ -270,15 +273,15 @@ def _chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str
     return fresh
 
 
-def _check_unique_ids(kept: dict[str, Row], fresh: dict[str, mf.FileEntry]) -> None:
+def _check_unique_ids(kept: mf.Rows, fresh: dict[str, mf.FileEntry]) -> None:
     owner: dict[int, str] = {}
     for f in fresh.values():
         for c in f.chunks:
             if c.id in owner:
                 raise _collision(c.id, owner[c.id], f"{c.path}:{c.start_line}")
             owner[c.id] = f"{c.path}:{c.start_line}"
-    for path, row in kept.items():
-        ids = mf.ids_of(row["ids"]).tolist()
+    for path in kept:
+        ids = mf.ids_of(kept.top(path, "ids")).tolist()
         clash = owner.keys() & ids
         if clash:
             cid = min(clash)
@@ -289,8 +292,7 @@ def _collision(cid: int, a: str, b: str) -> CoraError:
     return CoraError("CORA-INT-001", f"chunk id collision ({cid}): {a} and {b}")
 
 
-def _link(old_rows: dict[str, Row], kept: dict[str, Row], rows: dict[str, Row],
-          links: dict[str, FileLinks]) -> dict[str, bytes]:  # fmt: skip
+def _link(old_rows: mf.Rows, kept: mf.Rows, rows: mf.Rows, links: dict[str, FileLinks]) -> dict[str, bytes]:
     """Packed out-edges of every file whose references may resolve differently now: the changed
     files (those in `links`), the files using a name whose definitions changed, and, when files
     were added or removed or declare other C# namespaces, the files whose imports now reach other
@@ -303,30 +305,31 @@ def _link(old_rows: dict[str, Row], kept: dict[str, Row], rows: dict[str, Row],
         return cache[path]
 
     linker = Linker(
-        {p: r["lang"] for p, r in rows.items()},
-        {p: r["namespaces"] for p, r in rows.items()},
+        {p: rows.top(p, "lang") for p in rows},
+        {p: rows.top(p, "namespaces") for p in rows},
         links_of,
-        {p: r["defs_h"] for p, r in rows.items()},
+        {p: rows.top(p, "defs_h") for p in rows},
     )
     affected = set(links)
     if kept:
-        gone = {p: mf.links_of_row(r) for p, r in old_rows.items() if p not in kept}
-        users = NameFilter({p: r["refs_h"] for p, r in kept.items()})
+        gone = {p: mf.links_of_row(old_rows[p]) for p in old_rows if p not in kept}
+        users = NameFilter({p: kept.top(p, "refs_h") for p in kept})
         affected.update(users.paths_with(changed_names(gone, links)))
         moved = set(old_rows) != set(rows) or any(
-            old_rows[p]["lang"] != rows[p]["lang"] or old_rows[p]["namespaces"] != rows[p]["namespaces"]
-            for p in links if p in old_rows
-        )  # fmt: skip
-        if moved:
-            before = Repo({p: r["lang"] for p, r in old_rows.items()},
-                          {p: r["namespaces"] for p, r in old_rows.items()})  # fmt: skip
+            old_rows.top(p, c) != rows.top(p, c)
+            for p in links
+            if p in old_rows
+            for c in ("lang", "namespaces")
+        )
+        if moved:  # reads every kept file's imports, so every shard: files came or went
+            before = Repo({p: old_rows.top(p, "lang") for p in old_rows},
+                          {p: old_rows.top(p, "namespaces") for p in old_rows})  # fmt: skip
             now = linker.repo
+            imports = {p: kept[p]["imports"] for p in kept}
             affected |= {
-                p
-                for p, r in kept.items()
-                if before.imported_files(p, r["imports"]) != now.imported_files(p, r["imports"])
+                p for p, i in imports.items() if before.imported_files(p, i) != now.imported_files(p, i)
             }
-    return {p: pack_edges(mf.ids_of(rows[p]["ids"]).tolist(), linker.edges(p)) for p in sorted(affected)}
+    return {p: pack_edges(mf.ids_of(rows.top(p, "ids")).tolist(), linker.edges(p)) for p in sorted(affected)}
 
 
 def _keys(chunks: list[Chunk]) -> bytes:
@@ -350,7 +353,7 @@ class VectorPlan(NamedTuple):
 
 
 def _vectors(
-    embedder: Any, old: Bundle | None, old_rows: dict[str, Row], kept: dict[str, Row],
+    embedder: Any, old: Bundle | None, old_rows: mf.Rows, kept: mf.Rows,
     fresh: dict[str, mf.FileEntry], keys: dict[str, bytes], progress: Progress,
 ) -> VectorPlan:  # fmt: skip
     """Vectors for the chunks of changed files. A chunk whose id and embedded text are unchanged
@@ -365,20 +368,24 @@ def _vectors(
                 zip(mf.ids_of(old_rows[p]["ids"]).tolist(), _split_keys(old_rows[p]["keys"]), strict=True)
             )
     stay = {c.id for c, k in zip(chunks, ks, strict=True) if before.get(c.id) == k}
-    remove = sorted(cid for p, r in old_rows.items() if p not in kept for cid in mf.ids_of(r["ids"]).tolist()
-                    if cid not in stay)  # fmt: skip
+    gone = [p for p in old_rows if p not in kept]
+    remove = sorted(
+        cid for p in gone for cid in mf.ids_of(old_rows.top(p, "ids")).tolist() if cid not in stay
+    )
     add = [(c, k) for c, k in zip(chunks, ks, strict=True) if c.id not in stay]
-    cache = _stored_vectors(old, old_rows, {k for _, k in add})
+    cache = _stored_vectors(old, old_rows.same_shard(gone), {k for _, k in add})
     vectors, embedded = _embed(embedder, [c for c, _ in add], [k for _, k in add], progress, cache)
     return VectorPlan(remove, np.asarray([c.id for c, _ in add], dtype=np.uint64), vectors, embedded)
 
 
-def _stored_vectors(old: Bundle | None, old_rows: dict[str, Row], wanted: set[bytes]) -> dict[bytes, Any]:
-    """The previous bundle's vectors of the texts in `wanted`, by text key."""
+def _stored_vectors(old: Bundle | None, near: list[Row], wanted: set[bytes]) -> dict[bytes, Any]:
+    """The previous bundle's vectors of the texts in `wanted`, by text key, looked up in the rows
+    `near`: the shards of the changed and deleted files, where moved and renamed code comes from
+    (reading every shard would cost what the repository costs)."""
     if old is None or old.vectors is None or not wanted:
         return {}
     found: dict[bytes, int] = {}
-    for r in old_rows.values():
+    for r in near:
         for cid, k in zip(mf.ids_of(r["ids"]).tolist(), _split_keys(r["keys"]), strict=True):
             if k in wanted:
                 found.setdefault(k, cid)
@@ -410,7 +417,7 @@ def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Prog
     return vecs, len(todo)
 
 
-def _write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: dict[str, Row],
+def _write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: mf.Rows,
                    fresh: dict[str, mf.FileEntry], deleted: set[str],
                    count: int) -> dict[str, Any]:  # fmt: skip
     """The BM25 index: only the buckets holding changed or deleted files are written anew; the
@@ -431,13 +438,14 @@ def _write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[An
     return {"buckets": count, "segments": [[s.id, s.docs] if s else None for s in segments]}
 
 
-def _write_shards(tmp: Path, old: Bundle | None, rows: dict[str, Row], count: int,
+def _write_shards(tmp: Path, old: Bundle | None, rows: mf.Rows, count: int,
                   changed: set[int]) -> list[str | None]:  # fmt: skip
     """The manifest's shards, one per non-empty bucket: those of `changed` buckets are written
-    anew, the others hard-linked from `old` (None: write all) with their recorded checksums."""
-    members: dict[int, list[Row]] = {}
-    for p, r in rows.items():
-        members.setdefault(bucket_of(p, count), []).append(r)
+    anew (reading the old rows they keep), the others hard-linked from `old` (None: write all),
+    which keeps their recorded checksums."""
+    members: dict[int, list[str]] = {}
+    for p in rows:
+        members.setdefault(bucket_of(p, count), []).append(p)
     (tmp / mf.SHARDS).mkdir()
     names: list[str | None] = []
     for b in range(count):
@@ -445,7 +453,7 @@ def _write_shards(tmp: Path, old: Bundle | None, rows: dict[str, Row], count: in
         if name is not None and old is not None and b not in changed:
             os.link(old.root / name, tmp / name)
         elif name is not None:
-            (tmp / name).write_bytes(mf.pack_shard(b, count, members[b]))
+            (tmp / name).write_bytes(mf.pack_shard(b, count, [rows[p] for p in members[b]]))
         names.append(name)
     return names
 

@@ -49,10 +49,6 @@ class Bundle:
             raise CoraError("CORA-BND-004", f"{self.root / mf.MANIFEST}: shard {name} is not listed")
         return read_artifact(self.root, name, want, self._records.get(name, []))
 
-    def rows(self) -> dict[str, dict[str, Any]]:
-        """Every file's whole row (manifest.FILE_COLUMNS), by path: reads every shard."""
-        return self.shards.rows()
-
     @cached_property
     def chunks(self) -> ChunkTable:
         """The chunk table: ids and order from the top manifest, chunks from the shards when asked for."""

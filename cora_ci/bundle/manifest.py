@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import bisect
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -42,12 +42,11 @@ SHARDS = "shards"
 
 # Per file: `ids` u64 chunk ids, `keys` 16-byte text hashes (empty without a model), `defs_h` and
 # `refs_h` u32 hashes of the names it defines and uses, `edges` its chunks' resolved out-edges.
-# The top manifest's file table: what the no-op check, summaries and the chunk table's order need.
-TOP_COLUMNS = ("path", "blob", "size", "lang", "strategy", "ids")
+# The top manifest's file table: what the no-op check, summaries and the chunk table's order need
+# for every file, and what an update's graph stage needs for every file (namespaces, name filters).
+TOP_COLUMNS = ("path", "blob", "size", "lang", "strategy", "ids", "namespaces", "defs_h", "refs_h")
 # A shard's file table: the rest of each row (`path` again, so a shard says which files it holds).
-SHARD_COLUMNS = (
-    "path", "diagnostics", "imports", "namespaces", "keys", "defs_h", "refs_h", "edges", "data",
-)  # fmt: skip
+SHARD_COLUMNS = ("path", "diagnostics", "imports", "keys", "edges", "data")
 FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build handles it
 # A bucket of ~128-256 chunks re-indexes in ~5-10 ms; beyond 128 segments queries slow down.
 _BUCKET_CHUNKS = 128
@@ -212,6 +211,19 @@ class Shards:
         self._loaded: dict[int, dict[str, list[Any]]] = {}
 
     @cached_property
+    def index(self) -> dict[str, int]:
+        """Each file's index in the top file table."""
+        return {p: i for i, p in enumerate(self._top["path"])}
+
+    def top(self, fi: int, column: str) -> Any:
+        return self._top[column][fi]
+
+    def same_shard(self, paths: Iterable[str]) -> list[int]:
+        """Indexes of the files that share a shard with one of `paths` (files of this bundle or not)."""
+        buckets = {bucket_of(p, len(self.names)) for p in paths}
+        return [fi for fi, b in enumerate(self._where[0]) if b in buckets]
+
+    @cached_property
     def _where(self) -> tuple[list[int], list[int]]:
         """Each file's bucket, and its index in that bucket's shard (both are sorted by path)."""
         seen = [0] * len(self.names)
@@ -250,13 +262,62 @@ class Shards:
         i = self._where[1][fi]
         return {**{k: self._top[k][fi] for k in TOP_COLUMNS}, **{k: shard[k][i] for k in SHARD_COLUMNS}}
 
-    def rows(self) -> dict[str, dict[str, Any]]:
-        """Every file's whole row, by path: reads every shard."""
-        return {p: self.row(fi) for fi, p in enumerate(self._top["path"])}
-
     def table(self) -> dict[str, list[Any]]:
         """The whole file table (FILE_COLUMNS), as one manifest would hold it: reads every shard."""
-        return table(list(self.rows().values()))
+        return table([self.row(fi) for fi in range(len(self._top["path"]))])
+
+
+class Rows(Mapping[str, dict[str, Any]]):
+    """File rows by path, as a build sees them: the files `paths` of an open bundle (`shards`),
+    plus rows `put` by the build, which win. Top columns are read without loading a shard
+    (`top`); a whole row (`rows[path]`) loads its file's shard, so an update reads only the
+    shards of the files it looks at."""
+
+    def __init__(self, shards: Shards | None = None, paths: Iterable[str] | None = None) -> None:
+        self._shards = shards
+        self._index = shards.index if shards is not None else {}
+        self._paths = set(self._index if paths is None else paths)
+        self._own: dict[str, dict[str, Any]] = {}
+
+    def put(self, row: dict[str, Any]) -> None:
+        self._own[row["path"]] = row
+        self._paths.add(row["path"])
+
+    def __getitem__(self, path: str) -> dict[str, Any]:
+        if path in self._own:
+            return self._own[path]
+        if path not in self._paths or self._shards is None:
+            raise KeyError(path)
+        return self._shards.row(self._index[path])
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._paths
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._paths))
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def top(self, path: str, column: str) -> Any:
+        """One top column (TOP_COLUMNS) of a file, without reading its shard."""
+        if path in self._own:
+            return self._own[path][column]
+        if path not in self._paths or self._shards is None:
+            raise KeyError(path)
+        return self._shards.top(self._index[path], column)
+
+    def top_table(self) -> dict[str, list[Any]]:
+        """The top manifest's file table of these rows, sorted by path."""
+        paths = sorted(self._paths)
+        return {k: [self.top(p, k) for p in paths] for k in TOP_COLUMNS}
+
+    def same_shard(self, paths: Iterable[str]) -> list[dict[str, Any]]:
+        """The bundle's rows of the files sharing a shard with one of `paths` (reads those shards)."""
+        if self._shards is None:
+            return []
+        everything = self._shards.same_shard(paths)
+        return [self[p] for p in sorted({self._shards.top(fi, "path") for fi in everything} & self._paths)]
 
 
 class ChunkTable:
