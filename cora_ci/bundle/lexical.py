@@ -145,6 +145,10 @@ def write_index(
     segment (None: empty bucket). Buckets in `buckets` are written from their docs, in order; the
     others are hard-linked from `reuse`: the previous index directory and its segments."""
     directory.mkdir(parents=True)
+    previous: dict[str, list[Path]] = {}  # segment id -> its files in `reuse`, listed once
+    if reuse is not None:
+        for p in sorted(reuse[0].iterdir()):
+            previous.setdefault(p.name.split(".", 1)[0], []).append(p)
     segments: list[Segment | None] = []
     for b in range(count):
         if b in buckets:
@@ -154,7 +158,7 @@ def write_index(
                 raise ValueError(f"bucket {b}: no documents and no previous index")
             seg = reuse[1][b]
             if seg is not None:
-                for p in sorted(reuse[0].glob(seg.id + ".*")):
+                for p in previous.get(seg.id, []):
                     os.link(p, directory / p.name)
         segments.append(seg)
     meta = _meta_template(directory)

@@ -224,21 +224,22 @@ class Shards:
         return [fi for fi, b in enumerate(self._where[0]) if b in buckets]
 
     @cached_property
-    def _where(self) -> tuple[list[int], list[int]]:
-        """Each file's bucket, and its index in that bucket's shard (both are sorted by path)."""
-        seen = [0] * len(self.names)
+    def _where(self) -> tuple[list[int], list[int], list[list[str]]]:
+        """Each file's bucket and its index in that bucket's shard (both are sorted by path), and
+        each bucket's paths."""
+        members: list[list[str]] = [[] for _ in self.names]
         buckets, slots = [], []
         for p in self._top["path"]:
             b = bucket_of(p, len(self.names))
             buckets.append(b)
-            slots.append(seen[b])
-            seen[b] += 1
-        return buckets, slots
+            slots.append(len(members[b]))
+            members[b].append(p)
+        return buckets, slots, members
 
     def bucket(self, b: int) -> dict[str, list[Any]]:
         """The file table of bucket `b` (shard columns)."""
         if b not in self._loaded:
-            paths = [p for p, pb in zip(self._top["path"], self._where[0], strict=True) if pb == b]
+            paths = self._where[2][b]
             name = self.names[b]
             if name is None:
                 if paths:

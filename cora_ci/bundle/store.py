@@ -42,8 +42,11 @@ def _files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file())
 
 
-def _fsync_tree(root: Path) -> None:
-    for p in [*_files(root), *sorted(d for d in root.rglob("*") if d.is_dir()), root]:
+def _fsync_tree(root: Path, skip: set[str]) -> None:
+    """fsync the files written into `root` (not those in `skip`: hard links to durable files) and
+    its directories."""
+    written = [p for p in _files(root) if p.relative_to(root).as_posix() not in skip]
+    for p in [*written, *sorted(d for d in root.rglob("*") if d.is_dir()), root]:
         fd = os.open(p, os.O_RDONLY)
         try:
             os.fsync(fd)
@@ -103,14 +106,13 @@ def write_bundle(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         manifest = fill(tmp)
-        manifest["artifacts"] = {
-            p.relative_to(tmp).as_posix(): _checksum(p, p.relative_to(tmp).as_posix(), linked)
-            for p in _files(tmp)
-        }
+        checksums = {p.relative_to(tmp).as_posix(): _checksum(p, p.relative_to(tmp).as_posix(), linked)
+                     for p in _files(tmp)}  # fmt: skip
+        manifest["artifacts"] = {rel: c for rel, (c, _) in checksums.items()}
         body = mf.pack(manifest)
         (tmp / mf.MANIFEST).write_bytes(body)
         (tmp / mf.MANIFEST_SUM).write_text(f"{hashlib.sha256(body).hexdigest()}  {mf.MANIFEST}\n")
-        _fsync_tree(tmp)
+        _fsync_tree(tmp, {rel for rel, (_, reused) in checksums.items() if reused})
         records = {
             rel: [*verified.identity(tmp / rel), a["sha256"]] for rel, a in manifest["artifacts"].items()
         }
@@ -122,12 +124,13 @@ def write_bundle(
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _checksum(p: Path, rel: str, linked: tuple[Path, dict[str, Any]] | None) -> dict[str, Any]:
+def _checksum(p: Path, rel: str, linked: tuple[Path, dict[str, Any]] | None) -> tuple[dict[str, Any], bool]:
+    """The file's checksum, and whether it is the previous bundle's file (a hard link to it)."""
     if linked is not None and rel in linked[1]:
         with contextlib.suppress(OSError):
             if os.path.samestat(p.stat(), (linked[0] / rel).stat()):
-                return dict(linked[1][rel])
-    return {"sha256": sha256_file(p), "size": p.stat().st_size}
+                return dict(linked[1][rel]), True
+    return {"sha256": sha256_file(p), "size": p.stat().st_size}, False
 
 
 def _swap_in(tmp: Path, out: Path) -> None:

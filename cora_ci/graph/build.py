@@ -162,7 +162,7 @@ class Linker:
         self.repo = Repo(langs, spaces)
         self._links_of = links_of
         self._defs = NameFilter(def_hashes)
-        self._anywhere: dict[str, list[int]] = {}
+        self._anywhere: dict[str, list[int]] = {}  # name -> up to two chunks defining it
 
     def edges(self, path: str) -> Edges:
         """Out-edges of the chunks of `path` (see the module docstring for the rules)."""
@@ -190,10 +190,16 @@ class Linker:
         return anywhere if len(anywhere) == 1 and anywhere[0] not in skip else []
 
     def anywhere(self, name: str) -> list[int]:
-        """Every chunk of the tree defining `name`, in path order."""
+        """The chunks of the tree defining `name`, in path order, up to the second: rule 3 needs to
+        know only whether there is exactly one, and an update then reads the links of two files
+        defining a common name, not of every file defining it."""
         if name not in self._anywhere:
-            owners = self._defs.paths_with([name])
-            self._anywhere[name] = [t for p in owners for t in self._links_of(p).defs.get(name, [])]
+            found: list[int] = []
+            for p in self._defs.paths_with([name]):
+                found += self._links_of(p).defs.get(name, [])
+                if len(found) > 1:
+                    break
+            self._anywhere[name] = found[:2]
         return self._anywhere[name]
 
 
