@@ -371,6 +371,17 @@ def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
     assert e.value.code == "CORA-BND-004"
 
 
+def test_an_older_major_format_is_rebuilt_once_and_refused_by_readers(repo: Path) -> None:
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    _rewrite_manifest(out, format_version="2.0")
+    with pytest.raises(CoraError) as e:
+        len(open_bundle(out).chunks)
+    assert e.value.code == "CORA-BND-004" and "older" in e.value.message
+    assert build(repo, model="none").rebuilt == "bundle format 2.0 -> 3.0"
+    assert build(repo, model="none").rebuilt == ""
+
+
 def test_a_failed_build_leaves_the_previous_bundle(repo: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"

@@ -41,6 +41,11 @@ class Bundle:
     @cached_property
     def shards(self) -> Shards:
         """The rows of the files beyond the top manifest, read one shard at a time when needed."""
+        version = mf.parse_version(self.manifest["format_version"])
+        if version[0] < mf.FORMAT_VERSION[0]:
+            old, have = self.manifest["format_version"], ".".join(map(str, mf.FORMAT_VERSION))
+            raise CoraError("CORA-BND-004", f"{self.root}: bundle format {old} is older than this cora-ci's "
+                            f"{have}", "run `cora-ci index` to rebuild it")  # fmt: skip
         return Shards(self.root, self.manifest, self._read_shard)
 
     def _read_shard(self, name: str) -> bytes:
