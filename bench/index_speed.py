@@ -64,7 +64,8 @@ def run(label: str, repo: Path, model: str, out: Path) -> None:
         print(f"  embedding {rate:.1f} chunks/s (target >= {EMBED_TARGET:.0f})  {verdict}")
     ratio = s.bundle_bytes / s.source_bytes if s.source_bytes else 0.0
     parts = {p.name: p.stat().st_size for p in out.iterdir() if p.is_file()}
-    parts["bm25/"] = sum(p.stat().st_size for p in (out / "bm25").iterdir())
+    for d in sorted(p for p in out.iterdir() if p.is_dir()):  # bm25/, shards/
+        parts[d.name + "/"] = sum(p.stat().st_size for p in d.iterdir())
     detail = ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sorted(parts.items()))
     verdict = "PASS" if ratio <= SIZE_TARGET else "FAIL"
     print(
