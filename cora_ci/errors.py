@@ -57,6 +57,7 @@ CODES: dict[str, Code] = {
         ),
         Code("CORA-BND-006", "bundle could not be written", "check free space and permissions", 5),
         Code("CORA-BND-007", "another update of this bundle is running", "wait for it, then retry", 5),
+        Code("CORA-QRY-001", "empty query", "give words or an identifier to search for", 2),
         Code(
             "CORA-HOOK-001",
             "a git hook is in the way of install-hooks",
