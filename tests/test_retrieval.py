@@ -269,8 +269,11 @@ def widgets(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
         for i in range(8)
     )
     files = {
-        ".cora.toml": "min_tokens = 0\n",
+        ".cora.toml": "min_tokens = 20\n",
         "src/many.py": many,
+        "src/small.py": "class Small:\n    def ping(self):\n        return 1\n\n\n"
+        "def other_ping(small, times, verbose=False):\n    total = sum(small.ping() for _ in range(times))\n"
+        "    if verbose:\n        print('pinged', total, 'times')\n    return total\n",
         "src/one.py": "def frobnicate_widget_alone(widget):\n    return frobnicate(widget)  # frobnicate the widget\n",
         "src/two.py": "def widget_frobnicate_helper(widget):\n    return widget  # frobnicate the widget\n",
         "src/three.py": "def frobnicate_widgets(widgets):\n    return [frobnicate(w) for w in widgets]  # widget\n",
@@ -473,3 +476,13 @@ def test_natural_language_finds_code_through_the_vectors(shop_vectors: tuple[Bun
     assert top.explain["query"] == "text"
     # Without the embedder the same bundle ranks lexically.
     assert all(h.explain["vector_rank"] is None for h in search(b, query, expand=False))
+
+
+def test_qualified_member_of_a_type_kept_whole(widgets: Bundle) -> None:
+    """A type under min_tokens is one chunk: `Small.ping` is defined in the chunk of `Small`."""
+    c = [widgets.chunks.chunk(r) for r in range(len(widgets.chunks))]
+    small = next(x for x in c if x.anchor == "src/small.py::Small")
+    assert not small.children and "def ping" in small.text
+    hits = search(widgets, "Small.ping")
+    assert hits[0].chunk_id == small.id and hits[0].explain["definition"]
+    assert not any(h.explain["definition"] for h in search(widgets, "Small.pong"))

@@ -6,6 +6,7 @@ Each feature is a pure function of the query and one chunk's `Meta`; the weights
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import lru_cache
 
@@ -36,28 +37,40 @@ def _ends_with(seq: tuple[str, ...], tail: tuple[str, ...], fold: bool) -> bool:
     return tuple(p.lower() for p in got) == tuple(p.lower() for p in tail) if fold else got == tail
 
 
-def definition_level(ident: tuple[str, ...], m: Meta) -> int:
+def _names(ident: tuple[str, ...], m: Meta, fold: bool) -> bool:
+    """An anchor of `m` ends with `ident`, or with a tail of it whose head is the file's module path."""
+    for name in m.names:
+        if _ends_with(name, ident, fold):
+            return True
+        for cut in range(1, len(ident)):
+            if _ends_with(name, ident[cut:], fold) and _ends_with(_stem_parts(m.path), ident[:cut], fold):
+                return True
+    return False
+
+
+def definition_level(ident: tuple[str, ...], m: Meta, text: Callable[[], str] | None = None) -> int:
     """How well the chunk defines the identifier `ident` (parts of `a.B.c`): EXACT, FOLDED, NAME_ONLY, 0.
 
     EXACT: an anchor's qualified name ends with the parts, or ends with a tail of them and the
-    rest is the file's module path (`werkzeug.http.parse_cookie`); FOLDED: the same ignoring case;
-    NAME_ONLY: a qualified query whose last part is defined here under another qualifier.
+    rest is the file's module path (`werkzeug.http.parse_cookie`); FOLDED: the same ignoring case,
+    or a type small enough to be one chunk that defines the member (`Session.login` in the
+    chunk of `Session`, checked in its `text`); NAME_ONLY: a qualified query whose last part is
+    defined here under another qualifier.
     """
     if not m.names or m.kind in ("section", "key", "lines"):
         return 0
-    best = 0
-    for fold, level in ((False, EXACT), (True, FOLDED)):
-        for name in m.names:
-            if _ends_with(name, ident, fold):
-                return level
-            for cut in range(1, len(ident)):
-                if _ends_with(name, ident[cut:], fold) and _ends_with(_stem_parts(m.path), ident[:cut], fold):
-                    return level
+    if _names(ident, m, False):
+        return EXACT
+    if _names(ident, m, True):
+        return FOLDED
     if len(ident) > 1:
+        if (text is not None and m.kind == "type" and not m.children and _names(ident[:-1], m, False)
+                and re.search(rf"(?<![\w$]){re.escape(ident[-1])}(?![\w$])", text())):  # fmt: skip
+            return FOLDED
         last = ident[-1].lower()
         if any(name and name[-1].lower() == last for name in m.names):
-            best = NAME_ONLY
-    return best
+            return NAME_ONLY
+    return 0
 
 
 @lru_cache(maxsize=1 << 16)

@@ -18,6 +18,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
@@ -166,7 +167,7 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
         m, ex = c.meta, c.explain
         bonus = 0.0
         for ident, weight in idents:
-            level = definition_level(ident, m)
+            level = definition_level(ident, m, partial(cat.table.text, m.row))
             if level:
                 share = _LEVEL_SHARE[level] * (1.0 if first_part.get(m.anchor or "") == m.id else 0.5)
                 bonus = max(bonus, weight * share)
