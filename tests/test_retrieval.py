@@ -486,3 +486,37 @@ def test_qualified_member_of_a_type_kept_whole(widgets: Bundle) -> None:
     hits = search(widgets, "Small.ping")
     assert hits[0].chunk_id == small.id and hits[0].explain["definition"]
     assert not any(h.explain["definition"] for h in search(widgets, "Small.pong"))
+
+
+def test_local_pagerank_equals_the_whole_graph_when_the_neighbourhood_is_whole(shop: Bundle) -> None:
+    """The neighbourhood PageRank is the whole-graph one on the references plus weighted reverse edges."""
+    from cora_ci.graph import Graph, personalized_pagerank
+    from cora_ci.retrieval.expand import graph_scores
+
+    g = shop.graph
+    n = len(g.ids)
+    edges: dict[tuple[int, int], float] = {}
+    for i in range(n):
+        for j, w in zip(
+            g.indices[g.indptr[i] : g.indptr[i + 1]], g.weights[g.indptr[i] : g.indptr[i + 1]], strict=True
+        ):
+            edges[(i, j)] = edges.get((i, j), 0.0) + w
+            edges[(j, i)] = edges.get((j, i), 0.0) + 0.5 * w
+    indptr, indices, weights = [0], [], []
+    for i in range(n):
+        row = sorted((j, w) for (a, j), w in edges.items() if a == i)
+        indices += [j for j, _ in row]
+        weights += [w for _, w in row]
+        indptr.append(len(indices))
+    both = Graph(list(g.ids), indptr, indices, weights)
+    login = next(
+        shop.chunks.chunk(r).id
+        for r in range(len(shop.chunks))
+        if shop.chunks.chunk(r).anchor == "src/auth.py::Auth.login"
+    )
+    seeds = {login: 1.0}
+    want = {k: v for k, v in personalized_pagerank(both, seeds, alpha=0.85).items() if k != login}
+    got = graph_scores(catalog(shop).graph, seeds, reverse=0.5, hops=10)
+    assert want and set(got) == set(want)
+    for k, v in want.items():
+        assert got[k] == pytest.approx(v, rel=1e-6)

@@ -2,9 +2,9 @@
 
 A query touches a few hundred candidates, so metadata is read per chunk on demand (`meta`) instead
 of unpacking the whole table: on a 50k-chunk bundle a full pass costs ~0.3 s, a query ~1 ms.
-Whole files (path boosts, the file-level generated flag) come from `file_rows`, a binary search
-that relies on the chunk table's order: files sorted by path, a file's chunks contiguous
-(tests/test_retrieval.py checks that order on a real bundle).
+Whole files (path boosts) come from `file_rows`, a binary search, and a file's first chunk from its
+neighbours: both rely on the chunk table's order, files sorted by path and a file's chunks
+contiguous (tests/test_retrieval.py checks that order on a real bundle).
 """
 
 from __future__ import annotations
@@ -150,13 +150,19 @@ class Catalog:
         self._files[path] = got
         return got
 
-    def generated(self, path: str) -> bool:
-        """The chunker flagged the file as generated (CORA-CHK-006 on its first chunk)."""
-        got = self._generated.get(path)
+    def generated(self, m: Meta) -> bool:
+        """The chunker flagged `m`'s file as generated (CORA-CHK-006, recorded on its first chunk).
+
+        The first chunk is found by walking back from `m`: neighbours share the file's decompressed
+        texts, where a binary search would unpack a file per probe.
+        """
+        got = self._generated.get(m.path)
         if got is None:
-            rows = self.file_rows(path)
-            got = bool(rows) and "CORA-CHK-006" in self.row_meta(rows[0]).diagnostics
-            self._generated[path] = got
+            row = m.row
+            while row > 0 and self.row_meta(row - 1).path == m.path:
+                row -= 1
+            got = "CORA-CHK-006" in self.row_meta(row).diagnostics
+            self._generated[m.path] = got
         return got
 
     def descendants(self, chunk_id: int) -> list[int]:

@@ -1,10 +1,10 @@
 """Reference expansion: personalized PageRank seeded by the top hits (Cora spec sections 3 and 7.5).
 
-Run on the neighbourhood of the seeds only (two hops, capped), so its cost does not grow with the
+It runs on the seeds' neighbourhood only (two hops, capped), so its cost does not grow with the
 repository: on a 50k-chunk graph the whole-graph iteration alone would take longer than a query's
-budget. Edges run both ways: a seed's callees (what it depends on) at full weight, its callers (what
-depends on it) at `reverse` of it. Graph scores are PageRank mass, kept for the chunks
-among the non-seeds; the seeds themselves are already the best hits and get none.
+budget. Edges run both ways: from a seed to what it references (what it depends on) at full weight,
+and to what references it (what depends on it) at `reverse` of that. The seeds are the best hits
+already; the scores returned are the PageRank mass of the other chunks.
 """
 
 from __future__ import annotations
@@ -15,16 +15,28 @@ import numpy.typing as npt
 from cora_ci.graph import Graph, personalized_pagerank
 from cora_ci.retrieval.catalog import GraphArrays
 
-MAX_NODES = 3000  # neighbourhood cap: hubs can reach much of a repository in two hops
+MAX_NODES = 2000  # neighbourhood cap: hubs can reach much of a repository in two hops
 ALPHA = 0.85
 
+IntArray = npt.NDArray[np.int64]
 
-def _neighbours(g: GraphArrays, nodes: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
-    if not len(nodes):
-        return nodes
-    outs = [g.indices[g.indptr[i] : g.indptr[i + 1]] for i in nodes.tolist()]
-    ins = [g.t_indices[g.t_indptr[i] : g.t_indptr[i + 1]] for i in nodes.tolist()]
-    return np.unique(np.concatenate([nodes, *outs, *ins]))
+
+def _spans(indptr: IntArray, rows: IntArray) -> IntArray:
+    """Positions indptr[r]..indptr[r+1] of every row in `rows`, concatenated."""
+    starts, ends = indptr[rows], indptr[rows + 1]
+    lengths = ends - starts
+    if not lengths.sum():
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    out: IntArray = offsets + np.arange(int(lengths.sum()), dtype=np.int64)
+    return out
+
+
+def _grow(g: GraphArrays, nodes: IntArray) -> IntArray:
+    outs = g.indices[_spans(g.indptr, nodes)]
+    ins = g.t_indices[_spans(g.t_indptr, nodes)]
+    grown: IntArray = np.unique(np.concatenate([nodes, outs, ins]))
+    return grown
 
 
 def graph_scores(g: GraphArrays, seeds: dict[int, float], reverse: float, hops: int = 2) -> dict[int, float]:
@@ -32,33 +44,31 @@ def graph_scores(g: GraphArrays, seeds: dict[int, float], reverse: float, hops: 
     seed_nodes = g.nodes(list(seeds))
     if not len(seed_nodes):
         return {}
-    nodes = seed_nodes
+    nodes = np.unique(seed_nodes)
     for _ in range(hops):
-        grown = _neighbours(g, nodes)
+        grown = _grow(g, nodes)
         if len(grown) > MAX_NODES:
             break
         nodes = grown
-    local = {int(n): i for i, n in enumerate(nodes.tolist())}
-    rows: list[list[tuple[int, float]]] = [[] for _ in nodes]
-    for i, n in enumerate(nodes.tolist()):
-        a, b = int(g.indptr[n]), int(g.indptr[n + 1])
-        for j, w in zip(g.indices[a:b].tolist(), g.weights[a:b].tolist(), strict=True):
-            k = local.get(j)
-            if k is not None:
-                rows[i].append((k, w))
-                if reverse > 0:
-                    rows[k].append((i, w * reverse))
-    indptr, indices, weights = [0], [], []
-    for r in rows:
-        merged: dict[int, float] = {}
-        for k, w in r:
-            merged[k] = merged.get(k, 0.0) + w
-        for k in sorted(merged):
-            indices.append(k)
-            weights.append(merged[k])
-        indptr.append(len(indices))
-    ids = [int(g.ids[n]) for n in nodes.tolist()]
-    sub = Graph(ids=list(range(len(ids))), indptr=indptr, indices=indices, weights=weights)
-    local_seeds = {local[int(n)]: seeds[ids[local[int(n)]]] for n in seed_nodes.tolist()}
+    pos = _spans(g.indptr, nodes)
+    src = np.repeat(np.arange(len(nodes)), g.indptr[nodes + 1] - g.indptr[nodes])
+    dst_global = g.indices[pos]
+    at = np.minimum(np.searchsorted(nodes, dst_global), len(nodes) - 1)
+    inside = nodes[at] == dst_global
+    src, dst, w = src[inside], at[inside], g.weights[pos][inside]
+    if reverse > 0:
+        src, dst, w = np.concatenate([src, dst]), np.concatenate([dst, src]), np.concatenate([w, w * reverse])
+    order = np.lexsort((dst, src))
+    src, dst, w = src[order], dst[order], w[order]
+    if len(src):  # merge parallel edges (a reference and a reverse one between the same chunks)
+        first = np.flatnonzero(np.r_[True, (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])])
+        w = np.add.reduceat(w, first)
+        src, dst = src[first], dst[first]
+    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=len(nodes)), out=indptr[1:])
+    sub = Graph(ids=list(range(len(nodes))), indptr=indptr.tolist(), indices=dst.tolist(), weights=w.tolist())
+    ids = g.ids[nodes].tolist()
+    where = np.searchsorted(nodes, seed_nodes).tolist()
+    local_seeds = {i: seeds[int(ids[i])] for i in where}
     ranks = personalized_pagerank(sub, local_seeds, alpha=ALPHA)
-    return {ids[i]: mass for i, mass in ranks.items() if i not in local_seeds}
+    return {int(ids[i]): mass for i, mass in ranks.items() if i not in local_seeds}

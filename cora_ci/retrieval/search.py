@@ -53,7 +53,7 @@ class Params:
     file: float = 0.1  # times the sum of the file's next two best scores
     diversity: float = 0.7  # the n-th chunk of one file is multiplied by this to the n
     seeds: int = 5  # top hits that seed PageRank
-    graph: float = 0.3  # graph score (PageRank mass / the largest) times the top score, times this
+    graph: float = 0.3  # added: this times the graph score (PageRank mass / the largest mass)
     graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
     reverse: float = 0.5  # weight of "is referenced by" edges relative to "references"
 
@@ -144,7 +144,7 @@ def _demotion(cat: Catalog, q: Query, m: Meta, filters: Filters) -> str | None:
     """The path class that lowers this chunk, or None (ordinary code, asked for, or filtered to)."""
     if filters.paths:
         return None
-    cls = path_class(m.path) or ("generated" if cat.generated(m.path) else None)
+    cls = path_class(m.path) or ("generated" if cat.generated(m) else None)
     return None if cls is None or cls in q.wants else cls
 
 
@@ -211,7 +211,6 @@ def _expand(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters, p
     if not mass:
         return
     most = max(mass.values())
-    top = ranked[0].score
     for cid, m in mass.items():
         share = m / most
         c = cands.get(cid)
@@ -226,7 +225,7 @@ def _expand(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters, p
             if cls is not None:
                 share *= params.demote
                 c.explain["demoted"] = cls
-        extra = params.graph * share * top
+        extra = params.graph * share
         c.score += extra
         c.explain["graph"] = round(extra, 6)
 
