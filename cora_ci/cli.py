@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from cora_ci import __version__
+from cora_ci.chunking.model import KINDS
 from cora_ci.errors import CODES, CoraError
 
 
@@ -175,6 +176,127 @@ def install_hooks(repo: Path, uninstall: bool) -> None:
 
     for line in hooks.uninstall_hooks(repo) if uninstall else hooks.install_hooks(repo):
         click.echo(line)
+
+
+_BUNDLE_HELP = "A bundle directory or archive (default: <repository root>/.cora/index)."
+_REPO_HELP = "Working tree to re-bind to (default: the current repository, if it is the bundle's source)."
+
+
+@cli.command()
+@click.argument("query_text", metavar="QUERY")
+@click.option("--bundle", type=click.Path(path_type=Path), default=None, help=_BUNDLE_HELP)
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True, help="Results.")
+@click.option(
+    "--budget",
+    type=click.IntRange(1),
+    default=None,
+    metavar="TOKENS",
+    help="Fit the code in TOKENS: the best results verbatim, the rest cut to signatures.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["cora", "json", "text"]),
+    default=None,
+    help="cora (<cora:chunk> blocks; the default in pipes), json, or text (the default on a terminal).",
+)
+@click.option(
+    "--boost",
+    "boosts",
+    multiple=True,
+    metavar="DIRECTIVE",
+    help="path:FILE or symbol:NAME (include in full), dir:DIR (rank higher); repeatable.",
+)
+@click.option("--lang", "langs", multiple=True, help="Only chunks of this language (repeatable).")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only chunks of this kind.")
+@click.option("--path", "paths", multiple=True, metavar="GLOB", help="Only files matching GLOB.")
+@click.option("--exclude", "excludes", multiple=True, metavar="GLOB", help="Leave out files matching GLOB.")
+@click.option("--explain", is_flag=True, help="Show why each result ranks where it does.")
+@click.option("--repo", type=click.Path(path_type=Path), default=None, help=_REPO_HELP)
+@click.option("--model", default=None, help='The bundle\'s model: "default", a model directory, or "none".')
+def query(
+    query_text: str,
+    bundle: Path | None,
+    k: int,
+    budget: int | None,
+    fmt: str | None,
+    boosts: tuple[str, ...],
+    langs: tuple[str, ...],
+    kinds: tuple[str, ...],
+    paths: tuple[str, ...],
+    excludes: tuple[str, ...],
+    explain: bool,
+    repo: Path | None,
+    model: str | None,
+) -> None:
+    """Search a bundle: hybrid ranking, graph expansion, boosts, within a token budget."""
+    from cora_ci.render.formats import as_cora, as_json, as_text
+    from cora_ci.render.query import Where, run_query
+    from cora_ci.retrieval.types import Filters
+
+    where = Where.of(bundle, repo, Path.cwd())
+    filters = Filters(langs, kinds, paths, excludes)
+    ans = run_query(query_text, where, k=k, budget=budget, boosts=boosts, filters=filters, model=model)
+    fmt = fmt or ("text" if sys.stdout.isatty() else "cora")
+    if fmt == "json":
+        click.echo(as_json(ans.query, ans.bundle, ans.results, explain))
+    elif fmt == "cora":
+        if ans.results:
+            click.echo(as_cora(ans.results, explain, ans.commit))
+    else:
+        color = _use_color()
+        for line in as_text(ans.results, explain, ans.commit):
+            click.echo(line, color=color)
+    if not ans.results and fmt != "json":
+        click.echo("no results", err=True)
+
+
+@cli.command()
+@click.argument("anchor")
+@click.option("--bundle", type=click.Path(path_type=Path), default=None, help=_BUNDLE_HELP)
+@click.option("--repo", type=click.Path(path_type=Path), default=None, help=_REPO_HELP)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    help="text: the code itself; json: the code with its path, lines and anchor.",
+)
+def show(anchor: str, bundle: Path | None, repo: Path | None, fmt: str) -> None:
+    """Print one symbol's current code, found by its anchor (path::Class.member)."""
+    import json
+
+    from cora_ci.render.query import Where, run_show
+
+    shown = run_show(anchor, Where.of(bundle, repo, Path.cwd()))
+    v, c = shown.view, shown.chunk
+    if fmt == "json":
+        d = {
+            "path": v.path,
+            "start_line": v.start,
+            "end_line": v.end,
+            "symbol": c.symbol or None,
+            "anchor": c.anchor,
+            "kind": c.kind,
+            "text": v.text(),
+            "stale": shown.stale,
+        }
+        click.echo(json.dumps(d, indent=2, ensure_ascii=False))
+        return
+    if shown.stale:
+        click.echo(f"{v.path}:{v.start}-{v.end} ({shown.stale} since indexing)", err=True)
+    click.echo(v.text())
+
+
+@cli.command("pack")
+@click.argument("bundle_dir", type=click.Path(path_type=Path))
+@click.argument("out", type=click.Path(path_type=Path))
+def pack_cmd(bundle_dir: Path, out: Path) -> None:
+    """Write the bundle BUNDLE_DIR as one deterministic archive file OUT (.tar.gz), for CI to publish."""
+    from cora_ci.bundle.archive import write_archive
+
+    p = write_archive(bundle_dir, out)
+    click.echo(f"packed {bundle_dir} -> {p.path}: {p.files} files, {p.bytes / 1e6:.2f} MB, sha256 {p.sha256}")
 
 
 def main() -> None:
