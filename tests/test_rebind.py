@@ -172,7 +172,9 @@ SAMPLES = {
 @pytest.mark.parametrize("name", sorted(SAMPLES))
 def test_locate_handles_namespaces_overloads_receivers_and_impls(name: str) -> None:
     text = textwrap.dedent(SAMPLES[name])
-    before = "\n".join(["// moved", "", *text.splitlines()]) if not name.endswith(".py") else "# moved\n\n" + text
+    before = (
+        "\n".join(["// moved", "", *text.splitlines()]) if not name.endswith(".py") else "# moved\n\n" + text
+    )
     src = _src(before)
     result = chunk_file(name, src, from_mapping({"min_tokens": 0}))
     found = _anchored(result.chunks)
@@ -185,7 +187,9 @@ def test_locate_handles_namespaces_overloads_receivers_and_impls(name: str) -> N
 
 
 def test_locate_returns_none_for_a_deleted_or_renamed_symbol() -> None:
-    src = _src("class Auth:\n    def login(self):\n        return 1\n\n    def logout(self):\n        return 2\n")
+    src = _src(
+        "class Auth:\n    def login(self):\n        return 1\n\n    def logout(self):\n        return 2\n"
+    )
     assert locate("python", src, "Auth.login", "login") is not None
     gone = _src("class Auth:\n    def logout(self):\n        return 2\n")
     assert locate("python", gone, "Auth.login", "login") is None
@@ -313,8 +317,12 @@ def test_no_work_tree_serves_the_index(tmp_path: Path) -> None:
 def test_anonymous_code_and_markdown_sections_follow_by_text_and_by_rechunking(tmp_path: Path) -> None:
     md = "# Demo\n\nIntro.\n\n## Install\n\nRun it.\n"
     indexed = _chunks("README.md", md) + _chunks("a.py", AUTH)
-    tree = _write(tmp_path, "README.md", "# Demo\n\nIntro, longer now.\nTwo lines.\n\n## Install\n\nRun it.\n")
-    _write(tmp_path, "a.py", "import os\n\n\n" + AUTH.split("import os\n", 1)[1].replace("x = 1", "x = 1  # one"))
+    tree = _write(
+        tmp_path, "README.md", "# Demo\n\nIntro, longer now.\nTwo lines.\n\n## Install\n\nRun it.\n"
+    )
+    _write(
+        tmp_path, "a.py", "import os\n\n\n" + AUTH.split("import os\n", 1)[1].replace("x = 1", "x = 1  # one")
+    )
     install = _by_anchor(indexed, "README.md::Demo/Install")
     b = bind(install, tree, CFG, _no_parts)
     assert b.stale == "moved" and b.view.start == install.start_line + 1 and b.view.text() == install.text
@@ -349,7 +357,9 @@ def test_parts_and_merged_siblings_are_rebound(tmp_path: Path) -> None:
 # A property: whatever lines are inserted between top-level statements or inside function bodies,
 # every symbol chunk re-bound to the edited file has the text and lines a fresh index gives it.
 
-_BASE = AUTH + '''
+_BASE = (
+    AUTH
+    + '''
 
 class Store:
     """Keeps things."""
@@ -373,6 +383,7 @@ class Store:
         print("cleared")
         print("cleared")
 '''
+)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -381,7 +392,9 @@ class Store:
         st.tuples(st.integers(0, 200), st.sampled_from(["", "# note", "VALUE = 3", "STMT"])), max_size=6
     )
 )
-def test_rebound_symbols_equal_a_fresh_index_of_the_edited_file(tmp_path: Path, edits: list[tuple[int, str]]) -> None:
+def test_rebound_symbols_equal_a_fresh_index_of_the_edited_file(
+    tmp_path: Path, edits: list[tuple[int, str]]
+) -> None:
     lines = _BASE.splitlines()
     for pos, what in edits:
         at = pos % (len(lines) + 1)
@@ -390,7 +403,7 @@ def test_rebound_symbols_equal_a_fresh_index_of_the_edited_file(tmp_path: Path, 
             if not prev.startswith("        ") or prev.rstrip().endswith(":"):
                 continue
             lines.insert(at, "        value = 3")
-        elif at < len(lines) and lines[at].startswith(" ") or at > 0 and lines[at - 1].startswith(" "):
+        elif (at < len(lines) and lines[at].startswith(" ")) or (at > 0 and lines[at - 1].startswith(" ")):
             continue  # top-level insertions only between top-level statements
         else:
             lines.insert(at, what)

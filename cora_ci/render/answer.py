@@ -188,7 +188,8 @@ def _results(items: list[_Item], counter: _Counter) -> list[Result]:
         if stale is None and any(it.bound.stale == "moved" for it, _ in members):
             stale = "moved"
         ids = list(dict.fromkeys(it.chunk.id for it, _ in sorted(members, key=lambda m: m[0].rank)))
-        result = Result(view, best.chunk, best.hit, best.mode == "sig", stale,
+        elided = best.mode == "sig" and best.views()[0][0] is not best.bound.view  # cut, not short
+        result = Result(view, best.chunk, best.hit, elided, stale,
                         best.parent if framed else None, counter.view(view), ids)  # fmt: skip
         ranked.append((best.rank, result))
     return [r for _, r in sorted(ranked, key=lambda t: t[0])]

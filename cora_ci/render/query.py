@@ -37,6 +37,8 @@ class Where:
 
     @classmethod
     def of(cls, bundle: Path | None, repo: Path | None, cwd: Path) -> Where:
+        if repo is not None and not repo.is_dir():
+            raise CoraError("CORA-IO-001", f"--repo {repo}: no such directory")
         top = git_toplevel(cwd)
         root = repo if repo is not None else (top or cwd)
         return cls(bundle if bundle is not None else root / ".cora" / "index", repo, top)

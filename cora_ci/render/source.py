@@ -18,9 +18,10 @@ from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import Bound, Stale, WorkTree, bind
 from cora_ci.rebind.locator import locate
-from cora_ci.rebind.view import View, from_chunk, merge
+from cora_ci.rebind.view import View, from_chunk, mentions, merge
 
 _MAX_PARTS = 256
+_ATTACHED = ("@", "#", "//", "/*", "*", "[", "--")
 
 
 class BundleChunks:
@@ -156,30 +157,59 @@ def show(source: BundleChunks, anchor: str) -> Shown:
         near = source.suggestions(anchor)
         hint = f"did you mean {', '.join(near)}?" if near else "anchors look like path/file.py::Class.method"
         raise CoraError("CORA-QRY-002", f"no symbol anchored {anchor!r} in {source.bundle.root}", hint)
-    family = source.family(chunk)
-    indexed = merge([from_chunk(c) for c in family])
+    name = chunk.symbols[chunk.anchors.index(anchor)] if anchor in chunk.anchors else chunk.symbol
+    indexed = merge([from_chunk(c) for c in source.family(chunk)])
+    if len(chunk.anchors) > 1:  # small siblings share the chunk: only this one's lines
+        indexed = _sibling(indexed, chunk, name)
     tree = source.tree
-    cur = tree.file(chunk.path) if tree is not None else None
     if tree is None:
         return Shown(chunk, _filled(indexed, None), None)
-    if cur is not None and all(source.bind(c).stale is None for c in family):  # as indexed
+    cur = tree.file(chunk.path)
+    unchanged = cur is not None and source.blobs.get(chunk.path) == cur.blob
+    if cur is not None and unchanged:
         return Shown(chunk, _filled(indexed, cur.lines), None)
-    if cur is not None and chunk.strategy == "structural" and chunk.anchor and "::" in chunk.anchor:
-        found = locate(chunk.lang, cur.src, chunk.anchor.split("::", 1)[1], chunk.symbol)
+    if cur is not None and chunk.strategy == "structural" and "::" in anchor:
+        found = locate(chunk.lang, cur.src, anchor.split("::", 1)[1], name)
         if found is not None:
             a, b = found.sym.start, found.sym.end
             view = View(chunk.path, a + 1, b + 1, {r + 1: cur.lines[r] for r in range(a, b + 1)})
-            return Shown(chunk, view, "moved")
+            same = (view.start, view.end, view.text()) == (
+                indexed.start,
+                indexed.end,
+                _filled(indexed, None).text(),
+            )
+            return Shown(chunk, view, None if same else "moved")
     elif cur is not None:
-        bound = [source.bind(c) for c in family]
+        bound = [source.bind(c) for c in source.family(chunk)]
         if bound[0].stale != "missing":
             views = [b.view for b in bound if b.stale != "missing"]
-            return Shown(chunk, _filled(merge(views), cur.lines), "moved")
+            stale: Stale = "moved" if any(b.stale for b in bound) else None
+            return Shown(chunk, _filled(merge(views), cur.lines), stale)
     raise CoraError(
         "CORA-QRY-003",
         f"{anchor} is in the bundle but no longer in the working tree {tree.root}",
         "it was renamed or deleted since indexing; search for it with `cora-ci query`",
     )
+
+
+def _sibling(view: View, chunk: Chunk, name: str) -> View:
+    """One symbol's lines in a chunk of merged siblings: from the line naming it (with attribute,
+    decorator and comment lines just above) to the line before the next sibling's."""
+    rows = sorted(view.shown.items())
+    k = chunk.symbols.index(name)
+    at = next((i for i, (_, t) in enumerate(rows) if mentions(t, name)), 0)
+    nxt = len(rows)
+    if k + 1 < len(chunk.symbols):
+        after = chunk.symbols[k + 1]
+        nxt = next((i for i in range(at + 1, len(rows)) if mentions(rows[i][1], after)), len(rows))
+        while nxt - 1 > at and rows[nxt - 1][1].lstrip().startswith(_ATTACHED):
+            nxt -= 1
+    while at > 0 and rows[at - 1][1].lstrip().startswith(_ATTACHED):
+        at -= 1
+    keep = rows[at:nxt]
+    while len(keep) > 1 and not keep[-1][1].strip():
+        keep.pop()
+    return View(view.path, keep[0][0], keep[-1][0], dict(keep))
 
 
 def _filled(view: View, lines: list[str] | None) -> View:
