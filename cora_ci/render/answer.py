@@ -14,6 +14,7 @@ counted. Only `full` hits may exceed it, and only by themselves.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Literal, Protocol
 
 from cora_ci.chunking.model import Chunk
@@ -41,12 +42,20 @@ class Result:
     elided: bool  # the best hit was cut to its signature for the budget
     stale: Stale
     parent: Chunk | None  # the type whose skeleton frames the hit, when it was merged in
-    tokens: int
     members: list[int] = field(default_factory=list)  # chunk ids of all hits merged here
 
     @property
     def text(self) -> str:
         return self.view.text()
+
+    @cached_property
+    def tokens(self) -> int:
+        """Tokens of the code shown, as the budget counts them (loads the tokenizer on first use)."""
+        return view_tokens(self.view)
+
+
+def view_tokens(view: View) -> int:
+    return sum(default_counter().count_lines([t for _, t in view.rendered()]))
 
 
 @dataclass
@@ -86,7 +95,7 @@ def pack(hits: list[Hit], source: ChunkSource, budget: int | None) -> list[Resul
     if budget is None:
         for i in rest:
             i.mode = "full+parent" if i.parent_bound is not None else "full"
-        return _results(items, counter)
+        return _results(items)
     for i in rest:
         i.mode = "sig"
     cost = counter.cost(items)
@@ -99,14 +108,11 @@ def pack(hits: list[Hit], source: ChunkSource, budget: int | None) -> list[Resul
         if i.mode is None:
             continue
         for mode in ("full+parent", "full") if i.parent_bound is not None else ("full",):
-            before = i.mode
             i.mode = mode
-            new = counter.cost(items)
-            if new <= budget:
-                cost = new
+            if counter.cost(items) <= budget:
                 break
-            i.mode = before
-    return _results(items, counter)
+            i.mode = "sig"
+    return _results(items)
 
 
 def _items(hits: list[Hit], source: ChunkSource) -> list[_Item]:
@@ -132,8 +138,8 @@ def _items(hits: list[Hit], source: ChunkSource) -> list[_Item]:
 
 
 def _groups(items: list[_Item]) -> list[tuple[View, list[tuple[_Item, View]]]]:
-    """Merged views, each with the item views it is made of; views of one file that overlap or
-    touch merge (never across the indexed/current line numbering of a `missing` result)."""
+    """Merged views, each with the item views it is made of; views of one file that overlap merge
+    (never across the indexed/current line numbering of a `missing` result)."""
     pieces: list[tuple[tuple[str, bool], View, _Item]] = []
     for it in items:
         for view, current in it.views():
@@ -144,7 +150,7 @@ def _groups(items: list[_Item]) -> list[tuple[View, list[tuple[_Item, View]]]]:
     key: tuple[str, bool] | None = None
     end = 0
     for k, view, it in pieces:
-        if group and k == key and view.start <= end + 1:
+        if group and k == key and view.start <= end:
             group.append((it, view))
             end = max(end, view.end)
             continue
@@ -163,21 +169,17 @@ class _Counter:
     def __init__(self) -> None:
         self._groups: dict[tuple[int, ...], int] = {}
 
-    def view(self, view: View) -> int:
-        lines = [t for _, t in view.rendered()]
-        return sum(default_counter().count_lines(lines))
-
     def cost(self, items: list[_Item]) -> int:
         total = 0
         for view, members in _groups(items):
             key = tuple(id(v) for _, v in members)
             if key not in self._groups:
-                self._groups[key] = self.view(view)
+                self._groups[key] = view_tokens(view)
             total += self._groups[key]
         return total
 
 
-def _results(items: list[_Item], counter: _Counter) -> list[Result]:
+def _results(items: list[_Item]) -> list[Result]:
     ranked: list[tuple[int, Result]] = []
     for view, members in _groups(items):
         own = [it for it, v in members if v is not (it.parent_bound.view if it.parent_bound else None)]
@@ -189,7 +191,6 @@ def _results(items: list[_Item], counter: _Counter) -> list[Result]:
             stale = "moved"
         ids = list(dict.fromkeys(it.chunk.id for it, _ in sorted(members, key=lambda m: m[0].rank)))
         elided = best.mode == "sig" and best.views()[0][0] is not best.bound.view  # cut, not short
-        result = Result(view, best.chunk, best.hit, elided, stale,
-                        best.parent if framed else None, counter.view(view), ids)  # fmt: skip
+        result = Result(view, best.chunk, best.hit, elided, stale, best.parent if framed else None, ids)
         ranked.append((best.rank, result))
     return [r for _, r in sorted(ranked, key=lambda t: t[0])]

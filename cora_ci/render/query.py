@@ -33,15 +33,15 @@ class Where:
 
     bundle: Path
     repo: Path | None  # --repo as given
-    default_repo: Path | None  # the current repository, if any
+    default_repo: Path | None  # the current repository (or directory, outside git)
 
     @classmethod
     def of(cls, bundle: Path | None, repo: Path | None, cwd: Path) -> Where:
         if repo is not None and not repo.is_dir():
             raise CoraError("CORA-IO-001", f"--repo {repo}: no such directory")
-        top = git_toplevel(cwd)
-        root = repo if repo is not None else (top or cwd)
-        return cls(bundle if bundle is not None else root / ".cora" / "index", repo, top)
+        here = git_toplevel(cwd) or cwd
+        root = repo if repo is not None else here
+        return cls(bundle if bundle is not None else root / ".cora" / "index", repo, here)
 
 
 def embedder_for(bundle: Bundle, model: str | None) -> Any:
