@@ -6,6 +6,7 @@ where a fresh `chunk_file` of that file puts it, with the same text.
 
 from __future__ import annotations
 
+import sysconfig
 import textwrap
 from pathlib import Path
 
@@ -38,9 +39,13 @@ def _anchored(chunks: list[Chunk]) -> list[tuple[Chunk, str, str]]:
 
 
 PY_FILES = sorted(Path(cora_ci.__file__).parent.rglob("*.py"))
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+STDLIB_FILES = [
+    STDLIB / n for n in ("enum.py", "mailbox.py", "pdb.py", "argparse.py") if (STDLIB / n).is_file()
+]
 
 
-@pytest.mark.parametrize("path", PY_FILES, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", PY_FILES + STDLIB_FILES, ids=lambda p: p.name)
 def test_locate_finds_every_symbol_of_real_files_where_the_chunker_puts_it(path: Path) -> None:
     data = path.read_bytes()
     lines = decode(data).lines
@@ -103,6 +108,25 @@ SAMPLES = {
           return new UserView(id).render();
         }
         """,
+    "mixin.js": """\
+        const _load = Symbol('load')
+
+        module.exports = cls => class Loader extends cls {
+          #cache = new Map()
+
+          // loads everything
+          async [_load] () {
+            const text = `
+        a template literal at column 0 ${this.#cache.size}
+        `
+            return this.#run(text)
+          }
+
+          #run (text) {
+            return text.trim()
+          }
+        }
+        """,
     "point.rs": """\
         use std::fmt;
 
@@ -147,6 +171,17 @@ SAMPLES = {
                 return s.length();
             }
         }
+        """,
+    "commented.py": """\
+        class Box:
+            # the first member: its comment is the header's, not the member's
+            def first(self):
+                return 1
+
+            # the second member's comment is its own
+            @staticmethod
+            def second():
+                return 2
         """,
     "dup.py": """\
         def helper(x):
