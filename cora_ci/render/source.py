@@ -113,22 +113,22 @@ def indexed_blobs(manifest: dict[str, Any]) -> dict[str, str]:
 
 
 def work_tree(bundle: Bundle, repo: Path | None, default: Path | None) -> WorkTree | None:
-    """The working tree to re-bind to: `repo` if given, else `default` (the current repository) when
-    it is the bundle's source: the bundle lies inside it, or its indexed commit is known to it."""
+    """The working tree to re-bind to: `repo` if given, else `default` (the current repository, or
+    directory outside git) when it is the bundle's source: it holds the bundle and has the source's
+    name, or it knows the indexed commit."""
     if repo is not None:
         if not repo.is_dir():
             raise CoraError("CORA-IO-001", f"--repo {repo}: no such directory")
         return WorkTree(repo)
     if default is None:
         return None
-    if bundle.root.resolve().is_relative_to(default.resolve()):
-        return WorkTree(default)
+    here = default.resolve()
     source = bundle.manifest.get("source") or {}
+    if source.get("root") == here.name and bundle.root.resolve().is_relative_to(here):
+        return WorkTree(here)
     commit = source.get("commit")
-    if commit and _has_commit(default, str(commit)):
-        return WorkTree(default)
-    if not commit and source.get("root") == default.resolve().name:
-        return WorkTree(default)
+    if commit and _has_commit(here, str(commit)):
+        return WorkTree(here)
     return None
 
 
