@@ -50,13 +50,6 @@ class View:
     def text(self) -> str:
         return "\n".join(t for _, t in self.rendered())
 
-    def is_whole(self) -> bool:
-        """Every line of the range is shown: nothing left out."""
-        return len(self.shown) == self.end - self.start + 1
-
-    def overlaps(self, other: View) -> bool:
-        return self.path == other.path and self.start <= other.end and other.start <= self.end
-
 
 def from_chunk(chunk: Chunk) -> View:
     """The view a chunk's stored text gives: its verbatim ranges, and its `. . .` lines as markers."""

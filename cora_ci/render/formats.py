@@ -19,7 +19,6 @@ from cora_ci.chunking.model import Chunk
 from cora_ci.rebind.view import mentions
 from cora_ci.render.answer import Result
 
-FORMATS = ("cora", "json", "text")
 _TAG = re.compile(r"<(/?cora:)")
 _COMMENT = re.compile(r"^\s*(///?|//!|/\*\*?|\*|#|--)")
 _DOCSTRING = re.compile(r"^\s*[rRuUbB]{0,2}(\"\"\"|''')")
