@@ -530,6 +530,12 @@ def objective(res: dict[str, list[dict[str, float]]]) -> float:
 # ----------------------------------------------------------------------------- tuning
 
 
+def _set(params: Params, key: str, value: Any) -> Params:
+    if key.startswith("fusion."):
+        return replace(params, fusion=replace(params.fusion, **{key[7:]: value}))
+    return replace(params, **{key: value})
+
+
 def tune(repos: list[Repo], emb: Any) -> None:
     """Fusion forms and weights on precomputed candidate lists, then the features one at a time."""
     cached = []
@@ -566,31 +572,40 @@ def tune(repos: list[Repo], emb: Any) -> None:
         b = next(r for r in results if r[1] == form)
         print(f"  best {form}: {b[0]:.4f} (ident {b[2]:.1f}, text {b[3]:.1f})")
     best_fusion = Fusion(form=results[0][1], vec_weight_ident=results[0][2], vec_weight_text=results[0][3])
-    params = replace(PARAMS, fusion=best_fusion)
+    params = PARAMS  # the features start from the defaults, fusion weights included (they are in the grid)
     grid: dict[str, list[Any]] = {
+        "fusion.vec_weight_text": [0.4, 0.5, 0.6, 0.7],
+        "fusion.vec_weight_ident": [0.0, 0.1, 0.2],
         "definition": [0.0, 0.5, 2.0],
-        "definition_in_text": [0.0, 0.15, 0.3, 0.6],
-        "name": [0.0, 0.05, 0.1, 0.2, 0.4],
-        "demote": [1.0, 0.8, 0.6, 0.5, 0.3],
-        "file": [0.0, 0.05, 0.1, 0.2, 0.3],
-        "diversity": [1.0, 0.9, 0.8, 0.7, 0.5],
-        "graph": [0.0, 0.05, 0.1, 0.2, 0.3],
-        "graph_min": [0.1, 0.2, 0.4, 0.7],
+        "definition_in_text": [0.0, 0.15, 0.3],
+        "name": [0.0, 0.1, 0.2, 0.4, 0.6],
+        "demote": [1.0, 0.6, 0.4, 0.3, 0.2, 0.1],
+        "docs": [1.0, 0.8, 0.6, 0.4, 0.2],
+        "stub": [1.0, 0.6, 0.4, 0.2],
+        "file": [0.0, 0.1, 0.2, 0.3],
+        "diversity": [1.0, 0.95, 0.9, 0.8],
+        "graph": [0.0, 0.1, 0.2, 0.3, 0.4, 0.6],
+        "graph_min": [0.1, 0.2, 0.4],
+        "graph_slots": [0.0, 0.1, 0.2, 0.3],
+        "reverse": [0.0, 0.25, 0.5, 1.0],
         "seeds": [3, 5, 8],
     }
-    print(f"\nfull ranking, one feature at a time from {best_fusion} (coordinate ascent, two rounds)")
+    print(f"\nbest fusion alone: {best_fusion}")
+    print(
+        f"\nfull ranking, one weight at a time from the defaults (coordinate ascent, two rounds)\n  {params}"
+    )
     best = objective(evaluate(repos, emb, params, True))
     print(f"  start {best:.4f}")
     for _round in range(2):
         for key, values in grid.items():
             scores = []
             for v in values:
-                p = replace(params, **{key: v})
+                p = _set(params, key, v)
                 scores.append((objective(evaluate(repos, emb, p, True)), v))
             top = max(scores, key=lambda s: s[0])
             print(f"  {key:20s} " + "  ".join(f"{v}:{s:.4f}" for s, v in scores) + f"   -> {top[1]}")
             if top[0] > best + 1e-9:
-                best, params = top[0], replace(params, **{key: top[1]})
+                best, params = top[0], _set(params, key, top[1])
     print(f"\nbest on tuning repositories: {best:.4f} with {params}")
 
 

@@ -33,7 +33,7 @@ FILES = {
     "README.md": """\
         # Shop
 
-        A small shop.
+        A small shop. Its engine is described in the code.
 
         ## Install
 

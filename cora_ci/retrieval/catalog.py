@@ -59,6 +59,20 @@ def _qualified(anchor: str) -> tuple[str, ...]:
     return split_qualified(_OVERLOAD.sub("", anchor.split("::", 1)[1]))
 
 
+_PROSE_LANGS = frozenset({"markdown", "rst", "asciidoc", "org"})
+_STUB = re.compile(r"\.(pyi|d\.[cm]?ts)$")
+
+
+def prose_class(path: str, lang: str) -> str | None:
+    """docs (prose: Markdown, reStructuredText, plain text files) | stub (.pyi, .d.ts) | None."""
+    if _STUB.search(path):
+        return "stub"
+    name = path.rsplit("/", 1)[-1]
+    if lang in _PROSE_LANGS or (lang == "text" and (name.endswith(".txt") or "." not in name)):
+        return "docs"
+    return None
+
+
 class Meta(NamedTuple):
     """One chunk as ranking sees it."""
 

@@ -16,9 +16,9 @@ Form = Literal["rrf", "max", "minmax"]
 
 @dataclass(frozen=True)
 class Fusion:
-    form: Form = "max"
-    vec_weight_ident: float = 0.3  # share of the vector side for a query that is one identifier
-    vec_weight_text: float = 0.6  # ... and for natural language
+    form: Form = "minmax"
+    vec_weight_ident: float = 0.0  # share of the vector side for a query that is one identifier
+    vec_weight_text: float = 0.5  # ... and for natural language
     rrf_k: float = 60.0
 
 

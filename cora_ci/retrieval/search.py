@@ -22,7 +22,7 @@ from functools import partial
 from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
-from cora_ci.retrieval.catalog import Catalog, Meta, catalog, path_class
+from cora_ci.retrieval.catalog import Catalog, Meta, catalog, path_class, prose_class
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match
 from cora_ci.retrieval.fusion import Fused, Fusion, fuse
@@ -46,15 +46,18 @@ class Params:
     features: bool = True
     pool: int = 100  # candidates taken from each side
     definition: float = 2.0  # added for the defining chunk of an identifier query: it comes first
-    definition_in_text: float = 0.3  # ... of an identifier named inside a sentence
-    name: float = 0.1  # times the share of query words in the chunk's symbol or file name
-    demote: float = 0.5  # multiplier for tests, examples, vendored and generated code
+    definition_in_text: float = 0.15  # ... of an identifier named inside a sentence
+    name: float = 0.2  # times the share of query words in the chunk's symbol or file name
+    demote: float = 0.3  # multiplier for tests, examples, vendored and generated code
+    docs: float = 0.3  # ... for prose (Markdown, reStructuredText, plain text)
+    stub: float = 0.4  # ... for type stubs and declaration files (.pyi, .d.ts)
     dir_boost: float = 1.5  # multiplier for chunks under a `dir:` boost
     file: float = 0.1  # times the sum of the file's next two best scores
-    diversity: float = 0.7  # the n-th chunk of one file is multiplied by this to the n
+    diversity: float = 0.8  # the n-th chunk of one file is multiplied by this to the n
     seeds: int = 5  # top hits that seed PageRank
-    graph: float = 0.3  # added: this times the graph score (PageRank mass / the largest mass)
+    graph: float = 0.1  # added: this times the graph score (PageRank mass / the largest mass)
     graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
+    graph_slots: float = 0.2  # share of the k places kept, at the end, for chunks only the graph found
     reverse: float = 0.5  # weight of "is referenced by" edges relative to "references"
 
 
@@ -102,7 +105,8 @@ def search(
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand(cat, q, cands, filters, params, accept)
     pinned = _pinned(cat, boosts)
-    picked = _diverse(cands, k, pinned, params.diversity if params.features else 1.0)
+    reserve = round(k * params.graph_slots) if expand and params.graph > 0 else 0
+    picked = _diverse(cands, k, pinned, params.diversity if params.features else 1.0, reserve)
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []
     for cid in pinned:
@@ -140,12 +144,16 @@ def _explained(q: Query, f: Fused) -> dict[str, Any]:
     return ex
 
 
-def _demotion(cat: Catalog, q: Query, m: Meta, filters: Filters) -> str | None:
-    """The path class that lowers this chunk, or None (ordinary code, asked for, or filtered to)."""
+def _demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params) -> tuple[str, float] | None:
+    """The class that lowers this chunk and its multiplier, or None (ordinary code, asked for, or
+    selected by a path filter)."""
     if filters.paths:
         return None
-    cls = path_class(m.path) or ("generated" if cat.generated(m) else None)
-    return None if cls is None or cls in q.wants else cls
+    cls = path_class(m.path) or ("generated" if cat.generated(m) else None) or prose_class(m.path, m.lang)
+    if cls is None or cls in q.wants:
+        return None
+    factor = {"docs": params.docs, "stub": params.stub}.get(cls, params.demote)
+    return (cls, factor) if factor != 1.0 else None
 
 
 def _in_dir(path: str, d: str) -> bool:
@@ -177,10 +185,10 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
         if nm:
             ex["name"] = round(nm, 6)
         score = c.score + bonus + nm
-        cls = _demotion(cat, q, m, filters) if params.demote != 1.0 else None
-        if cls is not None:
-            score *= params.demote
-            ex["demoted"] = cls
+        low = _demotion(cat, q, m, filters, params)
+        if low is not None:
+            score *= low[1]
+            ex["demoted"] = low[0]
         if any(_in_dir(m.path, d) for d in dirs):
             score *= params.dir_boost
             ex["dir"] = params.dir_boost
@@ -221,34 +229,51 @@ def _expand(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters, p
             if meta is None or not accept(meta):
                 continue
             c = cands[cid] = _Cand(meta, 0.0, "graph", _blank(q))
-            cls = _demotion(cat, q, meta, filters) if params.demote != 1.0 else None
-            if cls is not None:
-                share *= params.demote
-                c.explain["demoted"] = cls
+            low = _demotion(cat, q, meta, filters, params)
+            if low is not None:
+                share *= low[1]
+                c.explain["demoted"] = low[0]
         extra = params.graph * share
         c.score += extra
         c.explain["graph"] = round(extra, 6)
 
 
-def _diverse(cands: dict[int, _Cand], k: int, skip: list[int], decay: float) -> list[_Cand]:
-    """The best `k`, greedily, each file's n-th pick discounted by decay**n (scores stay sorted)."""
+def _diverse(cands: dict[int, _Cand], k: int, skip: list[int], decay: float, reserve: int) -> list[_Cand]:
+    """The best `k`, greedily, each file's n-th pick discounted by decay**n (scores stay sorted).
+
+    Up to `reserve` of the last places go to chunks that only the graph found, if the ranking did
+    not already take that many: reference expansion adds context that no query word names.
+    """
     skipped = set(skip)
     heap = [(-c.score, c.meta.id, 0) for c in cands.values() if c.meta.id not in skipped]
     heapq.heapify(heap)
     taken: dict[str, int] = {}
     out: list[_Cand] = []
-    while heap and len(out) < k:
-        neg, cid, seen = heapq.heappop(heap)
-        c = cands[cid]
-        n = taken.get(c.meta.path, 0)
-        if n != seen:  # the file gained picks since this entry was pushed: re-rank it
-            heapq.heappush(heap, (-c.score * decay**n, cid, n))
-            continue
-        if n and decay != 1.0:
-            c.explain["diversity"] = round(decay**n, 6)
-        c.score = -neg
-        taken[c.meta.path] = n + 1
-        out.append(c)
+    extra: list[_Cand] = []
+
+    def pick(graph_only: bool, limit: int, into: list[_Cand]) -> None:
+        while heap and len(into) < limit:
+            neg, cid, seen = heapq.heappop(heap)
+            c = cands[cid]
+            if graph_only and c.source != "graph":
+                continue
+            n = taken.get(c.meta.path, 0)
+            if n != seen:  # the file gained picks since this entry was pushed: re-rank it
+                heapq.heappush(heap, (-c.score * decay**n, cid, n))
+                continue
+            if n and decay != 1.0:
+                c.explain["diversity"] = round(decay**n, 6)
+            c.score = -neg
+            taken[c.meta.path] = n + 1
+            into.append(c)
+
+    pick(False, k, out)
+    need = min(reserve, k) - sum(c.source == "graph" for c in out)
+    if need > 0:
+        pick(True, need, extra)  # scored below every pick so far: they go last, in order
+        searched = [i for i, c in enumerate(out) if c.source != "graph"]
+        drop = set(searched[len(searched) - len(extra) :]) if extra else set()
+        out = [c for i, c in enumerate(out) if i not in drop] + extra
     return out
 
 
