@@ -178,6 +178,50 @@ def in_process(path: Path, n: int) -> None:
         print(f"  query embedding (apart)  p50 {pct(embed_ms, 50):6.2f} ms  p90 {pct(embed_ms, 90):6.2f} ms")
 
 
+_STAGES = r"""
+import sys, time, json
+t0 = time.perf_counter()
+from pathlib import Path
+from cora_ci.bundle import open_bundle
+from cora_ci.embedding import load_embedder
+from cora_ci.retrieval import search
+from cora_ci.retrieval.catalog import catalog
+t = {"imports": time.perf_counter() - t0}
+def lap(name, since):
+    t[name] = time.perf_counter() - since
+    return time.perf_counter()
+s = time.perf_counter()
+b = open_bundle(Path(sys.argv[1])); s = lap("open_bundle (manifest, verification record)", s)
+b.chunks; s = lap("chunk table (manifest columns unpacked)", s)
+emb = load_embedder("default") if b.model is not None else None; s = lap("model load", s)
+vec = emb.embed_query(sys.argv[2]) if emb is not None else None; s = lap("first query embedding (sessions)", s)
+catalog(b).graph; s = lap("reference graph as arrays", s)
+class Fixed:
+    def embed_query(self, text): return vec
+search(b, sys.argv[2], embedder=Fixed() if emb is not None else None); s = lap("search, cold (indexes opened)", s)
+print(json.dumps(t))
+"""
+
+
+def stages(path: Path, runs: int) -> None:
+    """Where a cold process spends its time, stage by stage (median of `runs` fresh processes)."""
+    import json
+
+    got: dict[str, list[float]] = {}
+    q = "parse a configuration file and report unknown keys"
+    for _ in range(runs):
+        out = subprocess.run([sys.executable, "-c", _STAGES, str(path), q], capture_output=True, text=True)
+        if out.returncode != 0:
+            print(f"\nstages: failed: {out.stderr.strip()[-300:]}")
+            return
+        for k, v in json.loads(out.stdout).items():
+            got.setdefault(k, []).append(v * 1e3)
+    print(f"\ncold process, stage by stage (median of {runs} processes)")
+    for k, v in got.items():
+        print(f"  {k:45s} {statistics.median(v):7.1f} ms")
+    print(f"  {'total':45s} {sum(statistics.median(v) for v in got.values()):7.1f} ms")
+
+
 def end_to_end(path: Path, runs: int) -> None:
     exe = shutil.which("cora-ci") or str(Path(sys.executable).parent / "cora-ci")
     probe = subprocess.run([exe, "query", "--help"], capture_output=True, text=True)
@@ -216,6 +260,7 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     path = args.bundle or bundle(args.chunks)
     in_process(path, args.queries)
+    stages(path, max(3, args.runs // 3))
     end_to_end(path, args.runs)
     print(f"\nran {time.perf_counter() - t0:.0f} s")
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from functools import cached_property
+from functools import cached_property, lru_cache
 from typing import NamedTuple
 
 import numpy as np
@@ -82,7 +82,6 @@ class Meta(NamedTuple):
     lang: str
     kind: str
     symbols: tuple[str, ...]
-    names: tuple[tuple[str, ...], ...]  # each anchor's qualified name as parts, overload suffix dropped
     anchors: tuple[str, ...]
     start_line: int
     end_line: int
@@ -94,17 +93,25 @@ class Meta(NamedTuple):
     def anchor(self) -> str | None:
         return self.anchors[0] if self.anchors else None
 
+    @property
+    def names(self) -> tuple[tuple[str, ...], ...]:
+        """Each anchor's qualified name as parts, overload suffix dropped (made when first asked for)."""
+        return _names_of(self.anchors)
+
+
+@lru_cache(maxsize=1 << 16)
+def _names_of(anchors: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
+    return tuple(_qualified(a) for a in anchors if "::" in a)
+
 
 class GraphArrays(NamedTuple):
-    """The reference graph as numpy CSR, plus its transpose (who references a chunk)."""
+    """The reference graph as numpy CSR, plus each edge's source (to find who references a chunk)."""
 
     ids: npt.NDArray[np.uint64]  # sorted
     indptr: npt.NDArray[np.int64]
     indices: npt.NDArray[np.int64]
     weights: npt.NDArray[np.float64]
-    t_indptr: npt.NDArray[np.int64]
-    t_indices: npt.NDArray[np.int64]
-    t_weights: npt.NDArray[np.float64]
+    sources: npt.NDArray[np.int64]  # edge e runs sources[e] -> indices[e]
 
     def nodes(self, chunk_ids: list[int]) -> npt.NDArray[np.int64]:
         """Node indexes of the chunk ids present in the graph (others dropped)."""
@@ -133,8 +140,7 @@ class Catalog:
         m = self._meta.get(row)
         if m is None:
             c = self.table.chunk(row)
-            names = tuple(_qualified(a) for a in c.anchors if "::" in a)
-            m = Meta(c.id, row, c.path, c.lang, c.kind, tuple(c.symbols), names, tuple(c.anchors),
+            m = Meta(c.id, row, c.path, c.lang, c.kind, tuple(c.symbols), tuple(c.anchors),
                      c.start_line, c.end_line, c.parent, tuple(c.children),
                      tuple(d.code for d in c.diagnostics))  # fmt: skip
             self._meta[row] = m
@@ -167,15 +173,24 @@ class Catalog:
     def generated(self, m: Meta) -> bool:
         """The chunker flagged `m`'s file as generated (CORA-CHK-006, recorded on its first chunk).
 
-        The first chunk is found by walking back from `m`: neighbours share the file's decompressed
-        texts, where a binary search would unpack a file per probe.
+        The first chunk is found from `m` backwards, in steps that double then a binary search:
+        a few reads of the file's own (already unpacked) rows, where a search over the whole
+        table would unpack a file per probe.
         """
         got = self._generated.get(m.path)
         if got is None:
-            row = m.row
-            while row > 0 and self.row_meta(row - 1).path == m.path:
-                row -= 1
-            got = "CORA-CHK-006" in self.row_meta(row).diagnostics
+            path = self.table.chunk
+            lo, step = m.row, 1  # lo: a row of the file
+            while lo - step >= 0 and path(lo - step).path == m.path:
+                lo, step = lo - step, step * 2
+            hi = max(lo - step, -1)  # hi: a row before the file (or -1)
+            while lo - hi > 1:
+                mid = (lo + hi) // 2
+                if path(mid).path == m.path:
+                    lo = mid
+                else:
+                    hi = mid
+            got = "CORA-CHK-006" in self.row_meta(lo).diagnostics
             self._generated[m.path] = got
         return got
 
@@ -195,15 +210,10 @@ class Catalog:
     @cached_property
     def graph(self) -> GraphArrays:
         g = self.bundle.graph
-        ids = np.asarray(g.ids, dtype=np.uint64)
         indptr = np.asarray(g.indptr, dtype=np.int64)
-        indices = np.asarray(g.indices, dtype=np.int64)
-        weights = np.asarray(g.weights, dtype=np.float64)
-        src = np.repeat(np.arange(len(ids), dtype=np.int64), np.diff(indptr))
-        order = np.argsort(indices, kind="stable")
-        t_indptr = np.zeros(len(ids) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(indices, minlength=len(ids)), out=t_indptr[1:])
-        return GraphArrays(ids, indptr, indices, weights, t_indptr, src[order], weights[order])
+        sources = np.repeat(np.arange(len(g.ids), dtype=np.int64), np.diff(indptr))
+        return GraphArrays(np.asarray(g.ids, dtype=np.uint64), indptr, np.asarray(g.indices, dtype=np.int64),
+                           np.asarray(g.weights, dtype=np.float64), sources)  # fmt: skip
 
 
 _CATALOGS: weakref.WeakKeyDictionary[Bundle, Catalog] = weakref.WeakKeyDictionary()
