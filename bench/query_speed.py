@@ -194,11 +194,13 @@ s = time.perf_counter()
 b = open_bundle(Path(sys.argv[1])); s = lap("open_bundle (manifest, verification record)", s)
 b.chunks; s = lap("chunk table (manifest columns unpacked)", s)
 emb = load_embedder("default") if b.model is not None else None; s = lap("model load", s)
-vec = emb.embed_query(sys.argv[2]) if emb is not None else None; s = lap("first query embedding (sessions)", s)
+vec = emb.embed_query(sys.argv[2]) if emb is not None else None
+s = lap("first query embedding (sessions)", s)
 catalog(b).graph; s = lap("reference graph as arrays", s)
 class Fixed:
     def embed_query(self, text): return vec
-search(b, sys.argv[2], embedder=Fixed() if emb is not None else None); s = lap("search, cold (indexes opened)", s)
+search(b, sys.argv[2], embedder=Fixed() if emb is not None else None)
+s = lap("search, cold (indexes opened)", s)
 print(json.dumps(t))
 """
 
