@@ -647,6 +647,19 @@ def table(title: str, repos: list[Repo], emb: Any, vectors: bool) -> None:
             print(f"| {name:34s} | {kind:10s} | {cells} |")
 
 
+def per_repo(repos: list[Repo], emb: Any) -> None:
+    """File NDCG@10 of the full ranking and of the baseline, per repository and query kind."""
+    print("\nper repository, file NDCG@10 (text / identifier): full ranking vs baseline")
+    for repo in repos:
+        full = evaluate([repo], emb, PARAMS, True)
+        base = evaluate([repo], emb, None, False)
+        cells = []
+        for res in (full, base):
+            t, i = mean(res["text"]), mean(res["identifier"])
+            cells.append(f"{t.get('NDCG@10', float('nan')):.3f} / {i.get('NDCG@10', float('nan')):.3f}")
+        print(f"  {repo.src.name:14s} {repo.src.split:5s}  full {cells[0]}   baseline {cells[1]}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="four repositories, fewer queries (a few minutes)")
@@ -672,6 +685,7 @@ def main(argv: list[str] | None = None) -> None:
             table("tuning repositories", tune_repos, emb, emb is not None)
         if args.split in ("test", "all"):
             table("held-out test repositories", test_repos, emb, emb is not None)
+        per_repo([r for r in repos if args.split in ("all", r.src.split)], emb)
     print(f"\nran {time.perf_counter() - t0:.0f} s", flush=True)
 
 
