@@ -35,11 +35,12 @@ def _spans(indptr: IntArray, rows: IntArray) -> IntArray:
 def _grow(g: GraphArrays, nodes: IntArray) -> IntArray:
     """`nodes` with what they reference and what references them. One pass over the edge targets
     (a lookup table, ~0.3 ms for 300k edges) instead of a transposed copy of the graph."""
-    outs = g.indices[_spans(g.indptr, nodes)]
     member = np.zeros(len(g.ids), dtype=bool)
     member[nodes] = True
     ins = g.sources[member[g.indices]]
-    grown: IntArray = np.unique(np.concatenate([nodes, outs, ins]))
+    member[g.indices[_spans(g.indptr, nodes)]] = True
+    member[ins] = True
+    grown: IntArray = np.flatnonzero(member)
     return grown
 
 
