@@ -161,10 +161,12 @@ def in_process(path: Path, n: int) -> None:
     for q in queries[:10]:  # warm-up: page cache, lazily opened indexes, per-file text caches
         search(b, q, embedder=fixed)
     times: dict[str, list[float]] = {"identifier": [], "text": [], "all": []}
+    slowest = (0.0, "")
     for q in queries:
         t = time.perf_counter()
         search(b, q, embedder=fixed)
         ms = (time.perf_counter() - t) * 1e3
+        slowest = max(slowest, (ms, q))
         times["text" if " " in q else "identifier"].append(ms)
         times["all"].append(ms)
     print(f"\nin-process, {len(b.chunks)} chunks ({path})")
@@ -174,6 +176,7 @@ def in_process(path: Path, n: int) -> None:
             p50, p90 = pct(xs, 50), pct(xs, 90)
             label = f"search {kind:10s} n={len(xs):4d}"
             print(f"  {label}  p50 {p50:6.2f} ms  p90 {p90:6.2f} ms  max {max(xs):.1f} ms")
+    print(f"  slowest: {slowest[1]!r} {slowest[0]:.1f} ms")
     if embed_ms:
         print(f"  query embedding (apart)  p50 {pct(embed_ms, 50):6.2f} ms  p90 {pct(embed_ms, 90):6.2f} ms")
 

@@ -518,7 +518,7 @@ def test_qualified_member_of_a_type_kept_whole(widgets: Bundle) -> None:
 def test_local_pagerank_equals_the_whole_graph_when_the_neighbourhood_is_whole(shop: Bundle) -> None:
     """The neighbourhood PageRank is the whole-graph one on the references plus weighted reverse edges."""
     from cora_ci.graph import Graph, personalized_pagerank
-    from cora_ci.retrieval.expand import graph_scores
+    from cora_ci.retrieval.expand import ALPHA, ITERS, graph_scores
 
     g = shop.graph
     n = len(g.ids)
@@ -542,7 +542,9 @@ def test_local_pagerank_equals_the_whole_graph_when_the_neighbourhood_is_whole(s
         if shop.chunks.chunk(r).anchor == "src/auth.py::Auth.login"
     )
     seeds = {login: 1.0}
-    want = {k: v for k, v in personalized_pagerank(both, seeds, alpha=0.85).items() if k != login}
+    want = {
+        k: v for k, v in personalized_pagerank(both, seeds, alpha=ALPHA, iters=ITERS).items() if k != login
+    }
     got = graph_scores(catalog(shop).graph, seeds, reverse=0.5, hops=10)
     assert want and set(got) == set(want)
     for k, v in want.items():

@@ -15,8 +15,9 @@ import numpy.typing as npt
 from cora_ci.graph import Graph, personalized_pagerank
 from cora_ci.retrieval.catalog import GraphArrays
 
-MAX_NODES = 2000  # neighbourhood cap: hubs can reach much of a repository in two hops
+MAX_NODES = 1000  # neighbourhood cap: hubs reach much of a repository in two hops; bounds the cost
 ALPHA = 0.85
+ITERS = 20  # 0.85**20 < 0.04: enough to order a neighbourhood
 
 IntArray = npt.NDArray[np.int64]
 
@@ -75,5 +76,5 @@ def graph_scores(g: GraphArrays, seeds: dict[int, float], reverse: float, hops: 
     ids = g.ids[nodes].tolist()
     where = np.searchsorted(nodes, seed_nodes).tolist()
     local_seeds = {i: seeds[int(ids[i])] for i in where}
-    ranks = personalized_pagerank(sub, local_seeds, alpha=ALPHA)
+    ranks = personalized_pagerank(sub, local_seeds, alpha=ALPHA, iters=ITERS)
     return {int(ids[i]): mass for i, mass in ranks.items() if i not in local_seeds}
