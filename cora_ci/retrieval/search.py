@@ -4,9 +4,9 @@ Steps, each visible in a hit's `explain`:
 
 1. candidates: BM25 top-`pool` and vector top-`pool`, fused (`fusion.py`), filtered;
 2. query-aware features: an identifier query's definition first (`definition`), symbol and file
-   names that match the query (`name`), tests/examples/vendored/generated code lower unless asked
-   for (`demoted`), `dir:` boosts (`dir`), and a share of the other strong chunks of the same file
-   (`file`), so a file with several good chunks rises;
+   names that match the query (`name`), tests/examples/vendored/generated code, prose and type
+   stubs lower unless asked for (`demoted`), `dir:` boosts (`dir`), and a share of the other strong
+   chunks of the same file (`file`), so a file with several good chunks rises;
 3. reference expansion: personalized PageRank seeded by the best hits lifts candidates they are
    linked with and adds linked chunks that search missed (`graph`, source "graph");
 4. diversity: the n-th chunk of one file is discounted by `diversity`**n, so a top-10 is not one file;
@@ -125,8 +125,9 @@ def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, f
         pool = min(max(pool * 10, 1000), max(len(cat), 1))
     lexical = bundle.lexical.search(q.text, pool) if params.lexical else []
     vector: list[tuple[int, float]] = []
-    if params.vectors and embedder is not None and bundle.vectors is not None:
-        vector = bundle.vectors.search(embedder.embed_query(q.text), pool)
+    weight = params.fusion.vec_weight_ident if q.identifier else params.fusion.vec_weight_text
+    if params.vectors and embedder is not None and bundle.vectors is not None and (weight > 0 or not lexical):
+        vector = bundle.vectors.search(embedder.embed_query(q.text), pool)  # no model run when unweighted
     fused = fuse(lexical, vector, params.fusion, q.identifier is not None)
     out: dict[int, _Cand] = {}
     for cid, f in fused.items():
