@@ -13,19 +13,26 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from cora_ci import __version__
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle.lexical import LexicalDoc, write_index
+from cora_ci.bundle.lexical import LexicalDoc, Segment, bucket_count, bucket_of, write_index
 from cora_ci.bundle.store import update_lock, write_bundle
 from cora_ci.chunking import chunk_file
 from cora_ci.chunking.model import Chunk
 from cora_ci.chunking.tokens import default_counter
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
-from cora_ci.files.source import Snapshot, snapshot
+from cora_ci.files.source import Entry, Snapshot, snapshot
+from cora_ci.graph.build import FileLinks, Linker, NameFilter, changed_names, file_links, hashes, pack_edges
+from cora_ci.graph.extract import FileRefs
+from cora_ci.graph.resolve import Repo
+
+Row = dict[str, Any]  # one file's row of the manifest's file table
 
 Progress = Callable[[str, int, int], None]  # stage, done, total
 _EMBED_STEP = 64  # texts per progress report
@@ -47,7 +54,7 @@ class Summary:
     rebuilt: str = ""  # why the previous bundle could not be updated ("" for an update)
     source_bytes: int = 0
     bundle_bytes: int = 0
-    diagnostics: int = 0
+    diagnostics: int = 0  # in the files chunked by this run
     languages: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
     stages: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage
@@ -82,52 +89,66 @@ def _build(
     if old is not None and _same_files(old, snap):
         return _refresh_source(old, snap, out, t0, embedder)
     stages["list"] = time.perf_counter() - t0
-    reuse = {f.path: f for f in old.chunks.file_entries()} if old is not None else {}
-    files, rechunked = _chunk_all(snap, cfg, progress, stages, reuse)
-    chunks = [c for f in files for c in f.chunks]
-    _check_unique_ids(chunks)
+    old_rows = mf.rows(old.manifest["files"]) if old is not None else {}
+    kept = {e.path: old_rows[e.path] for e in snap.entries
+            if e.path in old_rows and old_rows[e.path]["blob"] == e.blob}  # fmt: skip
+    fresh = _chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept])
+    _check_unique_ids(kept, fresh)
     t = time.perf_counter()
-    graph = _graph(files)
+    keys = {p: _keys(f.chunks) if embedder is not None else b"" for p, f in fresh.items()}
+    t_keys = time.perf_counter() - t
+    t = time.perf_counter()
+    links = {p: file_links(f.chunks, FileRefs(f.imports, f.refs)) for p, f in fresh.items()}
+    rows = {**kept, **{p: _row(f, links[p], keys[p]) for p, f in fresh.items()}}
+    for p, e in _link(old_rows, kept, rows, links).items():
+        rows[p] = {**rows[p], "edges": e}
     stages["graph"] = time.perf_counter() - t
     t = time.perf_counter()
-    vectors, embedded, same = None, 0, set()
-    if embedder is not None:
-        texts = _texts(chunks)
-        keys = [_text_key(t) for t in texts]
-        cache, old_keys = _old_vectors(old, reuse)
-        vectors, embedded = _embed(embedder, texts, keys, progress, cache)
-        same = {c.id for c, k in zip(chunks, keys, strict=True) if old_keys.get(c.id) == k}
-    stages["embed"] = time.perf_counter() - t
+    vec = _vectors(embedder, old, old_rows, kept, fresh, keys, progress) if embedder is not None else None
+    stages["embed"] = time.perf_counter() - t + t_keys
+    files = mf.table(list(rows.values()))
 
     def fill(tmp: Path) -> dict[str, Any]:
         progress("write", 0, 1)
-        write_index(tmp / mf.BM25, (_lexical_doc(c) for c in chunks))
-        if vectors is not None:
-            import numpy as np
-
+        lexical = _write_lexical(tmp / mf.BM25, old, files, rows, fresh, set(old_rows) - set(rows))
+        if vec is not None:
             from cora_ci.bundle.vectors import update_vectors, write_vectors
 
-            ids = np.asarray([c.id for c in chunks], dtype=np.uint64)
             if old is not None and old.vectors is not None:
-                update_vectors(old.root / mf.VECTORS, tmp / mf.VECTORS, ids, vectors, same)
+                update_vectors(old.root / mf.VECTORS, tmp / mf.VECTORS, vec.remove, vec.ids, vec.vectors)
             else:
-                write_vectors(tmp / mf.VECTORS, ids, vectors)
+                write_vectors(tmp / mf.VECTORS, vec.ids, vec.vectors)
         progress("write", 1, 1)
-        return _manifest(snap, cfg, info, files, graph)
+        return _manifest(snap, cfg, info, files, lexical)
 
     t = time.perf_counter()
-    write_bundle(out, fill)
+    write_bundle(out, fill, _linked_artifacts(old))
     stages["write"] = time.perf_counter() - t
-    indexed = [f for f in files if f.strategy is not None]
+    indexed = [i for i, st in enumerate(files["strategy"]) if st is not None]
     return Summary(
-        out=out, files=len(indexed), skipped=len(files) - len(indexed), chunks=len(chunks), embedded=embedded,
-        rechunked=rechunked, removed=len(set(reuse) - {f.path for f in files}), rebuilt=rebuilt,
-        source_bytes=sum(f.size for f in indexed),  # indexed source only
-        bundle_bytes=_dir_bytes(out),
-        diagnostics=sum(len(f.diagnostics) + sum(len(c.diagnostics) for c in f.chunks) for f in files),
-        languages=dict(sorted(Counter(f.lang for f in indexed).items())),
+        out=out, files=len(indexed), skipped=len(files["path"]) - len(indexed),
+        chunks=sum(len(b) // 8 for b in files["ids"]), embedded=vec.embedded if vec is not None else 0,
+        rechunked=len(fresh), removed=len(set(old_rows) - set(rows)), rebuilt=rebuilt,
+        source_bytes=sum(files["size"][i] for i in indexed), bundle_bytes=_dir_bytes(out),
+        diagnostics=sum(_diagnostics(f) for f in fresh.values()),
+        languages=dict(sorted(Counter(files["lang"][i] for i in indexed).items())),
         seconds=time.perf_counter() - t0, stages=stages, model=_model_name(embedder), source=_label(snap),
     )  # fmt: skip
+
+
+def _row(f: mf.FileEntry, links: FileLinks, keys: bytes) -> Row:
+    """The manifest row of a freshly chunked file, its edges still to be resolved."""
+    used = hashes(n for names in links.refs.values() for n in names)
+    return mf.file_row(f, links, keys, hashes(links.defs), used, b"")
+
+
+def _diagnostics(f: mf.FileEntry) -> int:
+    return len(f.diagnostics) + sum(len(c.diagnostics) for c in f.chunks)
+
+
+def _linked_artifacts(old: Bundle | None) -> tuple[Path, dict[str, Any]] | None:
+    """The previous bundle's checksums, for files the new one hard-links instead of writing."""
+    return (old.root, old.manifest["artifacts"]) if old is not None else None
 
 
 def _dir_bytes(out: Path) -> int:
@@ -154,15 +175,15 @@ def _refresh_source(old: Bundle, snap: Snapshot, out: Path, t0: float, embedder:
     manifest's source fields, or nothing at all when those are unchanged too."""
     m = old.manifest
     source = _source(snap)
-    if m["source"] != source or m["built_at"] != _built_at(snap):
+    if m["source"] != source or m["built_at"] != _built_at(snap) or m["boosts"] != list(snap.boosts):
 
         def fill(tmp: Path) -> dict[str, Any]:
             for rel in m["artifacts"]:
                 (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
                 os.link(old.root / rel, tmp / rel)
-            return {**m, "source": source, "built_at": _built_at(snap)}
+            return {**m, "source": source, "built_at": _built_at(snap), "boosts": list(snap.boosts)}
 
-        write_bundle(out, fill)
+        write_bundle(out, fill, _linked_artifacts(old))
     stats = m["stats"]
     indexed = [lang for lang, st in zip(m["files"]["lang"], m["files"]["strategy"], strict=True) if st]
     return Summary(
@@ -212,14 +233,11 @@ def _embedder(spec: str, root: Path) -> Any:
 
 
 def _chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str, float],
-               reuse: dict[str, mf.FileEntry]) -> tuple[list[mf.FileEntry], int]:  # fmt: skip
-    """Chunks and references of every file, taken from `reuse` when the blob id is unchanged;
-    and how many files were chunked anew (timed apart: `read`, `chunk`, `refs`)."""
+               todo: list[Entry]) -> dict[str, mf.FileEntry]:  # fmt: skip
+    """Chunks and references of the files in `todo` (timed apart: `read`, `chunk`, `refs`)."""
     from cora_ci.graph import extract_refs
 
     counter = default_counter()
-    kept = {e.path: reuse[e.path] for e in snap.entries if e.path in reuse and reuse[e.path].blob == e.blob}
-    todo = [e for e in snap.entries if e.path not in kept]
     fresh: dict[str, mf.FileEntry] = {}
     clock = time.perf_counter
     t_read = t_chunk = t_refs = 0.0
@@ -239,58 +257,142 @@ def _chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str
         progress("chunk", n, len(todo))
         t = clock()
     stages.update(read=t_read, chunk=t_chunk, refs=t_refs)
-    return [kept.get(e.path) or fresh[e.path] for e in snap.entries], len(todo)
+    return fresh
 
 
-def _check_unique_ids(chunks: list[Chunk]) -> None:
-    seen: dict[int, Chunk] = {}
-    for c in chunks:
-        if c.id in seen:
-            other = seen[c.id]
-            raise CoraError("CORA-INT-001", f"chunk id collision: {other.path}:{other.start_line} and "
-                                            f"{c.path}:{c.start_line}")  # fmt: skip
-        seen[c.id] = c
+def _check_unique_ids(kept: dict[str, Row], fresh: dict[str, mf.FileEntry]) -> None:
+    owner: dict[int, str] = {}
+    for f in fresh.values():
+        for c in f.chunks:
+            if c.id in owner:
+                raise _collision(c.id, owner[c.id], f"{c.path}:{c.start_line}")
+            owner[c.id] = f"{c.path}:{c.start_line}"
+    for path, row in kept.items():
+        ids = mf.ids_of(row["ids"]).tolist()
+        clash = owner.keys() & ids
+        if clash:
+            cid = min(clash)
+            raise _collision(cid, owner[cid], path)
 
 
-def _texts(chunks: list[Chunk]) -> list[str]:
+def _collision(cid: int, a: str, b: str) -> CoraError:
+    return CoraError("CORA-INT-001", f"chunk id collision ({cid}): {a} and {b}")
+
+
+def _link(old_rows: dict[str, Row], kept: dict[str, Row], rows: dict[str, Row],
+          links: dict[str, FileLinks]) -> dict[str, bytes]:  # fmt: skip
+    """Packed out-edges of every file whose references may resolve differently now: the changed
+    files (those in `links`), the files using a name whose definitions changed, and, when files
+    were added or removed or declare other C# namespaces, the files whose imports now reach other
+    files. `rows` is the new file table, edges not yet set for changed files."""
+    cache: dict[str, FileLinks] = dict(links)
+
+    def links_of(path: str) -> FileLinks:
+        if path not in cache:
+            cache[path] = mf.links_of_row(kept[path])
+        return cache[path]
+
+    linker = Linker(
+        {p: r["lang"] for p, r in rows.items()},
+        {p: r["namespaces"] for p, r in rows.items()},
+        links_of,
+        {p: r["defs_h"] for p, r in rows.items()},
+    )
+    affected = set(links)
+    if kept:
+        gone = {p: mf.links_of_row(r) for p, r in old_rows.items() if p not in kept}
+        users = NameFilter({p: r["refs_h"] for p, r in kept.items()})
+        affected.update(users.paths_with(changed_names(gone, links)))
+        moved = set(old_rows) != set(rows) or any(
+            old_rows[p]["lang"] != rows[p]["lang"] or old_rows[p]["namespaces"] != rows[p]["namespaces"]
+            for p in links if p in old_rows
+        )  # fmt: skip
+        if moved:
+            before = Repo({p: r["lang"] for p, r in old_rows.items()},
+                          {p: r["namespaces"] for p, r in old_rows.items()})  # fmt: skip
+            now = linker.repo
+            affected |= {
+                p
+                for p, r in kept.items()
+                if before.imported_files(p, r["imports"]) != now.imported_files(p, r["imports"])
+            }
+    return {p: pack_edges(mf.ids_of(rows[p]["ids"]).tolist(), linker.edges(p)) for p in sorted(affected)}
+
+
+def _keys(chunks: list[Chunk]) -> bytes:
+    """Hashes of the embedded texts: the vector cache's keys (16 bytes of sha256 each)."""
     from cora_ci.embedding import document_text
 
-    return [document_text(c) for c in chunks]
+    return b"".join(hashlib.sha256(document_text(c).encode()).digest()[: mf.KEY_BYTES] for c in chunks)
 
 
-def _text_key(text: str) -> bytes:
-    return hashlib.sha256(text.encode()).digest()
+def _split_keys(keys: bytes) -> list[bytes]:
+    return [keys[i : i + mf.KEY_BYTES] for i in range(0, len(keys), mf.KEY_BYTES)]
 
 
-def _old_vectors(
-    old: Bundle | None, reuse: dict[str, mf.FileEntry]
-) -> tuple[dict[bytes, Any], dict[int, bytes]]:
-    """The previous bundle's vectors by the hash of their embedded text (the vector cache), and
-    the text hash of each of its chunk ids."""
-    chunks = [c for f in reuse.values() for c in f.chunks]
-    if old is None or old.vectors is None or not chunks:
-        return {}, {}
-    keys = [_text_key(t) for t in _texts(chunks)]
-    vecs = old.vectors.get([c.id for c in chunks])
-    return dict(zip(keys, vecs, strict=True)), {c.id: k for c, k in zip(chunks, keys, strict=True)}
+class VectorPlan(NamedTuple):
+    """How the vector index changes: ids to remove, ids to add with their vectors."""
+
+    remove: list[int]
+    ids: Any  # np.uint64 array
+    vectors: Any  # float32 (n, dim) array
+    embedded: int  # texts run through the model (the others reused a stored vector)
 
 
-def _embed(
-    embedder: Any, texts: list[str], keys: list[bytes], progress: Progress, cache: dict[bytes, Any]
-) -> tuple[Any, int]:
-    """One vector per text (`keys` are their hashes), and how many texts ran through the model: a
-    text seen before (in the previous bundle, or earlier in this build: copied code, boilerplate) is
+def _vectors(
+    embedder: Any, old: Bundle | None, old_rows: dict[str, Row], kept: dict[str, Row],
+    fresh: dict[str, mf.FileEntry], keys: dict[str, bytes], progress: Progress,
+) -> VectorPlan:  # fmt: skip
+    """Vectors for the chunks of changed files. A chunk whose id and embedded text are unchanged
+    keeps its stored vector in place; another chunk whose text the previous bundle embedded
+    anywhere (moved, copied or renamed code) reuses that vector; only new texts are embedded."""
+    chunks = [c for f in fresh.values() for c in f.chunks]
+    ks = [k for p in fresh for k in _split_keys(keys[p])]
+    before: dict[int, bytes] = {}  # id -> text key, over the previous versions of the changed files
+    for p in fresh:
+        if p in old_rows:
+            before.update(
+                zip(mf.ids_of(old_rows[p]["ids"]).tolist(), _split_keys(old_rows[p]["keys"]), strict=True)
+            )
+    stay = {c.id for c, k in zip(chunks, ks, strict=True) if before.get(c.id) == k}
+    remove = sorted(cid for p, r in old_rows.items() if p not in kept for cid in mf.ids_of(r["ids"]).tolist()
+                    if cid not in stay)  # fmt: skip
+    add = [(c, k) for c, k in zip(chunks, ks, strict=True) if c.id not in stay]
+    cache = _stored_vectors(old, old_rows, {k for _, k in add})
+    vectors, embedded = _embed(embedder, [c for c, _ in add], [k for _, k in add], progress, cache)
+    return VectorPlan(remove, np.asarray([c.id for c, _ in add], dtype=np.uint64), vectors, embedded)
+
+
+def _stored_vectors(old: Bundle | None, old_rows: dict[str, Row], wanted: set[bytes]) -> dict[bytes, Any]:
+    """The previous bundle's vectors of the texts in `wanted`, by text key."""
+    if old is None or old.vectors is None or not wanted:
+        return {}
+    found: dict[bytes, int] = {}
+    for r in old_rows.values():
+        for cid, k in zip(mf.ids_of(r["ids"]).tolist(), _split_keys(r["keys"]), strict=True):
+            if k in wanted:
+                found.setdefault(k, cid)
+    if not found:
+        return {}
+    return dict(zip(found, old.vectors.get(list(found.values())), strict=True))
+
+
+def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Progress,
+           cache: dict[bytes, Any]) -> tuple[Any, int]:  # fmt: skip
+    """One vector per chunk (`keys` are the hashes of their texts), and how many texts ran through
+    the model: a text seen before (stored, or earlier in this build: copied code, boilerplate) is
     not embedded again."""
-    import numpy as np
+    from cora_ci.embedding import document_text
 
-    unique = sorted(set(keys))
-    text_of = dict(zip(keys, texts, strict=True))
-    todo = [k for k in unique if k not in cache]
+    text_of = {k: c for c, k in zip(chunks, keys, strict=True)}
+    todo = [k for k in sorted(set(keys)) if k not in cache]
     progress("embed", 0, len(todo))
     found = dict(cache)
     for i in range(0, len(todo), _EMBED_STEP):
         part = todo[i : i + _EMBED_STEP]
-        found.update(zip(part, embedder.embed_documents([text_of[k] for k in part]), strict=True))
+        found.update(
+            zip(part, embedder.embed_documents([document_text(text_of[k]) for k in part]), strict=True)
+        )
         progress("embed", i + len(part), len(todo))
     vecs = np.zeros((len(keys), embedder.info.dim), dtype=np.float32)
     for i, k in enumerate(keys):
@@ -298,15 +400,44 @@ def _embed(
     return vecs, len(todo)
 
 
-def _graph(files: list[mf.FileEntry]) -> Any:
-    from cora_ci.graph import FileRefs, build_graph
+def _write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: dict[str, Row],
+                   fresh: dict[str, mf.FileEntry], deleted: set[str]) -> dict[str, Any]:  # fmt: skip
+    """The BM25 index: only the buckets holding changed or deleted files are written anew, unless
+    the bucket count changed with the repository's size."""
+    count = bucket_count(sum(len(b) // 8 for b in files["ids"]))
+    prev = old.manifest["lexical"] if old is not None else None
+    reuse = None
+    if old is not None and prev is not None and prev["buckets"] == count:
+        touched = {bucket_of(p, count) for p in [*fresh, *deleted]}
+        reuse = (old.root / mf.BM25, [Segment(*s) if s else None for s in prev["segments"]])
+    else:
+        touched = set(range(count))
+    docs: dict[int, list[LexicalDoc]] = {b: [] for b in touched}
+    for p in files["path"]:
+        b = bucket_of(p, count)
+        if b in touched:
+            docs[b].extend(_lexical_docs(fresh[p].chunks) if p in fresh else _row_docs(rows[p]))
+    segments = write_index(directory, docs, count, reuse)
+    return {"buckets": count, "segments": [[s.id, s.docs] if s else None for s in segments]}
 
-    return build_graph({f.path: (f.chunks, FileRefs(f.imports, f.refs)) for f in files})
+
+def _lexical_docs(chunks: list[Chunk]) -> list[LexicalDoc]:
+    return [_lexical_doc(c.id, c.path, c.symbols, c.anchors, c.header, c.text) for c in chunks]
 
 
-def _lexical_doc(c: Chunk) -> LexicalDoc:
-    names = " ".join([*c.symbols, *(a.split("::", 1)[-1] for a in c.anchors)])
-    return LexicalDoc(c.id, names, c.path, f"{c.header}\n{c.text}")
+def _row_docs(row: Row) -> list[LexicalDoc]:
+    c = mf.unpack_blob(row["data"])["chunks"]
+    cols = zip(
+        mf.ids_of(row["ids"]).tolist(), c["symbols"], c["anchors"], c["header"], c["text"], strict=True
+    )
+    return [_lexical_doc(cid, row["path"], *vals) for cid, *vals in cols]
+
+
+def _lexical_doc(
+    cid: int, path: str, symbols: list[str], anchors: list[str], header: str, text: str
+) -> LexicalDoc:
+    names = " ".join([*symbols, *(a.split("::", 1)[-1] for a in anchors)])
+    return LexicalDoc(cid, names, path, f"{header}\n{text}")
 
 
 def _built_at(snap: Snapshot) -> int | None:
@@ -320,12 +451,12 @@ def _built_at(snap: Snapshot) -> int | None:
     return snap.time
 
 
-def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: list[mf.FileEntry],
-              graph: Any) -> dict[str, Any]:  # fmt: skip
-    fcols, ccols = mf.tables(list(files))
+def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: dict[str, list[Any]],
+              lexical: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
     chunk_cfg = asdict(cfg)
     for k in ("include", "exclude", "source", "model"):
         chunk_cfg.pop(k)
+    indexed = [i for i, st in enumerate(files["strategy"]) if st is not None]
     return {
         "format": mf.FORMAT,
         "format_version": ".".join(map(str, mf.FORMAT_VERSION)),
@@ -339,13 +470,13 @@ def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: 
             "include": list(cfg.include),
             "exclude": list(cfg.exclude),
         },
+        "boosts": list(snap.boosts),
         "stats": {
-            "files": sum(1 for f in files if f.strategy is not None),
-            "skipped": sum(1 for f in files if f.strategy is None),
-            "chunks": len(ccols["id"]),
-            "source_bytes": sum(f.size for f in files if f.strategy is not None),
+            "files": len(indexed),
+            "skipped": len(files["path"]) - len(indexed),
+            "chunks": sum(len(b) // 8 for b in files["ids"]),
+            "source_bytes": sum(files["size"][i] for i in indexed),
         },
-        "files": fcols,
-        "chunks": mf.pack_blob(ccols),
-        "graph": graph.to_dict(),
+        "files": files,
+        "lexical": lexical,
     }

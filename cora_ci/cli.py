@@ -86,8 +86,9 @@ def chunk(paths: tuple[Path, ...], fmt: str | None, config_file: Path | None) ->
     help="A pyproject.toml or .cora.toml (default: the one in the indexed source).",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress, only the summary.")
+@click.option("--timings", is_flag=True, help="Also print the seconds spent in each stage.")
 def index(repo: Path, out: Path | None, rev: str | None, kind: str | None, model: str | None, full: bool,
-          config_file: Path | None, quiet: bool) -> None:  # fmt: skip
+          config_file: Path | None, quiet: bool, timings: bool) -> None:  # fmt: skip
     """Build the bundle of a git commit, the staging area, the working tree or a plain directory."""
     from cora_ci.build import build
     from cora_ci.render.progress import Reporter
@@ -111,6 +112,9 @@ def index(repo: Path, out: Path | None, rev: str | None, kind: str | None, model
     ratio = s.bundle_bytes / s.source_bytes if s.source_bytes else 0.0
     size = f"{s.bundle_bytes / 1e6:.2f} MB ({ratio:.2f}x the {s.source_bytes / 1e6:.2f} MB of source)"
     click.echo(f"bundle {s.out}: {size}")
+    if timings:
+        stages = ", ".join(f"{k} {v:.3f}" for k, v in s.stages.items())
+        click.echo(f"stages: {stages}; total {s.seconds:.3f}")
 
 
 @cli.command()

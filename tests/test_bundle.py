@@ -112,16 +112,21 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     b = open_bundle(out)
     m = b.manifest
     commit = git(repo, "rev-parse", "HEAD").strip()
-    assert m["format"] == "cora-bundle" and m["format_version"] == "1.0" and m["tool_version"]
+    assert m["format"] == "cora-bundle" and m["format_version"] == "2.0" and m["tool_version"]
     assert m["built_at"] == int(git(repo, "show", "-s", "--format=%ct", "HEAD"))
     assert m["source"] == {
         "root": "repo", "kind": "rev", "commit": commit,
         "tree": git(repo, "rev-parse", "HEAD^{tree}").strip(), "dirty": False,
     }  # fmt: skip
-    assert m["model"] is None
+    assert m["model"] is None and m["boosts"] == []
+    segments = [s for s in m["lexical"]["segments"] if s]
+    assert (
+        len(m["lexical"]["segments"]) == m["lexical"]["buckets"] and sum(n for _, n in segments) == s.chunks
+    )
     assert len(m["chunker"]["hash"]) == 64 and m["chunker"]["config"]["max_tokens"] == 800
     files = m["files"]
-    assert files["path"] == sorted(FILES)
+    assert tuple(files) == mf.FILE_COLUMNS and files["path"] == sorted(FILES)
+    assert sum(len(ids) for ids in files["ids"]) == 8 * s.chunks and set(files["keys"]) == {b""}
     blobs = dict(line.split(" ", 3)[2:4][::-1] for line in [
         ln.replace("\t", " ") for ln in git(repo, "ls-tree", "-r", "HEAD").splitlines()])  # fmt: skip
     assert dict(zip(files["path"], files["blob"], strict=True)) == blobs
@@ -353,9 +358,9 @@ def _rewrite_manifest(out: Path, **changes: object) -> None:
 def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"
-    _rewrite_manifest(out, format_version="1.7")
+    _rewrite_manifest(out, format_version="2.7")
     assert len(open_bundle(out).chunks) > 0
-    _rewrite_manifest(out, format_version="2.0")
+    _rewrite_manifest(out, format_version="3.0")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
     assert e.value.code == "CORA-BND-002" and "2.0" in e.value.message

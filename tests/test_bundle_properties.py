@@ -61,3 +61,52 @@ def test_every_chunk_round_trips_and_is_findable(files: dict[str, str]) -> None:
 @given(st.lists(st.text(max_size=50), max_size=20))
 def test_text_blobs_round_trip(texts: list[str]) -> None:
     assert mf.unpack_blob(mf.pack_blob(texts)) == texts
+
+
+_WORDS = st.sampled_from(
+    ["parseHeaderLinks", "parse_header_links", "HTTPServer", "x2y", "getURL", "naïveCafé", "Σίσυφος", "_private",
+     "__init__", "links", "header", "value", "v2", "ÆRØ", "snake_case_NAME", "a", "URL", "İstanbul", "straße"]
+)  # fmt: skip
+# Characters unassigned in Python's Unicode tables are left out: tantivy's tables may be newer.
+_CHARS = st.characters(exclude_categories=["Cn", "Cs"])
+_TEXTS = st.lists(st.one_of(_WORDS, st.text(_CHARS, max_size=12)), max_size=30).map(" ".join)
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(st.tuples(_TEXTS, _TEXTS), min_size=1, max_size=12), st.sampled_from([2, 4, 8]))
+def test_bm25_buckets_score_exactly_like_one_index_of_the_python_terms(
+    docs: list[tuple[str, str]], buckets: int
+) -> None:
+    """tantivy's word tokenizer plus the appended parts gives each document exactly `terms(text)`,
+    and spreading documents over bucket segments changes no score: statistics sum over segments."""
+    import tantivy
+
+    from cora_ci.bundle.lexical import FIELDS, LexicalDoc, LexicalIndex, terms, write_index
+
+    lex = [LexicalDoc(i + 1, name, f"src/f{i}.py", body) for i, (name, body) in enumerate(docs)]
+    with tempfile.TemporaryDirectory() as tmp:
+        one, many, ref = Path(tmp) / "one", Path(tmp) / "many", Path(tmp) / "ref"
+        write_index(one, {0: lex}, 1)
+        write_index(many, {b: [d for d in lex if d.id % buckets == b] for b in range(buckets)}, buckets)
+        sb = tantivy.SchemaBuilder()  # the reference: the terms themselves, split on spaces
+        sb.add_unsigned_field("id", stored=True, indexed=True, fast=True)
+        for f in FIELDS:
+            sb.add_text_field(f, stored=False, tokenizer_name="whitespace", index_option="freq")
+        ref.mkdir()
+        index = tantivy.Index(sb.build(), path=str(ref))
+        writer = index.writer(heap_size=15_000_000, num_threads=1)
+        for d in lex:
+            doc = tantivy.Document()
+            doc.add_unsigned("id", d.id)
+            for f, text in (("name", d.name), ("path", d.path), ("body", d.body)):
+                doc.add_text(f, " ".join(terms(text)))
+            writer.add_document(doc)
+        writer.commit()
+        writer.wait_merging_threads()
+        del writer, index
+        a, b, c = LexicalIndex(one), LexicalIndex(many), LexicalIndex(ref)
+        queries = {t for name, body in docs for t in terms(name + " " + body)}
+        for q in sorted(queries)[:25]:
+            want = [(i, round(s, 4)) for i, s in c.search(q, 50)]
+            assert [(i, round(s, 4)) for i, s in a.search(q, 50)] == want, q
+            assert [(i, round(s, 4)) for i, s in b.search(q, 50)] == want, q

@@ -193,7 +193,7 @@ def test_import_loads_neither_numpy_nor_onnxruntime() -> None:
 # ---------------------------------------------------------------- document text
 
 
-def test_document_text_puts_context_before_code() -> None:
+def test_document_text_puts_context_before_code_and_leaves_the_path_out() -> None:
     result = run_chunk(
         "src/shop/cart.py",
         '''
@@ -215,10 +215,12 @@ def test_document_text_puts_context_before_code() -> None:
     method = next(c for c in result.chunks if c.symbol.endswith("total"))
     text = document_text(method)
     assert method.header and method.hierarchy
-    assert text == "\n".join(["src/shop/cart.py", " > ".join(method.hierarchy), method.header, method.text])
+    assert text == "\n".join([" > ".join(method.hierarchy), method.header, method.text])
     assert " > ".join(method.hierarchy) == "class:Cart > method:total"
+    method.path = "lib/moved/elsewhere.py"  # a renamed file keeps its vectors
+    assert document_text(method) == text
     method.header, method.hierarchy = "", []
-    assert document_text(method) == "src/shop/cart.py\n" + method.text
+    assert document_text(method) == method.text
 
 
 # ---------------------------------------------------------------- custom models

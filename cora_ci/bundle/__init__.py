@@ -1,9 +1,10 @@
 """Stage 5: the bundle, a directory that holds everything a query needs and nothing else.
 
-    manifest.msgpack   format, versions, source, model, config hash, files, chunks, graph, checksums
+    manifest.msgpack   format, versions, source, model, config, boosts, files with their chunks and
+                       graph edges, bm25 buckets, checksums
     manifest.sha256    the manifest's own checksum, in `sha256sum -c` form
     vectors.usearch    HNSW over chunk vectors (int8, cosine), keys = chunk ids; absent: lexical only
-    bm25/              tantivy index over identifier-aware terms, one stored field: the chunk id
+    bm25/              tantivy index over identifier-aware terms, one segment per bucket of files
 
 `open_bundle` is the only way in for readers: it verifies, checks the format and the model, and
 never writes into the bundle directory.
@@ -13,14 +14,16 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.lexical import LexicalIndex
 from cora_ci.bundle.manifest import ChunkTable
 from cora_ci.bundle.store import read_manifest, resolve, verify_artifacts
-from cora_ci.bundle.vectors import VectorIndex
 from cora_ci.errors import CoraError
+
+if TYPE_CHECKING:
+    from cora_ci.bundle.vectors import VectorIndex
 
 
 class Bundle:
@@ -53,6 +56,8 @@ class Bundle:
     def vectors(self) -> VectorIndex | None:
         if self.model is None:
             return None
+        from cora_ci.bundle.vectors import VectorIndex  # usearch loads in ~30 ms: only when needed
+
         try:
             return VectorIndex(self.root / mf.VECTORS)
         except (ValueError, RuntimeError) as e:
@@ -60,9 +65,15 @@ class Bundle:
 
     @cached_property
     def graph(self) -> Any:
-        from cora_ci.graph import Graph
+        """The reference graph (CSR over all chunks), assembled from the files' stored edges."""
+        import numpy as np
 
-        return Graph.from_dict(self.manifest["graph"])
+        from cora_ci.graph.build import graph_from_edges, unpack_edges
+
+        files = self.manifest["files"]
+        parts = [unpack_edges(mf.ids_of(ids), e) for ids, e in zip(files["ids"], files["edges"], strict=True)]
+        src, dst, w = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in range(3))
+        return graph_from_edges(self.chunks.id_array, src, dst, w)
 
 
 def open_bundle(path: Path, *, verify: bool = True, model_sha256: str | None = None) -> Bundle:

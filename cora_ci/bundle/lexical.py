@@ -1,12 +1,21 @@
-"""The BM25 part of a bundle: a tantivy index over identifier-aware terms.
+"""The BM25 part of a bundle: a tantivy index over identifier-aware terms, in buckets of files.
 
-Terms are made here, not by tantivy's tokenizers: an identifier is indexed whole and as its parts
-(`parseHeaderLinks` and `parse_header_links` both give `parse`, `header`, `links`), and queries go
-through the same function, so a query term always meets the indexed form. Only the chunk id is
-stored; texts live in the manifest. The index is written by one thread in one commit, then its
-random segment id is replaced by one derived from the content, so the same chunks give the same
-bytes (the manifest records their checksums). tantivy takes a lock file when it opens an index, so a
-reader opens a private directory of symlinks and the bundle itself is never written.
+Terms. An identifier is indexed whole and as its parts (`parseHeaderLinks` and
+`parse_header_links` both give `parse`, `header`, `links`), and queries go through `terms`, so a
+query term always meets the indexed form. tantivy splits the text into lower-cased `\\w+` words
+itself (in Rust); only the extra parts of compound words are computed here and appended to the
+field, which gives each document exactly the terms `terms` yields. Only the chunk id is stored;
+texts live in the manifest.
+
+Buckets. Files are spread over `bucket_count(chunks)` buckets by a hash of their path, and each
+bucket is one tantivy segment, written alone in a scratch index by one thread (so the same chunks
+give the same bytes; the segment is renamed after a hash of its content) and listed in a
+`meta.json` assembled here. An update rewrites only the buckets holding changed files and
+hard-links the others. tantivy sums term statistics over segments, so scores are exactly those of
+one big segment; deleting documents instead would leave their terms counted until a merge.
+
+tantivy takes a lock file when it opens an index, so a reader opens a private directory of
+symlinks and the bundle itself is never written.
 """
 
 from __future__ import annotations
@@ -18,7 +27,9 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Iterable
+import unicodedata
+import zlib
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -26,10 +37,17 @@ from typing import Any, NamedTuple
 import tantivy
 
 FIELDS = {"name": 3.0, "path": 1.5, "body": 1.0}  # field -> query boost
+TOKENIZER = "cora_words"
 _WORD = re.compile(r"\w+")
+_NOT_WORD = re.compile(r" +")
+_TOKEN = r"[\p{L}\p{N}_]+"  # tantivy's (Rust) word pattern; `_words` mirrors it
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
-_HEAP = 256 * 1024 * 1024  # one writer thread; large enough that a repository fits one segment
+_HEAP = 64 * 1024 * 1024  # one writer thread; a bucket always fits one segment
 _LOCKS = (".tantivy-meta.lock", ".tantivy-writer.lock")
+_MANAGED = ".managed.json"
+# A bucket of ~128-256 chunks re-indexes in ~5-10 ms; beyond 128 segments queries slow down.
+_BUCKET_CHUNKS = 128
+_MAX_BUCKETS = 128
 
 
 def terms(text: str) -> list[str]:
@@ -43,8 +61,51 @@ def terms(text: str) -> list[str]:
 @lru_cache(maxsize=1 << 18)
 def _word_terms(word: str) -> tuple[str, ...]:
     """Code repeats its identifiers, so each distinct word is split once."""
-    parts = [p.lower() for p in _PART.findall(word)]
-    return (word.lower(), *parts) if len(parts) > 1 else (word.lower(),)
+    out: list[str] = []
+    for w in _words(word):
+        out.append(_lower(w))
+        parts = _PART.findall(w)
+        if len(parts) > 1:
+            out.extend(_lower(p) for p in parts)
+    return tuple(out)
+
+
+@lru_cache(maxsize=1 << 18)
+def _extra_parts(word: str) -> tuple[str, ...]:
+    """The parts of a word's compound sub-words, as written (tantivy lower-cases them)."""
+    out: list[str] = []
+    for w in _words(word):
+        parts = _PART.findall(w)
+        if len(parts) > 1:
+            out.extend(parts)
+    return tuple(out)
+
+
+def _words(match: str) -> list[str]:
+    """A Python `\\w+` match as tantivy's `[\\p{L}\\p{N}_]+` splits it: Python's `\\w` also takes a few
+    symbols with a numeric value (`㊀`), which end a word there. (A character newer than Python's
+    Unicode tables may still be split differently.)"""
+    if match.isascii():
+        return [match]
+    return [w for w in _NOT_WORD.split("".join(c if _is_word(c) else " " for c in match)) if w]
+
+
+def _is_word(c: str) -> bool:
+    return c == "_" or unicodedata.category(c)[0] in "LN"
+
+
+def _lower(s: str) -> str:
+    """Lower case one character at a time, as tantivy does (no final-sigma rule)."""
+    return s.lower() if s.isascii() else "".join(c.lower() for c in s)
+
+
+def field_text(text: str) -> str:
+    """`text` and then the parts of its compound words: what tantivy's word tokenizer and
+    lower-caser turn into exactly `terms(text)`."""
+    extra: list[str] = []
+    for word in _WORD.findall(text):
+        extra.extend(_extra_parts(word))
+    return f"{text}\n{' '.join(extra)}" if extra else text
 
 
 class LexicalDoc(NamedTuple):
@@ -54,52 +115,126 @@ class LexicalDoc(NamedTuple):
     body: str  # header and code
 
 
+def bucket_count(chunks: int) -> int:
+    """Buckets for an index of `chunks` chunks: a power of two, so a repository that grows a little
+    keeps its buckets (a change of count rewrites every bucket)."""
+    n = 1
+    while n * 2 * _BUCKET_CHUNKS <= chunks and n < _MAX_BUCKETS:
+        n *= 2
+    return n
+
+
+def bucket_of(path: str, buckets: int) -> int:
+    return zlib.crc32(path.encode()) % buckets
+
+
 def _schema() -> Any:
     sb = tantivy.SchemaBuilder()
     sb.add_unsigned_field("id", stored=True, indexed=True, fast=True)
     for name in FIELDS:
-        sb.add_text_field(name, stored=False, tokenizer_name="whitespace", index_option="freq")
+        sb.add_text_field(name, stored=False, tokenizer_name=TOKENIZER, index_option="freq")
     return sb.build()
 
 
-def write_index(directory: Path, docs: Iterable[LexicalDoc]) -> None:
-    """Build the index in `directory` (created), deterministically for the same docs in the same order."""
+def _analyzer() -> Any:
+    return (
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(_TOKEN))
+        .filter(tantivy.Filter.lowercase())
+        .build()
+    )
+
+
+class Segment(NamedTuple):
+    """One bucket's segment: its content-derived id (32 hex digits) and its number of documents."""
+
+    id: str
+    docs: int
+
+
+def write_index(
+    directory: Path,
+    buckets: Mapping[int, Sequence[LexicalDoc]],
+    count: int,
+    reuse: tuple[Path, Sequence[Segment | None]] | None = None,
+) -> list[Segment | None]:
+    """Write the index of `count` buckets into `directory` (created) and return each bucket's
+    segment (None: empty bucket). Buckets in `buckets` are written from their docs, in order; the
+    others are hard-linked from `reuse`: the previous index directory and its segments."""
     directory.mkdir(parents=True)
-    index = tantivy.Index(_schema(), path=str(directory))
-    writer = index.writer(heap_size=_HEAP, num_threads=1)
-    for d in docs:
-        doc = tantivy.Document()
-        doc.add_unsigned("id", d.id)
-        doc.add_text("name", " ".join(terms(d.name)))
-        doc.add_text("path", " ".join(terms(d.path)))
-        doc.add_text("body", " ".join(terms(d.body)))
-        writer.add_document(doc)
-    writer.commit()
-    writer.wait_merging_threads()
-    del writer, index
-    _stable_segment_ids(directory)
+    segments: list[Segment | None] = []
+    for b in range(count):
+        if b in buckets:
+            seg = _write_segment(directory, buckets[b]) if buckets[b] else None
+        else:
+            if reuse is None:
+                raise ValueError(f"bucket {b}: no documents and no previous index")
+            seg = reuse[1][b]
+            if seg is not None:
+                for p in sorted(reuse[0].glob(seg.id + ".*")):
+                    os.link(p, directory / p.name)
+        segments.append(seg)
+    meta = _meta_template(directory)
+    meta["segments"] = [
+        {"deletes": None, "max_doc": s.docs, "segment_id": _uuid(s.id)} for s in segments if s is not None
+    ]
+    meta["opstamp"] = sum(s.docs for s in segments if s is not None)
+    (directory / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    managed = sorted(p.name for p in directory.iterdir() if p.name != _MANAGED)
+    (directory / _MANAGED).write_text(json.dumps(managed) + "\n")
+    return segments
 
 
-def _stable_segment_ids(directory: Path) -> None:
-    """Rename each segment after a hash of its files and drop lock files: same content, same bytes."""
-    meta_path = directory / "meta.json"
-    meta = json.loads(meta_path.read_text())
-    for seg in meta["segments"]:
+def _scratch(directory: Path) -> tuple[Path, Any]:
+    """An empty index beside `directory` (same file system, so its files can be moved in)."""
+    path = Path(tempfile.mkdtemp(prefix=".bm25-", dir=directory.parent))
+    index = tantivy.Index(_schema(), path=str(path))
+    index.register_tokenizer(TOKENIZER, _analyzer())
+    return path, index
+
+
+def _meta_template(directory: Path) -> dict[str, Any]:
+    """meta.json of an empty index with our schema: settings and schema as tantivy writes them."""
+    path, index = _scratch(directory)
+    try:
+        del index
+        meta: dict[str, Any] = json.loads((path / "meta.json").read_text())
+        return meta
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _write_segment(directory: Path, docs: Sequence[LexicalDoc]) -> Segment:
+    """Index `docs` as one segment of a scratch index by one thread, then move its files into
+    `directory` under a name derived from their content: the same docs give the same bytes."""
+    path, index = _scratch(directory)
+    try:
+        writer = index.writer(heap_size=_HEAP, num_threads=1)
+        for d in docs:
+            doc = tantivy.Document()
+            doc.add_unsigned("id", d.id)
+            doc.add_text("name", field_text(d.name))
+            doc.add_text("path", field_text(d.path))
+            doc.add_text("body", field_text(d.body))
+            writer.add_document(doc)
+        writer.commit()
+        writer.wait_merging_threads()
+        del writer, index
+        (seg,) = json.loads((path / "meta.json").read_text())["segments"]
         old = seg["segment_id"].replace("-", "")
-        files = sorted(p for p in directory.iterdir() if p.name.startswith(old + "."))
+        files = sorted(p for p in path.iterdir() if p.name.startswith(old + "."))
         h = hashlib.sha256()
         for p in files:
             h.update(p.suffix.encode() + b"\0" + p.read_bytes())
         new = h.hexdigest()[:32]
         for p in files:
             p.rename(directory / (new + p.suffix))
-        seg["segment_id"] = f"{new[:8]}-{new[8:12]}-{new[12:16]}-{new[16:20]}-{new[20:]}"
-    meta_path.write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
-    skip = {*_LOCKS, ".managed.json"}
-    managed = sorted(p.name for p in directory.iterdir() if p.name not in skip)
-    (directory / ".managed.json").write_text(json.dumps(managed) + "\n")
-    for lock in _LOCKS:
-        (directory / lock).unlink(missing_ok=True)
+        return Segment(new, int(seg["max_doc"]))
+    finally:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _uuid(hex32: str) -> str:
+    return f"{hex32[:8]}-{hex32[8:12]}-{hex32[12:16]}-{hex32[16:20]}-{hex32[20:]}"
 
 
 class LexicalIndex:
@@ -112,6 +247,7 @@ class LexicalIndex:
             if p.name not in _LOCKS:
                 os.symlink(p.resolve(), self._shadow / p.name)
         self._index = tantivy.Index.open(str(self._shadow))
+        self._index.register_tokenizer(TOKENIZER, _analyzer())
         self._searcher = self._index.searcher()
         self._schema = self._index.schema
 

@@ -77,18 +77,25 @@ def check(path: Path) -> list[str]:
 
 def _consistency(b: Bundle) -> list[str]:
     m, problems = b.manifest, []
-    cols = {k: b.chunks.column(k) for k in mf.CHUNK_COLUMNS}
-    n = len(cols["id"])
-    problems += [f"chunks.{k}: {len(v)} values for {n} chunks" for k, v in cols.items() if len(v) != n]
-    ids = set(cols["id"])
-    if len(ids) != n:
+    files = m["files"]
+    ids = b.chunks.ids
+    n = len(ids)
+    if len(set(ids)) != n:
         problems.append("chunk ids are not unique")
-    nfiles = len(m["files"]["path"])
-    for cid, fi, parent in zip(cols["id"], cols["file"], cols["parent"], strict=False):
-        if not 0 <= fi < nfiles:
-            problems.append(f"chunk {cid}: bad file index {fi}")
-        if parent is not None and parent not in ids:
-            problems.append(f"chunk {cid}: parent {parent} not in the bundle")
+    try:
+        for fi, path in enumerate(files["path"]):
+            cols = mf.unpack_blob(files["data"][fi])["chunks"]
+            mine = set(mf.ids_of(files["ids"][fi]).tolist())
+            problems += [
+                f"{path}: {len(v)} {k} for {len(mine)} chunks" for k, v in cols.items() if len(v) != len(mine)
+            ]
+            problems += [
+                f"{path}: parent {p} not in the file"
+                for p in cols["parent"]
+                if p is not None and p not in mine
+            ]
+    except Exception as e:
+        problems.append(f"chunk data unreadable: {type(e).__name__}: {e}")
     if b.lexical.num_docs != n:
         problems.append(f"bm25: {b.lexical.num_docs} documents for {n} chunks")
     if b.vectors is not None:
@@ -96,11 +103,7 @@ def _consistency(b: Bundle) -> list[str]:
             problems.append(f"vectors: {b.vectors.size} vectors for {n} chunks")
         if b.model and b.vectors.ndim != b.model["dim"]:
             problems.append(f"vectors: dimension {b.vectors.ndim}, model says {b.model['dim']}")
-    if not set(b.graph.ids) <= ids:
-        problems.append("graph: nodes that are not chunks")
-    try:
-        for row in range(n):
-            b.chunks.text(row)
-    except Exception as e:
-        problems.append(f"chunk texts unreadable: {type(e).__name__}: {e}")
+    g = b.graph
+    if any(not 0 <= j < len(g.ids) for j in g.indices) or not set(g.ids) <= set(ids):
+        problems.append("graph: edges to nodes that are not chunks")
     return problems

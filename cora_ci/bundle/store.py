@@ -15,7 +15,6 @@ import ctypes
 import ctypes.util
 import fcntl
 import hashlib
-import json
 import os
 import shutil
 import tempfile
@@ -23,6 +22,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from cora_ci import verified
 from cora_ci.bundle import manifest as mf
 from cora_ci.errors import CoraError
 
@@ -88,9 +88,12 @@ def update_lock(out: Path) -> Iterator[None]:
         os.close(fd)
 
 
-def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]]) -> None:
+def write_bundle(
+    out: Path, fill: Callable[[Path], dict[str, Any]], linked: tuple[Path, dict[str, Any]] | None = None
+) -> None:
     """Create the bundle `out`: `fill(tmp)` writes the indexes into `tmp` and returns the manifest,
-    to which the checksums of those files are added; then `tmp` replaces `out` whole."""
+    to which the checksums of those files are added; then `tmp` replaces `out` whole. `linked`
+    (a previous bundle and its checksums) spares hashing the files `fill` hard-linked from it."""
     out = out.absolute()
     if out.exists() and not (out / mf.MANIFEST).is_file() and (not out.is_dir() or any(out.iterdir())):
         raise CoraError("CORA-BND-006", f"{out} exists and is not a bundle; refusing to replace it")
@@ -100,7 +103,7 @@ def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]]) -> None:
     try:
         manifest = fill(tmp)
         manifest["artifacts"] = {
-            p.relative_to(tmp).as_posix(): {"sha256": sha256_file(p), "size": p.stat().st_size}
+            p.relative_to(tmp).as_posix(): _checksum(p, p.relative_to(tmp).as_posix(), linked)
             for p in _files(tmp)
         }
         body = mf.pack(manifest)
@@ -112,6 +115,14 @@ def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]]) -> None:
         raise CoraError("CORA-BND-006", f"cannot write bundle {out}: {e.strerror or e}") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _checksum(p: Path, rel: str, linked: tuple[Path, dict[str, Any]] | None) -> dict[str, Any]:
+    if linked is not None and rel in linked[1]:
+        with contextlib.suppress(OSError):
+            if os.path.samestat(p.stat(), (linked[0] / rel).stat()):
+                return dict(linked[1][rel])
+    return {"sha256": sha256_file(p), "size": p.stat().st_size}
 
 
 def _swap_in(tmp: Path, out: Path) -> None:
@@ -173,14 +184,7 @@ def read_manifest(root: Path) -> dict[str, Any]:
 
 
 def _cache_file(root: Path) -> Path:
-    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "cora-ci" / "verified"
-    key = hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:32]
-    return base / f"{key}.json"
-
-
-def _identity(p: Path) -> list[int]:
-    st = p.stat()
-    return [st.st_size, st.st_mtime_ns, st.st_ino]
+    return verified.record_file(hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:32])
 
 
 def artifact_problem(
@@ -191,7 +195,7 @@ def artifact_problem(
     p = root / rel
     if not p.is_file():
         return f"{rel}: missing", []
-    ident = _identity(p)
+    ident = verified.identity(p)
     if ident[0] != want["size"]:
         return f"{rel}: {ident[0]} bytes, expected {want['size']}", []
     record = [*ident, want["sha256"]]
@@ -203,18 +207,11 @@ def artifact_problem(
 def verify_artifacts(root: Path, manifest: dict[str, Any], use_cache: bool = True) -> None:
     """Check every listed file's size and sha256, and that no file is missing; raise CORA-BND-003."""
     cache_path = _cache_file(root)
-    cache: dict[str, Any] = {}
-    if use_cache:
-        with contextlib.suppress(OSError, ValueError):
-            cache = json.loads(cache_path.read_text())
+    cache = verified.load(cache_path) if use_cache else {}
     fresh: dict[str, Any] = {}
     for rel, want in sorted(manifest.get("artifacts", {}).items()):
         problem, fresh[rel] = artifact_problem(root, rel, want, cache.get(rel) or [])
         if problem:
             raise CoraError("CORA-BND-003", f"{root}: {problem}")
     if use_cache and fresh != cache:
-        with contextlib.suppress(OSError):
-            cache_path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = cache_path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_text(json.dumps(fresh, sort_keys=True))
-            os.replace(tmp, cache_path)
+        verified.save(cache_path, fresh)

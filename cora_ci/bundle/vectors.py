@@ -33,26 +33,19 @@ def write_vectors(path: Path, ids: npt.NDArray[np.uint64], vectors: npt.NDArray[
     index.save(str(path))
 
 
-def update_vectors(old: Path, path: Path, ids: npt.NDArray[np.uint64], vectors: npt.NDArray[np.float32],
-                   same: set[int]) -> None:  # fmt: skip
-    """Write to `path` the index at `old` changed to hold exactly `ids` with `vectors`.
-
-    `same` are the ids whose vector is the one `old` stores (their embedded text is unchanged):
-    they and their graph links stay; every other stored id is removed, and new or changed ids are
-    added in id order by one thread. The cost grows with the change, not with the index.
-    """
+def update_vectors(old: Path, path: Path, remove: list[int], ids: npt.NDArray[np.uint64],
+                   vectors: npt.NDArray[np.float32]) -> None:  # fmt: skip
+    """Write to `path` the index at `old` without the `remove` ids and with `ids` added (in id
+    order, by one thread): the other vectors and their graph links stay as they are, so the cost
+    follows the change, not the index."""
     index = Index.restore(str(old), view=False)
     if index is None:
         raise ValueError(f"{old} is not a usearch index")
-    row = {k: i for i, k in enumerate(ids.tolist())}
-    drop = sorted(
-        k for k in np.asarray(index.keys, dtype=np.uint64).tolist() if k not in same or k not in row
-    )
-    if drop:
-        index.remove(np.asarray(drop, dtype=np.uint64))
-    add = sorted(k for k in row if k not in same)
-    if add:
-        index.add(np.asarray(add, dtype=np.uint64), vectors[[row[k] for k in add]], threads=1)
+    if remove:
+        index.remove(np.asarray(sorted(remove), dtype=np.uint64))
+    if len(ids):
+        order = np.argsort(ids, kind="stable")
+        index.add(ids[order], vectors[order], threads=1)
     index.save(str(path))
 
 

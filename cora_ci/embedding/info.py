@@ -36,11 +36,13 @@ class ModelInfo:
 def document_text(chunk: Chunk) -> str:
     """The text embedded for a chunk: context lines first, then the verbatim code.
 
-    The model sees at most `max_length` tokens and truncation cuts the end, so the path, the
-    symbol hierarchy ("class:Foo > method:bar") and the natural-language header come first and
-    always survive; the code fills the rest of the window.
+    The model sees at most `max_length` tokens and truncation cuts the end, so the symbol
+    hierarchy ("class:Foo > method:bar") and the natural-language header come first and always
+    survive; the code fills the rest of the window. The path is left out on purpose: the vector is
+    then a function of the code alone, so a renamed file or a function moved to another file reuses
+    its vector instead of being embedded again (BM25 indexes the path, and ranking weighs it).
     """
-    lines = [chunk.path]
+    lines: list[str] = []
     if chunk.hierarchy:
         lines.append(" > ".join(chunk.hierarchy))
     if chunk.header:

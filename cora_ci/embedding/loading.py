@@ -15,6 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cora_ci import verified
 from cora_ci.embedding.info import POOLINGS, ModelInfo
 from cora_ci.errors import CoraError
 
@@ -52,11 +53,23 @@ def _read(path: Path) -> bytes:
 
 
 def verify_sha256(path: Path, expected: str) -> bytes:
-    """The file's bytes, if their sha256 is `expected`; CORA-MDL-002 otherwise."""
+    """The file's bytes, if their sha256 is `expected`; CORA-MDL-002 otherwise.
+
+    A hook loads the model on every commit, so a file already verified with the same size, mtime
+    and inode (recorded outside the package, like verified bundles) is not hashed again.
+    """
     data = _read(path)
-    actual = _sha256(data)
-    if actual != expected:
-        raise CoraError("CORA-MDL-002", f"{path} has sha256 {actual[:12]}…, expected {expected[:12]}…")
+    records = verified.record_file("models")
+    try:
+        record = [*verified.identity(path), expected]
+    except OSError:
+        record = []
+    if not record or verified.load(records).get(str(path)) != record:
+        actual = _sha256(data)
+        if actual != expected:
+            raise CoraError("CORA-MDL-002", f"{path} has sha256 {actual[:12]}…, expected {expected[:12]}…")
+        if record:
+            verified.save(records, {**verified.load(records), str(path): record})
     return data
 
 

@@ -25,6 +25,9 @@ KINDS = ("rev", "staged", "worktree", "dir")
 _SYMLINK, _GITLINK = "120000", "160000"
 
 
+BOOSTS_FILE = ".cora-boosts"
+
+
 class Entry(NamedTuple):
     path: str  # repository-relative, posix
     blob: str  # git blob id (hex SHA-1), or the same hash of the content outside git
@@ -43,6 +46,7 @@ class Snapshot:
     time: int | None  # the commit's time (seconds since the epoch)
     entries: tuple[Entry, ...]
     config: Config
+    boosts: tuple[str, ...] = ()  # the directives of the source's `.cora-boosts`
 
     def read(self, entries: list[Entry]) -> Iterator[tuple[Entry, bytes]]:
         """The bytes of each entry, in order; from git's object store when the ids are git objects."""
@@ -220,4 +224,12 @@ def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_di
     entries = [e for e in raw.entries if e.path in keep]
     if raw.kind == "dir":
         entries = _hash_files(raw.root, [e.path for e in entries])
-    return replace(raw, entries=tuple(entries), config=cfg)
+    return replace(raw, entries=tuple(entries), config=cfg, boosts=_boosts(raw.read_text_file(BOOSTS_FILE)))
+
+
+def _boosts(data: bytes | None) -> tuple[str, ...]:
+    """Directives of a `.cora-boosts` file: one per line, `#` starts a comment. Checked at query time."""
+    if data is None:
+        return ()
+    lines = (ln.split("#", 1)[0].strip() for ln in data.decode(errors="replace").splitlines())
+    return tuple(ln for ln in lines if ln)

@@ -1,8 +1,10 @@
-"""Resolution of every file's references into one weighted, directed graph over chunks (CSR).
+"""Resolution of references into one weighted, directed graph over chunks (CSR).
 
-`build_graph` is a pure function of all files' chunks and `FileRefs`, iterated in sorted order,
-so a full build and an incremental one (stored `FileRefs` for unchanged files, fresh ones for
-changed files) give the same bytes.
+Per file, `file_links` keeps what resolution needs (the names it defines, the names each chunk
+uses, the chunks a chunk may not point to); `Linker.edges` resolves one file's references against
+all files' links, which it reads lazily, so an update re-resolves only the files a change can
+affect (see `affected`) and keeps the stored edges of the others. The same code runs for a full
+build, where every file is affected: both give the same edges.
 
 Edges and weights. Only *reference* edges, from the referencing chunk to the defining chunk. A
 name N used in chunk C of file F resolves to the first non-empty of:
@@ -24,14 +26,16 @@ nothing, so a YAML key `name` never captures a code reference.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import zlib
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any, NamedTuple
 
 import numpy as np
+import numpy.typing as npt
 
 from cora_ci.chunking.model import Chunk
 from cora_ci.graph.extract import FileRefs, defined_names
-from cora_ci.graph.resolve import Repo
+from cora_ci.graph.resolve import Repo, namespaces
 
 FORMAT = 1
 # Names so common that a single repository-wide definition says nothing about a use (rule 3 only).
@@ -80,49 +84,181 @@ class Graph(NamedTuple):
         )
 
 
-class _Defs:
-    """Who defines which name: per file and repository-wide, by each symbol's first chunk."""
+class FileLinks(NamedTuple):
+    """One file's side of resolution, computed once from its chunks and stored with the file."""
 
-    def __init__(self, files: Mapping[str, list[Chunk]]) -> None:
-        self.by_file: dict[str, dict[str, list[int]]] = {}
-        self.anywhere: dict[str, list[int]] = {}
-        self.head: dict[int, int] = {}  # chunk id -> id of the first part of its symbol
-        for path in sorted(files):
-            heads: dict[str, int] = {}
-            names: dict[str, set[int]] = {}
-            for c in sorted(files[path], key=lambda c: (c.start_line, c.id)):
-                key = "\0".join(c.anchors) if c.anchors else str(c.id)
-                head = heads.setdefault(key, c.id)
-                self.head[c.id] = head
-                for n in defined_names(c):
-                    names.setdefault(n, set()).add(head)
-            self.by_file[path] = {n: sorted(ids) for n, ids in names.items()}
-            for n, ids in self.by_file[path].items():
-                self.anywhere.setdefault(n, []).extend(ids)
+    defs: dict[str, list[int]]  # name -> ids of the (first parts of the) symbols defining it, sorted
+    refs: dict[int, list[str]]  # chunk id -> names it uses
+    skip: dict[int, list[int]]  # chunk id -> its own head and ancestors, never its targets
+    imports: list[str]
+    namespaces: list[str]  # C# namespaces declared (files in them see each other)
+
+
+def file_links(chunks: list[Chunk], frefs: FileRefs) -> FileLinks:
+    """A symbol split into parts is one definition: its names point at its first part (head)."""
+    heads: dict[str, int] = {}
+    head: dict[int, int] = {}
+    names: dict[str, set[int]] = {}
+    for c in sorted(chunks, key=lambda c: (c.start_line, c.id)):
+        key = "\0".join(c.anchors) if c.anchors else str(c.id)
+        head[c.id] = heads.setdefault(key, c.id)
+        for n in defined_names(c):
+            names.setdefault(n, set()).add(head[c.id])
+    parents = {c.id: c.parent for c in chunks}
+    refs = {cid: sorted(set(ns)) for cid, ns in frefs.refs.items() if cid in parents and ns}
+    skip = {cid: sorted(_ancestors(cid, parents) | {cid, head[cid]}) for cid in refs}
+    return FileLinks(
+        defs={n: sorted(ids) for n, ids in sorted(names.items())},
+        refs=dict(sorted(refs.items())),
+        skip=skip,
+        imports=list(frefs.imports),
+        namespaces=namespaces(chunks),
+    )
+
+
+def name_hash(name: str) -> int:
+    """32-bit hash of a name, for the per-file name filters (a false match only costs a lookup)."""
+    return zlib.crc32(name.encode())
+
+
+def hashes(names: Iterable[str]) -> bytes:
+    """Sorted unique `name_hash`es as little-endian u32 bytes."""
+    return np.unique(np.asarray([name_hash(n) for n in names], dtype="<u4")).astype("<u4").tobytes()
+
+
+Edges = list[tuple[int, int, float]]  # (source chunk id, target chunk id, weight), sorted
+
+
+class NameFilter:
+    """Which files may hold a name, from each file's `hashes(...)`: one sorted array for all files."""
+
+    def __init__(self, hashes_by_path: Mapping[str, bytes]) -> None:
+        self._paths = sorted(hashes_by_path)
+        arrays = [np.frombuffer(hashes_by_path[p], dtype="<u4") for p in self._paths]
+        owner = np.repeat(np.arange(len(self._paths)), [len(a) for a in arrays])
+        flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype="<u4")
+        order = np.argsort(flat, kind="stable")
+        self._hash, self._owner = flat[order], owner[order]
+
+    def paths_with(self, names: Iterable[str]) -> list[str]:
+        """Sorted paths whose hashes hold one of `names`: a superset of the files holding them."""
+        found: set[int] = set()
+        for h in sorted({name_hash(n) for n in names}):
+            lo, hi = np.searchsorted(self._hash, [h, h + 1])
+            found.update(self._owner[lo:hi].tolist())
+        return sorted(self._paths[i] for i in found)
+
+
+class Linker:
+    """Resolves files' references against every file of one tree.
+
+    `links_of(path)` gives any file's `FileLinks` (fresh, or decoded from the previous bundle on
+    demand); `def_hashes` are each file's `hashes(defs)`, the index for rule 3: only files whose
+    hashes hold a name's are asked whether they define it.
+    """
+
+    def __init__(self, langs: Mapping[str, str], spaces: Mapping[str, list[str]],
+                 links_of: Callable[[str], FileLinks], def_hashes: Mapping[str, bytes]) -> None:  # fmt: skip
+        self.repo = Repo(langs, spaces)
+        self._links_of = links_of
+        self._defs = NameFilter(def_hashes)
+        self._anywhere: dict[str, list[int]] = {}
+
+    def edges(self, path: str) -> Edges:
+        """Out-edges of the chunks of `path` (see the module docstring for the rules)."""
+        links = self._links_of(path)
+        imported = self.repo.imported_files(path, links.imports)
+        edges: dict[tuple[int, int], float] = {}
+        for cid, names in links.refs.items():
+            skip = set(links.skip[cid])
+            for name in names:
+                targets = self._resolve(name, links, imported, skip)
+                for t in targets:
+                    edges[(cid, t)] = edges.get((cid, t), 0.0) + 1.0 / len(targets)
+        return [(a, b, w) for (a, b), w in sorted(edges.items())]
+
+    def _resolve(self, name: str, links: FileLinks, imported: list[str], skip: set[int]) -> list[int]:
+        same = [t for t in links.defs.get(name, []) if t not in skip]
+        if same:
+            return same
+        via = sorted({t for f in imported for t in self._links_of(f).defs.get(name, [])} - skip)
+        if via:
+            return via
+        if name in COMMON:
+            return []
+        anywhere = self.anywhere(name)
+        return anywhere if len(anywhere) == 1 and anywhere[0] not in skip else []
+
+    def anywhere(self, name: str) -> list[int]:
+        """Every chunk of the tree defining `name`, in path order."""
+        if name not in self._anywhere:
+            owners = self._defs.paths_with([name])
+            self._anywhere[name] = [t for p in owners for t in self._links_of(p).defs.get(name, [])]
+        return self._anywhere[name]
+
+
+def changed_names(old: Mapping[str, FileLinks], new: Mapping[str, FileLinks]) -> set[str]:
+    """Names whose definitions differ between two versions of some files (absent = no file)."""
+    out: set[str] = set()
+    for path in old.keys() | new.keys():
+        a = old[path].defs if path in old else {}
+        b = new[path].defs if path in new else {}
+        out.update(n for n in a.keys() | b.keys() if a.get(n) != b.get(n))
+    return out
+
+
+def pack_edges(ids: list[int], edges: Edges) -> bytes:
+    """A file's edges as compressed bytes: source positions in the file (u32), then target ids
+    (u64), then weights (f32)."""
+    if not edges:
+        return b""
+    pos = {cid: i for i, cid in enumerate(ids)}
+    src = np.asarray([pos[a] for a, _, _ in edges], dtype="<u4")
+    dst = np.asarray([b for _, b, _ in edges], dtype="<u8")
+    w = np.asarray([x for _, _, x in edges], dtype="<f4")
+    return zlib.compress(src.tobytes() + dst.tobytes() + w.tobytes())
+
+
+def unpack_edges(ids: npt.NDArray[np.uint64], packed: bytes) -> tuple[Any, Any, Any]:
+    data = zlib.decompress(packed) if packed else b""
+    n = len(data) // 16
+    src = np.frombuffer(data, dtype="<u4", count=n)
+    dst = np.frombuffer(data, dtype="<u8", count=n, offset=4 * n)
+    w = np.frombuffer(data, dtype="<f4", count=n, offset=12 * n)
+    return ids[src.astype(np.int64)], dst, w
+
+
+def graph_from_edges(ids: npt.NDArray[np.uint64], src: Any, dst: Any, w: Any) -> Graph:
+    """The CSR graph over `ids` (any order) from edge arrays of chunk ids."""
+    nodes = np.sort(np.asarray(ids, dtype=np.uint64))
+    src, dst = np.asarray(src, dtype=np.uint64), np.asarray(dst, dtype=np.uint64)
+    s, d = np.searchsorted(nodes, src), np.searchsorted(nodes, dst)
+    if len(nodes):  # an edge to a chunk that is not there (a damaged bundle) is dropped, not misread
+        ok = (nodes[np.minimum(s, len(nodes) - 1)] == src) & (nodes[np.minimum(d, len(nodes) - 1)] == dst)
+        s, d, w = s[ok], d[ok], np.asarray(w)[ok]
+    order = np.lexsort((d, s))
+    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(s, minlength=len(nodes)), out=indptr[1:])
+    return Graph(
+        ids=nodes.tolist(),
+        indptr=indptr.tolist(),
+        indices=d[order].tolist(),
+        weights=np.asarray(w, dtype=np.float32)[order].tolist(),
+    )
 
 
 def build_graph(files: Mapping[str, tuple[list[Chunk], FileRefs]]) -> Graph:
-    """The reference graph of a whole repository (see the module docstring for the rules)."""
-    chunks = {p: files[p][0] for p in sorted(files)}
-    defs = _Defs(chunks)
-    repo = Repo({p: _lang(cs) for p, cs in chunks.items()}, chunks)
-    ids = sorted({c.id for cs in chunks.values() for c in cs})
-    node = {cid: i for i, cid in enumerate(ids)}
-    edges: dict[tuple[int, int], float] = {}
-    for path in sorted(files):
-        fchunks, frefs = files[path]
-        imported = repo.imported_files(path, list(frefs.imports))
-        parents = {c.id: c.parent for c in fchunks}
-        for cid in sorted(frefs.refs):
-            if cid not in node:
-                continue
-            skip = _ancestors(cid, parents) | {cid, defs.head.get(cid, cid)}
-            for name in sorted(set(frefs.refs[cid])):
-                targets = _resolve(name, path, imported, skip, defs)
-                for t in targets:
-                    key = (node[cid], node[t])
-                    edges[key] = edges.get(key, 0.0) + 1.0 / len(targets)
-    return _csr(ids, edges)
+    """The reference graph of a whole tree, resolved from scratch (see the module docstring)."""
+    links = {p: file_links(cs, r) for p, (cs, r) in files.items()}
+    linker = Linker(
+        {p: _lang(cs) for p, (cs, _) in files.items()},
+        {p: lk.namespaces for p, lk in links.items()},
+        links.__getitem__,
+        {p: hashes(lk.defs) for p, lk in links.items()},
+    )
+    edges = [e for p in sorted(files) for e in linker.edges(p)]
+    ids = np.asarray([c.id for cs, _ in files.values() for c in cs], dtype=np.uint64)
+    return graph_from_edges(ids, [a for a, _, _ in edges], [b for _, b, _ in edges], [w for _, _, w in edges])
 
 
 def _lang(chunks: list[Chunk]) -> str:
@@ -136,27 +272,3 @@ def _ancestors(cid: int, parents: Mapping[int, int | None]) -> set[int]:
         out.add(p)
         p = parents.get(p)
     return out
-
-
-def _resolve(name: str, path: str, imported: list[str], skip: set[int], defs: _Defs) -> list[int]:
-    same = [t for t in defs.by_file.get(path, {}).get(name, []) if t not in skip]
-    if same:
-        return same
-    via_imports = sorted({t for f in imported for t in defs.by_file.get(f, {}).get(name, [])} - skip)
-    if via_imports:
-        return via_imports
-    anywhere = defs.anywhere.get(name, [])
-    if len(anywhere) == 1 and name not in COMMON and anywhere[0] not in skip:
-        return anywhere
-    return []
-
-
-def _csr(ids: list[int], edges: Mapping[tuple[int, int], float]) -> Graph:
-    indptr = [0] * (len(ids) + 1)
-    for src, _ in edges:
-        indptr[src + 1] += 1
-    for i in range(len(ids)):
-        indptr[i + 1] += indptr[i]
-    pairs = sorted(edges)
-    weights = np.asarray([edges[p] for p in pairs], dtype=np.float32).tolist()
-    return Graph(ids=ids, indptr=indptr, indices=[dst for _, dst in pairs], weights=weights)

@@ -21,10 +21,10 @@ _JS_LANGS = frozenset({"javascript", "typescript", "tsx"})
 class Repo:
     """What resolution needs to know about all files: their paths, languages and namespaces."""
 
-    def __init__(self, langs: Mapping[str, str], chunks: Mapping[str, list[Chunk]]) -> None:
+    def __init__(self, langs: Mapping[str, str], namespaces: Mapping[str, list[str]]) -> None:
         self.langs = dict(langs)
         self.paths = frozenset(langs)
-        self._chunks = chunks
+        self._namespaces = namespaces  # C# files -> the namespaces they declare
 
     @cached_property
     def py_modules(self) -> dict[str, list[str]]:
@@ -65,14 +65,14 @@ class Repo:
     def cs_namespaces(self) -> dict[str, list[str]]:
         """C# namespace -> files declaring it (from the chunks' `namespace:` hierarchy entries)."""
         out: dict[str, set[str]] = {}
-        for p, chunks in self._chunks.items():
+        for p, names in self._namespaces.items():
             if self.langs.get(p) == "csharp":
-                for ns in _namespaces(chunks):
+                for ns in names:
                     out.setdefault(ns, set()).add(p)
         return {k: sorted(v) for k, v in out.items()}
 
-    def namespaces_of(self, path: str) -> set[str]:
-        return _namespaces(self._chunks.get(path, []))
+    def namespaces_of(self, path: str) -> list[str]:
+        return list(self._namespaces.get(path, []))
 
     def imported_files(self, path: str, specifiers: list[str]) -> list[str]:
         """Repository files that `path` imports or sees implicitly, sorted, without itself."""
@@ -216,10 +216,11 @@ def _rust_module_dir(path: str) -> str:
     return posixpath.join(d, name.rsplit(".", 1)[0])
 
 
-def _namespaces(chunks: list[Chunk]) -> set[str]:
+def namespaces(chunks: list[Chunk]) -> list[str]:
+    """C# namespaces a file declares, from its chunks' `namespace:` hierarchy entries."""
     out: set[str] = set()
     for c in chunks:
         parts = [h.split(":", 1)[1] for h in c.hierarchy if h.startswith("namespace:")]
         if parts:
             out.add(".".join(parts))
-    return out
+    return sorted(out)

@@ -1,0 +1,43 @@
+"""Records of files already checked by sha256, kept outside anything they describe.
+
+A record is `[size, mtime_ns, inode, sha256]`: a file whose first three are unchanged since it
+was hashed is not hashed again. Bundles (every open) and the default model (every hook run) use
+it; a lost or unwritable record only costs a re-hash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+
+def record_file(name: str) -> Path:
+    """Where the records named `name` live: `$XDG_CACHE_HOME/cora-ci/verified/<name>.json`."""
+    base = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return base / "cora-ci" / "verified" / f"{name}.json"
+
+
+def identity(path: Path) -> list[int]:
+    """Size, mtime and inode: what must not have changed for a record to hold (OSError if absent)."""
+    st = path.stat()
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def load(where: Path) -> dict[str, Any]:
+    try:
+        records = json.loads(where.read_text())
+    except (OSError, ValueError):
+        return {}
+    return records if isinstance(records, dict) else {}
+
+
+def save(where: Path, records: dict[str, Any]) -> None:
+    """Replace the records atomically; failing to save is not an error."""
+    with contextlib.suppress(OSError):
+        where.parent.mkdir(parents=True, exist_ok=True)
+        tmp = where.with_suffix(f".{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(records, sort_keys=True))
+        os.replace(tmp, where)
