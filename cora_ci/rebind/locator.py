@@ -197,6 +197,8 @@ def _trusted(text: _Text, found: _Found, group: list[_Found], errors: list[tuple
     the symbol's extent or its anchor. Any doubt sends the caller to a full parse."""
     if any(f.node.has_error for f in group):
         return False
+    if not found.keep.issuperset(range(found.sym.def_start, found.sym.end + 1)):
+        return False  # pieces parsed together that the file keeps apart (a header missed above)
     above = found.sym.start - 1
     line = text.stripped(above) if above >= 0 else b""
     level = text.indent(found.sym.def_start)
