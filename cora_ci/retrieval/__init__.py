@@ -5,7 +5,8 @@ graph and applies boosts and filters; `parse_boost` / `read_boosts` / `bundle_bo
 directives from the command line, a `.cora-boosts` file and a bundle.
 """
 
-from cora_ci.retrieval.boosts import bundle_boosts, merge, parse_boost, read_boosts
+from cora_ci.boosts import parse_boost, read_boosts
+from cora_ci.retrieval.boosts import bundle_boosts, merge
 from cora_ci.retrieval.search import EXPLAIN_KEYS, PARAMS, Params, search
 from cora_ci.retrieval.types import Boost, Filters, Hit
 

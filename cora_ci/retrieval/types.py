@@ -9,16 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-BoostKind = Literal["path", "symbol", "dir"]
+from cora_ci.boosts import Boost
 
-
-@dataclass(frozen=True)
-class Boost:
-    """`--boost path:README.md` (include in full), `symbol:FooClass` (include its definition in
-    full), `dir:src/core` (rank higher). Parsed from the CLI, `.cora-boosts` and the bundle."""
-
-    kind: BoostKind
-    value: str
+__all__ = ["Boost", "Filters", "Hit"]
 
 
 @dataclass(frozen=True)
