@@ -170,6 +170,7 @@ class ChunkTable:
         self.ids: list[int] = self.id_array.tolist()
         self.row_of = {cid: i for i, cid in enumerate(self.ids)}
         self._data = lru_cache(maxsize=256)(self._decode)
+        self._chunks = lru_cache(maxsize=256)(self._build)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -177,6 +178,16 @@ class ChunkTable:
     def file_of(self, row: int) -> int:
         """Index in the file table of the file holding chunk `row`."""
         return bisect.bisect_right(self._starts, row) - 1
+
+    def file_index(self, path: str) -> int | None:
+        """Index in the file table of `path` (sorted by path), or None."""
+        paths = self._f["path"]
+        fi = bisect.bisect_left(paths, path)
+        return fi if fi < len(paths) and paths[fi] == path else None
+
+    def file_rows(self, fi: int) -> range:
+        """Rows of the chunks of the file at index `fi`: contiguous, in chunk order."""
+        return range(self._starts[fi], self._starts[fi + 1])
 
     def _decode(self, fi: int) -> dict[str, Any]:
         data: dict[str, Any] = unpack_blob(self._f["data"][fi])["chunks"]
@@ -189,18 +200,21 @@ class ChunkTable:
 
     def chunk(self, row: int) -> Chunk:
         fi = self.file_of(row)
-        chunk: Chunk = self.file_chunks(fi)[row - self._starts[fi]]
+        chunk: Chunk = self._chunks(fi)[row - self._starts[fi]]
         return chunk
 
     def file_chunks(self, fi: int) -> list[Chunk]:
-        """Every chunk of the file at index `fi` of the file table."""
+        """Every chunk of the file at index `fi` of the file table (built once, then cached)."""
+        return list(self._chunks(fi))
+
+    def _build(self, fi: int) -> tuple[Chunk, ...]:
         c, f = self._data(fi), self._f
         ids = self.ids[self._starts[fi] : self._starts[fi + 1]]
         children: dict[int, list[int]] = {}
         for cid, parent in zip(ids, c["parent"], strict=True):
             if parent is not None:
                 children.setdefault(parent, []).append(cid)
-        return [
+        return tuple(
             Chunk(
                 id=cid,
                 path=f["path"][fi],
@@ -223,7 +237,7 @@ class ChunkTable:
                 elided=[(a, b) for a, b in c["elided"][i]],
             )
             for i, cid in enumerate(ids)
-        ]
+        )
 
     def column(self, name: str) -> list[Any]:
         """One chunk column (see CHUNK_COLUMNS) over the whole table: decompresses every file."""

@@ -7,6 +7,7 @@ opens a socket.
 
 from __future__ import annotations
 
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -92,15 +93,42 @@ def run_query(
 ) -> Answer:
     """Rank the bundle's chunks for `text` and pack the answer, re-bound to the working tree."""
     from cora_ci.retrieval import search
+    from cora_ci.retrieval.catalog import catalog
 
     bundle = open_bundle(where.bundle)
-    tree = work_tree(bundle, where.repo, where.default_repo)
-    all_boosts = boosts_for(bundle, boosts, tree.root if tree is not None else None)
-    embedder = embedder_for(bundle, model)
+    with ThreadPoolExecutor(1, thread_name_prefix="cora-model") as pool:
+        ahead = pool.submit(_embedder_ahead, bundle, model, text)
+        tree = work_tree(bundle, where.repo, where.default_repo)
+        all_boosts = boosts_for(bundle, boosts, tree.root if tree is not None else None)
+        bundle.lexical, bundle.vectors, catalog(bundle).graph  # opened while the model loads
+        embedder = ahead.result()
     hits = search(bundle, text, k=k, embedder=embedder, filters=filters, boosts=all_boosts)
     results = pack(hits, BundleChunks(bundle, tree), budget)
     commit = (bundle.manifest.get("source") or {}).get("commit")
     return Answer(text, str(where.bundle), results, commit)
+
+
+class _Ahead:
+    """The query's embedder with the query's vector computed beforehand (same text, same vector)."""
+
+    def __init__(self, embedder: Any, text: str, vector: Any) -> None:
+        self.embedder, self.text, self.vector = embedder, text, vector
+
+    def embed_query(self, text: str) -> Any:
+        return self.vector if text == self.text else self.embedder.embed_query(text)
+
+
+def _embedder_ahead(bundle: Bundle, model: str | None, text: str) -> Any:
+    """Load the model and embed a natural-language query, in a thread: onnxruntime releases the
+    GIL while it builds its session (~0.1 s), so that overlaps opening the indexes and the graph.
+    An identifier query weighs the vectors at nothing, so its embedding is left to `search`."""
+    from cora_ci.retrieval.query import analyse
+
+    embedder = embedder_for(bundle, model)
+    q = analyse(text)
+    if embedder is None or q.identifier is not None or not q.text:
+        return embedder
+    return _Ahead(embedder, q.text, embedder.embed_query(q.text))
 
 
 def run_show(anchor: str, where: Where) -> Shown:
