@@ -115,9 +115,10 @@ def _build(
             from cora_ci.bundle.vectors import update_vectors, write_vectors
 
             if old is not None and old.vectors is not None:
-                update_vectors(old.root / mf.VECTORS, tmp / mf.VECTORS, vec.remove, vec.ids, vec.vectors)
+                batches = [(vec.ids, vec.vectors), (vec.stored_ids, vec.stored)]
+                update_vectors(old.root / mf.VECTORS, tmp / mf.VECTORS, vec.remove, batches)
             else:
-                write_vectors(tmp / mf.VECTORS, vec.ids, vec.vectors)
+                write_vectors(tmp / mf.VECTORS, vec.ids, vec.vectors)  # nothing stored to copy
         progress("write", 1, 1)
         return _manifest(snap, cfg, info, files, lexical)
 
@@ -331,12 +332,15 @@ def _split_keys(keys: bytes) -> list[bytes]:
 
 
 class VectorPlan(NamedTuple):
-    """How the vector index changes: ids to remove, ids to add with their vectors."""
+    """How the vector index changes: ids to remove; ids to add with vectors the model made now,
+    and ids to add with vectors copied as stored from the previous bundle (moved or copied code)."""
 
     remove: list[int]
     ids: Any  # np.uint64 array
     vectors: Any  # float32 (n, dim) array
-    embedded: int  # texts run through the model (the others reused a stored vector)
+    stored_ids: Any  # np.uint64 array
+    stored: Any  # int8 (m, dim) array, exactly as the previous index holds them
+    embedded: int  # texts run through the model
 
 
 def _vectors(
@@ -345,7 +349,8 @@ def _vectors(
 ) -> VectorPlan:  # fmt: skip
     """Vectors for the chunks of changed files. A chunk whose id and embedded text are unchanged
     keeps its stored vector in place; another chunk whose text the previous bundle embedded
-    anywhere (moved, copied or renamed code) reuses that vector; only new texts are embedded."""
+    anywhere (moved, copied or renamed code) gets a copy of that vector; only new texts are
+    embedded."""
     chunks = [c for f in fresh.values() for c in f.chunks]
     ks = [k for p in fresh for k in _split_keys(keys[p])]
     before: dict[int, bytes] = {}  # id -> text key, over the previous versions of the changed files
@@ -358,13 +363,23 @@ def _vectors(
     remove = sorted(cid for p, r in old_rows.items() if p not in kept for cid in mf.ids_of(r["ids"]).tolist()
                     if cid not in stay)  # fmt: skip
     add = [(c, k) for c, k in zip(chunks, ks, strict=True) if c.id not in stay]
-    cache = _stored_vectors(old, old_rows, {k for _, k in add})
-    vectors, embedded = _embed(embedder, [c for c, _ in add], [k for _, k in add], progress, cache)
-    return VectorPlan(remove, np.asarray([c.id for c, _ in add], dtype=np.uint64), vectors, embedded)
+    stored = _stored_vectors(old, old_rows, {k for _, k in add})
+    copy = [(c.id, k) for c, k in add if k in stored]
+    new = [(c, k) for c, k in add if k not in stored]
+    vectors, embedded = _embed(embedder, [c for c, _ in new], [k for _, k in new], progress)
+    dim = embedder.info.dim
+    return VectorPlan(
+        remove,
+        np.asarray([c.id for c, _ in new], dtype=np.uint64),
+        vectors,
+        np.asarray([cid for cid, _ in copy], dtype=np.uint64),
+        np.asarray([stored[k] for _, k in copy], dtype=np.int8).reshape(len(copy), dim),
+        embedded,
+    )
 
 
 def _stored_vectors(old: Bundle | None, old_rows: dict[str, Row], wanted: set[bytes]) -> dict[bytes, Any]:
-    """The previous bundle's vectors of the texts in `wanted`, by text key."""
+    """The previous bundle's vectors (int8, as stored) of the texts in `wanted`, by text key."""
     if old is None or old.vectors is None or not wanted:
         return {}
     found: dict[bytes, int] = {}
@@ -374,20 +389,18 @@ def _stored_vectors(old: Bundle | None, old_rows: dict[str, Row], wanted: set[by
                 found.setdefault(k, cid)
     if not found:
         return {}
-    return dict(zip(found, old.vectors.get(list(found.values())), strict=True))
+    return dict(zip(found, old.vectors.get_stored(list(found.values())), strict=True))
 
 
-def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Progress,
-           cache: dict[bytes, Any]) -> tuple[Any, int]:  # fmt: skip
+def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Progress) -> tuple[Any, int]:
     """One vector per chunk (`keys` are the hashes of their texts), and how many texts ran through
-    the model: a text seen before (stored, or earlier in this build: copied code, boilerplate) is
-    not embedded again."""
+    the model: a text seen earlier in this build (copied code, boilerplate) is embedded once."""
     from cora_ci.embedding import document_text
 
     text_of = {k: c for c, k in zip(chunks, keys, strict=True)}
-    todo = [k for k in sorted(set(keys)) if k not in cache]
+    todo = sorted(set(keys))
     progress("embed", 0, len(todo))
-    found = dict(cache)
+    found: dict[bytes, Any] = {}
     for i in range(0, len(todo), _EMBED_STEP):
         part = todo[i : i + _EMBED_STEP]
         found.update(
