@@ -80,6 +80,28 @@ def unpack_blob(blob: bytes) -> Any:
     return msgpack.unpackb(zlib.decompress(blob), raw=False, strict_map_key=False)
 
 
+_HEAVY = frozenset({"text", "header", "elided", "hierarchy", "tokens"})
+
+
+def unpack_meta(blob: bytes) -> dict[str, list[Any]]:
+    """A file blob's chunk columns without the heavy ones (`_HEAVY`: texts and what only rendering
+    needs), skipped by the decoder without being built: ranking reads these from many files."""
+    u = msgpack.Unpacker(raw=False, strict_map_key=False)
+    u.feed(zlib.decompress(blob))
+    out: dict[str, list[Any]] = {}
+    for _ in range(u.read_map_header()):
+        if u.unpack() != "chunks":
+            u.skip()
+            continue
+        for _ in range(u.read_map_header()):
+            name = u.unpack()
+            if name in _HEAVY:
+                u.skip()
+            else:
+                out[name] = u.unpack()
+    return out
+
+
 def file_row(f: FileEntry, links: FileLinks, keys: bytes, defs_h: bytes, refs_h: bytes,
              edges: bytes) -> dict[str, Any]:  # fmt: skip
     """The manifest row of a freshly chunked file."""
@@ -171,6 +193,7 @@ class ChunkTable:
         self.row_of = {cid: i for i, cid in enumerate(self.ids)}
         self._data = lru_cache(maxsize=256)(self._decode)
         self._chunks = lru_cache(maxsize=256)(self._build)
+        self.meta_columns = lru_cache(maxsize=4096)(self._meta_columns)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -178,6 +201,14 @@ class ChunkTable:
     def file_of(self, row: int) -> int:
         """Index in the file table of the file holding chunk `row`."""
         return bisect.bisect_right(self._starts, row) - 1
+
+    def file_path(self, fi: int) -> str:
+        path: str = self._f["path"][fi]
+        return path
+
+    def file_lang(self, fi: int) -> str:
+        lang: str = self._f["lang"][fi]
+        return lang
 
     def file_index(self, path: str) -> int | None:
         """Index in the file table of `path` (sorted by path), or None."""
@@ -192,6 +223,10 @@ class ChunkTable:
     def _decode(self, fi: int) -> dict[str, Any]:
         data: dict[str, Any] = unpack_blob(self._f["data"][fi])["chunks"]
         return data
+
+    def _meta_columns(self, fi: int) -> dict[str, list[Any]]:
+        """The light chunk columns of file `fi` (no text, header, hierarchy, elided, tokens)."""
+        return unpack_meta(self._f["data"][fi])
 
     def text(self, row: int) -> str:
         fi = self.file_of(row)

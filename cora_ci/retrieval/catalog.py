@@ -142,12 +142,26 @@ class Catalog:
     def row_meta(self, row: int) -> Meta:
         m = self._meta.get(row)
         if m is None:
-            c = self.table.chunk(row)
-            m = Meta(c.id, row, c.path, c.lang, c.kind, tuple(c.symbols), tuple(c.anchors),
-                     c.start_line, c.end_line, c.parent, tuple(c.children),
-                     tuple(d.code for d in c.diagnostics))  # fmt: skip
-            self._meta[row] = m
+            self._file_meta(self.table.file_of(row))
+            m = self._meta[row]
         return m
+
+    def _file_meta(self, fi: int) -> None:
+        """Meta of every chunk of file `fi`, from its light columns (no chunk text is decoded)."""
+        t, c = self.table, self.table.meta_columns(fi)
+        rows = t.file_rows(fi)
+        ids = t.ids[rows.start : rows.stop]
+        path, lang = t.file_path(fi), t.file_lang(fi)
+        children: dict[int, list[int]] = {}
+        for cid, parent in zip(ids, c["parent"], strict=True):
+            if parent is not None:
+                children.setdefault(parent, []).append(cid)
+        for i, (row, cid) in enumerate(zip(rows, ids, strict=True)):
+            self._meta[row] = Meta(
+                cid, row, path, lang, c["kind"][i], tuple(c["symbols"][i]), tuple(c["anchors"][i]),
+                c["start_line"][i], c["end_line"][i], c["parent"][i], tuple(children.get(cid, ())),
+                tuple(d[0] for d in c["diagnostics"][i]),
+            )  # fmt: skip
 
     def meta(self, chunk_id: int) -> Meta | None:
         row = self.table.row_of.get(chunk_id)
