@@ -10,7 +10,8 @@ Reading never trusts the archive: `open_bundle` (through `store.resolve`) extrac
 extraction is not used) after refusing absolute paths, `..`, links, devices and oversized members
 with CORA-BND-008. The copy is made read-only and renamed into place only when complete, so a
 crash or a concurrent reader never sees half an extraction; the bundle's own checksums are then
-verified as for any bundle.
+verified as for any bundle. `cora-ci unpack -o DIR` extracts with the same checks into a directory
+of the user's choosing.
 """
 
 from __future__ import annotations
@@ -129,6 +130,35 @@ def extracted(archive: Path) -> Path:
         if tmp.exists():
             _remove(tmp)
     return dest
+
+
+def unpack_to(archive: Path, out: Path) -> Path:
+    """Extract `archive` into the new or empty directory `out`, checked as `extracted` checks, and
+    verify it. Unlike the cached copy it stays writable: it is the user's bundle, which `cora-ci
+    index --out` can go on updating (how a CI job continues from a downloaded artifact)."""
+    from cora_ci.bundle import open_bundle
+
+    out = out.absolute()
+    if out.is_file() or out.is_symlink() or (out.is_dir() and any(out.iterdir())):
+        raise CoraError("CORA-BND-010", f"{out} exists and is not an empty directory")
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    except OSError as e:
+        raise CoraError("CORA-BND-006", f"cannot unpack into {out}: {e.strerror or e}") from None
+    try:
+        _extract(archive, tmp)
+        open_bundle(tmp)  # checksums and format, before the copy takes its place
+        try:
+            if out.is_dir():
+                out.rmdir()
+            os.rename(tmp, out)
+        except OSError as e:
+            raise CoraError("CORA-BND-006", f"cannot unpack into {out}: {e.strerror or e}") from None
+    finally:
+        if tmp.exists():
+            _remove(tmp)
+    return out
 
 
 def _extract(archive: Path, into: Path) -> None:
