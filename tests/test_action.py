@@ -73,8 +73,8 @@ def test_readme_workflows_match_the_github_workflows_schema(tmp_path: Path) -> N
     out = _check_jsonschema("vendor.github-workflows", files, tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     joined = "\n".join(workflows)
-    for needed in ("uses: ./", "cora-ci query", "--full", "schedule:", "pull_request:", "push:"):
-        assert needed in joined or needed.replace("./", "") in joined, needed
+    for needed in ("uses: OWNER/cora-ci@REF", "cora-ci query", "--full", "schedule:", "pull_request:", "push:"):
+        assert needed in joined, needed
 
 
 def test_the_install_step_installs_the_action_checkout_with_a_pip_cache() -> None:
