@@ -73,7 +73,14 @@ def test_readme_workflows_match_the_github_workflows_schema(tmp_path: Path) -> N
     out = _check_jsonschema("vendor.github-workflows", files, tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     joined = "\n".join(workflows)
-    for needed in ("uses: OWNER/cora-ci@REF", "cora-ci query", "--full", "schedule:", "pull_request:", "push:"):
+    for needed in (
+        "uses: OWNER/cora-ci@REF",
+        "cora-ci query",
+        "--full",
+        "schedule:",
+        "pull_request:",
+        "push:",
+    ):
         assert needed in joined, needed
 
 
@@ -85,7 +92,11 @@ def test_the_install_step_installs_the_action_checkout_with_a_pip_cache() -> Non
     assert dep == "${{ github.action_path }}/pyproject.toml" and (ROOT / "pyproject.toml").is_file()
     install = next(s for s in steps if "pip install" in s.get("run", ""))
     assert install["run"].split()[-1] == '"$GITHUB_ACTION_PATH"'  # the action's own checkout
-    assert steps.index(setup) < steps.index(install) < steps.index(next(s for s in steps if s.get("id") == "prepare"))
+    assert (
+        steps.index(setup)
+        < steps.index(install)
+        < steps.index(next(s for s in steps if s.get("id") == "prepare"))
+    )
 
 
 # ---- a small evaluator of GitHub expressions -------------------------------------------------
@@ -307,7 +318,7 @@ def test_the_action_builds_then_updates_from_the_restored_bundle(
                                      capture_output=True, text=True, check=True).stdout)  # fmt: skip
     assert info["stats"]["chunks"] == int(o["chunks"]) and info["source"]["commit"] == sha1
     assert "| build | full (no previous bundle) |" in first.summary
-    for row in (f"| files | 3 (0 skipped) |", f"| chunks | {o['chunks']} (", "| languages | ", "python 1",
+    for row in ("| files | 3 (0 skipped) |", f"| chunks | {o['chunks']} (", "| languages | ", "python 1",
                 "typescript 1", "| time | ", f"`{o['bundle-id']}`"):  # fmt: skip
         assert row in first.summary, (row, first.summary)
     assert "indexed " in first.log and "packed " in first.log  # the log reads like `cora-ci index`
@@ -344,7 +355,9 @@ def test_the_action_builds_then_updates_from_the_restored_bundle(
     assert any(r["anchor"] == "src/shop.py::checkout" and "1.2" in r["text"] for r in hits), hits
 
     # 4. The nightly full rebuild: no restore, --full, everything embedded again.
-    nightly = run_action(repo, temp, cache, {"incremental": "false", "upload": "false"}, _push(sha3, "feature"), event)
+    nightly = run_action(
+        repo, temp, cache, {"incremental": "false", "upload": "false"}, _push(sha3, "feature"), event
+    )
     o4 = nightly.outputs
     assert o4["incremental"] == "false" and "| build | full (--full) |" in nightly.summary
     assert o4["chunks"] == o3["chunks"] and int(o4["embedded"]) > int(o3["embedded"])
