@@ -22,6 +22,8 @@ import shutil
 import tarfile
 import tempfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
@@ -111,12 +113,7 @@ def extracted(archive: Path) -> Path:
     dest = base / digest
     if (dest / mf.MANIFEST).is_file():
         return dest
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}.tmp-", dir=base))
-    except OSError as e:
-        raise CoraError("CORA-BND-006", f"cannot extract {archive} into {base}: {e.strerror or e}") from None
-    try:
+    with _staging(base, f".{digest[:16]}.tmp-", f"cannot extract {archive} into {base}") as tmp:
         _extract(archive, tmp)
         _read_only(tmp)
         try:
@@ -124,11 +121,6 @@ def extracted(archive: Path) -> Path:
         except OSError:
             if not (dest / mf.MANIFEST).is_file():  # not a concurrent extraction that won the race
                 raise
-    except OSError as e:
-        raise CoraError("CORA-BND-006", f"cannot extract {archive} into {base}: {e.strerror or e}") from None
-    finally:
-        if tmp.exists():
-            _remove(tmp)
     return dest
 
 
@@ -141,24 +133,31 @@ def unpack_to(archive: Path, out: Path) -> Path:
     out = out.absolute()
     if out.is_file() or out.is_symlink() or (out.is_dir() and any(out.iterdir())):
         raise CoraError("CORA-BND-010", f"{out} exists and is not an empty directory")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
-    except OSError as e:
-        raise CoraError("CORA-BND-006", f"cannot unpack into {out}: {e.strerror or e}") from None
-    try:
+    with _staging(out.parent, f".{out.name}.tmp-", f"cannot unpack into {out}") as tmp:
         _extract(archive, tmp)
         open_bundle(tmp)  # checksums and format, before the copy takes its place
-        try:
-            if out.is_dir():
-                out.rmdir()
-            os.rename(tmp, out)
-        except OSError as e:
-            raise CoraError("CORA-BND-006", f"cannot unpack into {out}: {e.strerror or e}") from None
+        if out.is_dir():
+            out.rmdir()
+        os.rename(tmp, out)
+    return out
+
+
+@contextmanager
+def _staging(parent: Path, prefix: str, failure: str) -> Iterator[Path]:
+    """A temporary directory in `parent` for an extraction, removed unless the body renamed it into
+    place, so an interrupted one leaves nothing; an OSError is CORA-BND-006 prefixed by `failure`."""
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    except OSError as e:
+        raise CoraError("CORA-BND-006", f"{failure}: {e.strerror or e}") from None
+    try:
+        yield tmp
+    except OSError as e:
+        raise CoraError("CORA-BND-006", f"{failure}: {e.strerror or e}") from None
     finally:
         if tmp.exists():
             _remove(tmp)
-    return out
 
 
 def _extract(archive: Path, into: Path) -> None:
