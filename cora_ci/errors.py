@@ -78,6 +78,13 @@ CODES: dict[str, Code] = {
             "move the hook or its .cora-chained copy aside",
             4,
         ),
+        Code("CORA-CI-001", "a variable GitHub Actions sets is missing", "run it inside GitHub Actions", 4),
+        Code(
+            "CORA-BND-010",
+            "unpack target is in the way (a non-empty directory or a file)",
+            "pick an empty or new directory for -o",
+            5,
+        ),
         # Diagnostics recorded per file or chunk; chunking never fails on file content.
         Code(
             "CORA-CHK-001",

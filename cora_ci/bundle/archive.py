@@ -10,7 +10,8 @@ Reading never trusts the archive: `open_bundle` (through `store.resolve`) extrac
 extraction is not used) after refusing absolute paths, `..`, links, devices and oversized members
 with CORA-BND-008. The copy is made read-only and renamed into place only when complete, so a
 crash or a concurrent reader never sees half an extraction; the bundle's own checksums are then
-verified as for any bundle.
+verified as for any bundle. `cora-ci unpack -o DIR` extracts with the same checks into a directory
+of the user's choosing.
 """
 
 from __future__ import annotations
@@ -21,6 +22,8 @@ import shutil
 import tarfile
 import tempfile
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
@@ -110,12 +113,7 @@ def extracted(archive: Path) -> Path:
     dest = base / digest
     if (dest / mf.MANIFEST).is_file():
         return dest
-    try:
-        base.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{digest[:16]}.tmp-", dir=base))
-    except OSError as e:
-        raise CoraError("CORA-BND-006", f"cannot extract {archive} into {base}: {e.strerror or e}") from None
-    try:
+    with _staging(base, f".{digest[:16]}.tmp-", f"cannot extract {archive} into {base}") as tmp:
         _extract(archive, tmp)
         _read_only(tmp)
         try:
@@ -123,12 +121,43 @@ def extracted(archive: Path) -> Path:
         except OSError:
             if not (dest / mf.MANIFEST).is_file():  # not a concurrent extraction that won the race
                 raise
+    return dest
+
+
+def unpack_to(archive: Path, out: Path) -> Path:
+    """Extract `archive` into the new or empty directory `out`, checked as `extracted` checks, and
+    verify it. Unlike the cached copy it stays writable: it is the user's bundle, which `cora-ci
+    index --out` can go on updating (how a CI job continues from a downloaded artifact)."""
+    from cora_ci.bundle import open_bundle
+
+    out = out.absolute()
+    if out.is_file() or out.is_symlink() or (out.is_dir() and any(out.iterdir())):
+        raise CoraError("CORA-BND-010", f"{out} exists and is not an empty directory")
+    with _staging(out.parent, f".{out.name}.tmp-", f"cannot unpack into {out}") as tmp:
+        _extract(archive, tmp)
+        open_bundle(tmp)  # checksums and format, before the copy takes its place
+        if out.is_dir():
+            out.rmdir()
+        os.rename(tmp, out)
+    return out
+
+
+@contextmanager
+def _staging(parent: Path, prefix: str, failure: str) -> Iterator[Path]:
+    """A temporary directory in `parent` for an extraction, removed unless the body renamed it into
+    place, so an interrupted one leaves nothing; an OSError is CORA-BND-006 prefixed by `failure`."""
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
     except OSError as e:
-        raise CoraError("CORA-BND-006", f"cannot extract {archive} into {base}: {e.strerror or e}") from None
+        raise CoraError("CORA-BND-006", f"{failure}: {e.strerror or e}") from None
+    try:
+        yield tmp
+    except OSError as e:
+        raise CoraError("CORA-BND-006", f"{failure}: {e.strerror or e}") from None
     finally:
         if tmp.exists():
             _remove(tmp)
-    return dest
 
 
 def _extract(archive: Path, into: Path) -> None:
