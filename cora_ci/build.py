@@ -104,11 +104,8 @@ def _build(
     rows = mf.Rows(old_shards, kept)
     for p, f in fresh.items():
         rows.put(_row(f, links[p], keys[p]))
-    relinked = set()  # unchanged files whose edges change: their shards are rewritten too
     for p, e in _link(old_rows, kept, rows, links).items():
-        if p in kept and e != kept[p]["edges"]:
-            relinked.add(p)
-        rows.put({**rows[p], "edges": e})
+        rows.set_top(p, "edges", e)  # a top column: an unchanged file's shard is not read
     stages["graph"] = time.perf_counter() - t
     t = time.perf_counter()
     vec = _vectors(embedder, old, old_rows, kept, fresh, keys, progress) if embedder is not None else None
@@ -122,15 +119,16 @@ def _build(
         progress("write", 0, 1)
         reuse = old if same_buckets else None
         lexical = _write_lexical(tmp / mf.BM25, reuse, files, rows, fresh, deleted, count)
-        changed = {bucket_of(p, count) for p in [*fresh, *deleted, *relinked]}
+        changed = {bucket_of(p, count) for p in [*fresh, *deleted]}
         shards = _write_shards(tmp, reuse, rows, count, changed)
         if vec is not None:
             from cora_ci.bundle.vectors import update_vectors, write_vectors
 
             if old is not None and old.vectors is not None:
-                update_vectors(old.root / mf.VECTORS, tmp / mf.VECTORS, vec.remove, vec.ids, vec.vectors)
+                batches = [(vec.ids, vec.vectors), (vec.stored_ids, vec.stored)]
+                update_vectors(old.root / mf.VECTORS, tmp / mf.VECTORS, vec.remove, batches)
             else:
-                write_vectors(tmp / mf.VECTORS, vec.ids, vec.vectors)
+                write_vectors(tmp / mf.VECTORS, vec.ids, vec.vectors)  # nothing stored to copy
         progress("write", 1, 1)
         return _manifest(snap, cfg, info, files, lexical, shards)
 
@@ -344,12 +342,15 @@ def _split_keys(keys: bytes) -> list[bytes]:
 
 
 class VectorPlan(NamedTuple):
-    """How the vector index changes: ids to remove, ids to add with their vectors."""
+    """How the vector index changes: ids to remove; ids to add with vectors the model made now,
+    and ids to add with vectors copied as stored from the previous bundle (moved or copied code)."""
 
     remove: list[int]
     ids: Any  # np.uint64 array
     vectors: Any  # float32 (n, dim) array
-    embedded: int  # texts run through the model (the others reused a stored vector)
+    stored_ids: Any  # np.uint64 array
+    stored: Any  # int8 (m, dim) array, exactly as the previous index holds them
+    embedded: int  # texts run through the model
 
 
 def _vectors(
@@ -358,7 +359,8 @@ def _vectors(
 ) -> VectorPlan:  # fmt: skip
     """Vectors for the chunks of changed files. A chunk whose id and embedded text are unchanged
     keeps its stored vector in place; another chunk whose text the previous bundle embedded
-    anywhere (moved, copied or renamed code) reuses that vector; only new texts are embedded."""
+    anywhere (moved, copied or renamed code) gets a copy of that vector; only new texts are
+    embedded."""
     chunks = [c for f in fresh.values() for c in f.chunks]
     ks = [k for p in fresh for k in _split_keys(keys[p])]
     before: dict[int, bytes] = {}  # id -> text key, over the previous versions of the changed files
@@ -373,38 +375,46 @@ def _vectors(
         cid for p in gone for cid in mf.ids_of(old_rows.top(p, "ids")).tolist() if cid not in stay
     )
     add = [(c, k) for c, k in zip(chunks, ks, strict=True) if c.id not in stay]
-    cache = _stored_vectors(old, old_rows.same_shard(gone), {k for _, k in add})
-    vectors, embedded = _embed(embedder, [c for c, _ in add], [k for _, k in add], progress, cache)
-    return VectorPlan(remove, np.asarray([c.id for c, _ in add], dtype=np.uint64), vectors, embedded)
+    stored = _stored_vectors(old, old_rows, {k for _, k in add})
+    copy = [(c.id, k) for c, k in add if k in stored]
+    new = [(c, k) for c, k in add if k not in stored]
+    vectors, embedded = _embed(embedder, [c for c, _ in new], [k for _, k in new], progress)
+    dim = embedder.info.dim
+    return VectorPlan(
+        remove,
+        np.asarray([c.id for c, _ in new], dtype=np.uint64),
+        vectors,
+        np.asarray([cid for cid, _ in copy], dtype=np.uint64),
+        np.asarray([stored[k] for _, k in copy], dtype=np.int8).reshape(len(copy), dim),
+        embedded,
+    )
 
 
-def _stored_vectors(old: Bundle | None, near: list[Row], wanted: set[bytes]) -> dict[bytes, Any]:
-    """The previous bundle's vectors of the texts in `wanted`, by text key, looked up in the rows
-    `near`: the shards of the changed and deleted files, where moved and renamed code comes from
-    (reading every shard would cost what the repository costs)."""
+def _stored_vectors(old: Bundle | None, old_rows: mf.Rows, wanted: set[bytes]) -> dict[bytes, Any]:
+    """The previous bundle's vectors (int8, as stored) of the texts in `wanted`, by text key,
+    found among every file's text hashes (a top column: no shard is read)."""
     if old is None or old.vectors is None or not wanted:
         return {}
     found: dict[bytes, int] = {}
-    for r in near:
-        for cid, k in zip(mf.ids_of(r["ids"]).tolist(), _split_keys(r["keys"]), strict=True):
+    for p in old_rows:
+        for cid, k in zip(mf.ids_of(old_rows.top(p, "ids")).tolist(), _split_keys(old_rows.top(p, "keys")),
+                          strict=True):  # fmt: skip
             if k in wanted:
                 found.setdefault(k, cid)
     if not found:
         return {}
-    return dict(zip(found, old.vectors.get(list(found.values())), strict=True))
+    return dict(zip(found, old.vectors.get_stored(list(found.values())), strict=True))
 
 
-def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Progress,
-           cache: dict[bytes, Any]) -> tuple[Any, int]:  # fmt: skip
+def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Progress) -> tuple[Any, int]:
     """One vector per chunk (`keys` are the hashes of their texts), and how many texts ran through
-    the model: a text seen before (stored, or earlier in this build: copied code, boilerplate) is
-    not embedded again."""
+    the model: a text seen earlier in this build (copied code, boilerplate) is embedded once."""
     from cora_ci.embedding import document_text
 
     text_of = {k: c for c, k in zip(chunks, keys, strict=True)}
-    todo = [k for k in sorted(set(keys)) if k not in cache]
+    todo = sorted(set(keys))
     progress("embed", 0, len(todo))
-    found = dict(cache)
+    found: dict[bytes, Any] = {}
     for i in range(0, len(todo), _EMBED_STEP):
         part = todo[i : i + _EMBED_STEP]
         found.update(

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from cora_ci import __version__
+from cora_ci.chunking.model import KINDS
 from cora_ci.errors import CODES, CoraError
 
 
@@ -91,29 +92,15 @@ def index(repo: Path, out: Path | None, rev: str | None, kind: str | None, model
     """Build the bundle of a git commit, the staging area, the working tree or a plain directory."""
     from cora_ci.build import build
     from cora_ci.render.progress import Reporter
+    from cora_ci.render.summary import summary_lines
 
     if rev and kind:
         raise click.UsageError("--rev cannot be combined with --staged or --worktree")
     kind = "rev" if rev else kind
     s = build(repo, out, kind=kind, rev=rev, model=model, config_file=config_file, full=full,
               progress=(lambda *_: None) if quiet else Reporter())  # fmt: skip
-    if s.rebuilt:
-        click.echo(f"full rebuild: {s.rebuilt}")
-    elif not s.rechunked and not s.removed:
-        click.echo("up to date: no indexed file changed")
-    elif s.rechunked < s.files + s.skipped or s.removed:
-        click.echo(f"updated: {s.rechunked} file(s) re-chunked, {s.removed} removed, the rest reused")
-    langs = ", ".join(f"{lang} {n}" for lang, n in sorted(s.languages.items(), key=lambda t: (-t[1], t[0])))
-    counts = f"{s.files} files ({s.skipped} skipped), {s.chunks} chunks, {s.embedded} embedded with {s.model}"
-    click.echo(f"indexed {s.source}: {counts}, {s.diagnostics} diagnostics, {s.seconds:.1f} s")
-    if langs:
-        click.echo(f"languages: {langs}")
-    ratio = s.bundle_bytes / s.source_bytes if s.source_bytes else 0.0
-    size = f"{s.bundle_bytes / 1e6:.2f} MB ({ratio:.2f}x the {s.source_bytes / 1e6:.2f} MB of source)"
-    click.echo(f"bundle {s.out}: {size}")
-    if timings:
-        stages = ", ".join(f"{k} {v:.3f}" for k, v in s.stages.items())
-        click.echo(f"stages: {stages}; total {s.seconds:.3f}")
+    for line in summary_lines(s, timings):
+        click.echo(line)
 
 
 @cli.command()
@@ -179,6 +166,194 @@ def install_hooks(repo: Path, uninstall: bool) -> None:
 
     for line in hooks.uninstall_hooks(repo) if uninstall else hooks.install_hooks(repo):
         click.echo(line)
+
+
+_BUNDLE_HELP = "A bundle directory or archive (default: <repository root>/.cora/index)."
+_REPO_HELP = "Working tree to re-bind to (default: the current repository, if it is the bundle's source)."
+
+
+@cli.command()
+@click.argument("query_text", metavar="QUERY")
+@click.option("--bundle", type=click.Path(path_type=Path), default=None, help=_BUNDLE_HELP)
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True, help="Results.")
+@click.option(
+    "--budget",
+    type=click.IntRange(1),
+    default=None,
+    metavar="TOKENS",
+    help="Fit the code in TOKENS: the best results verbatim, the rest cut to signatures.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["cora", "json", "text"]),
+    default=None,
+    help="cora (<cora:chunk> blocks; the default in pipes), json, or text (the default on a terminal).",
+)
+@click.option(
+    "--boost",
+    "boosts",
+    multiple=True,
+    metavar="DIRECTIVE",
+    help="path:FILE or symbol:NAME (include in full), dir:DIR (rank higher); repeatable.",
+)
+@click.option("--lang", "langs", multiple=True, help="Only chunks of this language (repeatable).")
+@click.option("--kind", "kinds", multiple=True, type=click.Choice(KINDS), help="Only chunks of this kind.")
+@click.option("--path", "paths", multiple=True, metavar="GLOB", help="Only files matching GLOB.")
+@click.option("--exclude", "excludes", multiple=True, metavar="GLOB", help="Leave out files matching GLOB.")
+@click.option("--explain", is_flag=True, help="Show why each result ranks where it does.")
+@click.option("--repo", type=click.Path(path_type=Path), default=None, help=_REPO_HELP)
+@click.option("--model", default=None, help='The bundle\'s model: "default", a model directory, or "none".')
+def query(
+    query_text: str,
+    bundle: Path | None,
+    k: int,
+    budget: int | None,
+    fmt: str | None,
+    boosts: tuple[str, ...],
+    langs: tuple[str, ...],
+    kinds: tuple[str, ...],
+    paths: tuple[str, ...],
+    excludes: tuple[str, ...],
+    explain: bool,
+    repo: Path | None,
+    model: str | None,
+) -> None:
+    """Search a bundle: hybrid ranking, graph expansion, boosts, within a token budget."""
+    from cora_ci.render.formats import as_cora, as_json, as_text
+    from cora_ci.render.query import Where, run_query
+    from cora_ci.retrieval.types import Filters
+
+    where = Where.of(bundle, repo, Path.cwd())
+    filters = Filters(langs, kinds, paths, excludes)
+    ans = run_query(query_text, where, k=k, budget=budget, boosts=boosts, filters=filters, model=model)
+    fmt = fmt or ("text" if sys.stdout.isatty() else "cora")
+    if fmt == "json":
+        click.echo(as_json(ans.query, ans.bundle, ans.results, explain))
+    elif fmt == "cora":
+        if ans.results:
+            click.echo(as_cora(ans.results, explain, ans.commit))
+    else:
+        color = _use_color()
+        for line in as_text(ans.results, explain, ans.commit):
+            click.echo(line, color=color)
+    if not ans.results and fmt != "json":
+        click.echo("no results", err=True)
+
+
+@cli.command()
+@click.argument("anchor")
+@click.option("--bundle", type=click.Path(path_type=Path), default=None, help=_BUNDLE_HELP)
+@click.option("--repo", type=click.Path(path_type=Path), default=None, help=_REPO_HELP)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    help="text: the code itself; json: the code with its path, lines and anchor.",
+)
+def show(anchor: str, bundle: Path | None, repo: Path | None, fmt: str) -> None:
+    """Print one symbol's current code, found by its anchor (path::Class.member)."""
+    import json
+
+    from cora_ci.render.query import Where, run_show
+
+    shown = run_show(anchor, Where.of(bundle, repo, Path.cwd()))
+    v, c = shown.view, shown.chunk
+    if fmt == "json":
+        d = {
+            "path": v.path,
+            "start_line": v.start,
+            "end_line": v.end,
+            "symbol": c.symbol or None,
+            "anchor": c.anchor,
+            "kind": c.kind,
+            "text": v.text(),
+            "stale": shown.stale,
+        }
+        click.echo(json.dumps(d, indent=2, ensure_ascii=False))
+        return
+    if shown.stale:
+        click.echo(f"{v.path}:{v.start}-{v.end} ({shown.stale} since indexing)", err=True)
+    click.echo(v.text())
+
+
+@cli.command("pack")
+@click.argument("bundle_dir", type=click.Path(path_type=Path))
+@click.argument("out", required=False, type=click.Path(path_type=Path))
+@click.option("-o", "--out", "out_opt", type=click.Path(path_type=Path), default=None,
+              help="The archive file to write (or give it as the second argument).")  # fmt: skip
+def pack_cmd(bundle_dir: Path, out: Path | None, out_opt: Path | None) -> None:
+    """Write the bundle BUNDLE_DIR as one deterministic archive file OUT (.tar.gz), for CI to publish."""
+    from cora_ci.bundle.archive import write_archive
+
+    target = out or out_opt
+    if target is None or (out is not None and out_opt is not None):
+        raise click.UsageError("give the archive file once: as OUT or as -o FILE")
+    p = write_archive(bundle_dir, target)
+    click.echo(f"packed {bundle_dir} -> {p.path}: {p.files} files, {p.bytes / 1e6:.2f} MB, sha256 {p.sha256}")
+
+
+@cli.command("unpack")
+@click.argument("archive", type=click.Path(path_type=Path))
+@click.option("-o", "--out", type=click.Path(path_type=Path), default=None,
+              help="A new or empty directory for a writable copy (default: a read-only cache).")  # fmt: skip
+def unpack_cmd(archive: Path, out: Path | None) -> None:
+    """Extract a bundle archive safely and verify it; print where the bundle is."""
+    from cora_ci.bundle import open_bundle
+    from cora_ci.bundle.archive import unpack_to
+
+    if not archive.is_file():
+        raise CoraError("CORA-IO-001", f"no archive file at {archive}")
+    root = unpack_to(archive, out) if out is not None else open_bundle(archive).root
+    click.echo(str(root))
+
+
+@cli.group("ci")
+def ci_group() -> None:
+    """The GitHub Action's steps (action.yml): read GitHub's environment, write outputs and summary."""
+
+
+def _blank_is_none(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    return value or None
+
+
+@ci_group.command("prepare")
+@click.option("--path", envvar="CORA_CI_PATH", default=".", help="Repository root, in the workspace.")
+@click.option("--bundle-dir", envvar="CORA_CI_BUNDLE_DIR", default="", help="Default: PATH/.cora/index.")
+@click.option("--artifact-name", envvar="CORA_CI_ARTIFACT_NAME", default="cora-index")
+@click.option("--model", envvar="CORA_CI_MODEL", default="")
+@click.option("--config", envvar="CORA_CI_CONFIG", default="")
+def ci_prepare(path: str, bundle_dir: str, artifact_name: str, model: str, config: str) -> None:
+    """Where the bundle and archive go, and the cache keys (outputs for the cache step)."""
+    from cora_ci import ci
+
+    p = ci.plan(os.environ, path, bundle_dir, artifact_name, model, config)
+    ci.publish(os.environ, p.outputs(), None, click.echo)
+
+
+@ci_group.command("build")
+@click.option("--repo", envvar="CORA_CI_REPO", required=True, type=click.Path(path_type=Path))
+@click.option("--bundle-dir", envvar="CORA_CI_BUNDLE_DIR", required=True, type=click.Path(path_type=Path))
+@click.option("--archive", envvar="CORA_CI_ARCHIVE", required=True, type=click.Path(path_type=Path))
+@click.option("--model", envvar="CORA_CI_MODEL", default=None, callback=_blank_is_none)
+@click.option("--config", envvar="CORA_CI_CONFIG", default=None, callback=_blank_is_none)
+@click.option("--full", envvar="CORA_CI_FULL", type=bool, default=False,
+              help="Rebuild from scratch even if a bundle was restored.")  # fmt: skip
+def ci_build(repo: Path, bundle_dir: Path, archive: Path, model: str | None, config: str | None,
+             full: bool) -> None:  # fmt: skip
+    """Index (an update when a bundle was restored), pack, write outputs and the job summary."""
+    from cora_ci import ci
+    from cora_ci.render.progress import Reporter
+    from cora_ci.render.summary import summary_lines
+
+    config_file = repo / config if config else None
+    o = ci.run_build(repo, bundle_dir, archive, model, config_file, full, Reporter())
+    for line in summary_lines(o.summary):
+        click.echo(line)
+    click.echo(f"packed {o.packed.path}: {o.packed.files} files, {o.packed.bytes / 1e6:.2f} MB, "
+               f"sha256 {o.packed.sha256}")  # fmt: skip
+    ci.publish(os.environ, ci.outcome_outputs(o), ci.job_summary(o), click.echo)
 
 
 def main() -> None:

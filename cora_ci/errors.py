@@ -57,11 +57,33 @@ CODES: dict[str, Code] = {
         ),
         Code("CORA-BND-006", "bundle could not be written", "check free space and permissions", 5),
         Code("CORA-BND-007", "another update of this bundle is running", "wait for it, then retry", 5),
+        Code("CORA-BND-008", "unsafe member in a bundle archive", "download the archive again from CI", 5),
+        Code("CORA-BND-009", "bundle archive unreadable", "download the archive again from CI", 5),
+        Code("CORA-QRY-001", "empty query", "give words or an identifier to search for", 2),
+        Code(
+            "CORA-QRY-002",
+            "no symbol with this anchor in the bundle",
+            "anchors look like path::Class.method",
+            4,
+        ),
+        Code(
+            "CORA-QRY-003",
+            "symbol no longer in the working tree",
+            "it was renamed or deleted since indexing; find it with `cora-ci query`",
+            4,
+        ),
         Code(
             "CORA-HOOK-001",
             "a git hook is in the way of install-hooks",
             "move the hook or its .cora-chained copy aside",
             4,
+        ),
+        Code("CORA-CI-001", "a variable GitHub Actions sets is missing", "run it inside GitHub Actions", 4),
+        Code(
+            "CORA-BND-010",
+            "unpack target is in the way (a non-empty directory or a file)",
+            "pick an empty or new directory for -o",
+            5,
         ),
         # Diagnostics recorded per file or chunk; chunking never fails on file content.
         Code(

@@ -151,6 +151,26 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     )
 
 
+def test_boost_directives_are_checked_and_recorded_from_the_indexed_tree(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    files = {**FILES, ".cora-boosts": "# always show\npath: ./README.md\n\ndir:src/\nsymbol:Auth\n"}
+    repo = make_repo(_dedent(files))
+    build(repo, model="none")
+    assert open_bundle(repo / ".cora" / "index").manifest["boosts"] == [
+        "path:README.md",
+        "dir:src",
+        "symbol:Auth",
+    ]
+    (repo / ".cora-boosts").write_text("dir:src\nrank:high\n")
+    git(repo, "commit", "-qam", "bad boost")
+    with pytest.raises(CoraError) as e:
+        build(repo, model="none")
+    assert e.value.code == "CORA-CFG-002" and e.value.message.startswith(
+        ".cora-boosts:2: bad boost directive"
+    )
+
+
 def test_chunks_round_trip_exactly_as_the_chunker_made_them(repo: Path) -> None:
     from cora_ci.chunking import chunk_file
     from cora_ci.config import Config

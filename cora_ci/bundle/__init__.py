@@ -85,17 +85,24 @@ class Bundle:
             raise CoraError("CORA-BND-003", f"{self.root / mf.VECTORS}: {e}") from None
 
     @cached_property
-    def graph(self) -> Any:
-        """The reference graph (CSR over all chunks), assembled from the files' stored edges."""
+    def graph_csr(self) -> Any:
+        """The reference graph as numpy CSR arrays over all chunks, from the files' stored edges."""
         import numpy as np
 
-        from cora_ci.graph.build import graph_from_edges, unpack_edges
+        from cora_ci.graph.build import csr_from_edges, unpack_edges
 
-        ids, shards = self.manifest["files"]["ids"], self.shards
-        edges = [shards.get(fi, "edges") for fi in range(len(ids))]
+        ids, edges = self.manifest["files"]["ids"], self.manifest["files"]["edges"]  # top: no shard read
         parts = [unpack_edges(mf.ids_of(i), e) for i, e in zip(ids, edges, strict=True)]
         src, dst, w = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in range(3))
-        return graph_from_edges(self.chunks.id_array, src, dst, w)
+        return csr_from_edges(self.chunks.id_array, src, dst, w)
+
+    @cached_property
+    def graph(self) -> Any:
+        """The reference graph (`cora_ci.graph.Graph`, lists) over all chunks."""
+        from cora_ci.graph.build import Graph
+
+        c = self.graph_csr
+        return Graph(c.ids.tolist(), c.indptr.tolist(), c.indices.tolist(), c.weights.tolist())
 
 
 def open_bundle(path: Path, *, verify: bool = True, model_sha256: str | None = None) -> Bundle:

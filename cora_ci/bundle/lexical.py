@@ -45,6 +45,10 @@ _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _HEAP = 64 * 1024 * 1024  # one writer thread; a bucket always fits one segment
 _LOCKS = (".tantivy-meta.lock", ".tantivy-writer.lock")
 _MANAGED = ".managed.json"
+# tantivy writes a lock file where it opens an index, so a reader opens a shadow directory of
+# links to the bundle's files instead: in memory where there is such a place (hundreds of links
+# cost ~60 ms on a disk, ~2 ms in tmpfs).
+_SHADOW_DIR = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
 def terms(text: str) -> list[str]:
@@ -229,11 +233,12 @@ class LexicalIndex:
     """A read-only view of a bundle's BM25 index."""
 
     def __init__(self, directory: Path) -> None:
-        self._shadow = Path(tempfile.mkdtemp(prefix="cora-bm25-"))
+        self._shadow = Path(tempfile.mkdtemp(prefix="cora-bm25-", dir=_SHADOW_DIR))
         atexit.register(shutil.rmtree, self._shadow, True)
-        for p in directory.iterdir():
-            if p.name not in _LOCKS:
-                os.symlink(p.resolve(), self._shadow / p.name)
+        real = os.path.realpath(directory)  # once, not per file (~0.2 ms each)
+        for name in os.listdir(real):
+            if name not in _LOCKS:
+                os.symlink(os.path.join(real, name), self._shadow / name)
         self._index = tantivy.Index.open(str(self._shadow))
         self._index.register_tokenizer(TOKENIZER, _analyzer())
         self._searcher = self._index.searcher()

@@ -44,10 +44,14 @@ SHARDS = "shards"
 # Per file: `ids` u64 chunk ids, `keys` 16-byte text hashes (empty without a model), `defs_h` and
 # `refs_h` u32 hashes of the names it defines and uses, `edges` its chunks' resolved out-edges.
 # The top manifest's file table: what the no-op check, summaries and the chunk table's order need
-# for every file, and what an update's graph stage needs for every file (namespaces, name filters).
-TOP_COLUMNS = ("path", "blob", "size", "lang", "strategy", "ids", "namespaces", "defs_h", "refs_h")
+# for every file, what an update's graph stage needs for every file (namespaces, name filters),
+# the text hashes (a copied function anywhere reuses its vector) and the edges (a query's
+# reference graph is read without loading every shard).
+TOP_COLUMNS = (
+    "path", "blob", "size", "lang", "strategy", "ids", "keys", "namespaces", "defs_h", "refs_h", "edges",
+)  # fmt: skip
 # A shard's file table: the rest of each row (`path` again, so a shard says which files it holds).
-SHARD_COLUMNS = ("path", "diagnostics", "imports", "keys", "edges", "data")
+SHARD_COLUMNS = ("path", "diagnostics", "imports", "data")
 FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build handles it
 # A bucket of ~128-256 chunks re-indexes in ~5-10 ms; beyond 128 segments queries slow down.
 _BUCKET_CHUNKS = 128
@@ -91,6 +95,28 @@ def pack_blob(value: Any) -> bytes:
 
 def unpack_blob(blob: bytes) -> Any:
     return msgpack.unpackb(zlib.decompress(blob), raw=False, strict_map_key=False)
+
+
+_HEAVY = frozenset({"text", "header", "elided", "hierarchy", "tokens"})
+
+
+def unpack_meta(blob: bytes) -> dict[str, list[Any]]:
+    """A file blob's chunk columns without the heavy ones (`_HEAVY`: texts and what only rendering
+    needs), skipped by the decoder without being built: ranking reads these from many files."""
+    u = msgpack.Unpacker(raw=False, strict_map_key=False)
+    u.feed(zlib.decompress(blob))
+    out: dict[str, list[Any]] = {}
+    for _ in range(u.read_map_header()):
+        if u.unpack() != "chunks":
+            u.skip()
+            continue
+        for _ in range(u.read_map_header()):
+            name = u.unpack()
+            if name in _HEAVY:
+                u.skip()
+            else:
+                out[name] = u.unpack()
+    return out
 
 
 def file_row(f: FileEntry, links: FileLinks, keys: bytes, defs_h: bytes, refs_h: bytes,
@@ -219,11 +245,6 @@ class Shards:
     def top(self, fi: int, column: str) -> Any:
         return self._top[column][fi]
 
-    def same_shard(self, paths: Iterable[str]) -> list[int]:
-        """Indexes of the files that share a shard with one of `paths` (files of this bundle or not)."""
-        buckets = {bucket_of(p, len(self.names)) for p in paths}
-        return [fi for fi, b in enumerate(self._where[0]) if b in buckets]
-
     @cached_property
     def _where(self) -> tuple[list[int], list[int], list[list[str]]]:
         """Each file's bucket and its index in that bucket's shard (both are sorted by path), and
@@ -280,17 +301,26 @@ class Rows(Mapping[str, dict[str, Any]]):
         self._index = shards.index if shards is not None else {}
         self._paths = set(self._index if paths is None else paths)
         self._own: dict[str, dict[str, Any]] = {}
+        self._tops: dict[str, dict[str, Any]] = {}  # top columns set without reading the row
 
     def put(self, row: dict[str, Any]) -> None:
         self._own[row["path"]] = row
         self._paths.add(row["path"])
+        self._tops.pop(row["path"], None)
+
+    def set_top(self, path: str, column: str, value: Any) -> None:
+        """Change one top column of a file (its new edges) without reading its shard."""
+        if path in self._own:
+            self._own[path] = {**self._own[path], column: value}
+        else:
+            self._tops.setdefault(path, {})[column] = value
 
     def __getitem__(self, path: str) -> dict[str, Any]:
         if path in self._own:
             return self._own[path]
         if path not in self._paths or self._shards is None:
             raise KeyError(path)
-        return self._shards.row(self._index[path])
+        return {**self._shards.row(self._index[path]), **self._tops.get(path, {})}
 
     def __contains__(self, path: object) -> bool:
         return path in self._paths
@@ -307,19 +337,15 @@ class Rows(Mapping[str, dict[str, Any]]):
             return self._own[path][column]
         if path not in self._paths or self._shards is None:
             raise KeyError(path)
+        top = self._tops.get(path)
+        if top is not None and column in top:
+            return top[column]
         return self._shards.top(self._index[path], column)
 
     def top_table(self) -> dict[str, list[Any]]:
         """The top manifest's file table of these rows, sorted by path."""
         paths = sorted(self._paths)
         return {k: [self.top(p, k) for p in paths] for k in TOP_COLUMNS}
-
-    def same_shard(self, paths: Iterable[str]) -> list[dict[str, Any]]:
-        """The bundle's rows of the files sharing a shard with one of `paths` (reads those shards)."""
-        if self._shards is None:
-            return []
-        everything = self._shards.same_shard(paths)
-        return [self[p] for p in sorted({self._shards.top(fi, "path") for fi in everything} & self._paths)]
 
 
 class ChunkTable:
@@ -337,6 +363,8 @@ class ChunkTable:
         self.ids: list[int] = self.id_array.tolist()
         self.row_of = {cid: i for i, cid in enumerate(self.ids)}
         self._data = lru_cache(maxsize=256)(self._decode)
+        self._chunks = lru_cache(maxsize=256)(self._build)
+        self.meta_columns = lru_cache(maxsize=4096)(self._meta_columns)
 
     def __len__(self) -> int:
         return len(self.ids)
@@ -345,9 +373,31 @@ class ChunkTable:
         """Index in the file table of the file holding chunk `row`."""
         return bisect.bisect_right(self._starts, row) - 1
 
+    def file_path(self, fi: int) -> str:
+        path: str = self._f["path"][fi]
+        return path
+
+    def file_lang(self, fi: int) -> str:
+        lang: str = self._f["lang"][fi]
+        return lang
+
+    def file_index(self, path: str) -> int | None:
+        """Index in the file table of `path` (sorted by path), or None."""
+        paths = self._f["path"]
+        fi = bisect.bisect_left(paths, path)
+        return fi if fi < len(paths) and paths[fi] == path else None
+
+    def file_rows(self, fi: int) -> range:
+        """Rows of the chunks of the file at index `fi`: contiguous, in chunk order."""
+        return range(self._starts[fi], self._starts[fi + 1])
+
     def _decode(self, fi: int) -> dict[str, Any]:
         data: dict[str, Any] = unpack_blob(self._shards.get(fi, "data"))["chunks"]
         return data
+
+    def _meta_columns(self, fi: int) -> dict[str, list[Any]]:
+        """The light chunk columns of file `fi` (no text, header, hierarchy, elided, tokens)."""
+        return unpack_meta(self._shards.get(fi, "data"))
 
     def text(self, row: int) -> str:
         fi = self.file_of(row)
@@ -356,18 +406,21 @@ class ChunkTable:
 
     def chunk(self, row: int) -> Chunk:
         fi = self.file_of(row)
-        chunk: Chunk = self.file_chunks(fi)[row - self._starts[fi]]
+        chunk: Chunk = self._chunks(fi)[row - self._starts[fi]]
         return chunk
 
     def file_chunks(self, fi: int) -> list[Chunk]:
-        """Every chunk of the file at index `fi` of the file table."""
+        """Every chunk of the file at index `fi` of the file table (built once, then cached)."""
+        return list(self._chunks(fi))
+
+    def _build(self, fi: int) -> tuple[Chunk, ...]:
         c, f = self._data(fi), self._f
         ids = self.ids[self._starts[fi] : self._starts[fi + 1]]
         children: dict[int, list[int]] = {}
         for cid, parent in zip(ids, c["parent"], strict=True):
             if parent is not None:
                 children.setdefault(parent, []).append(cid)
-        return [
+        return tuple(
             Chunk(
                 id=cid,
                 path=f["path"][fi],
@@ -390,7 +443,7 @@ class ChunkTable:
                 elided=[(a, b) for a, b in c["elided"][i]],
             )
             for i, cid in enumerate(ids)
-        ]
+        )
 
     def column(self, name: str) -> list[Any]:
         """One chunk column (see CHUNK_COLUMNS) over the whole table: decompresses every file."""

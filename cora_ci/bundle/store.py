@@ -153,7 +153,12 @@ def _ignore_cora_dir(out: Path) -> None:
 
 
 def resolve(path: Path) -> Path:
-    """The bundle at `path`, or its `.old` twin if an interrupted swap left only that one."""
+    """The bundle at `path`, or its `.old` twin if an interrupted swap left only that one; a file is
+    a bundle archive, extracted once into a read-only cache directory (`archive.extracted`)."""
+    if path.is_file():
+        from cora_ci.bundle.archive import extracted
+
+        return extracted(path)
     if (path / mf.MANIFEST).is_file():
         return path
     old = path.with_name(path.name + ".old")

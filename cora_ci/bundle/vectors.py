@@ -8,6 +8,7 @@ loading it, so opening a large bundle costs next to nothing and writes nothing.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,29 +24,36 @@ EXPANSION_ADD = 128
 EXPANSION_SEARCH = 128
 
 
+Batch = tuple[npt.NDArray[np.uint64], npt.NDArray[Any]]  # ids, vectors (float32, or int8 as stored)
+
+
+def _add(index: Index, batches: list[Batch]) -> None:
+    """Add each batch in id order, by one thread (the same order gives the same graph)."""
+    for ids, vectors in batches:
+        if len(ids):
+            order = np.argsort(ids, kind="stable")
+            index.add(ids[order], vectors[order], threads=1)
+
+
 def write_vectors(path: Path, ids: npt.NDArray[np.uint64], vectors: npt.NDArray[np.float32]) -> None:
     dim = vectors.shape[1] if vectors.ndim == 2 else 0
     index = Index(ndim=max(dim, 1), metric=METRIC, dtype=DTYPE, connectivity=CONNECTIVITY,
                   expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)  # fmt: skip
-    if len(ids):
-        order = np.argsort(ids, kind="stable")
-        index.add(ids[order], vectors[order], threads=1)
+    _add(index, [(ids, vectors)])
     index.save(str(path))
 
 
-def update_vectors(old: Path, path: Path, remove: list[int], ids: npt.NDArray[np.uint64],
-                   vectors: npt.NDArray[np.float32]) -> None:  # fmt: skip
-    """Write to `path` the index at `old` without the `remove` ids and with `ids` added (in id
-    order, by one thread): the other vectors and their graph links stay as they are, so the cost
-    follows the change, not the index."""
+def update_vectors(old: Path, path: Path, remove: list[int], batches: list[Batch]) -> None:
+    """Write to `path` the index at `old` without the `remove` ids and with `batches` added: the
+    other vectors and their graph links stay as they are, so the cost follows the change, not the
+    index. An int8 batch (vectors copied as stored) is kept exactly: a float copy would be
+    normalised and quantised again, one step of drift per update."""
     index = Index.restore(str(old), view=False)
     if index is None:
         raise ValueError(f"{old} is not a usearch index")
     if remove:
         index.remove(np.asarray(sorted(remove), dtype=np.uint64))
-    if len(ids):
-        order = np.argsort(ids, kind="stable")
-        index.add(ids[order], vectors[order], threads=1)
+    _add(index, batches)
     index.save(str(path))
 
 
@@ -79,3 +87,8 @@ class VectorIndex:
         """Stored vectors (decoded from int8) of the given chunk ids."""
         got = self._index.get(np.asarray(ids, dtype=np.uint64), dtype="f32")
         return np.asarray(got, dtype=np.float32).reshape(len(ids), self.ndim)
+
+    def get_stored(self, ids: list[int]) -> npt.NDArray[np.int8]:
+        """The vectors of the given chunk ids exactly as stored (int8), to copy into another index."""
+        got = self._index.get(np.asarray(ids, dtype=np.uint64), dtype=DTYPE)
+        return np.asarray(got, dtype=np.int8).reshape(len(ids), self.ndim)

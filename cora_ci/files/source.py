@@ -17,15 +17,14 @@ from pathlib import Path
 from typing import NamedTuple
 
 from cora_ci import config as config_mod
+from cora_ci.boosts import FILE_NAME as BOOSTS_FILE
+from cora_ci.boosts import parse_boosts
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
 from cora_ci.files.walk import filter_names, git_toplevel, walk_files
 
 KINDS = ("rev", "staged", "worktree", "dir")
 _SYMLINK, _GITLINK = "120000", "160000"
-
-
-BOOSTS_FILE = ".cora-boosts"
 
 
 class Entry(NamedTuple):
@@ -228,8 +227,7 @@ def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_di
 
 
 def _boosts(data: bytes | None) -> tuple[str, ...]:
-    """Directives of a `.cora-boosts` file: one per line, `#` starts a comment. Checked at query time."""
+    """Directives of a `.cora-boosts` file, checked now (a bad line fails the build, naming it)."""
     if data is None:
         return ()
-    lines = (ln.split("#", 1)[0].strip() for ln in data.decode(errors="replace").splitlines())
-    return tuple(ln for ln in lines if ln)
+    return tuple(str(b) for b in parse_boosts(data.decode(errors="replace"), BOOSTS_FILE))

@@ -234,23 +234,33 @@ def unpack_edges(ids: npt.NDArray[np.uint64], packed: bytes) -> tuple[Any, Any, 
     return ids[src.astype(np.int64)], dst, w
 
 
-def graph_from_edges(ids: npt.NDArray[np.uint64], src: Any, dst: Any, w: Any) -> Graph:
-    """The CSR graph over `ids` (any order) from edge arrays of chunk ids."""
+class Csr(NamedTuple):
+    """The graph's arrays as numpy (what ranking computes on); `Graph` holds them as lists."""
+
+    ids: npt.NDArray[np.uint64]  # sorted ascending
+    indptr: npt.NDArray[np.int64]
+    indices: npt.NDArray[np.int64]
+    weights: npt.NDArray[np.float32]
+
+
+def csr_from_edges(ids: npt.NDArray[np.uint64], src: Any, dst: Any, w: Any) -> Csr:
+    """The CSR arrays over `ids` (any order) from edge arrays of chunk ids."""
     nodes = np.sort(np.asarray(ids, dtype=np.uint64))
     src, dst = np.asarray(src, dtype=np.uint64), np.asarray(dst, dtype=np.uint64)
     s, d = np.searchsorted(nodes, src), np.searchsorted(nodes, dst)
     if len(nodes):  # an edge to a chunk that is not there (a damaged bundle) is dropped, not misread
         ok = (nodes[np.minimum(s, len(nodes) - 1)] == src) & (nodes[np.minimum(d, len(nodes) - 1)] == dst)
         s, d, w = s[ok], d[ok], np.asarray(w)[ok]
-    order = np.lexsort((d, s))
+    order = np.argsort(s.astype(np.int64) * len(nodes) + d, kind="stable")  # lexsort((d, s)), 8x faster
     indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
     np.cumsum(np.bincount(s, minlength=len(nodes)), out=indptr[1:])
-    return Graph(
-        ids=nodes.tolist(),
-        indptr=indptr.tolist(),
-        indices=d[order].tolist(),
-        weights=np.asarray(w, dtype=np.float32)[order].tolist(),
-    )
+    return Csr(nodes, indptr, d[order].astype(np.int64), np.asarray(w, dtype=np.float32)[order])
+
+
+def graph_from_edges(ids: npt.NDArray[np.uint64], src: Any, dst: Any, w: Any) -> Graph:
+    """The CSR graph over `ids` (any order) from edge arrays of chunk ids."""
+    c = csr_from_edges(ids, src, dst, w)
+    return Graph(c.ids.tolist(), c.indptr.tolist(), c.indices.tolist(), c.weights.tolist())
 
 
 def build_graph(files: Mapping[str, tuple[list[Chunk], FileRefs]]) -> Graph:

@@ -1,0 +1,693 @@
+"""Retrieval quality on public code: Recall@1/5, MRR@10 and file-level NDCG@10.
+
+    python bench/quality.py [--quick] [--tune] [--model default|none|DIR] [--split tune|test|all]
+
+Corpus: pinned PyPI sdists and npm packages that ship TypeScript sources, downloaded once with pip
+and npm into bench/.cache/quality/ (gitignored). Each is copied with its doc comments removed
+(Python docstrings of functions and classes, TypeScript `/** ... */`; line numbers kept) into a
+git repository of its own and indexed with `cora_ci.build.build`.
+
+Queries:
+- natural language: the first sentence of a removed doc comment; relevant = the chunk(s) defining
+  the documented symbol in the stripped copy, and its file;
+- identifier: a defined name (bare when unique in the repository, else `Outer.name`);
+  relevant = the chunks with that anchor.
+
+Rankers, all in one run: a naive baseline (BM25 over 40-line windows of every file, plain words,
+k1=1.2, b=0.75), the bundle's BM25 alone, its vectors alone, their fusion alone, and the full
+ranking (`cora_ci.retrieval.search` with its defaults). Repositories are split into a *tune* set,
+on which `--tune` searches fusion forms and weights and the ranking features, and a *test* set
+reported separately, so the defaults are not fitted to the figures that judge them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import inspect
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import time
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from cora_ci.build import build
+from cora_ci.bundle import Bundle, open_bundle
+from cora_ci.embedding import load_embedder
+from cora_ci.retrieval import PARAMS, Params, search
+from cora_ci.retrieval.catalog import path_class
+from cora_ci.retrieval.fusion import Form, Fusion, fuse
+
+ROOT = Path(__file__).resolve().parent
+CACHE = Path(os.environ.get("CORA_BENCH_CACHE", ROOT / ".cache" / "quality"))
+K = 10
+DEPTH = 30  # hits requested per query: chunk metrics use the first 10, file NDCG the first 10 files
+
+
+class Source(NamedTuple):
+    name: str
+    registry: str  # pypi | npm
+    package: str
+    version: str
+    subdir: str  # inside the archive ("" = its top directory)
+    split: str  # tune | test
+    quick: bool
+
+
+CORPUS = [
+    Source("attrs", "pypi", "attrs", "26.1.0", "", "tune", False),
+    Source("click", "pypi", "click", "8.5.1", "", "tune", True),
+    Source("itsdangerous", "pypi", "itsdangerous", "2.2.0", "", "tune", True),
+    Source("zod", "npm", "zod", "4.6.7", "package/src", "tune", False),
+    Source("jinja2", "pypi", "jinja2", "3.1.6", "", "test", True),
+    Source("werkzeug", "pypi", "werkzeug", "3.1.9", "", "test", False),
+    Source("markupsafe", "pypi", "markupsafe", "3.0.4", "", "test", False),
+    Source("rxjs", "npm", "rxjs", "7.8.2", "package/src", "test", True),
+]
+
+
+# ----------------------------------------------------------------------------- corpus
+
+
+def _run(*cmd: str, cwd: Path | None = None) -> str:
+    out = subprocess.run(cmd, cwd=cwd, check=True, capture_output=True, text=True)
+    return out.stdout
+
+
+def fetch(src: Source) -> Path:
+    """The unpacked sources (downloaded once with pip or npm into the cache)."""
+    dest = CACHE / "src" / f"{src.name}-{src.version}"
+    if dest.exists():
+        return dest
+    dl = CACHE / "downloads"
+    dl.mkdir(parents=True, exist_ok=True)
+    if src.registry == "pypi":
+        spec = f"{src.package}=={src.version}"
+        _run(
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            spec,
+            "-d",
+            str(dl),
+        )
+        pattern = f"{src.package.replace('-', '_')}-{src.version}.tar.gz"
+        found = [p for p in dl.iterdir() if p.name.lower() == pattern.lower()]
+    else:
+        _run("npm", "pack", "--silent", f"{src.package}@{src.version}", "--pack-destination", str(dl))
+        found = [p for p in dl.iterdir() if p.name == f"{src.package}-{src.version}.tgz"]
+    if not found:
+        raise SystemExit(f"download of {src.package} {src.version} not found in {dl}")
+    tmp = dest.with_suffix(".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    with tarfile.open(found[0]) as tf:
+        tf.extractall(tmp, filter="data")
+    top = tmp / src.subdir if src.subdir else next(tmp.iterdir())
+    top.rename(dest)
+    shutil.rmtree(tmp, ignore_errors=True)
+    return dest
+
+
+class Doc(NamedTuple):
+    path: str
+    line: int  # the declaration's line (unchanged by stripping)
+    name: str
+    sentence: str
+
+
+def _link(m: re.Match[str]) -> str:
+    return m.group(2) or m.group(1)
+
+
+_RST: list[tuple[re.Pattern[str], Any]] = [
+    (re.compile(r":\w+:`~?([^`]+)`"), r"\1"),
+    (re.compile(r"`+([^`]+)`+"), r"\1"),
+    (re.compile(r"\{@link\s+([^}\s|]+)(?:[\s|]+([^}]+))?\}"), _link),
+    (re.compile(r"\[([^\]]+)\]\([^)]*\)"), r"\1"),
+]
+_SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)")
+
+
+def first_sentence(doc: str) -> str | None:
+    para = []
+    for line in doc.strip().splitlines():
+        line = line.strip()
+        if not line or line.startswith(("@", ":param", ":return", ">>>", "..")):
+            break
+        para.append(line)
+    text = " ".join(para)
+    for pat, rep in _RST:
+        text = pat.sub(rep, text)
+    m = _SENTENCE.match(text)
+    text = (m.group(1) if m else text).strip()
+    words = text.split()
+    if (
+        not 4 <= len(words) <= 40
+        or "http" in text
+        or text.lower().startswith(("deprecated", "todo", "copyright"))
+    ):
+        return None
+    return text
+
+
+def strip_python(path: str, text: str) -> tuple[str, list[Doc]]:
+    """Function and class docstrings replaced by blank lines (`pass` where they were the body)."""
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return text, []
+    lines = text.split("\n")
+    docs = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef) or not node.body:
+            continue
+        first = node.body[0]
+        if not (isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)):  # fmt: skip
+            continue
+        a, b = first.lineno, first.end_lineno or first.lineno
+        if a == node.lineno or len(lines[a - 1]) - len(lines[a - 1].lstrip()) != first.col_offset:
+            continue  # a docstring on the def line, or sharing a line: leave it
+        sentence = first_sentence(inspect.cleandoc(first.value.value))
+        if sentence:
+            docs.append(Doc(path, node.lineno, node.name, sentence))
+        for i in range(a - 1, b):
+            lines[i] = ""
+        if len(node.body) == 1:
+            lines[a - 1] = " " * first.col_offset + "pass"
+    return "\n".join(lines), docs
+
+
+_JSDOC = re.compile(r"/\*\*(?!/)[\s\S]*?\*/")
+_TS_NAME = [
+    re.compile(r"^\s*(?:export\s+)?(?:default\s+)?(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?"
+               r"(?:function\s*\*?|class|interface|type|enum|namespace|const|let|var)\s+([A-Za-z_$][\w$]*)"),
+    re.compile(r"^\s*(?:(?:public|private|protected|static|readonly|override|abstract|async|get|set)\s+)*"
+               r"([A-Za-z_$][\w$]*)\s*[?!]?\s*[(<:=]"),
+]  # fmt: skip
+
+
+def strip_ts(path: str, text: str) -> tuple[str, list[Doc]]:
+    """`/** ... */` comments replaced by spaces, newlines kept."""
+    docs = []
+    for m in _JSDOC.finditer(text):
+        start_line = text.count("\n", 0, m.start()) + 1
+        line_start = text.rfind("\n", 0, m.start()) + 1
+        if text[line_start : m.start()].strip():
+            continue
+        rest = text[m.end() :].split("\n")
+        decl_off = next(
+            (i for i, ln in enumerate(rest[:3]) if ln.strip() and not ln.strip().startswith("@")), None
+        )
+        body = "\n".join(ln.strip().lstrip("*").strip() for ln in m.group(0)[3:-2].splitlines())
+        sentence = first_sentence(body)
+        if decl_off is not None and sentence:
+            decl = rest[decl_off]
+            for pat in _TS_NAME:
+                nm = pat.match(decl)
+                if nm and nm.group(1) not in ("if", "for", "while", "return", "switch", "new"):
+                    line = start_line + m.group(0).count("\n") + decl_off
+                    docs.append(Doc(path, line, nm.group(1), sentence))
+                    break
+    stripped = _JSDOC.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return stripped, docs
+
+
+def prepare(src: Source) -> tuple[Path, list[Doc]]:
+    """The stripped copy as a one-commit git repository, and the doc comments taken out of it."""
+    raw = fetch(src)
+    dest = CACHE / "stripped" / f"{src.name}-{src.version}"
+    docs: list[Doc] = []
+    fresh = not (dest / ".git").exists()
+    if fresh:
+        shutil.rmtree(dest, ignore_errors=True)
+    for p in sorted(raw.rglob("*")):
+        if not p.is_file() or p.is_symlink():
+            continue
+        rel = p.relative_to(raw).as_posix()
+        data = p.read_bytes()
+        if p.suffix in (".py", ".ts", ".tsx", ".mts") and not p.name.endswith(".d.ts"):
+            text = data.decode("utf-8", errors="replace")
+            text, found = (strip_python if p.suffix == ".py" else strip_ts)(rel, text)
+            docs.extend(found)
+            data = text.encode("utf-8")
+        if fresh:
+            out = dest / rel
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(data)
+    if fresh:
+        env = {
+            **os.environ,
+            "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
+            "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
+        }
+        who = ["-c", "user.name=bench", "-c", "user.email=bench@example.com"]
+        for cmd in (["init", "-q", "-b", "main"], ["add", "-A", "-f"], [*who, "commit", "-qm", "stripped"]):
+            subprocess.run(["git", *cmd], cwd=dest, check=True, capture_output=True, env=env)
+    return dest, docs
+
+
+def bundle_for(src: Source, repo: Path, model: str) -> Bundle:
+    out = (
+        CACHE / "bundles" / f"{src.name}-{src.version}-{model if model in ('default', 'none') else 'custom'}"
+    )
+    t = time.perf_counter()
+    s = build(repo, out, model=model)
+    if s.embedded or s.rechunked:
+        took = time.perf_counter() - t
+        print(f"  built {src.name}: {s.chunks} chunks, {s.embedded} embedded, {took:.0f} s", flush=True)
+    return open_bundle(out)
+
+
+# ----------------------------------------------------------------------------- queries
+
+
+class Query(NamedTuple):
+    repo: str
+    kind: str  # text | identifier
+    text: str
+    targets: frozenset[int]  # relevant chunk ids
+    path: str  # relevant file
+    line: int  # declaration line (for the window baseline)
+
+
+class ChunkInfo(NamedTuple):
+    id: int
+    path: str
+    kind: str
+    start: int
+    end: int
+    symbols: tuple[str, ...]
+    anchors: tuple[str, ...]
+    words: frozenset[str]
+
+
+def chunk_infos(b: Bundle) -> list[ChunkInfo]:
+    t = b.chunks
+    out = []
+    for row in range(len(t)):
+        c = t.chunk(row)
+        words = frozenset(_WORDS.findall(c.text))
+        out.append(
+            ChunkInfo(c.id, c.path, c.kind, c.start_line, c.end_line, (*c.symbols,), (*c.anchors,), words)
+        )
+    return out
+
+
+def _stable(*parts: object) -> str:
+    return hashlib.sha1("\0".join(map(str, parts)).encode()).hexdigest()
+
+
+def _qualified(anchor: str) -> list[str]:
+    return re.sub(r"\(.*$|#\d+$", "", anchor.split("::", 1)[1]).split(".")
+
+
+def text_queries(name: str, docs: list[Doc], infos: list[ChunkInfo], n: int) -> list[Query]:
+    by_path: dict[str, list[ChunkInfo]] = defaultdict(list)
+    for c in infos:
+        by_path[c.path].append(c)
+    by_anchor: dict[str, set[int]] = defaultdict(set)
+    for c in infos:
+        for a in c.anchors:
+            by_anchor[a].add(c.id)
+    grouped: dict[str, list[tuple[Doc, ChunkInfo]]] = defaultdict(list)
+    for d in docs:
+        if path_class(d.path) is not None:
+            continue
+        holding = [c for c in by_path.get(d.path, []) if c.start <= d.line <= c.end and d.name in c.symbols]
+        if not holding:
+            continue
+        target = min(holding, key=lambda c: (c.end - c.start, c.start))
+        grouped[d.sentence].append((d, target))
+    out = []
+    for sentence, pairs in grouped.items():
+        if len({c.path for _, c in pairs}) > 1:
+            continue  # the same sentence documents symbols of several files: no single answer
+        ids = set()
+        for _, c in pairs:
+            ids.add(c.id)
+            for a in c.anchors[:1]:
+                ids |= by_anchor[a]
+        d, c = pairs[0]
+        out.append(Query(name, "text", sentence, frozenset(ids), c.path, d.line))
+    out.sort(key=lambda q: _stable(name, q.text))
+    return out[:n]
+
+
+def identifier_queries(name: str, infos: list[ChunkInfo], n: int) -> list[Query]:
+    names: Counter[str] = Counter()
+    pairs: Counter[str] = Counter()
+    defs: list[tuple[ChunkInfo, str, list[str]]] = []
+    for c in infos:
+        for a in c.anchors:
+            if "::" not in a or c.kind in ("section", "key", "lines", "file"):
+                continue
+            q = _qualified(a)
+            names[q[-1]] += 1
+            if len(q) > 1:
+                pairs[".".join(q[-2:])] += 1
+            defs.append((c, a, q))
+    by_anchor: dict[str, set[int]] = defaultdict(set)
+    for c, a, _ in defs:
+        by_anchor[a].add(c.id)
+    out: dict[str, Query] = {}
+    for c, a, q in defs:
+        last = q[-1]
+        if c.kind not in ("type", "method", "property") or path_class(c.path) is not None:
+            continue
+        if len(last) < 4 or last.startswith("__") or not re.fullmatch(r"[A-Za-z_$][\w$]*", last):
+            continue
+        if names[last] == 1:
+            text = last
+        elif len(q) > 1 and pairs[".".join(q[-2:])] == 1:
+            text = ".".join(q[-2:])
+        else:
+            continue
+        first = min((i for i in infos if i.id in by_anchor[a]), key=lambda i: i.start)
+        out.setdefault(text, Query(name, "identifier", text, frozenset(by_anchor[a]), c.path, first.start))
+    # Half of them among names used in many other chunks: the case where BM25 alone drowns the
+    # definition in its call sites.
+    mentions: Counter[str] = Counter(w for c in infos for w in c.words)
+    qs = sorted(out.values(), key=lambda q: _stable(name, q.text))
+    busy = [q for q in qs if mentions[q.text.rsplit(".", 1)[-1]] >= 8]
+    rest = [q for q in qs if q not in busy]
+    picked = busy[: n // 2]
+    return picked + rest[: n - len(picked)]
+
+
+# ----------------------------------------------------------------------------- baseline
+
+
+_WORDS = re.compile(r"\w+")
+
+
+class WindowBM25:
+    """The naive baseline: every file cut into 40-line windows, plain lower-cased words, BM25."""
+
+    def __init__(self, repo: Path, lines: int = 40, k1: float = 1.2, b: float = 0.75) -> None:
+        self.windows: list[tuple[str, int, int]] = []
+        postings: dict[str, dict[int, int]] = defaultdict(dict)
+        lengths = []
+        for rel in _run("git", "ls-files", "-z", cwd=repo).split("\0"):
+            if not rel:
+                continue
+            data = (repo / rel).read_bytes()
+            if b"\0" in data[:8000] or len(data) > 2_000_000:
+                continue
+            text_lines = data.decode("utf-8", errors="replace").split("\n")
+            for start in range(0, len(text_lines), lines):
+                words = _WORDS.findall("\n".join(text_lines[start : start + lines]).lower())
+                if not words:
+                    continue
+                wid = len(self.windows)
+                self.windows.append((rel, start + 1, min(start + lines, len(text_lines))))
+                lengths.append(len(words))
+                for w, tf in Counter(words).items():
+                    postings[w][wid] = tf
+        self.postings = postings
+        self.lengths = np.asarray(lengths, dtype=np.float64)
+        self.k1, self.b = k1, b
+        self.avg = float(self.lengths.mean()) if len(lengths) else 1.0
+
+    def search(self, query: str, k: int) -> list[int]:
+        n = len(self.windows)
+        scores = np.zeros(n)
+        for w in set(_WORDS.findall(query.lower())):
+            post = self.postings.get(w)
+            if not post:
+                continue
+            idf = math.log(1 + (n - len(post) + 0.5) / (len(post) + 0.5))
+            ids = np.fromiter(post.keys(), dtype=np.int64, count=len(post))
+            tf = np.fromiter(post.values(), dtype=np.float64, count=len(post))
+            norm = self.k1 * (1 - self.b + self.b * self.lengths[ids] / self.avg)
+            scores[ids] += idf * tf * (self.k1 + 1) / (tf + norm)
+        top = np.argsort(-scores, kind="stable")[:k]
+        return [int(i) for i in top if scores[i] > 0]
+
+
+# ----------------------------------------------------------------------------- metrics
+
+
+class Ranked(NamedTuple):
+    hits: list[bool]  # per result (chunk level): relevant?
+    files: list[str]  # result files, in order, first occurrence
+
+
+def metrics(r: Ranked, path: str) -> dict[str, float]:
+    first = next((i for i, h in enumerate(r.hits[:K]) if h), None)
+    files = list(dict.fromkeys(r.files))[:K]
+    frank = files.index(path) if path in files else None
+    return {
+        "R@1": float(first == 0),
+        "R@5": float(first is not None and first < 5),
+        "MRR@10": 1.0 / (first + 1) if first is not None else 0.0,
+        "NDCG@10": 1.0 / math.log2(frank + 2) if frank is not None else 0.0,
+    }
+
+
+@dataclass
+class Repo:
+    src: Source
+    bundle: Bundle
+    baseline: WindowBM25
+    queries: list[Query]
+    paths: dict[int, str]
+
+
+class CachedEmbedder:
+    """Each query embedded once per run, whatever the number of rankers and configurations."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.memo: dict[str, Any] = {}
+
+    def embed_query(self, text: str) -> Any:
+        v = self.memo.get(text)
+        if v is None:
+            v = self.memo[text] = self.inner.embed_query(text)
+        return v
+
+
+def rank_search(repo: Repo, q: Query, emb: Any, params: Params, expand: bool) -> Ranked:
+    hits = search(repo.bundle, q.text, k=DEPTH, embedder=emb, params=params, expand=expand)
+    ids = [h.chunk_id for h in hits]
+    return Ranked([i in q.targets for i in ids], [repo.paths[i] for i in ids])
+
+
+def rank_baseline(repo: Repo, q: Query) -> Ranked:
+    wins = [repo.baseline.windows[i] for i in repo.baseline.search(q.text, DEPTH)]
+    return Ranked([p == q.path and a <= q.line <= b for p, a, b in wins], [p for p, _, _ in wins])
+
+
+RANKERS: dict[str, tuple[Params | None, bool]] = {
+    "baseline: 40-line windows, BM25": (None, False),
+    "BM25 alone": (replace(PARAMS, vectors=False, features=False), False),
+    "vectors alone": (replace(PARAMS, lexical=False, features=False), False),
+    "fusion (BM25 + vectors)": (replace(PARAMS, features=False), False),
+    "full ranking": (PARAMS, True),
+}
+
+
+def evaluate(
+    repos: Iterable[Repo], emb: Any, params: Params | None, expand: bool
+) -> dict[str, list[dict[str, float]]]:
+    out: dict[str, list[dict[str, float]]] = defaultdict(list)
+    for repo in repos:
+        for q in repo.queries:
+            r = rank_baseline(repo, q) if params is None else rank_search(repo, q, emb, params, expand)
+            out[q.kind].append(metrics(r, q.path))
+    return out
+
+
+def mean(rows: list[dict[str, float]]) -> dict[str, float]:
+    if not rows:
+        return {}
+    return {key: sum(r[key] for r in rows) / len(rows) for key in rows[0]}
+
+
+def objective(res: dict[str, list[dict[str, float]]]) -> float:
+    """What tuning maximises: MRR@10 and file NDCG@10, averaged over the two query kinds."""
+    parts = [mean(rows) for rows in res.values() if rows]
+    return sum((m["MRR@10"] + m["NDCG@10"]) / 2 for m in parts) / max(len(parts), 1)
+
+
+# ----------------------------------------------------------------------------- tuning
+
+
+def _set(params: Params, key: str, value: Any) -> Params:
+    if key.startswith("fusion."):
+        return replace(params, fusion=replace(params.fusion, **{key[7:]: value}))
+    return replace(params, **{key: value})
+
+
+def tune(repos: list[Repo], emb: Any) -> None:
+    """Fusion forms and weights on precomputed candidate lists, then the features one at a time."""
+    cached = []
+    for repo in repos:
+        for q in repo.queries:
+            lex = repo.bundle.lexical.search(q.text, PARAMS.pool)
+            vec = (
+                repo.bundle.vectors.search(emb.embed_query(q.text), PARAMS.pool)
+                if repo.bundle.vectors
+                else []
+            )
+            cached.append((repo, q, lex, vec))
+    print("\nfusion alone, tuning repositories (objective = mean of MRR@10 and file NDCG@10 over both kinds)")
+    results: list[tuple[float, Form, float, float, dict[str, float], dict[str, float]]] = []
+    forms: tuple[Form, ...] = ("rrf", "max", "minmax")
+    for form in forms:
+        for wi in (0.0, 0.1, 0.2, 0.3, 0.4, 0.5):
+            for wt in (0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9):
+                f = Fusion(form=form, vec_weight_ident=wi, vec_weight_text=wt)
+                res: dict[str, list[dict[str, float]]] = defaultdict(list)
+                for repo, q, lex, vec in cached:
+                    fused = fuse(lex, vec, f, q.kind == "identifier")
+                    ids = sorted(fused, key=lambda c: (-fused[c].score, c))[:DEPTH]
+                    res[q.kind].append(
+                        metrics(Ranked([i in q.targets for i in ids], [repo.paths[i] for i in ids]), q.path)
+                    )
+                results.append((objective(res), form, wi, wt, mean(res["text"]), mean(res["identifier"])))
+    results.sort(reverse=True)
+    for obj, form, wi, wt, mt, mi in results[:12]:
+        print(f"  {obj:.4f}  {form:7s} ident {wi:.1f} text {wt:.1f}"
+              f"   text MRR {mt['MRR@10']:.3f} NDCG {mt['NDCG@10']:.3f}"
+              f"   ident MRR {mi['MRR@10']:.3f} NDCG {mi['NDCG@10']:.3f}")  # fmt: skip
+    for form in forms:
+        b = next(r for r in results if r[1] == form)
+        print(f"  best {form}: {b[0]:.4f} (ident {b[2]:.1f}, text {b[3]:.1f})")
+    best_fusion = Fusion(form=results[0][1], vec_weight_ident=results[0][2], vec_weight_text=results[0][3])
+    params = PARAMS  # the features start from the defaults, fusion weights included (they are in the grid)
+    grid: dict[str, list[Any]] = {
+        "fusion.vec_weight_text": [0.4, 0.5, 0.6, 0.7],
+        "fusion.vec_weight_ident": [0.0, 0.1, 0.2],
+        "definition": [0.0, 0.5, 2.0],
+        "definition_in_text": [0.0, 0.15, 0.3],
+        "name": [0.0, 0.1, 0.2, 0.4, 0.6],
+        "demote": [1.0, 0.6, 0.4, 0.3, 0.2, 0.1],
+        "docs": [1.0, 0.8, 0.6, 0.4, 0.2],
+        "stub": [1.0, 0.6, 0.4, 0.2],
+        "file": [0.0, 0.1, 0.2, 0.3],
+        "diversity": [1.0, 0.95, 0.9, 0.8],
+        "graph": [0.0, 0.1, 0.2, 0.3, 0.4, 0.6],
+        "graph_min": [0.1, 0.2, 0.4],
+        "graph_slots": [0.0, 0.1, 0.2, 0.3],
+        "reverse": [0.0, 0.25, 0.5, 1.0],
+        "seeds": [3, 5, 8],
+    }
+    print(f"\nbest fusion alone: {best_fusion}")
+    print(
+        f"\nfull ranking, one weight at a time from the defaults (coordinate ascent, two rounds)\n  {params}"
+    )
+    best = objective(evaluate(repos, emb, params, True))
+    print(f"  start {best:.4f}")
+    for _round in range(2):
+        for key, values in grid.items():
+            scores = []
+            for v in values:
+                p = _set(params, key, v)
+                scores.append((objective(evaluate(repos, emb, p, True)), v))
+            top = max(scores, key=lambda s: s[0])
+            print(f"  {key:20s} " + "  ".join(f"{v}:{s:.4f}" for s, v in scores) + f"   -> {top[1]}")
+            if top[0] > best + 1e-9:
+                best, params = top[0], _set(params, key, top[1])
+    print(f"\nbest on tuning repositories: {best:.4f} with {params}")
+
+
+# ----------------------------------------------------------------------------- main
+
+
+def load(sources: list[Source], model: str, n_text: int, n_ident: int) -> list[Repo]:
+    repos = []
+    for src in sources:
+        repo_dir, docs = prepare(src)
+        b = bundle_for(src, repo_dir, model)
+        infos = chunk_infos(b)
+        qs = text_queries(src.name, docs, infos, n_text) + identifier_queries(src.name, infos, n_ident)
+        repos.append(Repo(src, b, WindowBM25(repo_dir), qs, {c.id: c.path for c in infos}))
+        n_t = sum(q.kind == "text" for q in qs)
+        n_i = len(qs) - n_t
+        label = f"{src.name} {src.version} ({src.split})"
+        print(f"  {label}: {len(infos)} chunks, {n_t} text + {n_i} identifier queries", flush=True)
+    return repos
+
+
+def table(title: str, repos: list[Repo], emb: Any, vectors: bool) -> None:
+    print(
+        f"\n{title}: {sum(len(r.queries) for r in repos)} queries over {', '.join(r.src.name for r in repos)}"
+    )
+    head = f"| {'ranker':34s} | {'kind':10s} | R@1   | R@5   | MRR@10 | file NDCG@10 |"
+    print(head)
+    print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
+    for name, (params, expand) in RANKERS.items():
+        if params is not None and not vectors and (not params.lexical):
+            continue
+        res = evaluate(repos, emb, params, expand)
+        for kind in ("text", "identifier", "all"):
+            rows = res[kind] if kind != "all" else res["text"] + res["identifier"]
+            m = mean(rows)
+            if not m:
+                continue
+            cells = f"{m['R@1']:.3f} | {m['R@5']:.3f} | {m['MRR@10']:.3f}  | {m['NDCG@10']:.3f}       "
+            print(f"| {name:34s} | {kind:10s} | {cells} |")
+
+
+def per_repo(repos: list[Repo], emb: Any) -> None:
+    """File NDCG@10 of the full ranking and of the baseline, per repository and query kind."""
+    print("\nper repository, file NDCG@10 (text / identifier): full ranking vs baseline")
+    for repo in repos:
+        full = evaluate([repo], emb, PARAMS, True)
+        base = evaluate([repo], emb, None, False)
+        cells = []
+        for res in (full, base):
+            t, i = mean(res["text"]), mean(res["identifier"])
+            cells.append(f"{t.get('NDCG@10', float('nan')):.3f} / {i.get('NDCG@10', float('nan')):.3f}")
+        print(f"  {repo.src.name:14s} {repo.src.split:5s}  full {cells[0]}   baseline {cells[1]}")
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="four repositories, fewer queries (a few minutes)")
+    ap.add_argument(
+        "--tune", action="store_true", help="search fusion and feature weights on the tuning split"
+    )
+    ap.add_argument("--model", default="default", help="default | none | an ONNX model directory")
+    ap.add_argument("--split", choices=("tune", "test", "all"), default="all")
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    n_text, n_ident = (30, 15) if args.quick else (120, 60)
+    sources = [s for s in CORPUS if (s.quick or not args.quick)]
+    print(f"cora-ci retrieval quality ({'quick' if args.quick else 'full'}), model {args.model}", flush=True)
+    repos = load(sources, args.model, n_text, n_ident)
+    inner = load_embedder(args.model)
+    emb = CachedEmbedder(inner) if inner is not None else None
+    tune_repos = [r for r in repos if r.src.split == "tune"]
+    test_repos = [r for r in repos if r.src.split == "test"]
+    if args.tune:
+        tune(tune_repos, emb)
+    else:
+        if args.split in ("tune", "all"):
+            table("tuning repositories", tune_repos, emb, emb is not None)
+        if args.split in ("test", "all"):
+            table("held-out test repositories", test_repos, emb, emb is not None)
+        per_repo([r for r in repos if args.split in ("all", r.src.split)], emb)
+    print(f"\nran {time.perf_counter() - t0:.0f} s", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,229 @@
+"""A bundle as one archive file: what CI publishes and an air-gapped machine downloads.
+
+Writing is deterministic: a gzip'd POSIX ustar archive of the bundle's files in sorted order, each
+with mode 0644 (directories 0755), owner 0:0 without names, the manifest's `built_at` as mtime, no
+pax headers, and a gzip header without file name or time, so one bundle always packs to the same
+bytes.
+
+Reading never trusts the archive: `open_bundle` (through `store.resolve`) extracts it once into
+`$XDG_CACHE_HOME/cora-ci/bundles/<sha256 of the archive>/`, writing each member itself (tarfile's
+extraction is not used) after refusing absolute paths, `..`, links, devices and oversized members
+with CORA-BND-008. The copy is made read-only and renamed into place only when complete, so a
+crash or a concurrent reader never sees half an extraction; the bundle's own checksums are then
+verified as for any bundle. `cora-ci unpack -o DIR` extracts with the same checks into a directory
+of the user's choosing.
+"""
+
+from __future__ import annotations
+
+import gzip
+import os
+import shutil
+import tarfile
+import tempfile
+import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import BinaryIO
+
+from cora_ci.bundle import manifest as mf
+from cora_ci.bundle.store import sha256_file
+from cora_ci.errors import CoraError
+
+MAX_MEMBER_BYTES = 8 << 30  # far above any real index file, far below a decompression bomb
+MAX_TOTAL_BYTES = 32 << 30
+MAX_MEMBERS = 100_000
+_BLOCK = 1 << 20
+
+
+@dataclass(frozen=True)
+class Packed:
+    path: Path
+    files: int
+    bytes: int
+    sha256: str
+
+
+def cache_root() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "cora-ci" / "bundles"
+
+
+def write_archive(bundle_dir: Path, out: Path) -> Packed:
+    """Pack the bundle at `bundle_dir` (verified first) into the archive `out`, atomically."""
+    from cora_ci.bundle import open_bundle
+
+    bundle = open_bundle(bundle_dir)
+    root = bundle.root
+    mtime = int(bundle.manifest.get("built_at") or 0)
+    paths = sorted(p for p in root.rglob("*") if p.is_file() or p.is_dir())
+    out = out.absolute()
+    if out.is_dir():
+        raise CoraError("CORA-IO-001", f"{out} is a directory; give the archive's file name")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{out.name}.tmp-", dir=out.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as raw:
+            _write_tar(raw, root, paths, mtime)
+            raw.flush()
+            os.fsync(raw.fileno())
+        os.replace(tmp, out)
+    except (OSError, ValueError) as e:
+        raise CoraError("CORA-BND-006", f"cannot write archive {out}: {e}") from None
+    finally:
+        tmp.unlink(missing_ok=True)
+    files = sum(1 for p in paths if p.is_file())
+    return Packed(out, files, out.stat().st_size, sha256_file(out))
+
+
+def _write_tar(raw: BinaryIO, root: Path, paths: list[Path], mtime: int) -> None:
+    gz = gzip.GzipFile(filename="", mode="wb", fileobj=raw, mtime=0, compresslevel=9)
+    with gz, tarfile.open(fileobj=gz, mode="w", format=tarfile.USTAR_FORMAT) as tar:
+        for p in paths:
+            info = _info(p.relative_to(root).as_posix(), p, mtime)
+            if info.isreg():
+                with p.open("rb") as f:
+                    tar.addfile(info, f)
+            else:
+                tar.addfile(info)
+
+
+def _info(name: str, p: Path, mtime: int) -> tarfile.TarInfo:
+    info = tarfile.TarInfo(name)
+    info.mtime = mtime
+    info.uid = info.gid = 0
+    info.uname = info.gname = ""
+    if p.is_dir():
+        info.type, info.mode = tarfile.DIRTYPE, 0o755
+    else:
+        info.type, info.mode, info.size = tarfile.REGTYPE, 0o644, p.stat().st_size
+    return info
+
+
+def extracted(archive: Path) -> Path:
+    """The read-only directory holding `archive`'s bundle, extracted on first use."""
+    try:
+        digest = sha256_file(archive)
+    except OSError as e:
+        raise CoraError("CORA-IO-002", f"cannot read {archive}: {e.strerror or e}") from None
+    base = cache_root()
+    dest = base / digest
+    if (dest / mf.MANIFEST).is_file():
+        return dest
+    with _staging(base, f".{digest[:16]}.tmp-", f"cannot extract {archive} into {base}") as tmp:
+        _extract(archive, tmp)
+        _read_only(tmp)
+        try:
+            os.rename(tmp, dest)
+        except OSError:
+            if not (dest / mf.MANIFEST).is_file():  # not a concurrent extraction that won the race
+                raise
+    return dest
+
+
+def unpack_to(archive: Path, out: Path) -> Path:
+    """Extract `archive` into the new or empty directory `out`, checked as `extracted` checks, and
+    verify it. Unlike the cached copy it stays writable: it is the user's bundle, which `cora-ci
+    index --out` can go on updating (how a CI job continues from a downloaded artifact)."""
+    from cora_ci.bundle import open_bundle
+
+    out = out.absolute()
+    if out.is_file() or out.is_symlink() or (out.is_dir() and any(out.iterdir())):
+        raise CoraError("CORA-BND-010", f"{out} exists and is not an empty directory")
+    with _staging(out.parent, f".{out.name}.tmp-", f"cannot unpack into {out}") as tmp:
+        _extract(archive, tmp)
+        open_bundle(tmp)  # checksums and format, before the copy takes its place
+        if out.is_dir():
+            out.rmdir()
+        os.rename(tmp, out)
+    return out
+
+
+@contextmanager
+def _staging(parent: Path, prefix: str, failure: str) -> Iterator[Path]:
+    """A temporary directory in `parent` for an extraction, removed unless the body renamed it into
+    place, so an interrupted one leaves nothing; an OSError is CORA-BND-006 prefixed by `failure`."""
+    try:
+        parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=prefix, dir=parent))
+    except OSError as e:
+        raise CoraError("CORA-BND-006", f"{failure}: {e.strerror or e}") from None
+    try:
+        yield tmp
+    except OSError as e:
+        raise CoraError("CORA-BND-006", f"{failure}: {e.strerror or e}") from None
+    finally:
+        if tmp.exists():
+            _remove(tmp)
+
+
+def _extract(archive: Path, into: Path) -> None:
+    total = count = 0
+    try:
+        with tarfile.open(archive, mode="r|gz") as tar:
+            for m in tar:
+                count += 1
+                total += max(m.size, 0)
+                rel = _checked(archive, m, count, total)
+                target = into.joinpath(*rel.parts)
+                if m.isdir():
+                    target.mkdir(parents=True, exist_ok=True)
+                    continue
+                target.parent.mkdir(parents=True, exist_ok=True)
+                src = tar.extractfile(m)
+                if src is None:
+                    raise CoraError("CORA-BND-009", f"{archive}: member {m.name!r} has no data")
+                try:
+                    with target.open("xb") as f:
+                        shutil.copyfileobj(src, f, _BLOCK)
+                except FileExistsError:
+                    raise CoraError("CORA-BND-008", f"{archive}: member {m.name!r} appears twice") from None
+    except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as e:
+        raise CoraError("CORA-BND-009", f"{archive}: not a readable bundle archive ({e})") from None
+    if not (into / mf.MANIFEST).is_file():
+        raise CoraError("CORA-BND-009", f"{archive}: no {mf.MANIFEST} in the archive")
+
+
+def _checked(archive: Path, m: tarfile.TarInfo, count: int, total: int) -> PurePosixPath:
+    """The member's safe relative path, or CORA-BND-008 naming what is wrong with it."""
+
+    def refuse(why: str) -> CoraError:
+        return CoraError("CORA-BND-008", f"{archive}: member {m.name!r}: {why}; refusing to extract")
+
+    name = m.name
+    rel = PurePosixPath(name)
+    if not name or name.startswith("/") or "\\" in name or (len(name) > 1 and name[1] == ":"):
+        raise refuse("absolute or non-POSIX path")
+    if ".." in rel.parts:
+        raise refuse("path leaves the bundle (`..`)")
+    if m.issym() or m.islnk():
+        raise refuse("links are not allowed")
+    if not (m.isreg() or m.isdir()):
+        raise refuse("devices, fifos and special files are not allowed")
+    if m.size > MAX_MEMBER_BYTES:
+        raise refuse(f"{m.size} bytes is over the {MAX_MEMBER_BYTES} limit")
+    if total > MAX_TOTAL_BYTES or count > MAX_MEMBERS:
+        raise refuse("the archive expands beyond the size or member limits")
+    parts = [p for p in rel.parts if p not in ("", ".")]
+    if not parts:
+        return PurePosixPath(".")
+    return PurePosixPath(*parts)
+
+
+def _read_only(root: Path) -> None:
+    """Files 0444, directories 0555, deepest first (a directory is locked after its content)."""
+    for dirpath, dirnames, filenames in os.walk(root, topdown=False):
+        for name in filenames:
+            os.chmod(os.path.join(dirpath, name), 0o444)
+        for name in dirnames:
+            os.chmod(os.path.join(dirpath, name), 0o555)
+    os.chmod(root, 0o555)
+
+
+def _remove(root: Path) -> None:
+    for dirpath, _, _ in os.walk(root):
+        os.chmod(dirpath, 0o755)
+    shutil.rmtree(root, ignore_errors=True)

@@ -1,0 +1,170 @@
+"""Serving an indexed chunk from the working tree: as indexed, moved to its anchor, or missing.
+
+A chunk of a file whose git blob id is unchanged is served as indexed. In a changed file each
+chunk is re-bound: a symbol by its anchor (`locate`), a Markdown section or the file's header
+chunk by re-chunking that one file, anonymous code by finding its lines elsewhere in the file.
+Found with other lines or text, it is served as the working tree has it, `moved`; found as it
+was, it is not stale; not found, it is `missing` and keeps its indexed text and lines, marked
+so, never the lines now there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from cora_ci.chunking.assemble import own_rows
+from cora_ci.chunking.model import Chunk
+from cora_ci.config import Config
+from cora_ci.files.source import blob_id
+from cora_ci.files.text import decode, is_binary
+from cora_ci.rebind.locator import locate
+from cora_ci.rebind.view import View, from_chunk, from_rows
+
+Stale = Literal["moved", "missing"] | None
+_PART = re.compile(r"Part (\d+) of (\d+)\.$")
+_ANONYMOUS = ("module", "lines")
+
+
+@dataclass
+class Bound:
+    view: View
+    stale: Stale
+
+
+@dataclass
+class Current:
+    """One file of the working tree as the chunker would read it."""
+
+    data: bytes
+    lines: list[str]
+
+    @cached_property
+    def blob(self) -> str:
+        return blob_id(self.data)
+
+    @property
+    def src(self) -> bytes:
+        return "\n".join(self.lines).encode("utf-8")
+
+
+class WorkTree:
+    """The working tree results are re-bound to; each file is read and decoded once."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+        self._files: dict[str, Current | None] = {}
+
+    def file(self, path: str) -> Current | None:
+        """The file at the repository-relative `path`, or None if it is gone, binary or outside."""
+        if path not in self._files:
+            self._files[path] = self._read(path)
+        return self._files[path]
+
+    def _read(self, path: str) -> Current | None:
+        p = (self.root / path).resolve()
+        if not p.is_relative_to(self.root) or not p.is_file():
+            return None
+        try:
+            data = p.read_bytes()
+        except OSError:
+            return None
+        if is_binary(data):
+            return None
+        return Current(data, decode(data).lines)
+
+
+PartStart = Callable[[str, str], int | None]  # (path, qualified anchor) -> first part's start line
+
+
+def bind(
+    chunk: Chunk, tree: WorkTree | None, config: Config, part_start: PartStart, blob: str | None = None
+) -> Bound:
+    """The chunk as the working tree has it now (`tree` None: as indexed, nothing to compare).
+
+    `blob` is the indexed file's git blob id: an unchanged file serves its chunks as indexed at
+    once; a changed one (or an unknown id) re-locates each chunk, and a chunk found with the same
+    lines and text is served as it was (not stale), since nothing about it changed.
+    """
+    indexed = from_chunk(chunk)
+    if tree is None:
+        return Bound(indexed, None)
+    cur = tree.file(chunk.path)
+    if cur is None:
+        return Bound(indexed, "missing")
+    if blob is not None and cur.blob == blob:
+        return Bound(indexed, None)
+    view = _relocate(chunk, indexed, cur, config, part_start)
+    if view is None:
+        return Bound(indexed, "missing")
+    if (view.start, view.end, view.text()) == (indexed.start, indexed.end, indexed.text()):
+        return Bound(indexed, None)
+    return Bound(view, "moved")
+
+
+def _relocate(
+    chunk: Chunk, indexed: View, cur: Current, config: Config, part_start: PartStart
+) -> View | None:
+    if chunk.strategy == "markup" or chunk.kind == "file":
+        return _rechunked(chunk, cur, config)
+    if chunk.kind in _ANONYMOUS or not chunk.anchors or chunk.strategy != "structural":
+        return _shifted(indexed, cur.lines)
+    src = cur.src
+    first = locate(chunk.lang, src, _qual(chunk.anchors[0]), chunk.symbols[0] if chunk.symbols else "")
+    if first is None:
+        return None
+    sym = first.sym
+    if chunk.elided:  # a type's skeleton: its own lines and its members' signatures
+        skeleton = replace(sym, children=first.members())
+        rows, quiet = own_rows(skeleton, keep_signatures=True)
+        return from_rows(chunk.path, cur.lines, rows, quiet, tail_to=sym.end)
+    start, end = sym.start, sym.end
+    if len(chunk.anchors) > 1:  # small siblings merged into one chunk: first to last
+        last = locate(chunk.lang, src, _qual(chunk.anchors[-1]), chunk.symbols[-1] if chunk.symbols else "")
+        if last is not None and last.sym.end >= start:
+            end = last.sym.end
+    elif m := _PART.search(chunk.header):
+        first_line = part_start(chunk.path, _qual(chunk.anchors[0])) if m.group(1) != "1" else None
+        offset = chunk.start_line - (first_line or chunk.start_line)
+        length = chunk.end_line - chunk.start_line
+        start = min(sym.start + max(offset, 0), sym.end)
+        end = min(start + length, sym.end)
+    return from_rows(chunk.path, cur.lines, range(start, end + 1))
+
+
+def _qual(anchor: str) -> str:
+    return anchor.split("::", 1)[1] if "::" in anchor else anchor
+
+
+def _shifted(indexed: View, lines: list[str]) -> View | None:
+    """The indexed lines found together, shifted by the smallest offset, elsewhere in the file."""
+    items = sorted(indexed.shown.items())
+    anchor_n, anchor_t = next(((n, t) for n, t in items if t.strip()), (None, ""))
+    if anchor_n is None:
+        return None
+    offsets = [i + 1 - anchor_n for i, line in enumerate(lines) if line == anchor_t]
+    for d in sorted(offsets, key=abs):
+        if all(0 < n + d <= len(lines) and lines[n + d - 1] == t for n, t in items):
+            shown = {n + d: t for n, t in items}
+            marked = {n + d: t for n, t in indexed.marked.items()}
+            return View(indexed.path, indexed.start + d, indexed.end + d, shown, marked)
+    return None
+
+
+def _rechunked(chunk: Chunk, cur: Current, config: Config) -> View | None:
+    """Chunk the current file again and take the chunk with the same identity (id, else anchor;
+    the file's header chunk by kind). For Markdown sections and header chunks, which a change
+    anywhere above can reshape, this is the exact answer and files of that kind are cheap."""
+    from cora_ci.chunking import chunk_file
+
+    result = chunk_file(chunk.path, cur.data, config)
+    match = next((c for c in result.chunks if c.id == chunk.id), None)
+    if match is None and chunk.kind == "file":
+        match = next((c for c in result.chunks if c.kind == "file"), None)
+    if match is None and chunk.anchor:
+        match = next((c for c in result.chunks if chunk.anchor in c.anchors), None)
+    return from_chunk(match) if match is not None else None

@@ -1,0 +1,188 @@
+"""What a result shows of a file: numbered verbatim lines, and `. . .` where lines are left out.
+
+A `View` is the common currency of re-binding, budget packing and rendering. Keeping lines by
+number (not as one text) is what lets overlapping results merge without printing a line twice,
+and a type's skeleton take in the full body of a member that is a hit.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+
+from cora_ci.chunking.model import ELISION, Chunk
+
+
+@dataclass
+class View:
+    """Lines `start..end` (1-based, inclusive) of `path`; those not in `shown` are hidden.
+
+    A hidden run is printed as one `. . .` line if any of its lines is in `marked` (whose value is
+    the marker text, indented like the code it stands for), and left out silently otherwise (a
+    skeleton leaves its members' doc comments out without a marker).
+    """
+
+    path: str
+    start: int
+    end: int
+    shown: dict[int, str]
+    marked: dict[int, str] = field(default_factory=dict)
+
+    def rendered(self) -> list[tuple[int | None, str]]:
+        """(line number, text) in order; markers have no number."""
+        out: list[tuple[int | None, str]] = []
+        n = self.start
+        while n <= self.end:
+            if n in self.shown:
+                out.append((n, self.shown[n]))
+                n += 1
+                continue
+            run_end = n
+            while run_end + 1 <= self.end and run_end + 1 not in self.shown:
+                run_end += 1
+            marker = next((self.marked[i] for i in range(n, run_end + 1) if i in self.marked), None)
+            if marker is not None:
+                out.append((None, marker))
+            n = run_end + 1
+        return out
+
+    def text(self) -> str:
+        return "\n".join(t for _, t in self.rendered())
+
+
+def from_chunk(chunk: Chunk) -> View:
+    """The view a chunk's stored text gives: its verbatim ranges, and its `. . .` lines as markers."""
+    lines = chunk.text.split("\n")
+    ranges = chunk.verbatim_ranges()
+    if sum(b - a + 1 for a, b in ranges) > len(lines) or not ranges:
+        # a slice of one over-long line, or a text that does not match its ranges: show it as is
+        return View(chunk.path, chunk.start_line, chunk.start_line + len(lines) - 1,
+                    {chunk.start_line + i: t for i, t in enumerate(lines)})  # fmt: skip
+    shown: dict[int, str] = {}
+    marked: dict[int, str] = {}
+    markers_left = len(lines) - sum(b - a + 1 for a, b in ranges)
+    pos = 0
+    cursor = chunk.start_line
+    for a, b in [*ranges, (chunk.end_line + 1, chunk.end_line)]:
+        marker = markers_left > 0 and pos < len(lines) and lines[pos].strip() == ELISION
+        if a > cursor and marker:  # hidden lines cursor..a-1, shown as one `. . .` line
+            for i in range(cursor, a):
+                marked[i] = lines[pos]
+            pos += 1
+            markers_left -= 1
+        for n in range(a, b + 1):
+            shown[n] = lines[pos]
+            pos += 1
+        cursor = b + 1
+    return View(chunk.path, chunk.start_line, chunk.end_line, shown, marked)
+
+
+def from_rows(
+    path: str,
+    lines: list[str],
+    rows: Iterable[int],
+    quiet: Mapping[int, int] | None = None,
+    tail_to: int | None = None,
+) -> View:
+    """A view of the current file as the chunker renders rows (0-based): gaps of blank lines are
+    shown, leading and trailing blank rows dropped, a gap is marked unless `quiet` (a member's
+    first shown row -> its doc's first row) says it only hides a doc comment, and `tail_to`
+    extends the view over left-out trailing rows (a skeleton's closing lines)."""
+    quiet = quiet or {}
+    rs = [r for r in sorted(set(rows)) if 0 <= r < len(lines)]
+    filled: list[int] = []
+    for r in rs:
+        if filled and r > filled[-1] + 1 and all(not lines[g].strip() for g in range(filled[-1] + 1, r)):
+            filled.extend(range(filled[-1] + 1, r))
+        filled.append(r)
+    while filled and not lines[filled[0]].strip():
+        filled.pop(0)
+    while filled and not lines[filled[-1]].strip():
+        filled.pop()
+    if not filled:
+        return View(path, (rs or [0])[0] + 1, (rs or [0])[0] + 1, {})
+    shown = {r + 1: lines[r] for r in filled}
+    marked: dict[int, str] = {}
+    for prev, r in itertools.pairwise(filled):
+        if r > prev + 1 and prev + 1 < quiet.get(r, r):
+            _mark(lines, prev + 1, r, marked)
+    end = filled[-1]
+    if tail_to is not None and tail_to > end and any(lines[g].strip() for g in range(end + 1, tail_to + 1)):
+        _mark(lines, end + 1, tail_to + 1, marked)
+        end = tail_to
+    return View(path, filled[0] + 1, end + 1, shown, marked)
+
+
+def _mark(lines: list[str], a: int, b: int, marked: dict[int, str]) -> None:
+    """Mark rows a..b-1 with a `. . .` indented like their first non-blank row."""
+    first = next((g for g in range(a, b) if lines[g].strip()), a)
+    line = lines[first]
+    marker = line[: len(line) - len(line.lstrip())] + ELISION
+    for g in range(a, b):
+        marked[g + 1] = marker
+
+
+def merge(views: list[View]) -> View:
+    """One view of overlapping views of a file: a line shown by any is shown once; a hidden run
+    is marked if any view marked it."""
+    start = min(v.start for v in views)
+    end = max(v.end for v in views)
+    shown: dict[int, str] = {}
+    marked: dict[int, str] = {}
+    for v in views:
+        for n, t in v.shown.items():
+            shown.setdefault(n, t)
+        for n, t in v.marked.items():
+            marked.setdefault(n, t)
+    return View(views[0].path, start, end, shown, {n: t for n, t in marked.items() if n not in shown})
+
+
+_OPENERS = (":", "{", "=>", "=", "(", ",")
+
+
+def signature(view: View, name: str) -> View:
+    """The view cut to its signature: the first line naming the symbol (with attributes and
+    decorators just above it) through the end of its declaration, then one `. . .` line.
+
+    Used for results below the budget's verbatim share; for anonymous code the first line stands in.
+    """
+    rows = view.rendered()
+    numbered = [(n, t) for n, t in rows if n is not None]
+    if len(numbered) <= 1:
+        return view
+    idx = 0
+    if name:
+        idx = next((i for i, (_, t) in enumerate(numbered) if mentions(t, name)), 0)
+    first = idx
+    while first > 0 and numbered[first - 1][1].lstrip().startswith(("@", "[", "#[")):
+        first -= 1
+    last = idx
+    if not numbered[idx][1].rstrip().endswith(_OPENERS[:2]):
+        for j in range(idx, min(idx + 8, len(numbered))):
+            if numbered[j][1].rstrip().endswith(_OPENERS[:3]):
+                last = j
+                break
+    keep = numbered[first : last + 1]
+    if len(keep) == len(numbered):
+        return view
+    shown = dict(keep)
+    rest = [t for _, t in numbered[last + 1 :] if t.strip()] or [numbered[last][1]]
+    indent = rest[0][: len(rest[0]) - len(rest[0].lstrip())]
+    marker = indent + ELISION
+    start, end = keep[0][0], view.end
+    assert start is not None
+    marked = {n: marker for n in range(start, end + 1) if n not in shown}
+    return View(view.path, start, end, shown, marked)
+
+
+def mentions(line: str, name: str) -> bool:
+    """`name` occurs in `line` as a whole word."""
+    i = line.find(name)
+    while i >= 0:
+        before = line[i - 1] if i > 0 else " "
+        after = line[i + len(name)] if i + len(name) < len(line) else " "
+        if not (before.isalnum() or before in "_$") and not (after.isalnum() or after in "_$"):
+            return True
+        i = line.find(name, i + 1)
+    return False

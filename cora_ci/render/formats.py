@@ -1,0 +1,190 @@
+"""An answer as `<cora:chunk>` blocks (for LLM tools), JSON (for programs) or text (for people).
+
+`cora` follows the Cora spec's block layout. Metadata values and commentary are XML-escaped;
+content is the code verbatim, except that a `<` starting `<cora:` or `</cora:` is written `&lt;`,
+so no source text can open or close a block (decode by replacing `&lt;cora:` and `&lt;/cora:`).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+import click
+
+from cora_ci.chunking.assemble import first_sentence
+from cora_ci.chunking.model import Chunk
+from cora_ci.rebind.view import mentions
+from cora_ci.render.answer import Result
+
+_TAG = re.compile(r"<(/?cora:)")
+_COMMENT = re.compile(r"^\s*(///?|//!|/\*\*?|\*|#|--)")
+_DOCSTRING = re.compile(r"^\s*[rRuUbB]{0,2}(\"\"\"|''')")
+
+
+def _attr(value: object) -> str:
+    s = str(value)
+    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+def _escape_text(s: str) -> str:
+    return s.replace("&", "&amp;").replace("<", "&lt;")
+
+
+def _score(x: float) -> str:
+    return f"{x:.4f}".rstrip("0").rstrip(".") if x else "0"
+
+
+def doc_sentence(chunk: Chunk) -> str:
+    """The first sentence of the symbol's doc comment or docstring, if its code has one."""
+    lines = chunk.text.split("\n")
+    if chunk.kind in ("file", "module"):
+        return _head_doc(lines)
+    at = next((i for i, t in enumerate(lines) if chunk.symbol and mentions(t, chunk.symbol)), None)
+    if at is None:
+        return ""
+    above: list[str] = []
+    i = at - 1
+    while i >= 0 and (_COMMENT.match(lines[i]) or lines[i].lstrip().startswith(("@", "["))):
+        if _COMMENT.match(lines[i]) and not lines[i].lstrip().startswith(("#[", "[")):
+            above.append(lines[i])
+        i -= 1
+    if above:
+        return first_sentence("\n".join(reversed(above)))
+    for j in range(at + 1, min(at + 12, len(lines))):
+        if _DOCSTRING.match(lines[j]):
+            return first_sentence("\n".join(lines[j : j + 12]))
+    return ""
+
+
+def _head_doc(lines: list[str]) -> str:
+    """The first sentence of a file's own docstring or leading comment (after a shebang)."""
+    i = 0
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith("#!") or "coding" in lines[i][:30]):
+        i += 1
+    if i < len(lines) and _DOCSTRING.match(lines[i]):
+        return first_sentence("\n".join(lines[i : i + 12]))
+    j = i
+    while j < len(lines) and _COMMENT.match(lines[j]):
+        j += 1
+    return first_sentence("\n".join(lines[i:j])) if j > i else ""
+
+
+def commentary(r: Result, explain: bool, commit: str | None) -> list[str]:
+    """Header, doc sentence, parent, staleness and (with --explain) the ranking's reasons."""
+    out: list[str] = []
+    header = r.chunk.header.strip()
+    doc = doc_sentence(r.chunk)
+    if doc and header.endswith(" " + doc):
+        header = header[: -len(doc) - 1]
+    if header:
+        out.append(header)
+    if doc:
+        out.append(doc)
+    if r.parent is not None:
+        where = f"{r.parent.hierarchy[-1].replace(':', ' ', 1)}" if r.parent.hierarchy else r.parent.symbol
+        out.append(f"Parent: {where} ({r.parent.anchor}), its skeleton shown around this result.")
+    elif len(r.chunk.hierarchy) > 1:
+        out.append("Parent: " + " > ".join(h.replace(":", " ", 1) for h in r.chunk.hierarchy[:-1]) + ".")
+    if r.elided:
+        out.append("Elided to its signature to fit the budget.")
+    if r.stale == "moved":
+        out.append("Changed since indexing: lines and text are the working tree's, found by anchor.")
+    elif r.stale == "missing":
+        at = f" {commit[:12]}" if commit else ""
+        out.append(f"Gone from the working tree: lines and text are those indexed (commit{at}).")
+    if explain:
+        out.append("Explain: " + explain_text(r.hit.explain))
+    return out
+
+
+def explain_text(ex: dict[str, Any]) -> str:
+    parts = []
+    for k, v in ex.items():
+        if v is None:
+            continue
+        parts.append(f"{k}={_score(v) if isinstance(v, float) else v}")
+    return ", ".join(parts) or "(none)"
+
+
+def _lines(r: Result) -> str:
+    return f"{r.view.start}-{r.view.end}"
+
+
+def as_cora(results: Iterable[Result], explain: bool = False, commit: str | None = None) -> str:
+    """`<cora:chunk>` blocks, one per result."""
+    blocks: list[str] = []
+    for r in results:
+        meta = [("file", r.view.path), ("lines", _lines(r))]
+        if r.chunk.symbol:
+            meta.append(("symbol", r.chunk.symbol))
+        meta += [("kind", r.chunk.kind)]
+        if r.chunk.anchor:
+            meta.append(("anchor", r.chunk.anchor))
+        meta.append(("score", _score(r.hit.score)))
+        if r.elided:
+            meta.append(("elided", "true"))
+        if r.stale:
+            meta.append(("stale", r.stale))
+        attrs = " ".join(f'{k}="{_attr(v)}"' for k, v in meta)
+        notes = "".join(f"    {_escape_text(c)}\n" for c in commentary(r, explain, commit))
+        content = _TAG.sub(r"&lt;\1", r.text)
+        blocks.append(
+            "<cora:chunk>\n"
+            f"  <cora:metadata>\n    {attrs}\n  </cora:metadata>\n"
+            f"  <cora:commentary>\n{notes}  </cora:commentary>\n"
+            f"  <cora:content>\n{content}\n  </cora:content>\n"
+            "</cora:chunk>"
+        )
+    return "\n".join(blocks)
+
+
+def result_dict(r: Result, explain: bool = False) -> dict[str, Any]:
+    """A result in the issue's JSON schema (plus `explain` when asked for)."""
+    d: dict[str, Any] = {
+        "path": r.view.path,
+        "start_line": r.view.start,
+        "end_line": r.view.end,
+        "symbol": r.chunk.symbol or None,
+        "anchor": r.chunk.anchor,
+        "kind": r.chunk.kind,
+        "score": round(r.hit.score, 6),
+        "text": r.text,
+        "elided": r.elided,
+        "stale": r.stale,
+    }
+    if explain:
+        d["explain"] = r.hit.explain
+    return d
+
+
+def as_json(query: str, bundle: str, results: Iterable[Result], explain: bool = False) -> str:
+    out = {"query": query, "bundle": bundle, "results": [result_dict(r, explain) for r in results]}
+    return json.dumps(out, indent=2, ensure_ascii=False)
+
+
+def as_text(results: Iterable[Result], explain: bool = False, commit: str | None = None) -> Iterator[str]:
+    """Readable results; styles are stripped by click when colour is off."""
+    for r in results:
+        title = f"{r.view.path}:{_lines(r)}"
+        tags = [click.style(r.chunk.kind, fg="cyan")]
+        if r.chunk.symbol:
+            tags.append(click.style(r.chunk.symbol, fg="yellow"))
+        tags.append(click.style(_score(r.hit.score), dim=True))
+        if r.elided:
+            tags.append(click.style("[elided]", fg="magenta"))
+        if r.stale:
+            tags.append(
+                click.style(f"[{r.stale}]", fg="red" if r.stale == "missing" else "yellow", bold=True)
+            )
+        yield click.style("── ", dim=True) + click.style(title, bold=True) + "  " + "  ".join(tags)
+        if r.chunk.anchor:
+            yield click.style(f"   {r.chunk.anchor}", dim=True)
+        for c in commentary(r, explain, commit):
+            yield click.style(f"   {c}", fg="green")
+        width = len(str(r.view.end))
+        for n, t in r.view.rendered():
+            yield click.style(f"{n if n is not None else '':>{width}} │ ", dim=True) + t
+        yield ""

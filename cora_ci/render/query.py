@@ -1,0 +1,137 @@
+"""`cora-ci query` and `show` without the command line: bundle, model, boosts, ranking, answer.
+
+Read-only by construction: the bundle is opened with `open_bundle` (which never writes into it;
+an archive is extracted into the user's cache), the working tree is only read, and nothing here
+opens a socket.
+"""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cora_ci.bundle import Bundle, open_bundle
+from cora_ci.errors import CoraError
+from cora_ci.files.walk import git_toplevel
+from cora_ci.render.answer import Result, pack
+from cora_ci.render.source import BundleChunks, Shown, show, work_tree
+from cora_ci.retrieval.types import Boost, Filters
+
+
+@dataclass
+class Answer:
+    query: str
+    bundle: str  # as the user named it (a directory or an archive)
+    results: list[Result]
+    commit: str | None  # the indexed commit, for `missing` results
+
+
+@dataclass(frozen=True)
+class Where:
+    """Which bundle and working tree a command uses."""
+
+    bundle: Path
+    repo: Path | None  # --repo as given
+    default_repo: Path | None  # the current repository (or directory, outside git)
+
+    @classmethod
+    def of(cls, bundle: Path | None, repo: Path | None, cwd: Path) -> Where:
+        if repo is not None and not repo.is_dir():
+            raise CoraError("CORA-IO-001", f"--repo {repo}: no such directory")
+        here = git_toplevel(cwd) or cwd
+        root = repo if repo is not None else here
+        return cls(bundle if bundle is not None else root / ".cora" / "index", repo, here)
+
+
+def embedder_for(bundle: Bundle, model: str | None) -> Any:
+    """The model to embed the query with: the bundle's own (bundled default, or the directory
+    `--model` names, which must be the same model), or None for BM25 only (a bundle built with
+    `--model none`, or `--model none` given)."""
+    recorded = bundle.model
+    if recorded is None or model == "none":
+        return None
+    from cora_ci.embedding import load_embedder
+    from cora_ci.embedding.loading import DEFAULT_MODEL_SHA256
+
+    want = recorded.get("model_sha256")
+    if model in (None, "default"):
+        if want != DEFAULT_MODEL_SHA256:
+            name, sha = recorded.get("name"), str(want)[:12]
+            raise CoraError(
+                "CORA-BND-005",
+                f"{bundle.root} was built with model {name} ({sha}...), not the bundled one",
+                "pass that model's directory with --model DIR, or --model none for BM25 only",
+            )
+        return load_embedder("default")
+    embedder = load_embedder(model)
+    if embedder is None or embedder.info.model_sha256 != want:
+        name, sha = recorded.get("name"), str(want)[:12]
+        raise CoraError("CORA-BND-005", f"{bundle.root} was built with model {name} ({sha}...), not {model}")
+    return embedder
+
+
+def boosts_for(bundle: Bundle, given: tuple[str, ...], repo: Path | None) -> tuple[Boost, ...]:
+    """`--boost` directives, then the working tree's `.cora-boosts`, then those the bundle records."""
+    from cora_ci.retrieval import bundle_boosts, merge, parse_boost, read_boosts
+
+    cli = [parse_boost(b) for b in given]
+    local = read_boosts(repo / ".cora-boosts") if repo is not None else []
+    return merge(cli, local, bundle_boosts(bundle.manifest))
+
+
+def run_query(
+    text: str,
+    where: Where,
+    *,
+    k: int = 10,
+    budget: int | None = None,
+    boosts: tuple[str, ...] = (),
+    filters: Filters = Filters(),  # noqa: B008 - frozen
+    model: str | None = None,
+) -> Answer:
+    """Rank the bundle's chunks for `text` and pack the answer, re-bound to the working tree."""
+    from cora_ci.retrieval import search
+    from cora_ci.retrieval.catalog import catalog
+
+    bundle = open_bundle(where.bundle)
+    with ThreadPoolExecutor(1, thread_name_prefix="cora-model") as pool:
+        ahead = pool.submit(_embedder_ahead, bundle, model, text)
+        tree = work_tree(bundle, where.repo, where.default_repo)
+        all_boosts = boosts_for(bundle, boosts, tree.root if tree is not None else None)
+        bundle.lexical, bundle.vectors, catalog(bundle).graph  # opened while the model loads
+        embedder = ahead.result()
+    hits = search(bundle, text, k=k, embedder=embedder, filters=filters, boosts=all_boosts)
+    results = pack(hits, BundleChunks(bundle, tree), budget)
+    commit = (bundle.manifest.get("source") or {}).get("commit")
+    return Answer(text, str(where.bundle), results, commit)
+
+
+class _Ahead:
+    """The query's embedder with the query's vector computed beforehand (same text, same vector)."""
+
+    def __init__(self, embedder: Any, text: str, vector: Any) -> None:
+        self.embedder, self.text, self.vector = embedder, text, vector
+
+    def embed_query(self, text: str) -> Any:
+        return self.vector if text == self.text else self.embedder.embed_query(text)
+
+
+def _embedder_ahead(bundle: Bundle, model: str | None, text: str) -> Any:
+    """Load the model and embed a natural-language query, in a thread: onnxruntime releases the
+    GIL while it builds its session (~0.1 s), so that overlaps opening the indexes and the graph.
+    An identifier query weighs the vectors at nothing, so its embedding is left to `search`."""
+    from cora_ci.retrieval.query import analyse
+
+    embedder = embedder_for(bundle, model)
+    q = analyse(text)
+    if embedder is None or q.identifier is not None or not q.text:
+        return embedder
+    return _Ahead(embedder, q.text, embedder.embed_query(q.text))
+
+
+def run_show(anchor: str, where: Where) -> Shown:
+    """One symbol's current code (`cora-ci show`)."""
+    bundle = open_bundle(where.bundle)
+    return show(BundleChunks(bundle, work_tree(bundle, where.repo, where.default_repo)), anchor)

@@ -1,0 +1,222 @@
+"""Chunks of an open bundle, re-bound to a working tree: what packing and `show` read from.
+
+Chunk ids are a hash of path and anchor (`chunk_id`), so an anchor finds its chunk without a scan
+of the table; the BM25 name field is the fallback for anchors that are not a chunk's first.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cora_ci.bundle import Bundle
+from cora_ci.chunking.model import Chunk, chunk_id
+from cora_ci.config import Config, from_mapping
+from cora_ci.errors import CoraError
+from cora_ci.rebind.bind import Bound, Stale, WorkTree, bind
+from cora_ci.rebind.locator import locate
+from cora_ci.rebind.view import View, from_chunk, mentions, merge
+
+_MAX_PARTS = 256
+_ATTACHED = ("@", "#", "//", "/*", "*", "[", "--")
+
+
+class BundleChunks:
+    """`ChunkSource` over a bundle; binds each chunk to `tree` once (None: serve as indexed)."""
+
+    def __init__(self, bundle: Bundle, tree: WorkTree | None) -> None:
+        self.bundle = bundle
+        self.tree = tree
+        self.config = chunker_config(bundle.manifest)
+        self.blobs = indexed_blobs(bundle.manifest)
+        self._bound: dict[int, Bound] = {}
+
+    def chunk(self, cid: int) -> Chunk | None:
+        row = self.bundle.chunks.row_of.get(cid)
+        return self.bundle.chunks.chunk(row) if row is not None else None
+
+    def bind(self, chunk: Chunk) -> Bound:
+        if chunk.id not in self._bound:
+            blob = self.blobs.get(chunk.path)
+            self._bound[chunk.id] = bind(chunk, self.tree, self.config, self.part_start, blob)
+        return self._bound[chunk.id]
+
+    def part_start(self, path: str, qual: str) -> int | None:
+        c = self.chunk(chunk_id(path, qual))
+        return c.start_line if c is not None and c.path == path else None
+
+    def by_anchor(self, anchor: str) -> Chunk | None:
+        """The chunk whose anchors include `anchor` (`path::Qualified.name`, or a file's path)."""
+        path, sep, qual = anchor.partition("::")
+        c = self.chunk(chunk_id(path, qual if sep else "file"))
+        if c is not None and c.path == path and (anchor in c.anchors or (not sep and c.kind == "file")):
+            return c
+        if not sep:
+            return None
+        for cid, _ in self.bundle.lexical.search(qual, 500):
+            c = self.chunk(cid)
+            if c is not None and anchor in c.anchors:
+                return c
+        return None
+
+    def suggestions(self, anchor: str, n: int = 3) -> list[str]:
+        """Anchors that look like `anchor`, for the error message of a mistyped one."""
+        qual = anchor.partition("::")[2] or anchor
+        out: list[str] = []
+        for cid, _ in self.bundle.lexical.search(qual.replace(".", " "), 50):
+            c = self.chunk(cid)
+            if c is not None and c.anchor and c.anchor not in out:
+                out.append(c.anchor)
+            if len(out) >= n:
+                break
+        return out
+
+    def family(self, chunk: Chunk) -> list[Chunk]:
+        """The chunk, its other parts and all its descendants: a symbol's whole code."""
+        out = [chunk]
+        if chunk.anchor and "::" in chunk.anchor:
+            path, qual = chunk.anchor.split("::", 1)
+            for k in range(2, _MAX_PARTS):
+                part = self.chunk(chunk_id(path, f"{qual}@part{k}"))
+                if part is None:
+                    break
+                out.append(part)
+        stack = [cid for c in out for cid in c.children]
+        while stack:
+            c = self.chunk(stack.pop())
+            if c is not None:
+                out.append(c)
+                stack.extend(c.children)
+        return out
+
+
+def chunker_config(manifest: dict[str, Any]) -> Config:
+    """The chunker config a bundle was built with, so a file re-chunked for re-binding is cut the
+    same way; the defaults if the manifest does not say (or says something this version rejects)."""
+    table = (manifest.get("chunker") or {}).get("config") or {}
+    with contextlib.suppress(CoraError, TypeError, AttributeError):
+        return from_mapping({k: v for k, v in table.items() if k != "source"}, "bundle")
+    return Config()
+
+
+def indexed_blobs(manifest: dict[str, Any]) -> dict[str, str]:
+    """Path -> git blob id of each indexed file, from the manifest's file table (its `path` and
+    `blob` columns); empty if the table has another shape, which only costs re-locating chunks."""
+    files = manifest.get("files")
+    try:
+        return dict(zip(files["path"], files["blob"], strict=True))  # type: ignore[index]
+    except (KeyError, TypeError, ValueError):
+        return {}
+
+
+def work_tree(bundle: Bundle, repo: Path | None, default: Path | None) -> WorkTree | None:
+    """The working tree to re-bind to: `repo` if given, else `default` (the current repository, or
+    directory outside git) when it is the bundle's source: it holds the bundle and has the source's
+    name, or it knows the indexed commit."""
+    if repo is not None:
+        if not repo.is_dir():
+            raise CoraError("CORA-IO-001", f"--repo {repo}: no such directory")
+        return WorkTree(repo)
+    if default is None:
+        return None
+    here = default.resolve()
+    source = bundle.manifest.get("source") or {}
+    if source.get("root") == here.name and bundle.root.resolve().is_relative_to(here):
+        return WorkTree(here)
+    commit = source.get("commit")
+    if commit and _has_commit(here, str(commit)):
+        return WorkTree(here)
+    return None
+
+
+def _has_commit(repo: Path, commit: str) -> bool:
+    try:
+        out = subprocess.run(["git", "-C", str(repo), "cat-file", "-e", f"{commit}^{{commit}}"],
+                             capture_output=True, check=False)  # fmt: skip
+    except OSError:
+        return False
+    return out.returncode == 0
+
+
+@dataclass
+class Shown:
+    """A symbol's whole current code, for `cora-ci show`."""
+
+    chunk: Chunk
+    view: View
+    stale: Stale
+
+
+def show(source: BundleChunks, anchor: str) -> Shown:
+    """The code of the symbol anchored `anchor`, re-bound to the working tree when there is one."""
+    chunk = source.by_anchor(anchor)
+    if chunk is None:
+        near = source.suggestions(anchor)
+        hint = f"did you mean {', '.join(near)}?" if near else "anchors look like path/file.py::Class.method"
+        raise CoraError("CORA-QRY-002", f"no symbol anchored {anchor!r} in {source.bundle.root}", hint)
+    name = chunk.symbols[chunk.anchors.index(anchor)] if anchor in chunk.anchors else chunk.symbol
+    indexed = merge([from_chunk(c) for c in source.family(chunk)])
+    if len(chunk.anchors) > 1:  # small siblings share the chunk: only this one's lines
+        indexed = _sibling(indexed, chunk, name)
+    tree = source.tree
+    if tree is None:
+        return Shown(chunk, _filled(indexed, None), None)
+    cur = tree.file(chunk.path)
+    unchanged = cur is not None and source.blobs.get(chunk.path) == cur.blob
+    if cur is not None and unchanged:
+        return Shown(chunk, _filled(indexed, cur.lines), None)
+    if cur is not None and chunk.strategy == "structural" and "::" in anchor:
+        found = locate(chunk.lang, cur.src, anchor.split("::", 1)[1], name)
+        if found is not None:
+            a, b = found.sym.start, found.sym.end
+            view = View(chunk.path, a + 1, b + 1, {r + 1: cur.lines[r] for r in range(a, b + 1)})
+            same = (view.start, view.end, view.text()) == (
+                indexed.start,
+                indexed.end,
+                _filled(indexed, None).text(),
+            )
+            return Shown(chunk, view, None if same else "moved")
+    elif cur is not None:
+        bound = [source.bind(c) for c in source.family(chunk)]
+        if bound[0].stale != "missing":
+            views = [b.view for b in bound if b.stale != "missing"]
+            stale: Stale = "moved" if any(b.stale for b in bound) else None
+            return Shown(chunk, _filled(merge(views), cur.lines), stale)
+    raise CoraError(
+        "CORA-QRY-003",
+        f"{anchor} is in the bundle but no longer in the working tree {tree.root}",
+        "it was renamed or deleted since indexing; search for it with `cora-ci query`",
+    )
+
+
+def _sibling(view: View, chunk: Chunk, name: str) -> View:
+    """One symbol's lines in a chunk of merged siblings: from the line naming it (with attribute,
+    decorator and comment lines just above) to the line before the next sibling's."""
+    rows = sorted(view.shown.items())
+    k = chunk.symbols.index(name)
+    at = next((i for i, (_, t) in enumerate(rows) if mentions(t, name)), 0)
+    nxt = len(rows)
+    if k + 1 < len(chunk.symbols):
+        after = chunk.symbols[k + 1]
+        nxt = next((i for i in range(at + 1, len(rows)) if mentions(rows[i][1], after)), len(rows))
+        while nxt - 1 > at and rows[nxt - 1][1].lstrip().startswith(_ATTACHED):
+            nxt -= 1
+    while at > 0 and rows[at - 1][1].lstrip().startswith(_ATTACHED):
+        at -= 1
+    keep = rows[at:nxt]
+    while len(keep) > 1 and not keep[-1][1].strip():
+        keep.pop()
+    return View(view.path, keep[0][0], keep[-1][0], dict(keep))
+
+
+def _filled(view: View, lines: list[str] | None) -> View:
+    """The view with every line of its range: hidden lines from the file, else blank (a symbol's
+    chunks hold all its non-blank lines, so what none of them holds is blank)."""
+    shown = {
+        n: view.shown.get(n, lines[n - 1] if lines is not None and n <= len(lines) else "")
+        for n in range(view.start, view.end + 1)
+    }
+    return View(view.path, view.start, view.end, shown)

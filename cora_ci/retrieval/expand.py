@@ -1,0 +1,80 @@
+"""Reference expansion: personalized PageRank seeded by the top hits (Cora spec sections 3 and 7.5).
+
+It runs on the seeds' neighbourhood only (two hops, capped), so its cost does not grow with the
+repository: on a 50k-chunk graph the whole-graph iteration alone would take longer than a query's
+budget. Edges run both ways: from a seed to what it references (what it depends on) at full weight,
+and to what references it (what depends on it) at `reverse` of that. The seeds are the best hits
+already; the scores returned are the PageRank mass of the other chunks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import numpy.typing as npt
+
+from cora_ci.graph import Graph, personalized_pagerank
+from cora_ci.retrieval.catalog import GraphArrays
+
+MAX_NODES = 1000  # neighbourhood cap: hubs reach much of a repository in two hops; bounds the cost
+ALPHA = 0.85
+ITERS = 20  # 0.85**20 < 0.04: enough to order a neighbourhood
+
+IntArray = npt.NDArray[np.int64]
+
+
+def _spans(indptr: IntArray, rows: IntArray) -> IntArray:
+    """Positions indptr[r]..indptr[r+1] of every row in `rows`, concatenated."""
+    starts, ends = indptr[rows], indptr[rows + 1]
+    lengths = ends - starts
+    if not lengths.sum():
+        return np.zeros(0, dtype=np.int64)
+    offsets = np.repeat(starts - np.cumsum(lengths) + lengths, lengths)
+    out: IntArray = offsets + np.arange(int(lengths.sum()), dtype=np.int64)
+    return out
+
+
+def _grow(g: GraphArrays, nodes: IntArray) -> IntArray:
+    """`nodes` with what they reference and what references them. One pass over the edge targets
+    (a lookup table, ~0.3 ms for 300k edges) instead of a transposed copy of the graph."""
+    member = np.zeros(len(g.ids), dtype=bool)
+    member[nodes] = True
+    ins = g.sources[member[g.indices]]
+    member[g.indices[_spans(g.indptr, nodes)]] = True
+    member[ins] = True
+    grown: IntArray = np.flatnonzero(member)
+    return grown
+
+
+def graph_scores(g: GraphArrays, seeds: dict[int, float], reverse: float, hops: int = 2) -> dict[int, float]:
+    """Chunk id -> PageRank mass of the non-seed chunks in the neighbourhood of `seeds`."""
+    seed_nodes = g.nodes(list(seeds))
+    if not len(seed_nodes):
+        return {}
+    nodes = np.unique(seed_nodes)
+    for _ in range(hops):
+        grown = _grow(g, nodes)
+        if len(grown) > MAX_NODES:
+            break
+        nodes = grown
+    pos = _spans(g.indptr, nodes)
+    src = np.repeat(np.arange(len(nodes)), g.indptr[nodes + 1] - g.indptr[nodes])
+    dst_global = g.indices[pos]
+    at = np.minimum(np.searchsorted(nodes, dst_global), len(nodes) - 1)
+    inside = nodes[at] == dst_global
+    src, dst, w = src[inside], at[inside], g.weights[pos][inside]
+    if reverse > 0:
+        src, dst, w = np.concatenate([src, dst]), np.concatenate([dst, src]), np.concatenate([w, w * reverse])
+    order = np.lexsort((dst, src))
+    src, dst, w = src[order], dst[order], w[order]
+    if len(src):  # merge parallel edges (a reference and a reverse one between the same chunks)
+        first = np.flatnonzero(np.r_[True, (src[1:] != src[:-1]) | (dst[1:] != dst[:-1])])
+        w = np.add.reduceat(w, first)
+        src, dst = src[first], dst[first]
+    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
+    np.cumsum(np.bincount(src, minlength=len(nodes)), out=indptr[1:])
+    sub = Graph(ids=list(range(len(nodes))), indptr=indptr.tolist(), indices=dst.tolist(), weights=w.tolist())
+    ids = g.ids[nodes].tolist()
+    where = np.searchsorted(nodes, seed_nodes).tolist()
+    local_seeds = {i: seeds[int(ids[i])] for i in where}
+    ranks = personalized_pagerank(sub, local_seeds, alpha=ALPHA, iters=ITERS)
+    return {int(ids[i]): mass for i, mass in ranks.items() if i not in local_seeds}

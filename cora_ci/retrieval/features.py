@@ -1,0 +1,121 @@
+"""Query-aware ranking features: definitions, name matches, path classes, filters.
+
+Each feature is a pure function of the query and one chunk's `Meta`; the weights they get are
+`Params` in `search`, measured on bench/quality.py.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from functools import lru_cache
+
+import pathspec
+
+from cora_ci.bundle.lexical import terms
+from cora_ci.errors import CoraError
+from cora_ci.retrieval.catalog import Meta
+from cora_ci.retrieval.query import Query
+from cora_ci.retrieval.types import Filters
+
+EXACT, FOLDED, NAME_ONLY = 3, 2, 1  # definition match levels
+
+
+def _stem_parts(path: str) -> tuple[str, ...]:
+    """`src/werkzeug/http.py` -> ("src", "werkzeug", "http"); a package's `__init__`/`index` dropped."""
+    parts = path.split("/")
+    parts[-1] = parts[-1].split(".", 1)[0]
+    if parts[-1] in ("__init__", "index", "mod", "lib") and len(parts) > 1:
+        parts.pop()
+    return tuple(parts)
+
+
+def _ends_with(seq: tuple[str, ...], tail: tuple[str, ...], fold: bool) -> bool:
+    if len(tail) > len(seq):
+        return False
+    got = seq[len(seq) - len(tail) :]
+    return tuple(p.lower() for p in got) == tuple(p.lower() for p in tail) if fold else got == tail
+
+
+def _names(ident: tuple[str, ...], m: Meta, fold: bool) -> bool:
+    """An anchor of `m` ends with `ident`, or with a tail of it whose head is the file's module path."""
+    for name in m.names:
+        if _ends_with(name, ident, fold):
+            return True
+        for cut in range(1, len(ident)):
+            if _ends_with(name, ident[cut:], fold) and _ends_with(_stem_parts(m.path), ident[:cut], fold):
+                return True
+    return False
+
+
+def definition_level(ident: tuple[str, ...], m: Meta, text: Callable[[], str] | None = None) -> int:
+    """How well the chunk defines the identifier `ident` (parts of `a.B.c`): EXACT, FOLDED, NAME_ONLY, 0.
+
+    EXACT: an anchor's qualified name ends with the parts, or ends with a tail of them and the
+    rest is the file's module path (`werkzeug.http.parse_cookie`); FOLDED: the same ignoring case,
+    or a type small enough to be one chunk that defines the member (`Session.login` in the
+    chunk of `Session`, checked in its `text`); NAME_ONLY: a qualified query whose last part is
+    defined here under another qualifier.
+    """
+    if not m.names or m.kind in ("section", "key", "lines"):
+        return 0
+    if _names(ident, m, False):
+        return EXACT
+    if _names(ident, m, True):
+        return FOLDED
+    if len(ident) > 1:
+        if (text is not None and m.kind == "type" and not m.children and _names(ident[:-1], m, False)
+                and re.search(rf"(?<![\w$]){re.escape(ident[-1])}(?![\w$])", text())):  # fmt: skip
+            return FOLDED
+        last = ident[-1].lower()
+        if any(name and name[-1].lower() == last for name in m.names):
+            return NAME_ONLY
+    return 0
+
+
+@lru_cache(maxsize=1 << 16)
+def _name_terms(symbols: tuple[str, ...], path: str) -> frozenset[str]:
+    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
+    return frozenset(terms(" ".join((*symbols, stem))))
+
+
+def name_match(q: Query, m: Meta) -> float:
+    """Share of the query's words found in the chunk's symbol names or its file name."""
+    if not q.words:
+        return 0.0
+    return len(q.words & _name_terms(m.symbols, m.path)) / len(q.words)
+
+
+def _spec(globs: tuple[str, ...], what: str) -> pathspec.GitIgnoreSpec | None:  # type: ignore[type-arg,unused-ignore]
+    if not globs:
+        return None
+    for g in globs:
+        if not g.strip():
+            raise CoraError("CORA-CFG-002", f"{what}: empty glob")
+    try:
+        return pathspec.GitIgnoreSpec.from_lines(list(globs))
+    except Exception as e:  # pathspec raises several types for malformed patterns
+        raise CoraError("CORA-CFG-002", f"{what}: bad glob in {list(globs)}: {e}") from None
+
+
+def compile_filters(f: Filters) -> Callable[[Meta], bool]:
+    """A predicate for `--lang`, `--kind`, `--path` and `--exclude` (gitignore-style globs)."""
+    langs = {x.lower() for x in f.langs}
+    kinds = {x.lower() for x in f.kinds}
+    include = _spec(f.paths, "--path")
+    exclude = _spec(f.excludes, "--exclude")
+
+    def accept(m: Meta) -> bool:
+        if langs and m.lang.lower() not in langs:
+            return False
+        if kinds and m.kind not in kinds:
+            return False
+        if include is not None and not include.match_file(m.path):
+            return False
+        return not (exclude is not None and exclude.match_file(m.path))
+
+    return accept
+
+
+def active(f: Filters) -> bool:
+    return bool(f.langs or f.kinds or f.paths or f.excludes)

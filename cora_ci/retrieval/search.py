@@ -1,0 +1,311 @@
+"""`search`: hybrid retrieval over one bundle, best first, every hit explained.
+
+Steps, each visible in a hit's `explain`:
+
+1. candidates: BM25 top-`pool` and vector top-`pool`, fused (`fusion.py`), filtered;
+2. query-aware features: an identifier query's definition first (`definition`), symbol and file
+   names that match the query (`name`), tests/examples/vendored/generated code, prose and type
+   stubs lower unless asked for (`demoted`), `dir:` boosts (`dir`), and a share of the other strong
+   chunks of the same file (`file`), so a file with several good chunks rises;
+3. reference expansion: personalized PageRank seeded by the best hits lifts candidates they are
+   linked with and adds linked chunks that search missed (`graph`, source "graph");
+4. diversity: the n-th chunk of one file is discounted by `diversity`**n, so a top-10 is not one file;
+5. `path:` and `symbol:` boosts pin their chunks first, verbatim (`full`, source "boost").
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, Literal
+
+from cora_ci.bundle import Bundle
+from cora_ci.retrieval.catalog import Catalog, Meta, catalog, path_class, prose_class
+from cora_ci.retrieval.expand import graph_scores
+from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match
+from cora_ci.retrieval.fusion import Fused, Fusion, fuse
+from cora_ci.retrieval.query import Query, analyse, split_qualified
+from cora_ci.retrieval.types import Boost, Filters, Hit
+
+EXPLAIN_KEYS = (
+    "query", "bm25_rank", "bm25_score", "vector_rank", "vector_score", "fused", "definition", "name",
+    "demoted", "dir", "file", "graph", "diversity", "boost",
+)  # fmt: skip
+_LEVEL_SHARE = {3: 1.0, 2: 0.6, 1: 0.15}  # of Params.definition, by definition_level
+
+
+@dataclass(frozen=True)
+class Params:
+    """Ranking weights. Defaults are the measured choice (bench/quality.py, bench/RESULTS.md)."""
+
+    fusion: Fusion = field(default_factory=Fusion)
+    lexical: bool = True  # the switches let the benchmark rank by one side, or without features
+    vectors: bool = True
+    features: bool = True
+    pool: int = 100  # candidates taken from each side
+    definition: float = 2.0  # added for the defining chunk of an identifier query: it comes first
+    definition_in_text: float = 0.15  # ... of an identifier named inside a sentence
+    name: float = 0.2  # times the share of query words in the chunk's symbol or file name
+    demote: float = 0.3  # multiplier for tests, examples, vendored and generated code
+    docs: float = 0.3  # ... for prose (Markdown, reStructuredText, plain text)
+    stub: float = 0.4  # ... for type stubs and declaration files (.pyi, .d.ts)
+    dir_boost: float = 1.5  # multiplier for chunks under a `dir:` boost
+    file: float = 0.1  # times the sum of the file's next two best scores
+    diversity: float = 0.8  # the n-th chunk of one file is multiplied by this to the n
+    seeds: int = 5  # top hits that seed PageRank
+    graph: float = 0.1  # added: this times the graph score (PageRank mass / the largest mass)
+    graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
+    graph_slots: float = 0.2  # share of the k places kept, at the end, for chunks only the graph found
+    reverse: float = 0.5  # weight of "is referenced by" edges relative to "references"
+
+
+PARAMS = Params()
+
+
+@dataclass
+class _Cand:
+    meta: Meta
+    score: float
+    source: Literal["search", "graph", "boost"]
+    explain: dict[str, Any]
+
+
+def _blank(query: Query) -> dict[str, Any]:
+    ex: dict[str, Any] = dict.fromkeys(EXPLAIN_KEYS)
+    ex["query"] = "identifier" if query.identifier else "text"
+    return ex
+
+
+def search(
+    bundle: Bundle,
+    query: str,
+    *,
+    k: int = 10,
+    embedder: Any = None,
+    filters: Filters = Filters(),  # noqa: B008 - frozen, shared safely
+    boosts: Iterable[Boost] = (),
+    expand: bool = True,
+    params: Params = PARAMS,
+) -> list[Hit]:
+    """The `k` best chunks for `query` (plus the chunks `path:`/`symbol:` boosts pin), best first.
+
+    `embedder` (from `cora_ci.embedding.load_embedder`) enables the vector side when the bundle
+    has vectors; without it the ranking is lexical. An empty query raises CORA-QRY-001, a bad glob
+    in `filters` CORA-CFG-002.
+    """
+    q = analyse(query)
+    accept = compile_filters(filters)
+    boosts = tuple(boosts)
+    cat = catalog(bundle)
+    cands = _candidates(bundle, cat, q, k, embedder, filters, params, accept)
+    if params.features:
+        _features(cat, q, cands, filters, boosts, params)
+    if expand and params.seeds > 0 and params.graph > 0 and cands:
+        _expand(cat, q, cands, filters, params, accept)
+    pinned = _pinned(cat, boosts)
+    reserve = round(k * params.graph_slots) if expand and params.graph > 0 else 0
+    picked = _diverse(cands, k, pinned, params.diversity if params.features else 1.0, reserve)
+    top = picked[0].score if picked else 1.0
+    hits: list[Hit] = []
+    for cid in pinned:
+        c = cands.get(cid)
+        ex = c.explain if c is not None else _blank(q)
+        ex["boost"] = "pinned"
+        hits.append(Hit(cid, top, "boost" if c is None else c.source, True, ex))
+    hits.extend(Hit(c.meta.id, c.score, c.source, False, c.explain) for c in picked)
+    return hits
+
+
+def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, filters: Filters,
+                params: Params, accept: Any) -> dict[int, _Cand]:  # fmt: skip
+    pool = max(params.pool, 3 * k)
+    if active(filters):
+        pool = min(max(pool * 10, 1000), max(len(cat), 1))
+    lexical = bundle.lexical.search(q.text, pool) if params.lexical else []
+    vector: list[tuple[int, float]] = []
+    weight = params.fusion.vec_weight_ident if q.identifier else params.fusion.vec_weight_text
+    if params.vectors and embedder is not None and bundle.vectors is not None and (weight > 0 or not lexical):
+        vector = bundle.vectors.search(embedder.embed_query(q.text), pool)  # no model run when unweighted
+    fused = fuse(lexical, vector, params.fusion, q.identifier is not None)
+    out: dict[int, _Cand] = {}
+    for cid, f in fused.items():
+        m = cat.meta(cid)
+        if m is None or not accept(m):
+            continue
+        out[cid] = _Cand(m, f.score, "search", _explained(q, f))
+    return out
+
+
+def _explained(q: Query, f: Fused) -> dict[str, Any]:
+    ex = _blank(q)
+    ex.update(bm25_rank=f.bm25_rank, bm25_score=f.bm25_score, vector_rank=f.vector_rank,
+              vector_score=f.vector_score, fused=round(f.score, 6))  # fmt: skip
+    return ex
+
+
+def _demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params) -> tuple[str, float] | None:
+    """The class that lowers this chunk and its multiplier, or None (ordinary code, asked for, or
+    selected by a path filter)."""
+    if filters.paths:
+        return None
+    cls = path_class(m.path) or ("generated" if cat.generated(m) else None) or prose_class(m.path, m.lang)
+    if cls is None or cls in q.wants:
+        return None
+    factor = {"docs": params.docs, "stub": params.stub}.get(cls, params.demote)
+    return (cls, factor) if factor != 1.0 else None
+
+
+def _in_dir(path: str, d: str) -> bool:
+    return path == d or path.startswith(d + "/")
+
+
+def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
+              boosts: tuple[Boost, ...], params: Params) -> None:  # fmt: skip
+    dirs = [b.value for b in boosts if b.kind == "dir"]
+    idents = [(q.identifier, params.definition)] if q.identifier else []
+    idents += [(c, params.definition_in_text) for c in q.codey]
+    first_part: dict[str, int] = {}  # a split definition's first part gets the full bonus
+    for c in cands.values():
+        if c.meta.anchor is not None:
+            have = first_part.get(c.meta.anchor)
+            if have is None or c.meta.start_line < cands[have].meta.start_line:
+                first_part[c.meta.anchor] = c.meta.id
+    for c in cands.values():
+        m, ex = c.meta, c.explain
+        bonus = 0.0
+        for ident, weight in idents:
+            level = definition_level(ident, m, partial(cat.table.text, m.row))
+            if level:
+                share = _LEVEL_SHARE[level] * (1.0 if first_part.get(m.anchor or "") == m.id else 0.5)
+                bonus = max(bonus, weight * share)
+        if bonus:
+            ex["definition"] = round(bonus, 6)
+        nm = params.name * name_match(q, m)
+        if nm:
+            ex["name"] = round(nm, 6)
+        score = c.score + bonus + nm
+        low = _demotion(cat, q, m, filters, params)
+        if low is not None:
+            score *= low[1]
+            ex["demoted"] = low[0]
+        if any(_in_dir(m.path, d) for d in dirs):
+            score *= params.dir_boost
+            ex["dir"] = params.dir_boost
+        c.score = score
+    if params.file > 0:
+        by_file: dict[str, list[float]] = {}
+        for c in cands.values():
+            by_file.setdefault(c.meta.path, []).append(c.score)
+        for scores in by_file.values():
+            scores.sort(reverse=True)
+        for c in cands.values():
+            scores = by_file[c.meta.path]
+            others = scores[:3]
+            if c.score in others:
+                others = others.copy()
+                others.remove(c.score)
+            extra = params.file * sum(others[:2])
+            if extra:
+                c.explain["file"] = round(extra, 6)
+                c.score += extra
+
+
+def _expand(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters, params: Params,
+            accept: Any) -> None:  # fmt: skip
+    ranked = sorted(cands.values(), key=lambda c: (-c.score, c.meta.id))[: params.seeds]
+    seeds = {c.meta.id: c.score for c in ranked if c.score > 0}
+    mass = graph_scores(cat.graph, seeds, params.reverse)
+    if not mass:
+        return
+    most = max(mass.values())
+    for cid, m in mass.items():
+        share = m / most
+        c = cands.get(cid)
+        if c is None:
+            if share < params.graph_min:
+                continue
+            meta = cat.meta(cid)
+            if meta is None or not accept(meta):
+                continue
+            c = cands[cid] = _Cand(meta, 0.0, "graph", _blank(q))
+            low = _demotion(cat, q, meta, filters, params)
+            if low is not None:
+                share *= low[1]
+                c.explain["demoted"] = low[0]
+        extra = params.graph * share
+        c.score += extra
+        c.explain["graph"] = round(extra, 6)
+
+
+def _diverse(cands: dict[int, _Cand], k: int, skip: list[int], decay: float, reserve: int) -> list[_Cand]:
+    """The best `k`, greedily, each file's n-th pick discounted by decay**n (scores stay sorted).
+
+    Up to `reserve` of the last places go to chunks that only the graph found, if the ranking did
+    not already take that many: reference expansion adds context that no query word names.
+    """
+    skipped = set(skip)
+    heap = [(-c.score, c.meta.id, 0) for c in cands.values() if c.meta.id not in skipped]
+    heapq.heapify(heap)
+    taken: dict[str, int] = {}
+    out: list[_Cand] = []
+    extra: list[_Cand] = []
+
+    def pick(graph_only: bool, limit: int, into: list[_Cand]) -> None:
+        while heap and len(into) < limit:
+            neg, cid, seen = heapq.heappop(heap)
+            c = cands[cid]
+            if graph_only and c.source != "graph":
+                continue
+            n = taken.get(c.meta.path, 0)
+            if n != seen:  # the file gained picks since this entry was pushed: re-rank it
+                heapq.heappush(heap, (-c.score * decay**n, cid, n))
+                continue
+            if n and decay != 1.0:
+                c.explain["diversity"] = round(decay**n, 6)
+            c.score = -neg
+            taken[c.meta.path] = n + 1
+            into.append(c)
+
+    pick(False, k, out)
+    need = min(reserve, k) - sum(c.source == "graph" for c in out)
+    if need > 0:
+        pick(True, need, extra)  # scored below every pick so far: they go last, in order
+        searched = [i for i, c in enumerate(out) if c.source != "graph"]
+        drop = set(searched[len(searched) - len(extra) :]) if extra else set()
+        out = [c for i, c in enumerate(out) if i not in drop] + extra
+    return out
+
+
+def _pinned(cat: Catalog, boosts: tuple[Boost, ...]) -> list[int]:
+    """Chunk ids that `path:` and `symbol:` boosts include in full, in directive and file order."""
+    out: dict[int, None] = {}
+    for b in boosts:
+        if b.kind == "path":
+            for row in cat.file_rows(b.value):
+                out.setdefault(cat.row_meta(row).id, None)
+        elif b.kind == "symbol":
+            for cid in _definitions(cat, b.value):
+                out.setdefault(cid, None)
+                for d in cat.descendants(cid):
+                    out.setdefault(d, None)
+    return list(out)
+
+
+def _definitions(cat: Catalog, symbol: str) -> list[int]:
+    """Chunks defining `symbol` (bare or qualified), found through the BM25 name field."""
+    if "::" in symbol:  # an anchor: `src/auth.py::Auth.login`
+        path = symbol.split("::", 1)[0]
+        return [m.id for m in map(cat.row_meta, cat.file_rows(path)) if symbol in m.anchors]
+    ident = split_qualified(symbol)
+    if not ident:
+        return []
+    hits = cat.bundle.lexical.search(symbol, 200)
+    found = []
+    for cid, _ in hits:
+        m = cat.meta(cid)
+        if m is not None and definition_level(ident, m) >= 3:
+            found.append(m)
+    found.sort(key=lambda m: (m.path, m.start_line))
+    return [m.id for m in found]

@@ -1,0 +1,470 @@
+"""Anchors re-bound to the working tree: the locator agrees with the chunker, chunks follow edits.
+
+The reference answer is always the chunker itself: a symbol located in an edited file must be
+where a fresh `chunk_file` of that file puts it, with the same text.
+"""
+
+from __future__ import annotations
+
+import sysconfig
+import textwrap
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import cora_ci
+from cora_ci.chunking import chunk_file
+from cora_ci.chunking.model import Chunk
+from cora_ci.config import Config, from_mapping
+from cora_ci.files.text import decode
+from cora_ci.rebind import WorkTree, bind, locate
+from cora_ci.rebind.view import from_chunk
+
+CFG = Config()
+
+
+def _src(text: str) -> bytes:
+    return "\n".join(decode(text.encode()).lines).encode()
+
+
+def _anchored(chunks: list[Chunk]) -> list[tuple[Chunk, str, str]]:
+    """(chunk, qualified anchor, symbol) of every structural symbol chunk, each of its anchors."""
+    out = []
+    for c in chunks:
+        if c.strategy == "structural" and c.kind not in ("file", "module"):
+            out.extend((c, a.split("::", 1)[1], s) for a, s in zip(c.anchors, c.symbols, strict=True))
+    return out
+
+
+PY_FILES = sorted(Path(cora_ci.__file__).parent.rglob("*.py"))
+STDLIB = Path(sysconfig.get_paths()["stdlib"])
+STDLIB_FILES = [
+    STDLIB / n for n in ("enum.py", "mailbox.py", "pdb.py", "argparse.py") if (STDLIB / n).is_file()
+]
+
+
+@pytest.mark.parametrize("path", PY_FILES + STDLIB_FILES, ids=lambda p: p.name)
+def test_locate_finds_every_symbol_of_real_files_where_the_chunker_puts_it(path: Path) -> None:
+    data = path.read_bytes()
+    lines = decode(data).lines
+    shifted = ["# a comment", "", "X = 1", "", *lines]
+    src = "\n".join(shifted).encode()
+    fresh = chunk_file(path.name, src, CFG).chunks
+    for c, qual, name in _anchored(fresh):
+        loc = locate("python", src, qual, name)
+        assert loc is not None, qual
+        assert loc.anchor == qual
+        if len(c.anchors) == 1 and "Part " not in c.header:
+            assert (loc.sym.start + 1, loc.sym.end + 1) == (c.start_line, c.end_line), qual
+
+
+SAMPLES = {
+    "Service.cs": """\
+        namespace Example.Managers
+        {
+            public class AgentManager
+            {
+                /// <summary>Adds a context test.</summary>
+                public int AddTest(string name) { return name.Length; }
+
+                public int AddTest(int n)
+                {
+                    return n;
+                }
+            }
+        }
+        """,
+    "Scoped.cs": """\
+        namespace Example.Scoped;
+
+        public class Store
+        {
+            public void Save(int id)
+            {
+                System.Console.WriteLine(id);
+            }
+        }
+        """,
+    "app.ts": """\
+        import { api } from "./api";
+
+        export class UserView {
+          constructor(private id: number) {}
+
+          render(): string {
+            return api(this.id).name;
+          }
+        }
+
+        export const helpers = {
+          format(x: number): string {
+            return String(x);
+          },
+        };
+
+        export function render(id: number): string {
+          return new UserView(id).render();
+        }
+        """,
+    "mixin.js": """\
+        const _load = Symbol('load')
+
+        module.exports = cls => class Loader extends cls {
+          #cache = new Map()
+
+          // loads everything
+          async [_load] () {
+            const text = `
+        a template literal at column 0 ${this.#cache.size}
+        `
+            return this.#run(text)
+          }
+
+          #run (text) {
+            return text.trim()
+          }
+        }
+        """,
+    "point.rs": """\
+        use std::fmt;
+
+        pub struct Point { x: i32, y: i32 }
+
+        impl fmt::Display for Point {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "({}, {})", self.x, self.y)
+            }
+        }
+
+        impl Point {
+            pub fn new(x: i32, y: i32) -> Point {
+                Point { x, y }
+            }
+        }
+        """,
+    "point.go": """\
+        package geo
+
+        type Point struct {
+            X, Y int
+        }
+
+        func (p *Point) String() string {
+            return fmt.Sprintf("(%d, %d)", p.X, p.Y)
+        }
+
+        func New(x, y int) *Point {
+            return &Point{x, y}
+        }
+        """,
+    "Dup.java": """\
+        package demo;
+
+        public class Dup {
+            public int size(int a) {
+                return a;
+            }
+
+            public int size(String s) {
+                return s.length();
+            }
+        }
+        """,
+    "commented.py": """\
+        class Box:
+            # the first member: its comment is the header's, not the member's
+            def first(self):
+                return 1
+
+            # the second member's comment is its own
+            @staticmethod
+            def second():
+                return 2
+        """,
+    "dup.py": """\
+        def helper(x):
+            return x
+
+
+        def helper(x, y):
+            return x + y
+
+
+        class Auth:
+            @property
+            def name(self):
+                return "n"
+
+            @name.setter
+            def name(self, value):
+                self._n = value
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SAMPLES))
+def test_locate_handles_namespaces_overloads_receivers_and_impls(name: str) -> None:
+    text = textwrap.dedent(SAMPLES[name])
+    before = (
+        "\n".join(["// moved", "", *text.splitlines()]) if not name.endswith(".py") else "# moved\n\n" + text
+    )
+    src = _src(before)
+    result = chunk_file(name, src, from_mapping({"min_tokens": 0}))
+    found = _anchored(result.chunks)
+    assert found, name
+    for c, qual, sym in found:
+        loc = locate(result.lang, src, qual, sym)
+        assert loc is not None and loc.anchor == qual, (name, qual)
+        if len(c.anchors) == 1:
+            assert (loc.sym.start + 1, loc.sym.end + 1) == (c.start_line, c.end_line), (name, qual)
+
+
+def test_locate_returns_none_for_a_deleted_or_renamed_symbol() -> None:
+    src = _src(
+        "class Auth:\n    def login(self):\n        return 1\n\n    def logout(self):\n        return 2\n"
+    )
+    assert locate("python", src, "Auth.login", "login") is not None
+    gone = _src("class Auth:\n    def logout(self):\n        return 2\n")
+    assert locate("python", gone, "Auth.login", "login") is None
+    renamed = _src("class Auth:\n    def sign_in(self):\n        login = 1\n        return login\n")
+    assert locate("python", renamed, "Auth.login", "login") is None
+    moved = _src("class Other:\n    def login(self):\n        return 1\n")
+    assert locate("python", moved, "Auth.login", "login") is None
+
+
+def test_window_and_full_parse_agree_even_when_the_window_cannot_parse() -> None:
+    # a name used inside a multi-line string and in clauses: the window holds broken fragments
+    src = _src(
+        'DOC = """\ndef target():\n    pass\n"""\n\n'
+        "def user(x):\n    if x:\n        pass\n    elif target(x):\n        return (1 +\n target())\n\n"
+        "def target():\n    return 2\n"
+    )
+    loc = locate("python", src, "target", "target")
+    assert loc is not None and (loc.sym.start, loc.sym.end) == (12, 13)
+
+
+# ---- bind: chunks served from the working tree ---------------------------------------------------
+
+AUTH = '''\
+"""Authentication."""
+import os
+
+
+class Auth:
+    """Checks credentials."""
+
+    def login(self, user, password):
+        """Log a user in."""
+        return password == "secret"
+
+    def logout(self, user):
+        """Log a user out."""
+        print("bye", user)
+        print("bye", user)
+        print("bye", user)
+        print("bye", user)
+        print("bye", user)
+        print("bye", user)
+
+
+def helper():
+    return os.getcwd()
+
+
+x = 1
+y = 2
+'''
+
+
+def _chunks(path: str, text: str, **cfg: object) -> list[Chunk]:
+    return chunk_file(path, text.encode(), from_mapping(cfg)).chunks
+
+
+def _no_parts(path: str, qual: str) -> int | None:
+    return None
+
+
+def _write(tmp: Path, path: str, text: str) -> WorkTree:
+    (tmp / path).parent.mkdir(parents=True, exist_ok=True)
+    (tmp / path).write_text(text)
+    return WorkTree(tmp)
+
+
+def _by_anchor(chunks: list[Chunk], anchor: str) -> Chunk:
+    return next(c for c in chunks if anchor in c.anchors)
+
+
+def test_unchanged_chunks_are_fresh_even_if_the_file_changed_elsewhere(tmp_path: Path) -> None:
+    indexed = _chunks("a.py", AUTH)
+    tree = _write(tmp_path, "a.py", AUTH.replace("x = 1", "x = 10"))
+    login = _by_anchor(indexed, "a.py::Auth.login")
+    b = bind(login, tree, CFG, _no_parts)
+    assert b.stale is None and b.view.text() == login.text and b.view.start == login.start_line
+
+
+def test_moved_symbol_is_served_with_current_lines_and_text(tmp_path: Path) -> None:
+    indexed = _chunks("a.py", AUTH)
+    edited = AUTH.replace("import os\n", "import os\nimport sys\n\nDEBUG = sys.argv\n").replace(
+        'return password == "secret"', 'ok = password == "secret"\n        return ok'
+    )
+    tree = _write(tmp_path, "a.py", edited)
+    fresh = _chunks("a.py", edited)
+    for anchor in ("a.py::Auth.login", "a.py::Auth", "a.py::helper", "a.py::Auth.logout"):
+        b = bind(_by_anchor(indexed, anchor), tree, CFG, _no_parts)
+        want = _by_anchor(fresh, anchor)
+        assert b.stale == "moved", anchor
+        assert b.view.text() == want.text, anchor
+        assert (b.view.start, b.view.end) == (want.start_line, want.end_line), anchor
+
+
+def test_deleted_symbol_is_missing_and_keeps_its_indexed_text_not_the_current_lines(tmp_path: Path) -> None:
+    indexed = _chunks("a.py", AUTH)
+    edited = AUTH.replace('    def login(self, user, password):\n        """Log a user in."""\n', "").replace(
+        '        return password == "secret"\n\n', ""
+    )
+    tree = _write(tmp_path, "a.py", edited)
+    login = _by_anchor(indexed, "a.py::Auth.login")
+    b = bind(login, tree, CFG, _no_parts)
+    assert b.stale == "missing"
+    assert b.view.text() == login.text and b.view.start == login.start_line
+    current = edited.splitlines()[login.start_line - 1 : login.end_line]
+    assert b.view.text() != "\n".join(current)
+
+
+def test_file_gone_or_outside_the_tree_is_missing(tmp_path: Path) -> None:
+    indexed = _chunks("a.py", AUTH)
+    tree = WorkTree(tmp_path)
+    assert bind(indexed[1], tree, CFG, _no_parts).stale == "missing"
+    (tmp_path.parent / "outside.py").write_text(AUTH)
+    c = indexed[1]
+    c.path = "../outside.py"
+    assert bind(c, tree, CFG, _no_parts).stale == "missing"
+
+
+def test_no_work_tree_serves_the_index(tmp_path: Path) -> None:
+    c = _chunks("a.py", AUTH)[1]
+    b = bind(c, None, CFG, _no_parts)
+    assert b.stale is None and b.view.text() == c.text
+
+
+def test_anonymous_code_and_markdown_sections_follow_by_text_and_by_rechunking(tmp_path: Path) -> None:
+    md = "# Demo\n\nIntro.\n\n## Install\n\nRun it.\n"
+    indexed = _chunks("README.md", md) + _chunks("a.py", AUTH)
+    tree = _write(
+        tmp_path, "README.md", "# Demo\n\nIntro, longer now.\nTwo lines.\n\n## Install\n\nRun it.\n"
+    )
+    _write(
+        tmp_path, "a.py", "import os\n\n\n" + AUTH.split("import os\n", 1)[1].replace("x = 1", "x = 1  # one")
+    )
+    install = _by_anchor(indexed, "README.md::Demo/Install")
+    b = bind(install, tree, CFG, _no_parts)
+    assert b.stale == "moved" and b.view.start == install.start_line + 1 and b.view.text() == install.text
+    module = next(c for c in indexed if c.kind == "module" and "x = 1" in c.text)
+    assert bind(module, tree, CFG, _no_parts).stale == "missing"  # its text changed: not served
+    header = next(c for c in indexed if c.kind == "file" and c.path == "a.py")
+    hb = bind(header, tree, CFG, _no_parts)
+    assert hb.stale == "moved" and "Authentication" not in hb.view.text()
+
+
+def test_parts_and_merged_siblings_are_rebound(tmp_path: Path) -> None:
+    body = "\n".join(f"    total += {i}" for i in range(120))
+    text = f"def big():\n    total = 0\n{body}\n    return total\n\n\nA = 1\nB = 2\n"
+    cfg = from_mapping({"max_tokens": 200})
+    indexed = chunk_file("b.py", text.encode(), cfg).chunks
+    parts = [c for c in indexed if "b.py::big" in c.anchors]
+    assert len(parts) > 2
+    edited = "import os\n\n\n" + text
+    tree = _write(tmp_path, "b.py", edited)
+    starts = {c.id: c.start_line for c in parts}
+
+    def part_start(path: str, qual: str) -> int | None:
+        return next(starts[c.id] for c in parts if "Part 1 of" in c.header)
+
+    fresh = chunk_file("b.py", edited.encode(), cfg).chunks
+    for c in parts:
+        b = bind(c, tree, cfg, part_start)
+        want = next(f for f in fresh if f.id == c.id)
+        assert b.stale == "moved" and b.view.text() == want.text and b.view.start == want.start_line
+
+
+# A property: whatever lines are inserted between top-level statements or inside function bodies,
+# every symbol chunk re-bound to the edited file has the text and lines a fresh index gives it.
+
+_BASE = (
+    AUTH
+    + '''
+
+class Store:
+    """Keeps things."""
+
+    items: list = []
+
+    def add(self, item):
+        self.items.append(item)
+        return len(self.items)
+
+    def remove(self, item):
+        self.items.remove(item)
+        for i in range(3):
+            print(i)
+        return len(self.items)
+
+    def clear(self):
+        self.items = []
+        print("cleared")
+        print("cleared")
+        print("cleared")
+        print("cleared")
+'''
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    edits=st.lists(
+        st.tuples(st.integers(0, 200), st.sampled_from(["", "# note", "VALUE = 3", "STMT"])), max_size=6
+    )
+)
+def test_rebound_symbols_equal_a_fresh_index_of_the_edited_file(
+    tmp_path: Path, edits: list[tuple[int, str]]
+) -> None:
+    lines = _BASE.splitlines()
+    for pos, what in edits:
+        at = pos % (len(lines) + 1)
+        if what == "STMT":  # a statement inside the body the insertion point falls in, if any
+            prev = next((ln for ln in reversed(lines[:at]) if ln.strip()), "")
+            if not prev.startswith("        ") or prev.rstrip().endswith(":"):
+                continue
+            lines.insert(at, "        value = 3")
+        elif (at < len(lines) and lines[at].startswith(" ")) or (at > 0 and lines[at - 1].startswith(" ")):
+            continue  # top-level insertions only between top-level statements
+        else:
+            lines.insert(at, what)
+    edited = "\n".join(lines) + "\n"
+    indexed = _chunks("s.py", _BASE)
+    fresh = {c.id: c for c in _chunks("s.py", edited)}
+    tree = _write(tmp_path, "s.py", edited)
+    for c in indexed:
+        if c.kind in ("file", "module") or not c.anchors:
+            continue
+        want = fresh.get(c.id)
+        b = bind(c, tree, CFG, _no_parts)
+        assert want is not None
+        assert b.stale in (None, "moved")
+        assert b.view.text() == want.text, c.anchor
+        assert (b.view.start, b.view.end) == (want.start_line, want.end_line), c.anchor
+
+
+def test_from_chunk_keeps_line_numbers_and_markers() -> None:
+    """Every chunk of this repository's own sources reads back as the same text, line by line."""
+    for path in PY_FILES:
+        data = path.read_bytes()
+        lines = decode(data).lines
+        for c in chunk_file(path.name, data, CFG).chunks:
+            v = from_chunk(c)
+            assert v.text() == c.text, (path, c.anchor)
+            assert set(v.shown) == c.covered_lines(), (path, c.anchor)
+            if not any(d.code == "CORA-CHK-008" for d in c.diagnostics):  # sliced lines are parts
+                assert all(lines[n - 1] == t for n, t in v.shown.items()), (path, c.anchor)

@@ -1,0 +1,266 @@
+"""Budget packing and the three formats, on real bundles of small real git repositories."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from cora_ci.build import build
+from cora_ci.bundle import Bundle, open_bundle
+from cora_ci.chunking.model import ELISION, chunk_id
+from cora_ci.chunking.tokens import default_counter
+from cora_ci.rebind import WorkTree
+from cora_ci.render.answer import Result, pack
+from cora_ci.render.formats import as_cora, as_json, as_text, doc_sentence
+from cora_ci.render.source import BundleChunks
+from cora_ci.retrieval.types import Hit
+
+FILES = {
+    ".cora.toml": "min_tokens = 0\n",  # every symbol its own chunk, however small
+    "src/auth.py": '''\
+        """Authentication helpers."""
+        import os
+
+
+        class Auth:
+            """Checks credentials."""
+
+            def login(self, user, password):
+                """Log a user in. Returns True on success."""
+                token = os.environ.get("TOKEN")
+                return password == token
+
+            def logout(self, user):
+                """Log a user out."""
+                print("bye", user)
+                return None
+
+            def refresh(self, user):
+                """Refresh a session."""
+                return self.login(user, "again")
+
+
+        def helper(value):
+            """Return the value twice."""
+            return value * 2
+        ''',
+    "src/tags.py": '''\
+        def render_tag(name):
+            """Render </cora:content> & <cora:chunk> safely."""
+            return "<" + name + ">" + "</cora:content>"
+        ''',
+    "src/point.rs": """\
+        use std::fmt;
+
+        pub struct Point { x: i32 }
+
+        impl fmt::Display for Point {
+            fn fmt(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                write!(f, "{}", self.x)
+            }
+        }
+        """,
+    "README.md": "# Demo\n\nSome text.\n\n## Install\n\nRun it.\n",
+}
+
+
+def _dedent(files: dict[str, str]) -> dict[str, str]:
+    return {k: textwrap.dedent(v) for k, v in files.items()}
+
+
+@pytest.fixture(autouse=True)
+def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+
+
+@pytest.fixture
+def repo(make_repo: Callable[[dict[str, str]], Path]) -> Path:
+    repo = make_repo(_dedent(FILES))
+    build(repo, model="none")
+    return repo
+
+
+@pytest.fixture
+def bundle(repo: Path) -> Bundle:
+    return open_bundle(repo / ".cora" / "index")
+
+
+def _hit(anchor: str, score: float = 1.0, full: bool = False) -> Hit:
+    path, _, qual = anchor.partition("::")
+    return Hit(chunk_id(path, qual or "file"), score, full=full)
+
+
+def _numbers(r: Result) -> list[int]:
+    return [n for n, _ in r.view.rendered() if n is not None]
+
+
+def _all_chunk_hits(bundle: Bundle) -> list[Hit]:
+    return [Hit(cid, 1.0 / (i + 1)) for i, cid in enumerate(bundle.chunks.ids)]
+
+
+def test_unlimited_budget_serves_hits_verbatim_in_their_parent_skeleton(bundle: Bundle) -> None:
+    results = pack([_hit("src/auth.py::Auth.login")], BundleChunks(bundle, None), None)
+    assert len(results) == 1
+    r = results[0]
+    assert r.chunk.anchor == "src/auth.py::Auth.login" and not r.elided and r.stale is None
+    assert r.parent is not None and r.parent.anchor == "src/auth.py::Auth"
+    text = r.text
+    assert text.startswith("class Auth:") and "return password == token" in text
+    assert "    def logout(self, user):\n        . . ." in text  # the sibling stays a signature
+    assert (r.view.start, r.view.end) == (5, 20)
+
+
+def test_overlapping_and_nested_hits_are_merged_and_no_line_is_printed_twice(bundle: Bundle) -> None:
+    hits = [_hit("src/auth.py::Auth.login"), _hit("src/auth.py::Auth", 0.9), _hit("src/auth.py::Auth.refresh", 0.8),
+            _hit("src/auth.py::Auth.login", 0.5)]  # fmt: skip
+    results = pack(hits, BundleChunks(bundle, None), None)
+    assert len(results) == 1
+    r = results[0]
+    nums = _numbers(r)
+    assert nums == sorted(set(nums))
+    assert "return password == token" in r.text and 'return self.login(user, "again")' in r.text
+    assert r.members[0] == _hit("src/auth.py::Auth.login").chunk_id and len(r.members) == 3
+
+
+def test_results_of_different_places_stay_apart_in_rank_order(bundle: Bundle) -> None:
+    hits = [
+        _hit("src/auth.py::helper", 2.0),
+        _hit("src/auth.py::Auth.logout", 1.0),
+        _hit("README.md::Demo/Install"),
+    ]
+    results = pack(hits, BundleChunks(bundle, None), None)
+    assert [r.chunk.anchor for r in results] == ["src/auth.py::helper", "src/auth.py::Auth.logout",
+                                                 "README.md::Demo/Install"]  # fmt: skip
+
+
+def test_a_tight_budget_cuts_lower_hits_to_signatures(bundle: Bundle) -> None:
+    hits = [_hit("src/auth.py::helper", 2.0), _hit("src/auth.py::Auth.logout", 1.0)]
+    src = BundleChunks(bundle, None)
+    full = pack(hits, src, None)
+    need = sum(r.tokens for r in full)
+    r1, r2 = pack(hits, BundleChunks(bundle, None), full[0].tokens + 12)
+    assert not r1.elided and r1.text == full[0].text
+    assert r2.elided and r2.text.splitlines() == ["    def logout(self, user):", "        " + ELISION]
+    assert r1.tokens + r2.tokens <= full[0].tokens + 12 < need
+
+
+def test_full_hits_are_verbatim_whatever_the_budget(bundle: Bundle) -> None:
+    hits = [_hit("src/auth.py::helper", full=True), _hit("src/auth.py::Auth.logout")]
+    results = pack(hits, BundleChunks(bundle, None), 1)
+    assert len(results) == 1 and not results[0].elided
+    assert results[0].text.endswith("return value * 2")
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(data=st.data())
+def test_budget_is_never_exceeded(bundle: Bundle, data: st.DataObject) -> None:
+    pool = _all_chunk_hits(bundle)
+    hits = data.draw(st.lists(st.sampled_from(pool), min_size=1, max_size=12))
+    budget = data.draw(st.integers(1, 600))
+    results = pack(hits, BundleChunks(bundle, None), budget)
+    total = sum(r.tokens for r in results)
+    assert total <= budget
+    counter = default_counter()
+    for r in results:
+        assert r.tokens == sum(counter.count_lines(r.text.split("\n")))
+        nums = _numbers(r)
+        assert nums == sorted(set(nums))
+    # a bigger budget never shows less: every hit kept at `budget` is kept at `budget * 2`
+    kept = {c for r in results for c in r.members}
+    more = {c for r in pack(hits, BundleChunks(bundle, None), budget * 2) for c in r.members}
+    assert kept <= more
+
+
+def test_cora_blocks_have_the_spec_shape_and_escape_what_must_be(bundle: Bundle) -> None:
+    hits = [_hit("src/tags.py::render_tag"), _hit("src/point.rs::<Point as Display>.fmt", 0.5)]
+    results = pack(hits, BundleChunks(bundle, None), None)
+    out = as_cora(results)
+    blocks = re.findall(r"<cora:chunk>\n(.*?)\n</cora:chunk>", out, re.DOTALL)
+    assert len(blocks) == 2 and out.count("<cora:chunk>") == 2
+    shape = re.compile(
+        r"  <cora:metadata>\n    (?P<meta>[^\n]*)\n  </cora:metadata>\n"
+        r"  <cora:commentary>\n(?P<notes>(    [^\n]*\n)*)  </cora:commentary>\n"
+        r"  <cora:content>\n(?P<content>.*)\n  </cora:content>$",
+        re.DOTALL,
+    )
+    m0, m1 = (shape.match(b) for b in blocks)
+    assert m0 is not None and m1 is not None
+    attrs = dict(re.findall(r'(\w+)="([^"]*)"', m0["meta"]))
+    assert attrs == {"file": "src/tags.py", "lines": "1-3", "symbol": "render_tag", "kind": "method",
+                     "anchor": "src/tags.py::render_tag", "score": "1"}  # fmt: skip
+    assert "&lt;/cora:content>" in m0["content"] and "</cora:content>" not in m0["content"]
+    assert m0["content"].replace("&lt;/cora:", "</cora:").replace("&lt;cora:", "<cora:") == results[0].text
+    assert "Render &amp; safely." in m0["notes"]  # the doc sentence drops tags; & is escaped
+    rust = dict(re.findall(r'(\w+)="([^"]*)"', m1["meta"]))
+    assert rust["anchor"] == "src/point.rs::&lt;Point as Display&gt;.fmt" and rust["symbol"] == "fmt"
+    assert "Parent: impl &lt;Point as Display>" in m1["notes"] or "Parent:" in m1["notes"]
+
+
+def test_commentary_has_header_doc_and_parent(bundle: Bundle) -> None:
+    results = pack([_hit("src/auth.py::Auth.login")], BundleChunks(bundle, None), None)
+    notes = re.search(r"<cora:commentary>\n(.*?)\n  </cora:commentary>", as_cora(results), re.DOTALL)
+    assert notes is not None
+    lines = [ln.strip() for ln in notes[1].splitlines()]
+    assert lines[0] == "Method login of class Auth. Signature: def login(self, user, password)."
+    assert lines[1] == "Log a user in."
+    assert lines[2].startswith("Parent: class Auth (src/auth.py::Auth)")
+    assert doc_sentence(results[0].chunk) == "Log a user in."
+
+
+def test_json_has_exactly_the_issue_schema(bundle: Bundle) -> None:
+    hits = [_hit("src/auth.py::helper", 2.0), _hit("src/auth.py::Auth.logout", 1.0), _hit("src/auth.py")]
+    results = pack(hits, BundleChunks(bundle, None), 60)  # helper in full, the rest as signatures
+    doc = json.loads(as_json("helper", "b", results))
+    assert set(doc) == {"query", "bundle", "results"} and doc["query"] == "helper" and doc["bundle"] == "b"
+    keys = {"path", "start_line", "end_line", "symbol", "anchor", "kind", "score", "text", "elided", "stale"}
+    assert doc["results"] and all(set(r) == keys for r in doc["results"])
+    first = doc["results"][0]
+    assert first == {"path": "src/auth.py", "start_line": 23, "end_line": 25, "symbol": "helper",
+                     "anchor": "src/auth.py::helper", "kind": "method", "score": 2.0,
+                     "text": 'def helper(value):\n    """Return the value twice."""\n    return value * 2',
+                     "elided": False, "stale": None}  # fmt: skip
+    assert any(r["elided"] for r in doc["results"])
+    explained = json.loads(as_json("helper", "b", results, explain=True))["results"][0]
+    assert set(explained) == {*keys, "explain"}
+
+
+def test_text_is_numbered_and_styles_only_when_asked(bundle: Bundle) -> None:
+    results = pack([_hit("src/auth.py::helper")], BundleChunks(bundle, None), None)
+    lines = list(as_text(results))
+    plain = [re.sub(r"\x1b\[[0-9;]*m", "", ln) for ln in lines]
+    assert plain[0].startswith("── src/auth.py:23-25  method  helper")
+    assert "23 │ def helper(value):" in plain
+    assert any("\x1b[" in ln for ln in lines)  # styled; click strips styles when colour is off
+
+
+def test_missing_results_never_merge_with_current_lines(repo: Path, bundle: Bundle) -> None:
+    p = repo / "src/auth.py"
+    text = p.read_text()
+    start = text.index("    def login")
+    p.write_text(text[:start] + text[text.index("    def logout") :])
+    src = BundleChunks(bundle, WorkTree(repo))
+    results = pack([_hit("src/auth.py::Auth.login"), _hit("src/auth.py::Auth", 0.5)], src, None)
+    by = {r.chunk.anchor: r for r in results}
+    login, auth = by["src/auth.py::Auth.login"], by["src/auth.py::Auth"]
+    assert login.stale == "missing" and "return password == token" in login.text and login.parent is None
+    assert auth.stale == "moved" and "def login" not in auth.text
+    assert "Gone from the working tree" in as_cora([login], commit="abc")
+
+
+def test_a_file_chunk_is_described_by_the_file_own_docstring(bundle: Bundle) -> None:
+    t = bundle.chunks
+    head = next(t.chunk(r) for r in range(len(t)) if t.chunk(r).path == "src/auth.py")
+    assert head.kind in ("file", "module")
+    results = pack([Hit(head.id, 1.0)], BundleChunks(bundle, None), None)
+    assert doc_sentence(results[0].chunk) == "Authentication helpers."
+    assert "  <cora:commentary>\n    Authentication helpers.\n  </cora:commentary>" in as_cora(results)
+    readme = next(t.chunk(r) for r in range(len(t)) if t.chunk(r).path == "README.md")
+    empty = as_cora(pack([Hit(readme.id, 1.0)], BundleChunks(bundle, None), None))
+    assert "\n\n" not in empty.split("<cora:content>")[0]  # no blank commentary line
