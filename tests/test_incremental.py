@@ -247,6 +247,18 @@ def test_code_moved_within_a_file_keeps_its_vectors(make_repo, tmp_path: Path) -
     assert_same(tmp_path / "o", tmp_path / "full")
 
 
+def test_code_copied_from_an_untouched_file_reuses_its_vector(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    files = {f"pkg/mod_{i:03}.py": "import os\n\n\n" + _function(f"work_{i}") for i in range(200)}
+    repo = make_repo(files)  # many buckets: the source of the copy is in another shard
+    build(repo, tmp_path / "o")
+    write(repo, "new/copy.py", "import os\n\n\n" + _function("work_123"))
+    commit(repo)
+    s = build(repo, tmp_path / "o")
+    assert s.rechunked == 1 and s.embedded == 0  # the same texts were embedded for pkg/mod_123.py
+    build(repo, tmp_path / "full", full=True)
+    assert_same(tmp_path / "o", tmp_path / "full")
+
+
 def test_a_commit_that_changes_no_indexed_file_only_refreshes_the_source(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     repo = make_repo({k: textwrap.dedent(v) for k, v in BASE.items()})
     out = tmp_path / "o"
