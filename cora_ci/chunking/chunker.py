@@ -15,6 +15,7 @@ from cora_ci.chunking.assemble import FileCtx, assign_anchors, emit_rows, emit_s
 from cora_ci.chunking.model import Chunk, Diagnostic
 from cora_ci.chunking.outline import Outline, Sym, outline
 from cora_ci.chunking.pack import Rows
+from cora_ci.chunking.secrets import file_rule, screen
 from cora_ci.chunking.tokens import TokenCounter, default_counter
 from cora_ci.config import Config
 from cora_ci.files.langs import MARKUP, detect, grammar_available
@@ -35,6 +36,7 @@ class FileResult(NamedTuple):
     chunks: list[Chunk]
     diagnostics: list[Diagnostic]
     tree: Any = None  # the tree-sitter tree, only with `keep_tree` (the reference graph reuses it)
+    dropped: tuple[tuple[int, int], ...] = ()  # line ranges of chunks dropped for a secret (uncovered)
 
 
 def chunk_file(
@@ -46,6 +48,9 @@ def chunk_file(
     extraction (`cora_ci.graph.extract_refs`) need not parse the file a second time.
     """
     counter = counter or default_counter()
+    if cfg.secrets == "drop" and file_rule(cfg.secret_files, cfg.allow_secret_files).matches(path):
+        msg = "conventional secrets file skipped (allow_secret_files indexes it)"
+        return FileResult(path, "unknown", None, [], [Diagnostic("CORA-SEC-001", msg)])
     if len(data) > cfg.max_file_bytes:
         msg = f"{len(data)} bytes > max_file_bytes {cfg.max_file_bytes}"
         return FileResult(path, "unknown", None, [], [Diagnostic("CORA-CHK-004", msg)])
@@ -87,10 +92,14 @@ def chunk_file(
     if ctx.strategy == "lines":
         emit_rows(ctx, [([], list(range(len(lines))))], "lines", None, max_rows=cfg.lines_per_chunk)
     chunks = sorted(ctx.chunks, key=lambda c: (c.kind != "file", c.start_line, len(c.hierarchy), c.end_line))
+    dropped: list[tuple[int, int]] = []
+    if cfg.secrets == "drop":
+        chunks, found, dropped = screen(chunks, lines)
+        diags.extend(found)
     link_children(chunks)
     if chunks:
         chunks[0].diagnostics[:0] = diags
-    return FileResult(path, lang, ctx.strategy, chunks, diags, tree)
+    return FileResult(path, lang, ctx.strategy, chunks, diags, tree, tuple(dropped))
 
 
 def _claimed(syms: list[Sym]) -> set[int]:

@@ -22,6 +22,7 @@ import numpy as np
 
 from cora_ci.chunking.model import Chunk
 from cora_ci.chunking.outline import parser_for
+from cora_ci.chunking.secrets import contains_secret
 from cora_ci.files.langs import MARKUP, grammar_available
 from cora_ci.files.text import decode
 from cora_ci.graph.queries import refs_query
@@ -219,7 +220,8 @@ def _imports(lang: str, src: bytes, caps: Mapping[str, list[Any]]) -> list[str]:
         spec = _text(src, node).strip().strip("\"'`")
         if spec:
             out.add(spec)
-    return sorted(out)
+    # A specifier can be a URL with a token in it; the manifest stores imports as written.
+    return sorted(s for s in out if contains_secret(s) is None)
 
 
 def _text(src: bytes, node: Any) -> str:
