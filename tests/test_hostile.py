@@ -92,7 +92,9 @@ def test_hostile_names_and_symlinks_full_update_query(tmp_path: Path) -> None:
     latin = os.path.join(os.fsencode(repo), _LATIN1)
     with open(latin, "wb") as f:
         f.write(_fn("latin_changed"))
-    os.rename(os.path.join(os.fsencode(repo), b"new\nline.py"), os.path.join(os.fsencode(repo), b"new\nname.py"))
+    os.rename(
+        os.path.join(os.fsencode(repo), b"new\nline.py"), os.path.join(os.fsencode(repo), b"new\nname.py")
+    )
     git(repo, "add", "-A")
     git(repo, "commit", "-qm", "edit")
     res = _cli("index", "--model", "none", cwd=repo)

@@ -24,6 +24,7 @@ from typing import Any
 
 from cora_ci import verified
 from cora_ci.bundle import manifest as mf
+from cora_ci.bundle.leftovers import remove_leftovers
 from cora_ci.errors import CoraError
 
 _RENAME_EXCHANGE = 2
@@ -99,6 +100,7 @@ def write_bundle(
         raise CoraError("CORA-BND-006", f"{out} exists and is not a bundle; refusing to replace it")
     out.parent.mkdir(parents=True, exist_ok=True)
     _ignore_cora_dir(out)
+    remove_leftovers(out)  # of updates killed before they cleaned up (the caller holds the lock)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         manifest = fill(tmp)
