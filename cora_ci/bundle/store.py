@@ -73,9 +73,12 @@ def update_lock(out: Path) -> Iterator[None]:
     killed update never leaves a stale lock behind.
     """
     out = out.absolute()
-    out.parent.mkdir(parents=True, exist_ok=True)
     path = out.with_name(f".{out.name}.lock")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:  # a read-only or unwritable target: nothing was touched
+        raise CoraError("CORA-BND-006", f"cannot write bundle {out}: {e.strerror or e}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
