@@ -14,7 +14,7 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 from cora_ci import config as config_mod
 from cora_ci.boosts import FILE_NAME as BOOSTS_FILE
@@ -138,9 +138,7 @@ def _cat_blobs(root: Path, blobs: list[str], limit: int = 1 << 62) -> Iterator[b
                 raise CoraError("CORA-IO-003", f"git object {blob} is missing or not a blob")
             size = int(header[2])
             if size > limit:
-                left = size
-                while left:
-                    left -= len(proc.stdout.read(min(left, _DRAIN)) or b"x" * left)
+                _drain(proc.stdout, size, blob)
                 data: bytes = _oversized(size, limit)
             else:
                 data = proc.stdout.read(size)
@@ -150,6 +148,16 @@ def _cat_blobs(root: Path, blobs: list[str], limit: int = 1 << 62) -> Iterator[b
         proc.stdin.close()
         proc.stdout.close()
         proc.wait()
+
+
+def _drain(stream: IO[bytes], size: int, blob: str) -> None:
+    """Skip `size` bytes of a pipe in bounded pieces."""
+    left = size
+    while left:
+        piece = stream.read(min(left, _DRAIN))
+        if not piece:
+            raise CoraError("CORA-IO-003", f"git object {blob} ended early")
+        left -= len(piece)
 
 
 def _head(root: Path) -> tuple[str | None, int | None]:
