@@ -117,7 +117,7 @@ def main() -> None:
     print("seconds: " + ", ".join(f"{k} {v}" for k, v in timings.items()))
     fig = Figures("airgap")
     fig.add("airgap.ok", "offline install, index, pack and query answered (1 = yes)", 1, "", (">=", 1),
-            "issue 5 (offline)")  # fmt: skip
+            "issue 5: offline")  # fmt: skip
     for step, sec in timings.items():
         fig.add(f"airgap.{step.split()[0]}", f"air-gapped path: {step}", sec, "s")
     fig.write(args.json)

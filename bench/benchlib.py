@@ -39,12 +39,16 @@ class Figures:
     data: dict[str, Any] = field(default_factory=dict)  # free-form extras (the quality plot's points)
 
     def add(self, key: str, label: str, value: float, unit: str = "", target: Target | None = None,
-            source: str = "") -> None:  # fmt: skip
-        """One measured figure; with a target, pass/fail is decided here, once, for every reader."""
+            source: str = "", cell: tuple[str, str, str] | None = None) -> None:  # fmt: skip
+        """One measured figure; with a target, pass/fail is decided here, once, for every reader.
+
+        `cell` = (table title, row, column) puts the figure in a matrix instead of a row of its own
+        (the quality metrics of each ranker).
+        """
         ok = None if target is None else _OPS[target[0]](value, target[1])
         self.rows.append({"key": key, "label": label, "value": value, "unit": unit,
                           "target": None if target is None else [target[0], target[1]],
-                          "target_source": source, "ok": ok})  # fmt: skip
+                          "target_source": source, "ok": ok, "cell": cell})  # fmt: skip
 
     def skip(self, key: str, label: str, why: str) -> None:
         """A figure this run did not measure (quick mode, missing tool): said, never silently absent."""

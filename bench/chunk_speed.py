@@ -227,7 +227,7 @@ def bench_language(fig: Figures, src: LangSource, runs: int, cfg: Config, counte
               f"[{res.strategy}, {len(res.chunks)} chunks]")  # fmt: skip
         fig.add(f"chunk.latency.{src.name}.{fmt_size(size).replace(' ', '')}",
                 f"chunk_file, {fmt_size(size)} {src.name}, median of {runs}", med * 1e3, "ms",
-                ("<", target * 1e3), "issue 2 (spec NFR-016a)")  # fmt: skip
+                ("<", target * 1e3), "issue 2, spec NFR-016a")  # fmt: skip
 
 
 def bench_latency(fig: Figures, runs: int, cfg: Config, counter: TokenCounter) -> None:

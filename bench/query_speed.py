@@ -1,4 +1,4 @@
-"""Query speed: in-process `search` p50/p90 on a large bundle, and the `cora-ci query` process.
+"""Query speed: in-process `search` p50/p95 on a large bundle, and the `cora-ci query` process.
 
     python bench/query_speed.py [--bundle DIR] [--chunks 50000] [--queries 300] [--runs 15] [--quick]
                                 [--json FILE]
@@ -9,11 +9,12 @@ end-to-end `cora-ci query` process median <= 0.5 s, start-up and model load incl
 Without `--bundle`, a repository of about `--chunks` chunks is assembled once from the synthetic
 files of bench/corpora.py (the pinned public corpora, then renamed copies; counted with the real
 chunker) under $CORA_BENCH_DIR (default /tmp/cora-bench-query) and indexed with the default
-model: about 8 minutes for 50k chunks on 2 cores, then reused. The targets are judged on 50k
-chunks or more; smaller bundles (`--quick`) report without them. Queries: identifiers sampled
-from the bundle's anchors (bare and `Outer.name`) and a fixed list of natural-language questions.
-In-process timing calls `search` with the query vector computed beforehand (embedding is timed
-apart), after a warm-up, on one open bundle; `--quick` uses fewer queries and process runs.
+model: about 8 minutes for 50k chunks on 2 cores, then reused. The in-process target is judged
+on 50k chunks or more only; the process target on any bundle (a smaller one is only faster).
+Queries: identifiers sampled from the bundle's anchors (bare and `Outer.name`) and a fixed list
+of natural-language questions. In-process timing calls `search` with the query vector computed
+beforehand (embedding is timed apart), after a warm-up, on one open bundle; `--quick` uses fewer
+queries and process runs. p50/p90/p95 are nearest-rank percentiles.
 """
 
 from __future__ import annotations
@@ -241,8 +242,9 @@ def end_to_end(fig: Figures, path: Path, runs: int, big: bool) -> None:
     med = statistics.median(wall)
     print(f"\nend to end, `cora-ci query ... --format json`, {runs} runs: median {med:.3f} s, "
           f"p95 {pct(wall, 95):.3f} s, min {min(wall):.3f} s, max {max(wall):.3f} s")  # fmt: skip
+    # Judged at any size: a smaller bundle only makes the process faster, so a failure is real.
     fig.add("query.process.p50", f"`cora-ci query` process, median of {runs}", med, "s",
-            ("<=", TARGET_PROCESS_S) if big else None, "issue 5" if big else "")  # fmt: skip
+            ("<=", TARGET_PROCESS_S), "issue 5" if big else "issue 5, on a smaller bundle")  # fmt: skip
     fig.add("query.process.p95", f"`cora-ci query` process, p95 of {runs}", pct(wall, 95), "s")
 
 
@@ -266,7 +268,8 @@ def main(argv: list[str] | None = None) -> None:
     stages(path, max(3, args.runs // 3))
     end_to_end(fig, path, args.runs, big)
     if not big:
-        fig.skip("query.targets", f"query targets (judged on {TARGET_CHUNKS:,} chunks)", "smaller bundle")
+        fig.skip("query.inproc.target", f"in-process p50 target (judged on {TARGET_CHUNKS:,} chunks)",
+                 "smaller bundle")  # fmt: skip
     fig.write(args.json)
     print(f"\nran {time.perf_counter() - t0:.0f} s")
 

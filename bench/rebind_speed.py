@@ -198,7 +198,7 @@ def main() -> None:
         fig.add(f"rebind.{k}.p95", f"locate a symbol in a ~2,000-line file, {k}, p95 of {len(v)}", pct(v, 95),
                 "ms", ("<=", TARGET_MS), "issue 5")  # fmt: skip
     fig.add("rebind.disagreements", "locator answers differing from a fresh chunk_file", errors, "",
-            ("<=", 0), "issue 5 (never garbage lines)")  # fmt: skip
+            ("<=", 0), "issue 5: never garbage lines")  # fmt: skip
     fig.write(args.json)
     sys.stdout.flush()
 

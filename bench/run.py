@@ -87,12 +87,11 @@ def run_step(step: Step, quick: bool, dirs: list[Path], timeout: float) -> Outco
     LOGS.mkdir(parents=True, exist_ok=True)
     log, out = LOGS / f"{step.name}.log", LOGS / f"{step.name}.json"
     out.unlink(missing_ok=True)
-    args = [
-        *(step.quick if quick else step.full),
-        *(["--corpus", *map(str, dirs)] if step.corpus_dirs else []),
-    ]
-    cmd = [sys.executable, str(BENCH / f"{step.name}.py"), *args, "--json", str(out)]
-    print(f"-> {step.name} {' '.join(args)}".rstrip(), flush=True)
+    base = list(step.quick if quick else step.full)
+    extra = ["--corpus", *map(str, dirs)] if step.corpus_dirs else []
+    cmd = [sys.executable, str(BENCH / f"{step.name}.py"), *base, *extra, "--json", str(out)]
+    said = f" --corpus ({len(dirs)} corpora)" if extra else ""
+    print(f"-> {step.name} {' '.join(base)}{said}".rstrip(), flush=True)
     t = time.perf_counter()
     with log.open("w") as f:
         try:
@@ -140,7 +139,9 @@ def machine() -> str:
 
 def versions() -> str:
     commit = _sh("git", "rev-parse", "--short", "HEAD")
-    dirty = " + uncommitted changes" if _sh("git", "status", "--porcelain", "--untracked-files=no") else ""
+    changed = _sh("git", "status", "--porcelain", "--untracked-files=no", "--", ".",
+                  f":!{RESULTS.relative_to(REPO)}", f":!{PLOT.relative_to(REPO)}")  # fmt: skip
+    dirty = " + uncommitted changes" if changed else ""
     found = []
     for name in PACKAGES:
         try:
@@ -168,8 +169,10 @@ def fmt_target(fig: dict[str, Any]) -> str:
     if not fig["target"]:
         return ""
     op, bound = fig["target"]
+    unit = fig["unit"]
+    value = f"{int(bound):,} {unit}".rstrip() if float(bound).is_integer() else fmt_value(bound, unit)
     src = f" ({fig['target_source']})" if fig["target_source"] else ""
-    return f"{op} {fmt_value(bound, fig['unit'])}{src}"
+    return f"{op} {value}{src}"
 
 
 def status(fig: dict[str, Any]) -> str:
@@ -218,14 +221,34 @@ def summary(outcomes: list[Outcome], quick: bool, start: dict[str, str], corpus_
     lines += ["", "| script | figure | value | target | status |", "| --- | --- | --- | --- | --- |"]
     for o in outcomes:
         for f in o.doc.get("figures", []):
-            lines.append(f"| {o.step.name} | {f['label']} | {fmt_value(f['value'], f['unit'])} | "
-                         f"{fmt_target(f)} | {status(f)} |")  # fmt: skip
+            if not f.get("cell"):
+                lines.append(f"| {o.step.name} | {f['label']} | {fmt_value(f['value'], f['unit'])} | "
+                             f"{fmt_target(f)} | {status(f)} |")  # fmt: skip
         if not o.ok:
             lines.append(f"| {o.step.name} | (script failed: exit {o.returncode}) | | | **FAIL** |")
+    lines += matrices([f for f in figs if f.get("cell")])
     if PLOT.exists():
         lines += ["", f"Quality against index time (per repository and ranker): [{PLOT.name}]({PLOT.name})",
                   "", f"![file NDCG@10 against index seconds]({PLOT.name})"]  # fmt: skip
     return "\n".join([*lines, END])
+
+
+def matrices(figs: list[dict[str, Any]]) -> list[str]:
+    """Figures given a (table, row, column) cell, as one markdown matrix per table."""
+    out: list[str] = []
+    for title in dict.fromkeys(f["cell"][0] for f in figs):
+        mine = [f for f in figs if f["cell"][0] == title]
+        cols = list(dict.fromkeys(f["cell"][2] for f in mine))
+        out += ["", f"{title[0].upper()}{title[1:]}:", "", "| | " + " | ".join(cols) + " | target | status |",
+                "| --- " * (len(cols) + 3) + "|"]  # fmt: skip
+        for row in dict.fromkeys(f["cell"][1] for f in mine):
+            cells = {f["cell"][2]: f for f in mine if f["cell"][1] == row}
+            judged = [f for f in cells.values() if f["target"]]
+            values = [fmt_value(cells[c]["value"], cells[c]["unit"]) if c in cells else "" for c in cols]
+            target = "; ".join(f"{f['cell'][2]} {fmt_target(f)}" for f in judged)
+            verdict = "**FAIL**" if any(f["ok"] is False for f in judged) else "pass" if judged else ""
+            out.append(f"| {row} | " + " | ".join(values) + f" | {target} | {verdict} |")
+    return out
 
 
 def write_results(text: str, path: Path) -> None:
