@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import TypeVar
 
 import corpora
-from benchlib import Figures, json_option
+from benchlib import Figures, cpu_model, json_option, load_average
 
 from cora_ci.chunking import FileResult, chunk_file
 from cora_ci.chunking.outline import parser_for
@@ -85,17 +85,6 @@ def pin_to_one_core() -> str:
     return "pinned to core 0 with sched_setaffinity (whole run, tokenizer threads included)"
 
 
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def machine_line() -> str:
     now = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     return (f"machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()} "
@@ -103,10 +92,7 @@ def machine_line() -> str:
 
 
 def load() -> str:
-    """Other work on the machine skews every figure; the load average tells a reader when it did."""
-    if not hasattr(os, "getloadavg"):
-        return "load average unknown"
-    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"load average {load_average()}"
 
 
 # ---------------------------------------------------------------- real sources

@@ -27,7 +27,7 @@ import zlib
 from pathlib import Path
 from typing import Any
 
-from benchlib import Figures, json_option
+from benchlib import Figures, cpu_model, json_option
 
 REPO = Path(__file__).resolve().parents[1]
 SITE = Path(sysconfig.get_paths()["purelib"])
@@ -140,18 +140,10 @@ def token_stats(texts: list[str], contexts: list[str]) -> dict[str, float]:
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     import onnxruntime
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return (f"{cpu}, {cores} cores usable, Python {platform.python_version()}, "
+    return (f"{cpu_model()}, {cores} cores usable, Python {platform.python_version()}, "
             f"onnxruntime {onnxruntime.__version__}, {platform.system()} {platform.machine()}")  # fmt: skip
 
 

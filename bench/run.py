@@ -21,6 +21,7 @@ import datetime
 import json
 import os
 import platform
+import signal
 import subprocess
 import sys
 import time
@@ -73,10 +74,20 @@ class Outcome:
     returncode: int
     log: Path
     doc: dict[str, Any] = field(default_factory=dict)
+    timed_out: bool = False
 
     @property
     def ok(self) -> bool:
         return self.returncode == 0 and bool(self.doc)
+
+    @property
+    def why(self) -> str:
+        """How a failed script failed, in a few words."""
+        if self.timed_out:
+            return "timed out"
+        if self.returncode < 0:
+            return f"killed by signal {-self.returncode}"
+        return f"exit {self.returncode}" if self.returncode else "exit 0 but no figures written"
 
 
 # ----------------------------------------------------------------------------- running
@@ -93,20 +104,25 @@ def run_step(step: Step, quick: bool, dirs: list[Path], timeout: float) -> Outco
     said = f" --corpus ({len(dirs)} corpora)" if extra else ""
     print(f"-> {step.name} {' '.join(base)}{said}".rstrip(), flush=True)
     t = time.perf_counter()
+    timed_out = False
     with log.open("w") as f:
+        # A session of its own, so a timeout also ends the processes the script started.
+        proc = subprocess.Popen(cmd, cwd=REPO, stdout=f, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            rc = subprocess.run(cmd, cwd=REPO, stdout=f, stderr=subprocess.STDOUT, timeout=timeout).returncode
+            rc = proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
             f.write(f"\nbench/run.py: timed out after {timeout:.0f} s\n")
-            rc = -1
+            rc, timed_out = 1, True
     took = time.perf_counter() - t
     doc = json.loads(out.read_text()) if rc == 0 and out.exists() else {}
-    res = Outcome(step, took, rc, log, doc)
+    res = Outcome(step, took, rc, log, doc, timed_out)
     if res.ok:
         print(f"   ok in {took:.0f} s, {len(doc['figures'])} figures (log {log})", flush=True)
     else:
         tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
-        print(f"   FAILED (exit {rc}) after {took:.0f} s; last lines of {log}:\n{tail}", flush=True)
+        print(f"   FAILED ({res.why}) after {took:.0f} s; last lines of {log}:\n{tail}", flush=True)
     return res
 
 
@@ -212,7 +228,7 @@ def summary(outcomes: list[Outcome], quick: bool, start: dict[str, str], corpus_
     if corpus_error:
         lines.append(f"- **Corpora could not be fetched**: {corpus_error}")
     if failed:
-        why = [f"{o.step.name} (exit {o.returncode}, log `{shown(o.log)}`)" for o in failed]
+        why = [f"{o.step.name} ({o.why}, log `{shown(o.log)}`)" for o in failed]
         lines.append("- **Scripts that failed** (no figures from them): " + ", ".join(why) + ".")
     skipped = [f"{o.step.name}: {o.step.quick_skips}" for o in outcomes if quick and o.step.quick_skips]
     skipped += [f"{s['label']} ({s['why']})" for o in outcomes for s in o.doc.get("skipped", [])]
@@ -225,7 +241,7 @@ def summary(outcomes: list[Outcome], quick: bool, start: dict[str, str], corpus_
                 lines.append(f"| {o.step.name} | {f['label']} | {fmt_value(f['value'], f['unit'])} | "
                              f"{fmt_target(f)} | {status(f)} |")  # fmt: skip
         if not o.ok:
-            lines.append(f"| {o.step.name} | (script failed: exit {o.returncode}) | | | **FAIL** |")
+            lines.append(f"| {o.step.name} | (script failed: {o.why}) | | | **FAIL** |")
     lines += matrices([f for f in figs if f.get("cell")])
     if PLOT.exists():
         lines += ["", f"Quality against index time (per repository and ranker): [{PLOT.name}]({PLOT.name})",
