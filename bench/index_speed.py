@@ -70,7 +70,8 @@ def bench_repo(fig: Figures, name: str, repo: Path, model: str, out: Path) -> No
                 (">=", EMBED_TARGET), "issue 3")  # fmt: skip
     ratio = s["bundle_bytes"] / s["source_bytes"] if s["source_bytes"] else 0.0
     parts = {p.name: p.stat().st_size for p in out.iterdir() if p.is_file()}
-    parts["bm25/"] = sum(p.stat().st_size for p in (out / "bm25").iterdir())
+    for d in sorted(p for p in out.iterdir() if p.is_dir()):  # bm25/, shards/
+        parts[d.name + "/"] = sum(p.stat().st_size for p in d.iterdir())
     detail = ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sorted(parts.items()))
     print(f"  bundle {s['bundle_bytes'] / 1e6:.2f} MB = {ratio:.2f}x source (target <= {SIZE_TARGET}x)")
     print(f"    {detail}")

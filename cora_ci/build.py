@@ -20,7 +20,8 @@ import numpy as np
 from cora_ci import __version__
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle.lexical import LexicalDoc, Segment, bucket_count, bucket_of, write_index
+from cora_ci.bundle.lexical import LexicalDoc, Segment, write_index
+from cora_ci.bundle.manifest import bucket_count, bucket_of
 from cora_ci.bundle.store import update_lock, write_bundle
 from cora_ci.chunking import chunk_file
 from cora_ci.chunking.model import Chunk
@@ -89,9 +90,10 @@ def _build(
     if old is not None and _same_files(old, snap):
         return _refresh_source(old, snap, out, t0, embedder)
     stages["list"] = time.perf_counter() - t0
-    old_rows = mf.rows(old.manifest["files"]) if old is not None else {}
-    kept = {e.path: old_rows[e.path] for e in snap.entries
-            if e.path in old_rows and old_rows[e.path]["blob"] == e.blob}  # fmt: skip
+    old_shards = old.shards if old is not None else None
+    old_rows = mf.Rows(old_shards)
+    same = [e.path for e in snap.entries if e.path in old_rows and old_rows.top(e.path, "blob") == e.blob]
+    kept = mf.Rows(old_shards, same)
     fresh = _chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept])
     _check_unique_ids(kept, fresh)
     t = time.perf_counter()
@@ -99,18 +101,26 @@ def _build(
     t_keys = time.perf_counter() - t
     t = time.perf_counter()
     links = {p: file_links(f.chunks, FileRefs(f.imports, f.refs)) for p, f in fresh.items()}
-    rows = {**kept, **{p: _row(f, links[p], keys[p]) for p, f in fresh.items()}}
+    rows = mf.Rows(old_shards, kept)
+    for p, f in fresh.items():
+        rows.put(_row(f, links[p], keys[p]))
     for p, e in _link(old_rows, kept, rows, links).items():
-        rows[p] = {**rows[p], "edges": e}
+        rows.set_top(p, "edges", e)  # a top column: an unchanged file's shard is not read
     stages["graph"] = time.perf_counter() - t
     t = time.perf_counter()
     vec = _vectors(embedder, old, old_rows, kept, fresh, keys, progress) if embedder is not None else None
     stages["embed"] = time.perf_counter() - t + t_keys
-    files = mf.table(list(rows.values()))
+    files = rows.top_table()
+    deleted = set(old_rows) - set(rows)
+    count = bucket_count(sum(len(b) // 8 for b in files["ids"]))
+    same_buckets = old is not None and old.manifest["lexical"]["buckets"] == count
 
     def fill(tmp: Path) -> dict[str, Any]:
         progress("write", 0, 1)
-        lexical = _write_lexical(tmp / mf.BM25, old, files, rows, fresh, set(old_rows) - set(rows))
+        reuse = old if same_buckets else None
+        lexical = _write_lexical(tmp / mf.BM25, reuse, files, rows, fresh, deleted, count)
+        changed = {bucket_of(p, count) for p in [*fresh, *deleted]}
+        shards = _write_shards(tmp, reuse, rows, count, changed)
         if vec is not None:
             from cora_ci.bundle.vectors import update_vectors, write_vectors
 
@@ -120,7 +130,7 @@ def _build(
             else:
                 write_vectors(tmp / mf.VECTORS, vec.ids, vec.vectors)  # nothing stored to copy
         progress("write", 1, 1)
-        return _manifest(snap, cfg, info, files, lexical)
+        return _manifest(snap, cfg, info, files, lexical, shards)
 
     t = time.perf_counter()
     write_bundle(out, fill, _linked_artifacts(old))
@@ -129,7 +139,7 @@ def _build(
     return Summary(
         out=out, files=len(indexed), skipped=len(files["path"]) - len(indexed),
         chunks=sum(len(b) // 8 for b in files["ids"]), embedded=vec.embedded if vec is not None else 0,
-        rechunked=len(fresh), removed=len(set(old_rows) - set(rows)), rebuilt=rebuilt,
+        rechunked=len(fresh), removed=len(deleted), rebuilt=rebuilt,
         source_bytes=sum(files["size"][i] for i in indexed), bundle_bytes=_dir_bytes(out),
         diagnostics=sum(_diagnostics(f) for f in fresh.values()),
         languages=dict(sorted(Counter(files["lang"][i] for i in indexed).items())),
@@ -261,15 +271,15 @@ def _chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str
     return fresh
 
 
-def _check_unique_ids(kept: dict[str, Row], fresh: dict[str, mf.FileEntry]) -> None:
+def _check_unique_ids(kept: mf.Rows, fresh: dict[str, mf.FileEntry]) -> None:
     owner: dict[int, str] = {}
     for f in fresh.values():
         for c in f.chunks:
             if c.id in owner:
                 raise _collision(c.id, owner[c.id], f"{c.path}:{c.start_line}")
             owner[c.id] = f"{c.path}:{c.start_line}"
-    for path, row in kept.items():
-        ids = mf.ids_of(row["ids"]).tolist()
+    for path in kept:
+        ids = mf.ids_of(kept.top(path, "ids")).tolist()
         clash = owner.keys() & ids
         if clash:
             cid = min(clash)
@@ -280,8 +290,7 @@ def _collision(cid: int, a: str, b: str) -> CoraError:
     return CoraError("CORA-INT-001", f"chunk id collision ({cid}): {a} and {b}")
 
 
-def _link(old_rows: dict[str, Row], kept: dict[str, Row], rows: dict[str, Row],
-          links: dict[str, FileLinks]) -> dict[str, bytes]:  # fmt: skip
+def _link(old_rows: mf.Rows, kept: mf.Rows, rows: mf.Rows, links: dict[str, FileLinks]) -> dict[str, bytes]:
     """Packed out-edges of every file whose references may resolve differently now: the changed
     files (those in `links`), the files using a name whose definitions changed, and, when files
     were added or removed or declare other C# namespaces, the files whose imports now reach other
@@ -294,30 +303,31 @@ def _link(old_rows: dict[str, Row], kept: dict[str, Row], rows: dict[str, Row],
         return cache[path]
 
     linker = Linker(
-        {p: r["lang"] for p, r in rows.items()},
-        {p: r["namespaces"] for p, r in rows.items()},
+        {p: rows.top(p, "lang") for p in rows},
+        {p: rows.top(p, "namespaces") for p in rows},
         links_of,
-        {p: r["defs_h"] for p, r in rows.items()},
+        {p: rows.top(p, "defs_h") for p in rows},
     )
     affected = set(links)
     if kept:
-        gone = {p: mf.links_of_row(r) for p, r in old_rows.items() if p not in kept}
-        users = NameFilter({p: r["refs_h"] for p, r in kept.items()})
+        gone = {p: mf.links_of_row(old_rows[p]) for p in old_rows if p not in kept}
+        users = NameFilter({p: kept.top(p, "refs_h") for p in kept})
         affected.update(users.paths_with(changed_names(gone, links)))
         moved = set(old_rows) != set(rows) or any(
-            old_rows[p]["lang"] != rows[p]["lang"] or old_rows[p]["namespaces"] != rows[p]["namespaces"]
-            for p in links if p in old_rows
-        )  # fmt: skip
-        if moved:
-            before = Repo({p: r["lang"] for p, r in old_rows.items()},
-                          {p: r["namespaces"] for p, r in old_rows.items()})  # fmt: skip
+            old_rows.top(p, c) != rows.top(p, c)
+            for p in links
+            if p in old_rows
+            for c in ("lang", "namespaces")
+        )
+        if moved:  # reads every kept file's imports, so every shard: files came or went
+            before = Repo({p: old_rows.top(p, "lang") for p in old_rows},
+                          {p: old_rows.top(p, "namespaces") for p in old_rows})  # fmt: skip
             now = linker.repo
+            imports = {p: kept[p]["imports"] for p in kept}
             affected |= {
-                p
-                for p, r in kept.items()
-                if before.imported_files(p, r["imports"]) != now.imported_files(p, r["imports"])
+                p for p, i in imports.items() if before.imported_files(p, i) != now.imported_files(p, i)
             }
-    return {p: pack_edges(mf.ids_of(rows[p]["ids"]).tolist(), linker.edges(p)) for p in sorted(affected)}
+    return {p: pack_edges(mf.ids_of(rows.top(p, "ids")).tolist(), linker.edges(p)) for p in sorted(affected)}
 
 
 def _keys(chunks: list[Chunk]) -> bytes:
@@ -344,7 +354,7 @@ class VectorPlan(NamedTuple):
 
 
 def _vectors(
-    embedder: Any, old: Bundle | None, old_rows: dict[str, Row], kept: dict[str, Row],
+    embedder: Any, old: Bundle | None, old_rows: mf.Rows, kept: mf.Rows,
     fresh: dict[str, mf.FileEntry], keys: dict[str, bytes], progress: Progress,
 ) -> VectorPlan:  # fmt: skip
     """Vectors for the chunks of changed files. A chunk whose id and embedded text are unchanged
@@ -360,8 +370,10 @@ def _vectors(
                 zip(mf.ids_of(old_rows[p]["ids"]).tolist(), _split_keys(old_rows[p]["keys"]), strict=True)
             )
     stay = {c.id for c, k in zip(chunks, ks, strict=True) if before.get(c.id) == k}
-    remove = sorted(cid for p, r in old_rows.items() if p not in kept for cid in mf.ids_of(r["ids"]).tolist()
-                    if cid not in stay)  # fmt: skip
+    gone = [p for p in old_rows if p not in kept]
+    remove = sorted(
+        cid for p in gone for cid in mf.ids_of(old_rows.top(p, "ids")).tolist() if cid not in stay
+    )
     add = [(c, k) for c, k in zip(chunks, ks, strict=True) if c.id not in stay]
     stored = _stored_vectors(old, old_rows, {k for _, k in add})
     copy = [(c.id, k) for c, k in add if k in stored]
@@ -378,13 +390,15 @@ def _vectors(
     )
 
 
-def _stored_vectors(old: Bundle | None, old_rows: dict[str, Row], wanted: set[bytes]) -> dict[bytes, Any]:
-    """The previous bundle's vectors (int8, as stored) of the texts in `wanted`, by text key."""
+def _stored_vectors(old: Bundle | None, old_rows: mf.Rows, wanted: set[bytes]) -> dict[bytes, Any]:
+    """The previous bundle's vectors (int8, as stored) of the texts in `wanted`, by text key,
+    found among every file's text hashes (a top column: no shard is read)."""
     if old is None or old.vectors is None or not wanted:
         return {}
     found: dict[bytes, int] = {}
-    for r in old_rows.values():
-        for cid, k in zip(mf.ids_of(r["ids"]).tolist(), _split_keys(r["keys"]), strict=True):
+    for p in old_rows:
+        for cid, k in zip(mf.ids_of(old_rows.top(p, "ids")).tolist(), _split_keys(old_rows.top(p, "keys")),
+                          strict=True):  # fmt: skip
             if k in wanted:
                 found.setdefault(k, cid)
     if not found:
@@ -413,16 +427,16 @@ def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Prog
     return vecs, len(todo)
 
 
-def _write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: dict[str, Row],
-                   fresh: dict[str, mf.FileEntry], deleted: set[str]) -> dict[str, Any]:  # fmt: skip
-    """The BM25 index: only the buckets holding changed or deleted files are written anew, unless
-    the bucket count changed with the repository's size."""
-    count = bucket_count(sum(len(b) // 8 for b in files["ids"]))
-    prev = old.manifest["lexical"] if old is not None else None
+def _write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: mf.Rows,
+                   fresh: dict[str, mf.FileEntry], deleted: set[str],
+                   count: int) -> dict[str, Any]:  # fmt: skip
+    """The BM25 index: only the buckets holding changed or deleted files are written anew; the
+    others are hard-linked from `old` (None: a first build, or the bucket count changed)."""
     reuse = None
-    if old is not None and prev is not None and prev["buckets"] == count:
+    if old is not None:
         touched = {bucket_of(p, count) for p in [*fresh, *deleted]}
-        reuse = (old.root / mf.BM25, [Segment(*s) if s else None for s in prev["segments"]])
+        segments = old.manifest["lexical"]["segments"]
+        reuse = (old.root / mf.BM25, [Segment(*s) if s else None for s in segments])
     else:
         touched = set(range(count))
     docs: dict[int, list[LexicalDoc]] = {b: [] for b in touched}
@@ -432,6 +446,26 @@ def _write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[An
             docs[b].extend(_lexical_docs(fresh[p].chunks) if p in fresh else _row_docs(rows[p]))
     segments = write_index(directory, docs, count, reuse)
     return {"buckets": count, "segments": [[s.id, s.docs] if s else None for s in segments]}
+
+
+def _write_shards(tmp: Path, old: Bundle | None, rows: mf.Rows, count: int,
+                  changed: set[int]) -> list[str | None]:  # fmt: skip
+    """The manifest's shards, one per non-empty bucket: those of `changed` buckets are written
+    anew (reading the old rows they keep), the others hard-linked from `old` (None: write all),
+    which keeps their recorded checksums."""
+    members: dict[int, list[str]] = {}
+    for p in rows:
+        members.setdefault(bucket_of(p, count), []).append(p)
+    (tmp / mf.SHARDS).mkdir()
+    names: list[str | None] = []
+    for b in range(count):
+        name = mf.shard_name(b) if b in members else None
+        if name is not None and old is not None and b not in changed:
+            os.link(old.root / name, tmp / name)
+        elif name is not None:
+            (tmp / name).write_bytes(mf.pack_shard(b, count, [rows[p] for p in members[b]]))
+        names.append(name)
+    return names
 
 
 def _lexical_docs(chunks: list[Chunk]) -> list[LexicalDoc]:
@@ -465,7 +499,7 @@ def _built_at(snap: Snapshot) -> int | None:
 
 
 def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: dict[str, list[Any]],
-              lexical: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+              lexical: dict[str, Any], shards: list[str | None]) -> dict[str, Any]:  # fmt: skip
     chunk_cfg = asdict(cfg)
     for k in ("include", "exclude", "source", "model"):
         chunk_cfg.pop(k)
@@ -490,6 +524,7 @@ def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: 
             "chunks": sum(len(b) // 8 for b in files["ids"]),
             "source_bytes": sum(files["size"][i] for i in indexed),
         },
-        "files": files,
+        "files": {k: files[k] for k in mf.TOP_COLUMNS},
+        "shards": shards,
         "lexical": lexical,
     }

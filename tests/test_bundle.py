@@ -112,7 +112,7 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     b = open_bundle(out)
     m = b.manifest
     commit = git(repo, "rev-parse", "HEAD").strip()
-    assert m["format"] == "cora-bundle" and m["format_version"] == "2.0" and m["tool_version"]
+    assert m["format"] == "cora-bundle" and m["format_version"] == "3.0" and m["tool_version"]
     assert m["built_at"] == int(git(repo, "show", "-s", "--format=%ct", "HEAD"))
     assert m["source"] == {
         "root": "repo", "kind": "rev", "commit": commit,
@@ -124,8 +124,9 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
         len(m["lexical"]["segments"]) == m["lexical"]["buckets"] and sum(n for _, n in segments) == s.chunks
     )
     assert len(m["chunker"]["hash"]) == 64 and m["chunker"]["config"]["max_tokens"] == 800
-    files = m["files"]
-    assert tuple(files) == mf.FILE_COLUMNS and files["path"] == sorted(FILES)
+    assert tuple(m["files"]) == mf.TOP_COLUMNS
+    files = b.shards.table()
+    assert tuple(files) == mf.FILE_COLUMNS and files["path"] == m["files"]["path"] == sorted(FILES)
     assert sum(len(ids) for ids in files["ids"]) == 8 * s.chunks and set(files["keys"]) == {b""}
     blobs = dict(line.split(" ", 3)[2:4][::-1] for line in [
         ln.replace("\t", " ") for ln in git(repo, "ls-tree", "-r", "HEAD").splitlines()])  # fmt: skip
@@ -143,7 +144,7 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     assert "src.util" in files["imports"][files["path"].index("src/auth.py")]
     assert set(m["artifacts"]) == {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} - {
         mf.MANIFEST, mf.MANIFEST_SUM}  # fmt: skip
-    assert all(k.startswith("bm25/") for k in m["artifacts"])  # no vectors.usearch in a lexical bundle
+    assert all(k.startswith(("bm25/", "shards/")) for k in m["artifacts"])  # no vectors.usearch here
     assert m["stats"]["chunks"] == len(b.chunks) == s.chunks
     assert m["stats"]["source_bytes"] == sum(
         len(v.encode()) for k, v in _dedent(FILES).items() if k != "logo.png"
@@ -378,16 +379,27 @@ def _rewrite_manifest(out: Path, **changes: object) -> None:
 def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"
-    _rewrite_manifest(out, format_version="2.7")
+    _rewrite_manifest(out, format_version="3.7")
     assert len(open_bundle(out).chunks) > 0
-    _rewrite_manifest(out, format_version="3.0")
+    _rewrite_manifest(out, format_version="4.0")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
-    assert e.value.code == "CORA-BND-002" and "2.0" in e.value.message
+    assert e.value.code == "CORA-BND-002" and "3.0" in e.value.message
     _rewrite_manifest(out, format="something-else")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
     assert e.value.code == "CORA-BND-004"
+
+
+def test_an_older_major_format_is_rebuilt_once_and_refused_by_readers(repo: Path) -> None:
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    _rewrite_manifest(out, format_version="2.0")
+    with pytest.raises(CoraError) as e:
+        len(open_bundle(out).chunks)
+    assert e.value.code == "CORA-BND-004" and "older" in e.value.message
+    assert build(repo, model="none").rebuilt == "bundle format 2.0 -> 3.0"
+    assert build(repo, model="none").rebuilt == ""
 
 
 def test_a_failed_build_leaves_the_previous_bundle(repo: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
@@ -11,6 +12,7 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
+import msgpack
 import numpy as np
 import pytest
 from conftest import git
@@ -19,7 +21,9 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
 from cora_ci.build import build
+from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
+from cora_ci.bundle.report import check
 from cora_ci.bundle.store import update_lock
 from cora_ci.errors import CoraError
 
@@ -39,7 +43,8 @@ def answers(out: Path) -> dict[str, Any]:
     m = b.manifest
     result: dict[str, Any] = {
         "chunks": chunks,
-        "files": {k: v for k, v in m["files"].items() if k != "texts"},
+        "files": b.shards.table(),
+        "top": m["files"],
         "graph": b.graph.to_dict(),
         "bm25": {q: [(i, round(s, 4)) for i, s in b.lexical.search(q, 20)] for q in QUERIES},
         "model": m["model"],
@@ -157,6 +162,74 @@ def test_an_update_rewrites_only_the_bm25_buckets_of_changed_files(make_repo, tm
     assert open_bundle(tmp_path / "full").manifest["lexical"] == after
 
 
+def test_an_update_rewrites_only_the_manifest_shards_of_changed_files(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    files = {f"pkg/mod_{i:03}.py": _function(f"work_{i}") for i in range(300)}
+    repo = make_repo(files)
+    out = tmp_path / "inc"
+    build(repo, out, model="none")
+    before = open_bundle(out).manifest
+    shards = [n for n in before["shards"] if n]
+    assert len(before["shards"]) == before["lexical"]["buckets"] and len(shards) > 1
+    inode = {n: (out / n).stat().st_ino for n in shards}
+    write(repo, "pkg/mod_007.py", _function("work_7") + "\n\n" + _function("extra_7"))
+    git(repo, "rm", "-q", "pkg/mod_100.py")
+    commit(repo)
+    build(repo, out, model="none")
+    after = open_bundle(out).manifest
+    touched = {
+        mf.shard_name(mf.bucket_of(p, len(after["shards"]))) for p in ("pkg/mod_007.py", "pkg/mod_100.py")
+    }
+    assert after["shards"] == before["shards"]
+    for n in shards:  # untouched shards are the same files, with the checksums recorded before
+        assert ((out / n).stat().st_ino == inode[n]) == (n not in touched), n
+        assert (after["artifacts"][n] == before["artifacts"][n]) == (n not in touched), n
+    full = tmp_path / "full"
+    build(repo, full, model="none", full=True)
+    assert_same(out, full)
+    # Same tree, same bytes: the top manifest and every shard, updated or built from scratch.
+    assert sorted(p.relative_to(out) for p in out.rglob("*")) == sorted(
+        p.relative_to(full) for p in full.rglob("*")
+    )
+    for n in [mf.MANIFEST, *shards]:
+        assert (out / n).read_bytes() == (full / n).read_bytes(), n
+
+
+def test_a_damaged_shard_is_reported_with_its_name(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo({f"m{i:03}.py": _function(f"f{i}") for i in range(300)})  # several shards
+    out = tmp_path / "o"
+    build(repo, out, model="none")
+    b = open_bundle(out)
+    name = next(n for n in b.manifest["shards"] if n)
+    data = bytearray((out / name).read_bytes())
+    data[len(data) // 2] ^= 0xFF
+    (out / name).write_bytes(bytes(data))
+    with pytest.raises(CoraError) as e:  # opened before the damage: shards are checked when read
+        b.chunks.column("text")
+    assert e.value.code == "CORA-BND-003" and name in e.value.message
+    with pytest.raises(CoraError) as e:
+        open_bundle(out)
+    assert e.value.code == "CORA-BND-003" and name in e.value.message
+    assert any(name in p for p in check(out))
+    # A shard that matches its checksum but not the top manifest (written wrong) is CORA-BND-004.
+    build(repo, out, model="none", full=True)
+    other = next(n for n in open_bundle(out).manifest["shards"][::-1] if n and n != name)
+    _rewrite_artifact(out, name, (out / other).read_bytes())
+    with pytest.raises(CoraError) as e:
+        open_bundle(out).chunks.column("text")
+    assert e.value.code == "CORA-BND-004" and name in e.value.message
+    assert any(name in p for p in check(out))
+
+
+def _rewrite_artifact(out: Path, rel: str, data: bytes) -> None:
+    """Replace a bundle file and record its new checksum in the manifest, as a buggy writer would."""
+    (out / rel).write_bytes(data)
+    m = msgpack.unpackb((out / mf.MANIFEST).read_bytes(), raw=False, strict_map_key=False)
+    m["artifacts"][rel] = {"sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+    body = msgpack.packb(m, use_bin_type=True)
+    (out / mf.MANIFEST).write_bytes(body)
+    (out / mf.MANIFEST_SUM).write_text(f"{hashlib.sha256(body).hexdigest()}  {mf.MANIFEST}\n")
+
+
 def _function(name: str) -> str:
     body = "".join(f"    total += compute_value(item_{i}, factor={i}) * weight_{i}\n" for i in range(8))
     return f"def {name}(items):\n    total = 0\n{body}    return total\n"
@@ -170,6 +243,18 @@ def test_code_moved_within_a_file_keeps_its_vectors(make_repo, tmp_path: Path) -
     commit(repo)
     s = build(repo, tmp_path / "o")
     assert s.rechunked == 1 and s.embedded == 0  # same texts, other lines: nothing to embed
+    build(repo, tmp_path / "full", full=True)
+    assert_same(tmp_path / "o", tmp_path / "full")
+
+
+def test_code_copied_from_an_untouched_file_reuses_its_vector(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    files = {f"pkg/mod_{i:03}.py": "import os\n\n\n" + _function(f"work_{i}") for i in range(200)}
+    repo = make_repo(files)  # many buckets: the source of the copy is in another shard
+    build(repo, tmp_path / "o")
+    write(repo, "new/copy.py", "import os\n\n\n" + _function("work_123"))
+    commit(repo)
+    s = build(repo, tmp_path / "o")
+    assert s.rechunked == 1 and s.embedded == 0  # the same texts were embedded for pkg/mod_123.py
     build(repo, tmp_path / "full", full=True)
     assert_same(tmp_path / "o", tmp_path / "full")
 

@@ -252,3 +252,15 @@ def test_missing_results_never_merge_with_current_lines(repo: Path, bundle: Bund
     assert login.stale == "missing" and "return password == token" in login.text and login.parent is None
     assert auth.stale == "moved" and "def login" not in auth.text
     assert "Gone from the working tree" in as_cora([login], commit="abc")
+
+
+def test_a_file_chunk_is_described_by_the_file_own_docstring(bundle: Bundle) -> None:
+    t = bundle.chunks
+    head = next(t.chunk(r) for r in range(len(t)) if t.chunk(r).path == "src/auth.py")
+    assert head.kind in ("file", "module")
+    results = pack([Hit(head.id, 1.0)], BundleChunks(bundle, None), None)
+    assert doc_sentence(results[0].chunk) == "Authentication helpers."
+    assert "  <cora:commentary>\n    Authentication helpers.\n  </cora:commentary>" in as_cora(results)
+    readme = next(t.chunk(r) for r in range(len(t)) if t.chunk(r).path == "README.md")
+    empty = as_cora(pack([Hit(readme.id, 1.0)], BundleChunks(bundle, None), None))
+    assert "\n\n" not in empty.split("<cora:content>")[0]  # no blank commentary line

@@ -1,13 +1,15 @@
 """Stage 5: the bundle, a directory that holds everything a query needs and nothing else.
 
-    manifest.msgpack   format, versions, source, model, config, boosts, files with their chunks and
-                       graph edges, bm25 buckets, checksums
+    manifest.msgpack   format, versions, source, model, config, boosts, files (path, blob id, chunk
+                       ids, ...), the shard list, bm25 buckets, checksums of every other file
     manifest.sha256    the manifest's own checksum, in `sha256sum -c` form
+    shards/            the rest of the files' rows (chunks, texts, graph edges), one msgpack file
+                       per bucket of files
     vectors.usearch    HNSW over chunk vectors (int8, cosine), keys = chunk ids; absent: lexical only
     bm25/              tantivy index over identifier-aware terms, one segment per bucket of files
 
 `open_bundle` is the only way in for readers: it verifies, checks the format and the model, and
-never writes into the bundle directory.
+never writes into the bundle directory. Shards are read when first needed.
 """
 
 from __future__ import annotations
@@ -18,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.lexical import LexicalIndex
-from cora_ci.bundle.manifest import ChunkTable
-from cora_ci.bundle.store import read_manifest, resolve, verify_artifacts
+from cora_ci.bundle.manifest import ChunkTable, Shards
+from cora_ci.bundle.store import read_artifact, read_manifest, resolve, verify_artifacts
 from cora_ci.errors import CoraError
 
 if TYPE_CHECKING:
@@ -29,15 +31,34 @@ if TYPE_CHECKING:
 class Bundle:
     """A verified, read-only bundle; indexes open lazily on first use."""
 
-    def __init__(self, root: Path, manifest: dict[str, Any]) -> None:
+    def __init__(
+        self, root: Path, manifest: dict[str, Any], records: dict[str, list[Any]] | None = None
+    ) -> None:
         self.root = root
         self.manifest = manifest
+        self._records = records or {}  # files verified at open: [size, mtime_ns, inode, sha256]
+
+    @cached_property
+    def shards(self) -> Shards:
+        """The rows of the files beyond the top manifest, read one shard at a time when needed."""
+        version = mf.parse_version(self.manifest["format_version"])
+        if version[0] < mf.FORMAT_VERSION[0]:
+            old, have = self.manifest["format_version"], ".".join(map(str, mf.FORMAT_VERSION))
+            raise CoraError("CORA-BND-004", f"{self.root}: bundle format {old} is older than this cora-ci's "
+                            f"{have}", "run `cora-ci index` to rebuild it")  # fmt: skip
+        return Shards(self.root, self.manifest, self._read_shard)
+
+    def _read_shard(self, name: str) -> bytes:
+        want = self.manifest["artifacts"].get(name)
+        if want is None:
+            raise CoraError("CORA-BND-004", f"{self.root / mf.MANIFEST}: shard {name} is not listed")
+        return read_artifact(self.root, name, want, self._records.get(name, []))
 
     @cached_property
     def chunks(self) -> ChunkTable:
-        """The chunk table, unpacked on first use (an update that changes nothing never needs it)."""
+        """The chunk table: ids and order from the top manifest, chunks from the shards when asked for."""
         try:
-            return ChunkTable(self.manifest)
+            return ChunkTable(self.manifest, self.shards)
         except Exception as e:  # a manifest that passed its checksum but was written wrong
             raise CoraError(
                 "CORA-BND-004", f"{self.root / mf.MANIFEST}: chunk table unreadable: {e}"
@@ -70,8 +91,8 @@ class Bundle:
 
         from cora_ci.graph.build import csr_from_edges, unpack_edges
 
-        files = self.manifest["files"]
-        parts = [unpack_edges(mf.ids_of(ids), e) for ids, e in zip(files["ids"], files["edges"], strict=True)]
+        ids, edges = self.manifest["files"]["ids"], self.manifest["files"]["edges"]  # top: no shard read
+        parts = [unpack_edges(mf.ids_of(i), e) for i, e in zip(ids, edges, strict=True)]
         src, dst, w = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in range(3))
         return csr_from_edges(self.chunks.id_array, src, dst, w)
 
@@ -88,11 +109,10 @@ def open_bundle(path: Path, *, verify: bool = True, model_sha256: str | None = N
     """Open the bundle at `path`. `model_sha256`, when given, must be the model the bundle was built with."""
     root = resolve(path)
     manifest = read_manifest(root)
-    if verify:
-        verify_artifacts(root, manifest)
+    records = verify_artifacts(root, manifest) if verify else None
     if model_sha256 is not None:
         have = (manifest["model"] or {}).get("model_sha256")
         if have != model_sha256:
             name = (manifest["model"] or {}).get("name", "none")
             raise CoraError("CORA-BND-005", f"{root} was built with model {name} ({str(have)[:12]}...)")
-    return Bundle(root, manifest)
+    return Bundle(root, manifest, records)

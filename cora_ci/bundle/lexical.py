@@ -7,12 +7,13 @@ itself (in Rust); only the extra parts of compound words are computed here and a
 field, which gives each document exactly the terms `terms` yields. Only the chunk id is stored;
 texts live in the manifest.
 
-Buckets. Files are spread over `bucket_count(chunks)` buckets by a hash of their path, and each
-bucket is one tantivy segment, written alone in a scratch index by one thread (so the same chunks
-give the same bytes; the segment is renamed after a hash of its content) and listed in a
-`meta.json` assembled here. An update rewrites only the buckets holding changed files and
-hard-links the others. tantivy sums term statistics over segments, so scores are exactly those of
-one big segment; deleting documents instead would leave their terms counted until a merge.
+Buckets. Files are spread over `manifest.bucket_count(chunks)` buckets by a hash of their path
+(the buckets of the manifest's shards), and each bucket is one tantivy segment, written alone in a
+scratch index by one thread (so the same chunks give the same bytes; the segment is renamed after
+a hash of its content) and listed in a `meta.json` assembled here. An update rewrites only the
+buckets holding changed files and hard-links the others. tantivy sums term statistics over
+segments, so scores are exactly those of one big segment; deleting documents instead would leave
+their terms counted until a merge.
 
 tantivy takes a lock file when it opens an index, so a reader opens a private directory of
 symlinks and the bundle itself is never written.
@@ -28,7 +29,6 @@ import re
 import shutil
 import tempfile
 import unicodedata
-import zlib
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
@@ -49,9 +49,6 @@ _MANAGED = ".managed.json"
 # links to the bundle's files instead: in memory where there is such a place (hundreds of links
 # cost ~60 ms on a disk, ~2 ms in tmpfs).
 _SHADOW_DIR = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-# A bucket of ~128-256 chunks re-indexes in ~5-10 ms; beyond 128 segments queries slow down.
-_BUCKET_CHUNKS = 128
-_MAX_BUCKETS = 128
 
 
 def terms(text: str) -> list[str]:
@@ -119,19 +116,6 @@ class LexicalDoc(NamedTuple):
     body: str  # header and code
 
 
-def bucket_count(chunks: int) -> int:
-    """Buckets for an index of `chunks` chunks: a power of two, so a repository that grows a little
-    keeps its buckets (a change of count rewrites every bucket)."""
-    n = 1
-    while n * 2 * _BUCKET_CHUNKS <= chunks and n < _MAX_BUCKETS:
-        n *= 2
-    return n
-
-
-def bucket_of(path: str, buckets: int) -> int:
-    return zlib.crc32(path.encode()) % buckets
-
-
 def _schema() -> Any:
     sb = tantivy.SchemaBuilder()
     sb.add_unsigned_field("id", stored=True, indexed=True, fast=True)
@@ -165,6 +149,10 @@ def write_index(
     segment (None: empty bucket). Buckets in `buckets` are written from their docs, in order; the
     others are hard-linked from `reuse`: the previous index directory and its segments."""
     directory.mkdir(parents=True)
+    previous: dict[str, list[Path]] = {}  # segment id -> its files in `reuse`, listed once
+    if reuse is not None:
+        for p in sorted(reuse[0].iterdir()):
+            previous.setdefault(p.name.split(".", 1)[0], []).append(p)
     segments: list[Segment | None] = []
     for b in range(count):
         if b in buckets:
@@ -174,7 +162,7 @@ def write_index(
                 raise ValueError(f"bucket {b}: no documents and no previous index")
             seg = reuse[1][b]
             if seg is not None:
-                for p in sorted(reuse[0].glob(seg.id + ".*")):
+                for p in previous.get(seg.id, []):
                     os.link(p, directory / p.name)
         segments.append(seg)
     meta = _meta_template(directory)

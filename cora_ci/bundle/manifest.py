@@ -1,22 +1,28 @@
-"""The manifest: everything about a bundle that is not the two search indexes, as one msgpack map.
+"""The manifest: everything about a bundle that is not the two search indexes, as msgpack maps.
 
-It is a table of files (one list per column, sorted by path). Each file row carries its chunks as
-one zlib-compressed msgpack blob (`data`: a column table of the file's chunks, their texts and the
-file's graph links), plus the few things an update or a query needs for every file without
-decompressing it: chunk ids, the hashes of the embedded texts, name filters and resolved graph
-edges as little-endian arrays. An update copies the rows of unchanged files as they are, so its
-cost follows the change; showing a few chunks decompresses a few files. Fields that can be
-derived are left out: a chunk's path, language and strategy come from its file, its children from
-the other chunks' parents, `symbol` and `anchor` are the first of `symbols` and `anchors`. Key
-order is fixed, so the same content packs to the same bytes.
+It is a table of files (one list per column, sorted by path), split in two so that an update costs
+what its change costs. The top manifest (`manifest.msgpack`) keeps what every run and every reader
+needs for all files, cheaply: path, git blob id, size, language, strategy and chunk ids (the chunk
+table's order), and what an update's graph stage asks of every file (C# namespaces, hashes of the
+names a file defines and uses), plus the source, model, config, counts and the list of shards.
+Each shard (`shards/NNN.msgpack`) holds the rest of the rows of the files of one bucket, the same
+buckets as BM25 (`bucket_of`): diagnostics, imports, the hashes of the embedded texts, resolved
+graph edges, and the file's chunks as one zlib-compressed msgpack blob (`data`: a column table of
+the chunks, their texts and the file's graph links). An update rewrites the shards of the buckets
+it touches and hard-links the others; a reader loads a shard when it first needs one of its files.
+Fields that can be derived are left out: a chunk's path, language and strategy come from its file,
+its children from the other chunks' parents, `symbol` and `anchor` are the first of `symbols` and
+`anchors`. Key order is fixed, so the same content packs to the same bytes.
 """
 
 from __future__ import annotations
 
 import bisect
 import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
+from pathlib import Path
 from typing import Any
 
 import msgpack
@@ -24,21 +30,32 @@ import numpy as np
 import numpy.typing as npt
 
 from cora_ci.chunking.model import Chunk, Diagnostic
+from cora_ci.errors import CoraError
 from cora_ci.graph.build import FileLinks
 
 FORMAT = "cora-bundle"
-FORMAT_VERSION = (2, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
+FORMAT_VERSION = (3, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
 VECTORS = "vectors.usearch"
 BM25 = "bm25"
+SHARDS = "shards"
 
 # Per file: `ids` u64 chunk ids, `keys` 16-byte text hashes (empty without a model), `defs_h` and
 # `refs_h` u32 hashes of the names it defines and uses, `edges` its chunks' resolved out-edges.
-FILE_COLUMNS = (
-    "path", "blob", "size", "lang", "strategy", "diagnostics", "imports", "namespaces",
-    "ids", "keys", "defs_h", "refs_h", "edges", "data",
+# The top manifest's file table: what the no-op check, summaries and the chunk table's order need
+# for every file, what an update's graph stage needs for every file (namespaces, name filters),
+# the text hashes (a copied function anywhere reuses its vector) and the edges (a query's
+# reference graph is read without loading every shard).
+TOP_COLUMNS = (
+    "path", "blob", "size", "lang", "strategy", "ids", "keys", "namespaces", "defs_h", "refs_h", "edges",
 )  # fmt: skip
+# A shard's file table: the rest of each row (`path` again, so a shard says which files it holds).
+SHARD_COLUMNS = ("path", "diagnostics", "imports", "data")
+FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build handles it
+# A bucket of ~128-256 chunks re-indexes in ~5-10 ms; beyond 128 segments queries slow down.
+_BUCKET_CHUNKS = 128
+_MAX_BUCKETS = 128
 # Columns of the per-file `data` blob, one entry per chunk.
 CHUNK_COLUMNS = (
     "kind", "symbols", "anchors", "hierarchy", "parent", "start_line", "end_line", "tokens",
@@ -134,15 +151,44 @@ def file_row(f: FileEntry, links: FileLinks, keys: bytes, defs_h: bytes, refs_h:
     }  # fmt: skip
 
 
-def table(rows: list[dict[str, Any]]) -> dict[str, list[Any]]:
+def table(rows: list[dict[str, Any]], columns: tuple[str, ...] = FILE_COLUMNS) -> dict[str, list[Any]]:
     """The file table (columns) of rows, sorted by path."""
     rows = sorted(rows, key=lambda r: r["path"])
-    return {k: [r[k] for r in rows] for k in FILE_COLUMNS}
+    return {k: [r[k] for r in rows] for k in columns}
 
 
-def rows(files: dict[str, list[Any]]) -> dict[str, dict[str, Any]]:
-    """The rows of a file table, by path."""
-    return {p: {k: files[k][i] for k in FILE_COLUMNS} for i, p in enumerate(files["path"])}
+def bucket_count(chunks: int) -> int:
+    """Buckets for a bundle of `chunks` chunks: a power of two, so a repository that grows a little
+    keeps its buckets (a change of count rewrites every shard and every BM25 segment)."""
+    n = 1
+    while n * 2 * _BUCKET_CHUNKS <= chunks and n < _MAX_BUCKETS:
+        n *= 2
+    return n
+
+
+def bucket_of(path: str, buckets: int) -> int:
+    """The bucket of a file: its BM25 segment and its manifest shard."""
+    return zlib.crc32(path.encode()) % buckets
+
+
+def shard_name(bucket: int) -> str:
+    return f"{SHARDS}/{bucket:03d}.msgpack"
+
+
+def pack_shard(bucket: int, buckets: int, rows: list[dict[str, Any]]) -> bytes:
+    """One bucket's shard: the shard columns of its files' rows, sorted by path."""
+    return pack({"bucket": bucket, "buckets": buckets, "files": table(rows, SHARD_COLUMNS)})
+
+
+def unpack_shard(data: bytes, bucket: int, buckets: int, paths: list[str]) -> dict[str, list[Any]]:
+    """The file table of a shard, checked to be bucket `bucket` of `buckets` holding `paths`."""
+    m = unpack(data)
+    if (m.get("bucket"), m.get("buckets")) != (bucket, buckets):
+        raise ValueError(f"shard of bucket {m.get('bucket')}/{m.get('buckets')}, expected {bucket}/{buckets}")
+    files: dict[str, list[Any]] = m["files"]
+    if files["path"] != paths or any(len(files[k]) != len(paths) for k in SHARD_COLUMNS):
+        raise ValueError("its files differ from the manifest's")
+    return files
 
 
 def links_of_row(row: dict[str, Any]) -> FileLinks:
@@ -179,12 +225,137 @@ def ids_of(row_ids: bytes) -> npt.NDArray[np.uint64]:
     return np.frombuffer(row_ids, dtype="<u8").astype(np.uint64)
 
 
+class Shards:
+    """The shards of the bundle at `root`: each is read (`read(name)`, verified bytes) and unpacked
+    when one of its files is first asked for, then kept. A shard that passed its checksum but is
+    not what the top manifest says (written wrong) is CORA-BND-004, naming the file."""
+
+    def __init__(self, root: Path, manifest: dict[str, Any], read: Callable[[str], bytes]) -> None:
+        self.names: list[str | None] = manifest["shards"]
+        self._root = root
+        self._top: dict[str, list[Any]] = manifest["files"]
+        self._read = read
+        self._loaded: dict[int, dict[str, list[Any]]] = {}
+
+    @cached_property
+    def index(self) -> dict[str, int]:
+        """Each file's index in the top file table."""
+        return {p: i for i, p in enumerate(self._top["path"])}
+
+    def top(self, fi: int, column: str) -> Any:
+        return self._top[column][fi]
+
+    @cached_property
+    def _where(self) -> tuple[list[int], list[int], list[list[str]]]:
+        """Each file's bucket and its index in that bucket's shard (both are sorted by path), and
+        each bucket's paths."""
+        members: list[list[str]] = [[] for _ in self.names]
+        buckets, slots = [], []
+        for p in self._top["path"]:
+            b = bucket_of(p, len(self.names))
+            buckets.append(b)
+            slots.append(len(members[b]))
+            members[b].append(p)
+        return buckets, slots, members
+
+    def bucket(self, b: int) -> dict[str, list[Any]]:
+        """The file table of bucket `b` (shard columns)."""
+        if b not in self._loaded:
+            paths = self._where[2][b]
+            name = self.names[b]
+            if name is None:
+                if paths:
+                    raise CoraError("CORA-BND-004", f"{self._root / MANIFEST}: bucket {b}: no shard")
+                self._loaded[b] = {k: [] for k in SHARD_COLUMNS}
+            else:
+                data = self._read(name)
+                try:
+                    self._loaded[b] = unpack_shard(data, b, len(self.names), paths)
+                except Exception as e:
+                    raise CoraError("CORA-BND-004", f"{self._root / name}: {type(e).__name__}: {e}") from None
+        return self._loaded[b]
+
+    def get(self, fi: int, column: str) -> Any:
+        """One shard column of the file at index `fi` of the top file table."""
+        return self.bucket(self._where[0][fi])[column][self._where[1][fi]]
+
+    def row(self, fi: int) -> dict[str, Any]:
+        """The whole row (FILE_COLUMNS) of the file at index `fi`."""
+        shard = self.bucket(self._where[0][fi])
+        i = self._where[1][fi]
+        return {**{k: self._top[k][fi] for k in TOP_COLUMNS}, **{k: shard[k][i] for k in SHARD_COLUMNS}}
+
+    def table(self) -> dict[str, list[Any]]:
+        """The whole file table (FILE_COLUMNS), as one manifest would hold it: reads every shard."""
+        return table([self.row(fi) for fi in range(len(self._top["path"]))])
+
+
+class Rows(Mapping[str, dict[str, Any]]):
+    """File rows by path, as a build sees them: the files `paths` of an open bundle (`shards`),
+    plus rows `put` by the build, which win. Top columns are read without loading a shard
+    (`top`); a whole row (`rows[path]`) loads its file's shard, so an update reads only the
+    shards of the files it looks at."""
+
+    def __init__(self, shards: Shards | None = None, paths: Iterable[str] | None = None) -> None:
+        self._shards = shards
+        self._index = shards.index if shards is not None else {}
+        self._paths = set(self._index if paths is None else paths)
+        self._own: dict[str, dict[str, Any]] = {}
+        self._tops: dict[str, dict[str, Any]] = {}  # top columns set without reading the row
+
+    def put(self, row: dict[str, Any]) -> None:
+        self._own[row["path"]] = row
+        self._paths.add(row["path"])
+        self._tops.pop(row["path"], None)
+
+    def set_top(self, path: str, column: str, value: Any) -> None:
+        """Change one top column of a file (its new edges) without reading its shard."""
+        if path in self._own:
+            self._own[path] = {**self._own[path], column: value}
+        else:
+            self._tops.setdefault(path, {})[column] = value
+
+    def __getitem__(self, path: str) -> dict[str, Any]:
+        if path in self._own:
+            return self._own[path]
+        if path not in self._paths or self._shards is None:
+            raise KeyError(path)
+        return {**self._shards.row(self._index[path]), **self._tops.get(path, {})}
+
+    def __contains__(self, path: object) -> bool:
+        return path in self._paths
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(sorted(self._paths))
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+    def top(self, path: str, column: str) -> Any:
+        """One top column (TOP_COLUMNS) of a file, without reading its shard."""
+        if path in self._own:
+            return self._own[path][column]
+        if path not in self._paths or self._shards is None:
+            raise KeyError(path)
+        top = self._tops.get(path)
+        if top is not None and column in top:
+            return top[column]
+        return self._shards.top(self._index[path], column)
+
+    def top_table(self) -> dict[str, list[Any]]:
+        """The top manifest's file table of these rows, sorted by path."""
+        paths = sorted(self._paths)
+        return {k: [self.top(p, k) for p in paths] for k in TOP_COLUMNS}
+
+
 class ChunkTable:
     """Chunks of a loaded manifest, in file order then chunk order, rebuilt as `Chunk` records on
-    demand: a file's blob is decompressed when one of its chunks is first asked for."""
+    demand: a file's blob is read (with its shard) and decompressed when one of its chunks is
+    first asked for. Ids and order come from the top manifest alone."""
 
-    def __init__(self, manifest: dict[str, Any]) -> None:
+    def __init__(self, manifest: dict[str, Any], shards: Shards) -> None:
         self._f = manifest["files"]
+        self._shards = shards
         counts = [len(b) // 8 for b in self._f["ids"]]
         self._starts = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64).tolist()
         flat = b"".join(self._f["ids"])
@@ -221,12 +392,12 @@ class ChunkTable:
         return range(self._starts[fi], self._starts[fi + 1])
 
     def _decode(self, fi: int) -> dict[str, Any]:
-        data: dict[str, Any] = unpack_blob(self._f["data"][fi])["chunks"]
+        data: dict[str, Any] = unpack_blob(self._shards.get(fi, "data"))["chunks"]
         return data
 
     def _meta_columns(self, fi: int) -> dict[str, list[Any]]:
         """The light chunk columns of file `fi` (no text, header, hierarchy, elided, tokens)."""
-        return unpack_meta(self._f["data"][fi])
+        return unpack_meta(self._shards.get(fi, "data"))
 
     def text(self, row: int) -> str:
         fi = self.file_of(row)

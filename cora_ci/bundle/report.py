@@ -9,6 +9,7 @@ from typing import Any
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.store import artifact_problem, read_manifest, resolve
+from cora_ci.errors import CoraError
 
 
 def describe(b: Bundle) -> dict[str, Any]:
@@ -84,7 +85,7 @@ def _consistency(b: Bundle) -> list[str]:
         problems.append("chunk ids are not unique")
     try:
         for fi, path in enumerate(files["path"]):
-            cols = mf.unpack_blob(files["data"][fi])["chunks"]
+            cols = mf.unpack_blob(b.shards.get(fi, "data"))["chunks"]
             mine = set(mf.ids_of(files["ids"][fi]).tolist())
             problems += [
                 f"{path}: {len(v)} {k} for {len(mine)} chunks" for k, v in cols.items() if len(v) != len(mine)
@@ -94,6 +95,8 @@ def _consistency(b: Bundle) -> list[str]:
                 for p in cols["parent"]
                 if p is not None and p not in mine
             ]
+    except CoraError as e:  # a shard written wrong: the graph cannot be read either
+        return [*problems, e.message]
     except Exception as e:
         problems.append(f"chunk data unreadable: {type(e).__name__}: {e}")
     if b.lexical.num_docs != n:

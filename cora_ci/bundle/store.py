@@ -42,8 +42,11 @@ def _files(root: Path) -> list[Path]:
     return sorted(p for p in root.rglob("*") if p.is_file())
 
 
-def _fsync_tree(root: Path) -> None:
-    for p in [*_files(root), *sorted(d for d in root.rglob("*") if d.is_dir()), root]:
+def _fsync_tree(root: Path, skip: set[str]) -> None:
+    """fsync the files written into `root` (not those in `skip`: hard links to durable files) and
+    its directories."""
+    written = [p for p in _files(root) if p.relative_to(root).as_posix() not in skip]
+    for p in [*written, *sorted(d for d in root.rglob("*") if d.is_dir()), root]:
         fd = os.open(p, os.O_RDONLY)
         try:
             os.fsync(fd)
@@ -93,7 +96,8 @@ def write_bundle(
 ) -> None:
     """Create the bundle `out`: `fill(tmp)` writes the indexes into `tmp` and returns the manifest,
     to which the checksums of those files are added; then `tmp` replaces `out` whole. `linked`
-    (a previous bundle and its checksums) spares hashing the files `fill` hard-linked from it."""
+    (a previous bundle and its checksums) spares hashing the files `fill` hard-linked from it. The
+    checksums just computed are recorded as verified, so the next open hashes nothing."""
     out = out.absolute()
     if out.exists() and not (out / mf.MANIFEST).is_file() and (not out.is_dir() or any(out.iterdir())):
         raise CoraError("CORA-BND-006", f"{out} exists and is not a bundle; refusing to replace it")
@@ -102,27 +106,31 @@ def write_bundle(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         manifest = fill(tmp)
-        manifest["artifacts"] = {
-            p.relative_to(tmp).as_posix(): _checksum(p, p.relative_to(tmp).as_posix(), linked)
-            for p in _files(tmp)
-        }
+        checksums = {p.relative_to(tmp).as_posix(): _checksum(p, p.relative_to(tmp).as_posix(), linked)
+                     for p in _files(tmp)}  # fmt: skip
+        manifest["artifacts"] = {rel: c for rel, (c, _) in checksums.items()}
         body = mf.pack(manifest)
         (tmp / mf.MANIFEST).write_bytes(body)
         (tmp / mf.MANIFEST_SUM).write_text(f"{hashlib.sha256(body).hexdigest()}  {mf.MANIFEST}\n")
-        _fsync_tree(tmp)
+        _fsync_tree(tmp, {rel for rel, (_, reused) in checksums.items() if reused})
+        records = {
+            rel: [*verified.identity(tmp / rel), a["sha256"]] for rel, a in manifest["artifacts"].items()
+        }
         _swap_in(tmp, out)
+        verified.save(_cache_file(out), records)  # the rename kept each file's inode and mtime
     except OSError as e:
         raise CoraError("CORA-BND-006", f"cannot write bundle {out}: {e.strerror or e}") from None
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _checksum(p: Path, rel: str, linked: tuple[Path, dict[str, Any]] | None) -> dict[str, Any]:
+def _checksum(p: Path, rel: str, linked: tuple[Path, dict[str, Any]] | None) -> tuple[dict[str, Any], bool]:
+    """The file's checksum, and whether it is the previous bundle's file (a hard link to it)."""
     if linked is not None and rel in linked[1]:
         with contextlib.suppress(OSError):
             if os.path.samestat(p.stat(), (linked[0] / rel).stat()):
-                return dict(linked[1][rel])
-    return {"sha256": sha256_file(p), "size": p.stat().st_size}
+                return dict(linked[1][rel]), True
+    return {"sha256": sha256_file(p), "size": p.stat().st_size}, False
 
 
 def _swap_in(tmp: Path, out: Path) -> None:
@@ -204,8 +212,9 @@ def artifact_problem(
     return None, record
 
 
-def verify_artifacts(root: Path, manifest: dict[str, Any], use_cache: bool = True) -> None:
-    """Check every listed file's size and sha256, and that no file is missing; raise CORA-BND-003."""
+def verify_artifacts(root: Path, manifest: dict[str, Any], use_cache: bool = True) -> dict[str, list[Any]]:
+    """Check every listed file's size and sha256, and that no file is missing; raise CORA-BND-003.
+    Returns each file's verified record (see `artifact_problem`)."""
     cache_path = _cache_file(root)
     cache = verified.load(cache_path) if use_cache else {}
     fresh: dict[str, Any] = {}
@@ -215,3 +224,20 @@ def verify_artifacts(root: Path, manifest: dict[str, Any], use_cache: bool = Tru
             raise CoraError("CORA-BND-003", f"{root}: {problem}")
     if use_cache and fresh != cache:
         verified.save(cache_path, fresh)
+    return fresh
+
+
+def read_artifact(root: Path, rel: str, want: dict[str, Any], known: list[Any]) -> bytes:
+    """The bytes of a listed file read after opening the bundle (a shard): hashed again unless the
+    file is still the one verified at open (`known`), since the bundle may have been swapped since."""
+    try:
+        with (root / rel).open("rb") as f:
+            st = os.fstat(f.fileno())
+            data = f.read()
+    except OSError as e:
+        raise CoraError("CORA-BND-003", f"{root / rel}: cannot read: {e.strerror or e}") from None
+    if known[:3] != [st.st_size, st.st_mtime_ns, st.st_ino] and (
+        len(data) != want["size"] or hashlib.sha256(data).hexdigest() != want["sha256"]
+    ):
+        raise CoraError("CORA-BND-003", f"{root / rel}: checksum mismatch (altered, or bundle replaced)")
+    return data

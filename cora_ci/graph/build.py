@@ -28,14 +28,16 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from cora_ci.chunking.model import Chunk
-from cora_ci.graph.extract import FileRefs, defined_names
 from cora_ci.graph.resolve import Repo, namespaces
+
+if TYPE_CHECKING:  # extraction loads tree-sitter's queries: readers of a bundle never need it
+    from cora_ci.graph.extract import FileRefs
 
 FORMAT = 1
 # Names so common that a single repository-wide definition says nothing about a use (rule 3 only).
@@ -96,6 +98,8 @@ class FileLinks(NamedTuple):
 
 def file_links(chunks: list[Chunk], frefs: FileRefs) -> FileLinks:
     """A symbol split into parts is one definition: its names point at its first part (head)."""
+    from cora_ci.graph.extract import defined_names
+
     heads: dict[str, int] = {}
     head: dict[int, int] = {}
     names: dict[str, set[int]] = {}
@@ -121,9 +125,18 @@ def name_hash(name: str) -> int:
     return zlib.crc32(name.encode())
 
 
+def sorted_unique(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
+    """`np.unique(a)` without its import of `numpy.ma` (~30 ms at the start of every hook run)."""
+    s = np.sort(a)
+    keep = np.ones(len(s), dtype=bool)
+    keep[1:] = s[1:] != s[:-1]
+    out: npt.NDArray[Any] = s[keep]
+    return out
+
+
 def hashes(names: Iterable[str]) -> bytes:
     """Sorted unique `name_hash`es as little-endian u32 bytes."""
-    return np.unique(np.asarray([name_hash(n) for n in names], dtype="<u4")).astype("<u4").tobytes()
+    return sorted_unique(np.asarray([name_hash(n) for n in names], dtype="<u4")).astype("<u4").tobytes()
 
 
 Edges = list[tuple[int, int, float]]  # (source chunk id, target chunk id, weight), sorted
@@ -162,7 +175,7 @@ class Linker:
         self.repo = Repo(langs, spaces)
         self._links_of = links_of
         self._defs = NameFilter(def_hashes)
-        self._anywhere: dict[str, list[int]] = {}
+        self._anywhere: dict[str, list[int]] = {}  # name -> up to two chunks defining it
 
     def edges(self, path: str) -> Edges:
         """Out-edges of the chunks of `path` (see the module docstring for the rules)."""
@@ -190,10 +203,16 @@ class Linker:
         return anywhere if len(anywhere) == 1 and anywhere[0] not in skip else []
 
     def anywhere(self, name: str) -> list[int]:
-        """Every chunk of the tree defining `name`, in path order."""
+        """The chunks of the tree defining `name`, in path order, up to the second: rule 3 needs to
+        know only whether there is exactly one, and an update then reads the links of two files
+        defining a common name, not of every file defining it."""
         if name not in self._anywhere:
-            owners = self._defs.paths_with([name])
-            self._anywhere[name] = [t for p in owners for t in self._links_of(p).defs.get(name, [])]
+            found: list[int] = []
+            for p in self._defs.paths_with([name]):
+                found += self._links_of(p).defs.get(name, [])
+                if len(found) > 1:
+                    break
+            self._anywhere[name] = found[:2]
         return self._anywhere[name]
 
 

@@ -40,6 +40,8 @@ def _score(x: float) -> str:
 def doc_sentence(chunk: Chunk) -> str:
     """The first sentence of the symbol's doc comment or docstring, if its code has one."""
     lines = chunk.text.split("\n")
+    if chunk.kind in ("file", "module"):
+        return _head_doc(lines)
     at = next((i for i, t in enumerate(lines) if chunk.symbol and mentions(t, chunk.symbol)), None)
     if at is None:
         return ""
@@ -55,6 +57,19 @@ def doc_sentence(chunk: Chunk) -> str:
         if _DOCSTRING.match(lines[j]):
             return first_sentence("\n".join(lines[j : j + 12]))
     return ""
+
+
+def _head_doc(lines: list[str]) -> str:
+    """The first sentence of a file's own docstring or leading comment (after a shebang)."""
+    i = 0
+    while i < len(lines) and (not lines[i].strip() or lines[i].startswith("#!") or "coding" in lines[i][:30]):
+        i += 1
+    if i < len(lines) and _DOCSTRING.match(lines[i]):
+        return first_sentence("\n".join(lines[i : i + 12]))
+    j = i
+    while j < len(lines) and _COMMENT.match(lines[j]):
+        j += 1
+    return first_sentence("\n".join(lines[i:j])) if j > i else ""
 
 
 def commentary(r: Result, explain: bool, commit: str | None) -> list[str]:
@@ -114,12 +129,12 @@ def as_cora(results: Iterable[Result], explain: bool = False, commit: str | None
         if r.stale:
             meta.append(("stale", r.stale))
         attrs = " ".join(f'{k}="{_attr(v)}"' for k, v in meta)
-        notes = "\n".join(f"    {_escape_text(c)}" for c in commentary(r, explain, commit))
+        notes = "".join(f"    {_escape_text(c)}\n" for c in commentary(r, explain, commit))
         content = _TAG.sub(r"&lt;\1", r.text)
         blocks.append(
             "<cora:chunk>\n"
             f"  <cora:metadata>\n    {attrs}\n  </cora:metadata>\n"
-            f"  <cora:commentary>\n{notes}\n  </cora:commentary>\n"
+            f"  <cora:commentary>\n{notes}  </cora:commentary>\n"
             f"  <cora:content>\n{content}\n  </cora:content>\n"
             "</cora:chunk>"
         )

@@ -13,6 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from cora_ci.graph import Graph, personalized_pagerank
+from cora_ci.graph.build import sorted_unique
 from cora_ci.retrieval.catalog import GraphArrays
 
 MAX_NODES = 1000  # neighbourhood cap: hubs reach much of a repository in two hops; bounds the cost
@@ -50,7 +51,7 @@ def graph_scores(g: GraphArrays, seeds: dict[int, float], reverse: float, hops: 
     seed_nodes = g.nodes(list(seeds))
     if not len(seed_nodes):
         return {}
-    nodes = np.unique(seed_nodes)
+    nodes = sorted_unique(seed_nodes)
     for _ in range(hops):
         grown = _grow(g, nodes)
         if len(grown) > MAX_NODES:

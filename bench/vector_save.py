@@ -1,0 +1,52 @@
+"""What an update pays for usearch whatever its change: loading the whole index and saving it whole.
+
+`update_vectors` restores the previous `vectors.usearch` (view=False, so it can be changed),
+removes and adds a few vectors, and saves a new file: both ends are O(index). This builds indexes
+of N random unit vectors (384-d, the bundle's settings) and times restore, a 5-vector change and
+save, median of 3. Run: python bench/vector_save.py [--sizes 16000,48000]
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from cora_ci.bundle.vectors import update_vectors, write_vectors
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--sizes", default="16000,48000")
+    args = ap.parse_args()
+    rng = np.random.default_rng(0)
+    print(f"load {os.getloadavg()[0]:.2f}")
+    for n in (int(x) for x in args.sizes.split(",")):
+        vecs = rng.standard_normal((n + 5, 384)).astype(np.float32)
+        vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+        ids = np.arange(n, dtype=np.uint64)
+        with tempfile.TemporaryDirectory() as tmp:
+            old = Path(tmp) / "old.usearch"
+            t = time.perf_counter()
+            write_vectors(old, ids, vecs[:n])
+            built = time.perf_counter() - t
+            times = []
+            for r in range(3):
+                t = time.perf_counter()
+                new = np.arange(n + r * 5, n + r * 5 + 5, dtype=np.uint64)
+                update_vectors(
+                    old, Path(tmp) / f"new{r}.usearch", [r * 5 + i for i in range(5)], new, vecs[n:]
+                )
+                times.append(time.perf_counter() - t)
+            size = old.stat().st_size / 1e6
+            print(f"{n} vectors ({size:.1f} MB): first build {built:.1f} s; "
+                  f"update of 5 (restore, remove, add, save) {statistics.median(times):.3f} s")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
