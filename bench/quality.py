@@ -657,11 +657,12 @@ def index_seconds(repo: Repo, ranker: str) -> float:
 def record(fig: Figures, repos: list[Repo], results: Results) -> None:
     """Held-out figures per ranker, the target on the full ranking, and the plot's points."""
     test = [r for r in repos if r.src.split == "test"]
-    names = ", ".join(r.src.name for r in test)
-    base = pooled(results[BASELINE], test, "all")
-    title = f"retrieval quality, held-out repositories ({names}), all queries"
+    judged, which = (test, "held-out") if test else (repos, "tuning")  # `--split tune` has no held-out
+    names = ", ".join(r.src.name for r in judged)
+    base = pooled(results[BASELINE], judged, "all")
+    title = f"retrieval quality, {which} repositories ({names}), all queries"
     for name, by_repo in results.items():
-        m = pooled(by_repo, test, "all")
+        m = pooled(by_repo, judged, "all")
         key = re.sub(r"\W+", "_", name.split(":")[0]).strip("_").lower()
         for metric in ("R@1", "R@5", "MRR@10"):
             fig.add(f"quality.{key}.{metric}", f"{name}: {metric}", m[metric], cell=(title, name, metric))
