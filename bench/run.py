@@ -59,7 +59,7 @@ STEPS = (
     Step("update_speed", ("--sizes", "1000,10000"), ("--sizes", "1000", "--runs", "1"),
          "1,000 files only, one run per change (full: 1,000 and 10,000 files, median of 3)"),
     Step("query_speed", (), ("--quick", "--chunks", "5000"),
-         "a 5,000-chunk bundle, 80 queries, 5 processes: the 50k-chunk targets are not judged"),
+         "a 5,000-chunk bundle, 80 queries, 5 processes: the in-process target (50k chunks) is not judged"),
     Step("rebind_speed", (), ("--quick",), "3 files, 20 anchors each"),
     Step("quality", ("--fresh",), ("--quick", "--fresh"),
          "click, itsdangerous, jinja2, rxjs; 45 queries each (full: 8 repositories, 180 each)"),
