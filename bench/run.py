@@ -10,8 +10,10 @@ reported with the tail of its log (bench/.cache/logs/) and the others still run;
 1 when any script failed. A failed *target* is a figure, not a failure of the run.
 
 `--quick` takes a few minutes' worth of each script (small corpora, fewer queries and runs, the
-1,000-file scale only) and lists what it skipped; the full run takes hours on 2 cores (the 10,000-file
-first build with the model alone is ~25 minutes).
+1,000-file scale only) and lists what it skipped: 8-14 minutes in all on 2 cores shared with other
+jobs, half of it the 1,000-file first build with the model. The full run takes hours (the
+10,000-file first build with the model alone is ~25 minutes). `--render` writes the last run's
+summary and plot again from its logs (bench/.cache/logs/), measuring nothing.
 """
 
 from __future__ import annotations
