@@ -72,6 +72,29 @@ class _Found:
     tree: Any = None  # keeps the window's tree alive with its nodes
 
 
+class _Levels:
+    """`_Text.levels` computed row by row on first use."""
+
+    def __init__(self, text: _Text) -> None:
+        self._text = text
+        self._known: dict[int, int] = {}
+
+    def __getitem__(self, row: int) -> int:
+        level = self._known.get(row)
+        if level is None:
+            level = self._known[row] = self._level(self._text.line(row))
+        return level
+
+    def _level(self, raw: bytes) -> int:
+        body = raw.lstrip(b" \t")
+        if not body.strip():
+            return _BLANK
+        if body.startswith(self._text.comments) or body.rstrip() == b"*":  # not `**kwargs`
+            return _COMMENT_ROW
+        lead = raw[: len(raw) - len(body)]
+        return len(lead.expandtabs(8)) if b"\t" in lead else len(lead)
+
+
 class _Text:
     """Rows of the source bytes: offsets, and (on first use) each row's indentation."""
 
@@ -84,19 +107,10 @@ class _Text:
         self.rows = len(self.starts)
 
     @cached_property
-    def levels(self) -> list[int]:
-        """Indentation of each row (tabs to 8), or _BLANK, or _COMMENT_ROW for comment-only rows."""
-        out: list[int] = []
-        for raw in self.src.split(b"\n")[: self.rows]:
-            body = raw.lstrip(b" \t")
-            if not body.strip():
-                out.append(_BLANK)
-            elif body.startswith(self.comments) or body.rstrip() == b"*":  # not `**kwargs`
-                out.append(_COMMENT_ROW)
-            else:
-                lead = raw[: len(raw) - len(body)]
-                out.append(len(lead.expandtabs(8)) if b"\t" in lead else len(lead))
-        return out
+    def levels(self) -> _Levels:
+        """Indentation of each row (tabs to 8), or _BLANK, or _COMMENT_ROW for comment-only rows,
+        worked out for the rows asked about only (a window looks at a few hundred of 2,000)."""
+        return _Levels(self)
 
     def line(self, row: int) -> bytes:
         end = self.starts[row + 1] - 1 if row + 1 < self.rows else len(self.src)
