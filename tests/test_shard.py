@@ -129,7 +129,8 @@ def test_shard_bundles_split_the_full_build_and_work_alone(make_repo, tmp_path: 
         # A valid bundle on its own: verified, described and queried.
         assert cora("verify", str(out)).returncode == 0
         info = json.loads(cora("info", str(out), "--format", "json").stdout)
-        assert info["stats"]["files"] == len(m["files"]["path"])
+        assert info["stats"]["files"] == len(m["files"]["path"]) and info["shard"]["index"] == i
+        assert f"shard    {i}/3 of the tree's {len(FILES)} files" in cora("info", str(out)).stdout
         name = m["files"]["path"][0].split("_")[-1].removesuffix(".py")
         if name.isdigit():
             q = cora("query", f"work_{int(name)}", "--bundle", str(out), "--format", "json", "-k", "1")
