@@ -302,12 +302,17 @@ def _push(sha: str, branch: str = "main") -> dict[str, str]:
             "repository": "acme/shop"}  # fmt: skip
 
 
+def _shop(make_repo: Callable[[dict[str, str]], Path], tmp_path: Path,
+          monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Cache]:  # fmt: skip
+    """The shop's repository, and an empty actions cache (cora-ci's own cache kept private)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    return make_repo({k: textwrap.dedent(v) for k, v in FILES.items()}), Cache(tmp_path / "actions-cache")
+
+
 def test_the_action_builds_then_updates_from_the_restored_bundle(
     make_repo: Callable[[dict[str, str]], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    repo = make_repo({k: textwrap.dedent(v) for k, v in FILES.items()})
-    cache = Cache(tmp_path / "actions-cache")
+    repo, cache = _shop(make_repo, tmp_path, monkeypatch)
     temp = tmp_path / "runner-temp"
     event = {"repository": {"default_branch": "main"}}
 
@@ -373,9 +378,7 @@ def test_the_action_builds_then_updates_from_the_restored_bundle(
 def test_the_action_builds_shards_that_merge_into_the_full_bundle(
     make_repo: Callable[[dict[str, str]], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    repo = make_repo({k: textwrap.dedent(v) for k, v in FILES.items()})
-    cache = Cache(tmp_path / "actions-cache")
+    repo, cache = _shop(make_repo, tmp_path, monkeypatch)
     event = {"repository": {"default_branch": "main"}}
     sha = git(repo, "rev-parse", "HEAD").strip()
     runs = []
