@@ -22,6 +22,7 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 CHUNK_LEVELS = ("class", "method", "block")
+SECRET_MODES = ("drop", "off")
 
 
 @dataclass(frozen=True)
@@ -39,6 +40,9 @@ class Config:
     lines_per_chunk: int = 60
     max_file_bytes: int = 2_000_000
     languages: dict[str, LanguageConfig] = field(default_factory=dict)
+    secrets: str = "drop"  # "drop": skip secrets files, drop chunks holding a secret; "off"
+    secret_files: tuple[str, ...] = ()  # globs of more secrets files
+    allow_secret_files: tuple[str, ...] = ()  # globs of files indexed although they look like secrets
     model: str = "default"  # "default" (bundled MiniLM), "none" (lexical only) or an ONNX model directory
     source: str = "defaults"  # where the config came from; not part of the hash
 
@@ -83,7 +87,7 @@ def from_mapping(data: dict[str, Any], source: str = "mapping") -> Config:
     for key, value in data.items():
         if key not in known:
             raise CoraError("CORA-CFG-001", f"unknown key '{key}' in {source}")
-        if key in ("include", "exclude"):
+        if key in ("include", "exclude", "secret_files", "allow_secret_files"):
             values[key] = _globs(key, value)
         elif key in _INT_BOUNDS:
             lo, hi = _INT_BOUNDS[key]
@@ -93,6 +97,10 @@ def from_mapping(data: dict[str, Any], source: str = "mapping") -> Config:
         elif key == "model":
             if not isinstance(value, str) or not value:
                 raise _bad(key, f'expected "default", "none" or a model directory, got {value!r}')
+            values[key] = value
+        elif key == "secrets":
+            if value not in SECRET_MODES:
+                raise _bad(key, f'expected "drop" or "off", got {value!r}')
             values[key] = value
         elif key == "languages":
             values[key] = _languages(value, source)

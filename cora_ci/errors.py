@@ -107,6 +107,20 @@ CODES: dict[str, Code] = {
         Code("CORA-CHK-006", "generated file", "exclude it in the config if it is noise", 0),
         Code("CORA-CHK-007", "undecodable bytes replaced", "save the file as UTF-8", 0),
         Code("CORA-CHK-008", "line longer than max_tokens sliced", "", 0),
+        Code("CORA-CHK-009", "submodule skipped", "index the submodule's repository on its own", 0),
+        Code("CORA-CHK-010", "Git LFS pointer skipped", "the content lives in LFS storage, not in git", 0),
+        Code(
+            "CORA-SEC-001",
+            "conventional secrets file skipped",
+            "allow_secret_files indexes it if it holds no secret",
+            0,
+        ),
+        Code(
+            "CORA-SEC-002",
+            "chunk holding a high-confidence secret dropped",
+            "move the secret out of the repository and rotate it",
+            0,
+        ),
     )
 }
 

@@ -223,3 +223,14 @@ def test_any_small_tree_merges_to_its_full_build(files: list[tuple[str, str, str
         build(repo, base / "full", model="none")
         merge(build_shards(repo, base, n, "none"), base / "merged")
         same_bytes(base / "merged", base / "full")
+
+
+def test_a_submodule_weighs_nothing_and_merges_like_any_file(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A gitlink has no blob to size (its commit is another repository's): it weighs only its row."""
+    repo = make_repo(tree("r"))
+    git(repo, "update-index", "--add", "--cacheinfo", f"160000,{'1' * 40},vendor/lib")
+    git(repo, "commit", "-qm", "submodule")
+    build(repo, tmp_path / "full", model="none")
+    merge(build_shards(repo, tmp_path, 2, "none"), tmp_path / "merged")
+    same_bytes(tmp_path / "merged", tmp_path / "full")
+    assert "vendor/lib" in open_bundle(tmp_path / "merged").manifest["files"]["path"]

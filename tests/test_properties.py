@@ -6,6 +6,8 @@ from conftest import run_chunk, uncovered
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+# A token assembled at run time: chunks holding it are dropped, and only their lines go uncovered.
+FAKE_TOKEN = "gh" + "p_" + "Zq3" * 12
 PY_BLOCKS = [
     "import os\n", "from a.b import (c,\n    d)\n", "# a comment line\n", "X = 1\n", "\n",
     "def f(a, b):\n    '''Doc. More.'''\n    return a + b\n",
@@ -15,6 +17,7 @@ PY_BLOCKS = [
     "def broken(:\n", "    stray_indent = 1\n", "h = lambda q: q * 2\n",
     "s = '" + "long words " * 60 + "'\n",
     "class Outer:\n    class Inner:\n        def deep(self):\n            return [i for i in range(3)]\n",
+    f"def leak():\n    return '{FAKE_TOKEN}'\n", f"TOKEN = '{FAKE_TOKEN}'\n",
 ]  # fmt: skip
 TS_BLOCKS = [
     "import { a } from './a';\n", "/** Doc. */\nexport function f(x: number): number { return x; }\n",
@@ -22,7 +25,17 @@ TS_BLOCKS = [
     "class C {\n  private n = 1;\n  get v(): number { return this.n; }\n  run(): void {\n    go();\n  }\n}\n",
     "const o = { a() { return 1; }, b: () => 2 };\n", "}\n", "let z = ((((1))));\n", "\n",
 ]  # fmt: skip
-MD_BLOCKS = ["# Title\n", "## Sub\n", "text line\n", "```\n# code\n```\n", "\n", "- item\n", "### Deep\n"]
+MD_BLOCKS = [
+    f"## Key {FAKE_TOKEN}\n",
+    f"token {FAKE_TOKEN} here\n",
+    "# Title\n",
+    "## Sub\n",
+    "text line\n",
+    "```\n# code\n```\n",
+    "\n",
+    "- item\n",
+    "### Deep\n",
+]
 
 
 def _files(blocks: list[str]) -> st.SearchStrategy[str]:
@@ -53,7 +66,11 @@ def test_chunking_invariants(case: tuple[str, str], cfg: dict[str, int]) -> None
     r = run_chunk(path, data, **cfg)
     if r.strategy is None:  # a generated text may look binary
         return
-    assert uncovered(r, data) == []
+    # Every non-blank line is in some chunk, except the lines of chunks dropped for a secret.
+    dropped = {n for a, b in r.dropped for n in range(a, b + 1)}
+    assert set(uncovered(r, data)) <= dropped
+    assert bool(dropped) == any(d.code == "CORA-SEC-002" for d in r.diagnostics)
+    assert not any(FAKE_TOKEN in c.text + c.header + "".join(c.hierarchy) for c in r.chunks)
     ids = [c.id for c in r.chunks]
     assert len(ids) == len(set(ids))
     by_id = {c.id: c for c in r.chunks}

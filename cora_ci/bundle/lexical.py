@@ -22,6 +22,7 @@ symlinks and the bundle itself is never written.
 from __future__ import annotations
 
 import atexit
+import contextlib
 import hashlib
 import json
 import os
@@ -29,7 +30,7 @@ import re
 import shutil
 import tempfile
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -176,10 +177,28 @@ def write_index(
     return segments
 
 
+_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+
+
+@contextlib.contextmanager
+def _io_errors() -> Iterator[None]:
+    """tantivy reports a failed write (a full disk, a read-only file system) as ValueError: as
+    OSError it becomes the writer's clean `CORA-BND-006`, not an internal error."""
+    try:
+        yield
+    except ValueError as e:
+        found = _OS_ERROR.search(str(e))
+        if found is None and "IO error" not in str(e):
+            raise
+        errno = int(found.group(1)) if found else 5
+        raise OSError(errno, os.strerror(errno)) from None
+
+
 def _scratch(directory: Path) -> tuple[Path, Any]:
     """An empty index beside `directory` (same file system, so its files can be moved in)."""
     path = Path(tempfile.mkdtemp(prefix=".bm25-", dir=directory.parent))
-    index = tantivy.Index(_schema(), path=str(path))
+    with _io_errors():
+        index = tantivy.Index(_schema(), path=str(path))
     index.register_tokenizer(TOKENIZER, _analyzer())
     return path, index
 
@@ -198,6 +217,11 @@ def _meta_template(directory: Path) -> dict[str, Any]:
 def _write_segment(directory: Path, docs: Sequence[LexicalDoc]) -> Segment:
     """Index `docs` as one segment of a scratch index by one thread, then move its files into
     `directory` under a name derived from their content: the same docs give the same bytes."""
+    with _io_errors():
+        return _write_scratch_segment(directory, docs)
+
+
+def _write_scratch_segment(directory: Path, docs: Sequence[LexicalDoc]) -> Segment:
     path, index = _scratch(directory)
     try:
         writer = index.writer(heap_size=_HEAP, num_threads=1)

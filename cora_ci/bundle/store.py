@@ -24,6 +24,7 @@ from typing import Any
 
 from cora_ci import verified
 from cora_ci.bundle import manifest as mf
+from cora_ci.bundle.leftovers import remove_leftovers
 from cora_ci.errors import CoraError
 
 _RENAME_EXCHANGE = 2
@@ -75,9 +76,12 @@ def update_lock(out: Path) -> Iterator[None]:
     killed update never leaves a stale lock behind.
     """
     out = out.absolute()
-    out.parent.mkdir(parents=True, exist_ok=True)
     path = out.with_name(f".{out.name}.lock")
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as e:  # a read-only or unwritable target: nothing was touched
+        raise CoraError("CORA-BND-006", f"cannot write bundle {out}: {e.strerror or e}") from None
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
@@ -103,6 +107,7 @@ def write_bundle(
         raise CoraError("CORA-BND-006", f"{out} exists and is not a bundle; refusing to replace it")
     out.parent.mkdir(parents=True, exist_ok=True)
     _ignore_cora_dir(out)
+    remove_leftovers(out)  # of updates killed before they cleaned up (the caller holds the lock)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         manifest = fill(tmp)

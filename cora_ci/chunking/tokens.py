@@ -22,6 +22,10 @@ _UNSAFE = re.compile(r"[^\t\x20-\x7e]")
 _CACHE_LIMIT = 1 << 20  # words; cleared when full, so memory stays bounded on huge corpora
 # BERT's pre-tokenizer on ASCII: every non-alphanumeric printable character is a word of its own.
 _PIECES = re.compile(r"[a-z0-9]+|[^a-z0-9]")
+# A longer text is tokenized window by window: the tokenizer keeps ~0.5 KB per token of a call, so a
+# 50 MB line in one call would take gigabytes.
+_WINDOW = 1 << 16
+_BREAK = re.compile(r"\s|[^\w\s]")  # BERT splits at whitespace and at every punctuation mark
 
 
 class TokenCounter:
@@ -60,14 +64,54 @@ class TokenCounter:
     def _encode_counts(self, texts: list[str]) -> list[int]:
         if not texts:
             return []
-        return [len(e.ids) for e in self._tk.encode_batch(texts, add_special_tokens=False)]
+        short = [t if len(t) <= _WINDOW else "" for t in texts]
+        counts = [len(e.ids) for e in self._tk.encode_batch(short, add_special_tokens=False)]
+        return [self._long_count(t) if len(t) > _WINDOW else n for t, n in zip(texts, counts, strict=True)]
+
+    def _long_count(self, text: str) -> int:
+        """Tokens of a text over `_WINDOW` characters, counted window by window (exact when each
+        window ends at a space or a punctuation mark, as nearly every real text allows)."""
+        return sum(self.count(text[a:b]) for a, b in itertools.pairwise(_windows(text, 0)))
 
     def slice(self, text: str, max_tokens: int) -> list[str]:
-        """Cut one over-long line into consecutive segments of at most `max_tokens` tokens."""
-        offsets = self._tk.encode(text, add_special_tokens=False).offsets
-        cuts = [offsets[i][0] for i in range(max_tokens, len(offsets), max_tokens)]
-        bounds = [0, *cuts, len(text)]
-        return [text[a:b] for a, b in itertools.pairwise(bounds) if a < b]
+        """Cut one over-long line into consecutive segments of at most `max_tokens` tokens.
+
+        Tokenized a window at a time (memory stays bounded on a 50 MB line); a window's last,
+        incomplete segment starts the next window."""
+        out: list[str] = []
+        pos, width = 0, _WINDOW
+        while pos < len(text):
+            end = _window_end(text, pos, width)
+            offsets = self._tk.encode(text[pos:end], add_special_tokens=False).offsets
+            cuts = [pos + offsets[i][0] for i in range(max_tokens, len(offsets), max_tokens)]
+            if end >= len(text):
+                bounds = [pos, *cuts, len(text)]
+                out.extend(text[a:b] for a, b in itertools.pairwise(bounds) if a < b)
+                break
+            if not cuts:  # fewer than max_tokens tokens in the window: widen it
+                width *= 2
+                continue
+            out.extend(text[a:b] for a, b in itertools.pairwise([pos, *cuts]) if a < b)
+            pos = cuts[-1]
+        return out
+
+
+def _window_end(text: str, pos: int, width: int) -> int:
+    """End of the window from `pos`: about `width` characters, cut before a space or punctuation
+    mark in its last quarter when there is one, so tokens are not split."""
+    end = pos + width
+    if end >= len(text):
+        return len(text)
+    tail = text[end - width // 4 : end]
+    found = [m.start() for m in _BREAK.finditer(tail)]
+    return end - width // 4 + found[-1] if found else end
+
+
+def _windows(text: str, pos: int) -> list[int]:
+    bounds = [pos]
+    while bounds[-1] < len(text):
+        bounds.append(_window_end(text, bounds[-1], _WINDOW))
+    return bounds
 
 
 @cache

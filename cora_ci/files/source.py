@@ -14,17 +14,20 @@ import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import NamedTuple
+from typing import IO, NamedTuple
 
 from cora_ci import config as config_mod
 from cora_ci.boosts import FILE_NAME as BOOSTS_FILE
 from cora_ci.boosts import parse_boosts
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
+from cora_ci.files.names import from_bytes, fs_name, to_bytes
+from cora_ci.files.text import Unread
 from cora_ci.files.walk import filter_names, git_toplevel, walk_files
 
 KINDS = ("rev", "staged", "worktree", "dir")
 _SYMLINK, _GITLINK = "120000", "160000"
+_DRAIN = 1 << 20  # bytes per read when skipping a blob too large to index
 
 
 class Entry(NamedTuple):
@@ -48,22 +51,29 @@ class Snapshot:
     boosts: tuple[str, ...] = ()  # the directives of the source's `.cora-boosts`
 
     def read(self, entries: list[Entry]) -> Iterator[tuple[Entry, bytes]]:
-        """The bytes of each entry, in order; from git's object store when the ids are git objects."""
+        """The bytes of each entry, in order; from git's object store when the ids are git objects.
+
+        Submodules and files over `max_file_bytes` are not read: they come as `Unread`, whose
+        length is the file's size, so memory stays bounded whatever the repository holds."""
+        limit = self.config.max_file_bytes
+        files = [e for e in entries if e.mode != _GITLINK]
         if self.kind in ("rev", "staged"):
-            yield from zip(entries, _cat_blobs(self.root, [e.blob for e in entries]), strict=True)
-            return
+            stream = _cat_blobs(self.root, [e.blob for e in files], limit)
+        else:
+            stream = (_read_file(self.root, e.path, limit) for e in files)
         for e in entries:
-            try:
-                yield e, (self.root / e.path).read_bytes()
-            except OSError as err:
-                raise CoraError("CORA-IO-002", f"cannot read {e.path}: {err.strerror}") from None
+            if e.mode == _GITLINK:
+                yield e, Unread("CORA-CHK-009", f"submodule at commit {e.blob} skipped")
+            else:
+                yield e, next(stream)
 
     def sizes(self) -> list[int]:
         """Each entry's size in bytes, contents unread: git's object sizes for a commit or the staging
         area, the sizes on disk otherwise (what a shard's split weighs)."""
         if self.kind in ("rev", "staged"):
-            return _blob_sizes(self.root, [e.blob for e in self.entries])
-        return [_disk_size(self.root / e.path) for e in self.entries]
+            found = iter(_blob_sizes(self.root, [e.blob for e in self.entries if e.mode != _GITLINK]))
+            return [0 if e.mode == _GITLINK else next(found) for e in self.entries]
+        return [0 if e.mode == _GITLINK else _disk_size(self.root / fs_name(e.path)) for e in self.entries]
 
     def read_text_file(self, path: str) -> bytes | None:
         """One small file (a config file) as this snapshot has it, or None if absent."""
@@ -85,7 +95,30 @@ def _git(root: Path, *args: str, stdin: bytes | None = None, check: bool = True)
 
 
 def _name(raw: bytes) -> str:
-    return raw.decode("utf-8", errors="surrogateescape")
+    return from_bytes(raw)
+
+
+def _oversized(size: int, limit: int) -> Unread:
+    return Unread("CORA-CHK-004", f"{size} bytes > max_file_bytes {limit}", size)
+
+
+def _read_file(root: Path, path: str, limit: int) -> bytes:
+    """A file of the working tree or a directory, its size checked before it is read. A path that
+    is (or runs through) a symlink is refused: its bytes may live outside the repository."""
+    full = root / fs_name(path)
+    if not _inside(root, full):
+        raise CoraError("CORA-IO-002", f"cannot read {path}: it runs through a symlink out of the repository")
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError as err:
+        raise CoraError("CORA-IO-002", f"cannot read {path}: {err.strerror}") from None
+    with os.fdopen(fd, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        return _oversized(size, limit) if size > limit else f.read()
+
+
+def _inside(root: Path, full: Path) -> bool:
+    return full.resolve().is_relative_to(root.resolve())
 
 
 def blob_id(data: bytes) -> str:
@@ -93,8 +126,9 @@ def blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
 
 
-def _cat_blobs(root: Path, blobs: list[str]) -> Iterator[bytes]:
-    """Stream blob contents from one `git cat-file --batch` process."""
+def _cat_blobs(root: Path, blobs: list[str], limit: int = 1 << 62) -> Iterator[bytes]:
+    """Stream blob contents from one `git cat-file --batch` process; a blob over `limit` bytes is
+    drained in pieces and comes as `Unread`, never whole in memory."""
     if not blobs:
         return
     proc = subprocess.Popen(
@@ -110,7 +144,12 @@ def _cat_blobs(root: Path, blobs: list[str]) -> Iterator[bytes]:
             header = proc.stdout.readline().split()
             if len(header) != 3 or header[1] != b"blob":
                 raise CoraError("CORA-IO-003", f"git object {blob} is missing or not a blob")
-            data = proc.stdout.read(int(header[2]))
+            size = int(header[2])
+            if size > limit:
+                _drain(proc.stdout, size, blob)
+                data: bytes = _oversized(size, limit)
+            else:
+                data = proc.stdout.read(size)
             proc.stdout.read(1)  # the newline after each object
             yield data
     finally:
@@ -134,9 +173,19 @@ def _blob_sizes(root: Path, blobs: list[str]) -> list[int]:
 
 def _disk_size(path: Path) -> int:
     try:
-        return path.stat().st_size
+        return path.lstat().st_size  # a symlink is not followed (and not indexed)
     except OSError:
         return 0  # vanished since it was listed: reading it fails later, naming it
+
+
+def _drain(stream: IO[bytes], size: int, blob: str) -> None:
+    """Skip `size` bytes of a pipe in bounded pieces."""
+    left = size
+    while left:
+        piece = stream.read(min(left, _DRAIN))
+        if not piece:
+            raise CoraError("CORA-IO-003", f"git object {blob} ended early")
+        left -= len(piece)
 
 
 def _head(root: Path) -> tuple[str | None, int | None]:
@@ -153,11 +202,12 @@ def _records(out: bytes) -> Iterator[tuple[list[str], str]]:
 
 
 def _ls_tree(root: Path, commit: str) -> list[Entry]:
-    """Regular files of a commit (symlinks and submodules are not source to index)."""
+    """Files and submodules of a commit. Symlinks are not source: their target may be outside
+    the repository, and the file they name inside it is indexed under its own path."""
     return [
         Entry(path, blob, mode)
         for (mode, kind, blob), path in _records(_git(root, "ls-tree", "-r", "-z", "--full-tree", commit))
-        if kind == "blob" and mode not in (_SYMLINK, _GITLINK)
+        if kind in ("blob", "commit") and mode != _SYMLINK
     ]
 
 
@@ -166,7 +216,7 @@ def _ls_index(root: Path) -> list[Entry]:
     return [
         Entry(path, blob, mode)
         for (mode, blob, stage), path in _records(_git(root, "ls-files", "-s", "-z"))
-        if stage == "0" and mode not in (_SYMLINK, _GITLINK)
+        if stage == "0" and mode != _SYMLINK
     ]
 
 
@@ -178,25 +228,45 @@ def _worktree(root: Path) -> tuple[list[Entry], bool]:
         _name(n) for n in _git(root, "ls-files", "-z", "--others", "--exclude-standard").split(b"\0") if n
     }
     staged = bool(_git(root, "diff-index", "--cached", "--name-only", "HEAD", check=False).strip())
-    todo = sorted(p for p in changed | untracked if (root / p).is_file() and not (root / p).is_symlink())
+    todo = sorted(p for p in changed | untracked if _regular(root, p))
     for p in changed - set(todo):
-        index.pop(p, None)  # deleted in the working tree
-    if todo:
-        ids = _git(root, "hash-object", "--stdin-paths", stdin="\n".join(todo).encode())
-        for p, blob in zip(todo, ids.decode().split(), strict=True):
-            mode = "100755" if os.access(root / p, os.X_OK) else "100644"
-            index[p] = Entry(p, blob, mode)
+        if index.get(p, Entry(p, "", "")).mode != _GITLINK:  # a submodule's new commit is not a file
+            index.pop(p, None)  # deleted in the working tree, or now a symlink
+    by_git = [p for p in todo if "\n" not in p]  # `--stdin-paths` reads lines
+    paths = b"\n".join(map(to_bytes, by_git))
+    ids = _git(root, "hash-object", "--stdin-paths", stdin=paths) if by_git else b""
+    found = dict(zip(by_git, ids.decode().split(), strict=True))
+    for p in todo:
+        blob = found.get(p) or _hash_file(root / fs_name(p))
+        mode = "100755" if os.access(root / fs_name(p), os.X_OK) else "100644"
+        index[p] = Entry(p, blob, mode)
     return [index[p] for p in sorted(index)], bool(changed or untracked or staged)
+
+
+def _regular(root: Path, name: str) -> bool:
+    """A regular file, not a symlink (nor below one): only those are read from disk."""
+    full = root / fs_name(name)
+    return full.is_file() and not full.is_symlink() and _inside(root, full)
+
+
+def _hash_file(path: Path) -> str:
+    """Git's blob id of a file, hashed in pieces (a 1 GB file is never in memory)."""
+    with open(path, "rb") as f:
+        h = hashlib.sha1(b"blob %d\0" % os.fstat(f.fileno()).st_size, usedforsecurity=False)
+        while piece := f.read(_DRAIN):
+            h.update(piece)
+    return h.hexdigest()
 
 
 def _hash_files(root: Path, names: list[str]) -> list[Entry]:
     out = []
     for name in names:
+        if not _regular(root, name):
+            continue  # a symlink, or vanished
         try:
-            data = (root / name).read_bytes()
+            out.append(Entry(name, _hash_file(root / fs_name(name)), "100644"))
         except OSError:
             continue  # vanished or unreadable: not part of this snapshot
-        out.append(Entry(name, blob_id(data), "100644"))
     return out
 
 

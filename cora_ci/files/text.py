@@ -16,6 +16,23 @@ _NON_TEXT = bytes(set(range(32)) - {9, 10, 12, 13, 27}) + b"\x7f"
 _SNIFF = 8192
 
 
+class Unread(bytes):
+    """A file the snapshot did not read, and why (a submodule, a file over `max_file_bytes`):
+    empty, but `len()` is the file's size, so a huge file never has to be in memory."""
+
+    code: str
+    reason: str
+    size: int
+
+    def __new__(cls, code: str, reason: str, size: int = 0) -> Unread:
+        self = super().__new__(cls)
+        self.code, self.reason, self.size = code, reason, size
+        return self
+
+    def __len__(self) -> int:
+        return self.size
+
+
 class Decoded(NamedTuple):
     lines: list[str]
     encoding: str

@@ -13,6 +13,7 @@ import pathspec
 
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
+from cora_ci.files.names import from_os
 
 
 class SourceFile(NamedTuple):
@@ -43,7 +44,8 @@ def _git_files(root: Path, sub: Path) -> list[str]:
 
 
 def walk_files(root: Path) -> list[str]:
-    """All regular files below `root` not ignored by any `.gitignore` on their way down."""
+    """All regular files below `root` not ignored by any `.gitignore` on their way down; symlinks
+    (to files or directories) are not followed: their target may be outside `root`."""
     found: list[str] = []
     specs: list[tuple[str, pathspec.PathSpec]] = []  # type: ignore[type-arg,unused-ignore]
     for dirpath, dirnames, filenames in os.walk(root):
@@ -56,7 +58,8 @@ def walk_files(root: Path) -> list[str]:
 
         dirnames[:] = sorted(d for d in dirnames if d != ".git" and not _ignored(specs, rel + d + "/")
                              and not os.path.islink(os.path.join(dirpath, d)))  # fmt: skip
-        found.extend(rel + f for f in filenames if not _ignored(specs, rel + f))
+        links = {f for f in filenames if os.path.islink(os.path.join(dirpath, f))}
+        found.extend(from_os(rel + f) for f in filenames if f not in links and not _ignored(specs, rel + f))
     return sorted(found)
 
 

@@ -28,14 +28,16 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
 
 from cora_ci.chunking.model import Chunk
-from cora_ci.graph.extract import FileRefs, defined_names
 from cora_ci.graph.resolve import Repo, namespaces
+
+if TYPE_CHECKING:  # extraction loads tree-sitter's queries: readers of a bundle never need it
+    from cora_ci.graph.extract import FileRefs
 
 FORMAT = 1
 # Names so common that a single repository-wide definition says nothing about a use (rule 3 only).
@@ -96,6 +98,8 @@ class FileLinks(NamedTuple):
 
 def file_links(chunks: list[Chunk], frefs: FileRefs) -> FileLinks:
     """A symbol split into parts is one definition: its names point at its first part (head)."""
+    from cora_ci.graph.extract import defined_names
+
     heads: dict[str, int] = {}
     head: dict[int, int] = {}
     names: dict[str, set[int]] = {}

@@ -22,6 +22,7 @@ import numpy as np
 
 from cora_ci.chunking.model import Chunk
 from cora_ci.chunking.outline import parser_for
+from cora_ci.chunking.secrets import contains_secret
 from cora_ci.files.langs import MARKUP, grammar_available
 from cora_ci.files.text import decode
 from cora_ci.graph.queries import refs_query
@@ -53,7 +54,7 @@ def extract_refs(path: str, lang: str, data: bytes, chunks: list[Chunk], tree: A
     if lang == "markdown":
         return FileRefs([], _markdown_refs(chunks))
     if tree is None:
-        if lang in MARKUP or not grammar_available(lang):
+        if lang in MARKUP or not grammar_available(lang) or _minified(chunks):
             return FileRefs([], {})
         tree = parser_for(lang).parse(src)
     query = refs_query(lang)
@@ -66,6 +67,7 @@ def extract_refs(path: str, lang: str, data: bytes, chunks: list[Chunk], tree: A
     binds = _Occurrences(src, caps.get("bind", []))
     offsets = _line_offsets(src)
     owners, lo, hi = _byte_ranges(chunks, offsets)
+    _narrow_slices(chunks, src, owners, lo, hi)
     use_names, bind_names = uses.slices(lo, hi), binds.slices(lo, hi)
     counts: dict[int, Counter[bytes]] = {}
     bound: dict[tuple[str, ...] | int, set[bytes]] = {}  # per symbol: its parts share parameters
@@ -82,6 +84,12 @@ def extract_refs(path: str, lang: str, data: bytes, chunks: list[Chunk], tree: A
         if picked:
             refs[c.id] = picked
     return FileRefs(_imports(lang, src, caps), refs)
+
+
+def _minified(chunks: list[Chunk]) -> bool:
+    """Minified code (`CORA-CHK-005`, on the first chunk) names nothing worth a link, and parsing
+    a 50 MB line would take gigabytes."""
+    return any(d.code == "CORA-CHK-005" for d in chunks[0].diagnostics)
 
 
 def _symbol_key(c: Chunk) -> tuple[str, ...] | int:
@@ -120,6 +128,26 @@ def _byte_ranges(
                 first.append(a - 1)
                 last.append(min(b, rows))
     return owners, offsets[np.asarray(first, dtype=np.int64)], offsets[np.asarray(last, dtype=np.int64)]
+
+
+def _narrow_slices(chunks: list[Chunk], src: bytes, owners: list[int], lo: np.ndarray[Any, Any],
+                   hi: np.ndarray[Any, Any]) -> None:  # fmt: skip
+    """A line over budget is sliced into consecutive chunks that all span that one line: each
+    owns only its own bytes of it, so a 50 MB one-line file costs linear time and memory, not
+    slices x names of the line."""
+    pos: dict[int, int] = {}  # line start -> where the next slice of it begins
+    for r, k in enumerate(owners):
+        c = chunks[k]
+        if c.start_line != c.end_line or c.elided:
+            continue
+        text = c.text.encode("utf-8")
+        line_start, line_end = int(lo[r]), int(hi[r])
+        if len(text) >= line_end - line_start - 1:  # the whole line (its range holds the newline)
+            continue
+        at = src.find(text, pos.get(line_start, line_start), line_end)
+        if at >= 0:
+            lo[r], hi[r] = at, at + len(text)
+            pos[line_start] = at + len(text)
 
 
 class _Occurrences:
@@ -219,7 +247,8 @@ def _imports(lang: str, src: bytes, caps: Mapping[str, list[Any]]) -> list[str]:
         spec = _text(src, node).strip().strip("\"'`")
         if spec:
             out.add(spec)
-    return sorted(out)
+    # A specifier can be a URL with a token in it; the manifest stores imports as written.
+    return sorted(s for s in out if contains_secret(s) is None)
 
 
 def _text(src: bytes, node: Any) -> str:

@@ -20,6 +20,7 @@ from typing import Literal
 from cora_ci.chunking.assemble import own_rows
 from cora_ci.chunking.model import Chunk
 from cora_ci.config import Config
+from cora_ci.files.names import fs_name
 from cora_ci.files.source import blob_id
 from cora_ci.files.text import decode, is_binary
 from cora_ci.rebind.locator import locate
@@ -66,7 +67,7 @@ class WorkTree:
         return self._files[path]
 
     def _read(self, path: str) -> Current | None:
-        p = (self.root / path).resolve()
+        p = (self.root / fs_name(path)).resolve()
         if not p.is_relative_to(self.root) or not p.is_file():
             return None
         try:

@@ -1,0 +1,193 @@
+"""Secrets never reach a bundle: conventional secrets files are skipped, chunks holding a
+high-confidence secret are dropped.
+
+A bundle is an artifact that leaves the machine (CI uploads it, forks build it), so this runs where
+chunks are made (`chunk_file`): full builds, updates, `cora-ci chunk` and re-binding all agree.
+Detection is by file name (`SECRET_FILES`) and by patterns whose shape alone makes a match
+almost surely a live credential (`PATTERNS`: key blocks, cloud keys, tokens with a registered
+prefix). Generic high-entropy strings and JWTs are left alone: they match too much ordinary code.
+A finding is reported by kind and line, never by its text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import re
+from collections.abc import Iterable, Iterator
+from functools import lru_cache
+from typing import NamedTuple
+
+import pathspec
+
+from cora_ci.chunking.model import Chunk, Diagnostic
+
+# Gitignore-style globs of files that conventionally hold secrets (any directory).
+SECRET_FILES = (
+    ".env", ".env.*", ".envrc", "*.pem", "*.key", "*.p12", "*.pfx", "*.jks", "*.keystore", "*.jceks",
+    "*.kdbx", "*.tfstate", "*.tfstate.backup", "id_rsa*", "id_dsa*", "id_ecdsa*", "id_ed25519*",
+    ".npmrc", ".pypirc", ".netrc", "_netrc", ".pgpass", ".htpasswd", ".git-credentials",
+    "credentials*.json", ".aws/credentials", ".docker/config.json",
+    *(f"secrets.{ext}" for ext in ("json", "yml", "yaml", "toml", "ini", "env", "txt", "cfg", "conf",
+                                   "properties", "xml")),
+)  # fmt: skip
+# Conventional templates and public halves, never secret themselves. (`secrets.py` and the like are
+# not matched at all: code that handles secrets is source, Python's own `secrets` module among it.)
+NOT_SECRET_FILES = (".env.example", ".env.sample", ".env.template", "id_*.pub")
+
+_B64 = r"[A-Za-z0-9+/=]"
+
+
+class Pattern(NamedTuple):
+    """A kind of secret and its regex, specific enough that a match in code is a credential, not a
+    name. Each regex starts with a literal (a word boundary is a lookbehind *after* it), which
+    lets `re` skip ahead at memchr speed: a file is scanned at ~50 MB/s."""
+
+    kind: str
+    regex: re.Pattern[str]
+
+
+def _p(kind: str, rx: str) -> Pattern:
+    return Pattern(kind, re.compile(rx))
+
+
+_W = "A-Za-z0-9"
+PATTERNS: tuple[Pattern, ...] = (
+    _p("private-key", r"-----BEGIN[A-Z ]{0,24} PRIVATE KEY(?: BLOCK)?-----"),
+    _p("aws-access-key-id", rf"A[KS]IA(?<![{_W}]A[KS]IA)[A-Z0-9]{{16}}(?![{_W}])"),
+    _p("aws-secret-access-key", rf"ecret_?[Aa]ccess_?[Kk]ey[\"']?\s*[:=]\s*[\"']?[{_W}/+]{{40}}(?![{_W}/+])"),
+    _p("aws-secret-access-key", rf"ECRET_?ACCESS_?KEY[\"']?\s*[:=]\s*[\"']?[{_W}/+]{{40}}(?![{_W}/+])"),
+    _p("github-token", rf"gh[pousr]_(?<![{_W}_]gh[pousr]_)[{_W}]{{36}}(?![{_W}])"),
+    _p("github-token", rf"github_pat_(?<![{_W}_]github_pat_)[{_W}]{{22}}_[{_W}]{{59}}(?![{_W}])"),
+    _p("gitlab-token", rf"glpat-(?<![{_W}_]glpat-)[{_W}_-]{{20,}}"),
+    _p("slack-token", rf"xox[abprs]-(?<![{_W}_]xox[abprs]-)[0-9]{{6,}}-[{_W}-]{{8,}}"),
+    _p("slack-webhook", rf"hooks\.slack\.com/services/T[A-Z0-9]{{6,}}/B[A-Z0-9]{{6,}}/[{_W}]{{20,}}"),
+    _p("stripe-key", rf"k_live_(?<![{_W}_][sr]k_live_)(?<=[sr]k_live_)[{_W}]{{24,}}"),
+    _p("google-api-key", rf"AIza(?<![{_W}_-]AIza)[{_W}_-]{{35}}(?![{_W}_-])"),
+    # OpenAI keys (sk-..., sk-proj-...) carry base64 "OpenAI" amid their random characters.
+    _p("openai-api-key", rf"T3BlbkFJ(?<=[{_W}_-]{{16}}T3BlbkFJ)[{_W}_-]{{16,}}"),
+    _p("anthropic-api-key", rf"sk-ant-(?<![{_W}_-]sk-ant-)(?:api|admin)[0-9]{{2}}-[{_W}_-]{{80,}}"),
+    _p("npm-token", rf"npm_(?<![{_W}_]npm_)[{_W}]{{36}}(?![{_W}])"),
+    _p("pypi-token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
+)
+_END_KEY = re.compile(r"-----END[A-Z ]{0,24} PRIVATE KEY(?: BLOCK)?-----")
+_KEY_BODY = re.compile(rf"^\s*(?:{_B64}{{16,}}|[A-Za-z-]+: .*|)\s*$")  # base64, or a PEM header line
+
+
+class Finding(NamedTuple):
+    """A secret's kind and the 1-based lines it spans (a key block spans many)."""
+
+    kind: str
+    first: int
+    last: int
+
+
+def _matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
+    """(kind, match) of every secret in `text`, pattern by pattern."""
+    for p in PATTERNS:
+        for m in p.regex.finditer(text):
+            yield p.kind, m
+
+
+def contains_secret(text: str) -> str | None:
+    """The kind of the first high-confidence secret in `text`, or None."""
+    return next((kind for kind, _ in _matches(text)), None)
+
+
+def scan_lines(lines: list[str]) -> list[Finding]:
+    """Every secret of a file's lines. A private key block spans its lines through its END line
+    (or, without one, through the base64 that follows), so chunk boundaries never split a key:
+    every chunk holding any line of it is dropped."""
+    text = "\n".join(lines)
+    found = list(_matches(text))
+    if not found:
+        return []
+    starts = list(itertools.accumulate((len(line) + 1 for line in lines[:-1]), initial=0))
+    out: list[Finding] = []
+    for kind, m in found:
+        first = bisect.bisect_right(starts, m.start())
+        last = bisect.bisect_right(starts, m.end() - 1)
+        if kind == "private-key":
+            last = _key_block_end(lines, last)
+        out.append(Finding(kind, first, last))
+    return sorted(out)
+
+
+def _key_block_end(lines: list[str], begin: int) -> int:
+    """The 1-based last line of a key block that begins on line `begin`."""
+    if _END_KEY.search(lines[begin - 1]):
+        return begin  # one line: an escaped key in JSON or a string
+    last = begin
+    for i in range(begin, len(lines)):
+        if _END_KEY.search(lines[i]):
+            return i + 1
+        if not _KEY_BODY.match(lines[i]):
+            break
+        last = i + 1
+    return last
+
+
+class FileRule(NamedTuple):
+    """Which paths are secrets files: the defaults and `secret_files`, minus `allow_secret_files`."""
+
+    secret: pathspec.PathSpec  # type: ignore[type-arg,unused-ignore]
+    allowed: pathspec.PathSpec  # type: ignore[type-arg,unused-ignore]
+
+    def matches(self, path: str) -> bool:
+        return bool(self.secret.match_file(path)) and not self.allowed.match_file(path)
+
+
+@lru_cache(maxsize=8)
+def file_rule(extra: tuple[str, ...] = (), allowed: tuple[str, ...] = ()) -> FileRule:
+    return FileRule(_spec([*SECRET_FILES, *extra]), _spec([*NOT_SECRET_FILES, *allowed]))
+
+
+def _spec(globs: Iterable[str]) -> pathspec.PathSpec:  # type: ignore[type-arg,unused-ignore]
+    # A glob with a slash in the middle is anchored in gitignore terms; these match in any directory.
+    return pathspec.GitIgnoreSpec.from_lines(
+        g if g.startswith(("/", "**/")) or "/" not in g.rstrip("/") else f"**/{g}" for g in globs
+    )
+
+
+class Screened(NamedTuple):
+    """What survives of a file's chunks, a `CORA-SEC-002` diagnostic per secret found, and the
+    verbatim line ranges of the dropped chunks (deliberately covered by no chunk)."""
+
+    chunks: list[Chunk]
+    diagnostics: list[Diagnostic]
+    dropped: list[tuple[int, int]]
+
+
+def screen(chunks: list[Chunk], lines: list[str]) -> Screened:
+    """Drop every chunk that holds a line of a secret or names one in its metadata (a Markdown
+    heading lives on in its subsections' hierarchy); children of a dropped chunk move up to its
+    nearest kept ancestor."""
+    findings = scan_lines(lines)
+    if not findings and not any(contains_secret(_meta(c)) for c in chunks):
+        return Screened(chunks, [], [])
+    secret_lines = {n for f in findings for n in range(f.first, f.last + 1)}
+    diags = [Diagnostic("CORA-SEC-002", f"{f.kind} on {_lines(f)}: chunk dropped", f.first) for f in findings]
+    gone: dict[int, int | None] = {}
+    for c in chunks:
+        if not secret_lines.isdisjoint(c.covered_lines()):
+            gone[c.id] = c.parent
+        else:
+            kind = contains_secret(_meta(c))
+            if kind is not None:
+                gone[c.id] = c.parent
+                diags.append(Diagnostic("CORA-SEC-002", f"{kind} in the chunk's context: chunk dropped",
+                                        c.start_line))  # fmt: skip
+    kept = [c for c in chunks if c.id not in gone]
+    for c in kept:
+        while c.parent in gone:
+            c.parent = gone[c.parent]
+    dropped = [r for c in chunks if c.id in gone for r in c.verbatim_ranges()]
+    return Screened(kept, diags, dropped)
+
+
+def _meta(c: Chunk) -> str:
+    return "\n".join([c.header, *c.hierarchy, *c.symbols, *c.anchors])
+
+
+def _lines(f: Finding) -> str:
+    return f"line {f.first}" if f.first == f.last else f"lines {f.first}-{f.last}"

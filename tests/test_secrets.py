@@ -1,0 +1,289 @@
+"""Secrets never leave in a bundle: secrets files are skipped (CORA-SEC-001), chunks holding a
+high-confidence secret are dropped (CORA-SEC-002), and no byte of a secret reaches any file of the
+bundle, in full builds and updates alike.
+
+Every fake secret is assembled at run time from pieces, so this file holds nothing a secret
+scanner would flag.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import string
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import git, run_chunk, uncovered
+
+from cora_ci.bundle import manifest as mf
+from cora_ci.chunking.secrets import contains_secret, scan_lines
+from cora_ci.config import Config, from_mapping
+from cora_ci.errors import CoraError
+
+_UP = string.ascii_uppercase + string.digits
+_ALNUM = string.ascii_letters + string.digits
+
+
+def _rand(alphabet: str, n: int, seed: int) -> str:
+    rng = random.Random(seed)
+    return "".join(rng.choice(alphabet) for _ in range(n))
+
+
+def _pem(seed: int) -> str:
+    body = "\n".join(_rand(_ALNUM + "+/", 64, seed + i) for i in range(12))
+    kind = "RSA " + "PRIVATE"
+    return f"-----BEGIN {kind} KEY-----\n{body}\n-----END {kind} KEY-----"
+
+
+FAKES: dict[str, str] = {
+    "aws-access-key-id": "AK" + "IA" + _rand(_UP, 16, 1),
+    "aws-secret-access-key": "aws_secret" + "_access_key = " + _rand(_ALNUM + "/+", 40, 2),
+    "github-token": "gh" + "p_" + _rand(_ALNUM, 36, 3),
+    "gitlab-token": "gl" + "pat-" + _rand(_ALNUM, 20, 4),
+    "slack-token": "xo" + "xb-" + _rand(string.digits, 12, 5) + "-" + _rand(_ALNUM, 24, 6),
+    "stripe-key": "sk" + "_live_" + _rand(_ALNUM, 24, 7),
+    "google-api-key": "AI" + "za" + _rand(_ALNUM + "_-", 35, 8),
+    "openai-api-key": "sk-" + "proj-" + _rand(_ALNUM, 20, 9) + "T3Blbk" + "FJ" + _rand(_ALNUM, 20, 10),
+    "npm-token": "np" + "m_" + _rand(_ALNUM, 36, 11),
+    "pypi-token": "pypi-" + "AgEIcHlwaS5v" + "cmc" + _rand(_ALNUM, 60, 12),
+    "private-key": _pem(13),
+}
+# Look alike, but not high-confidence: a JWT, hex digests, short or embedded prefixes.
+NOT_SECRETS = [
+    "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0." + _rand(_ALNUM, 43, 20),
+    "sha = " + _rand("0123456789abcdef", 64, 21),
+    "entropy = '" + _rand(_ALNUM + "/+", 48, 22) + "'",
+    "AK" + "IA" + "SHORT",
+    "XAK" + "IA" + _rand(_UP, 16, 23),
+    "gh" + "p_" + "short",
+    'if line.startswith("-----BEGIN"):  # parse a key',
+]
+
+
+def _secret_bytes(fake: str) -> list[bytes]:
+    """What must not appear: the secret as written and its lowercased body (BM25 lowercases terms)."""
+    body = fake.split("= ")[-1].splitlines()[1] if fake.startswith("-----") else fake.split("= ")[-1]
+    return [body.encode(), body.lower().encode(), body[-16:].lower().encode()]
+
+
+@pytest.mark.parametrize("kind", sorted(FAKES))
+def test_each_kind_is_found_on_its_line(kind: str) -> None:
+    lines = ["x = 1", f"value = {FAKES[kind]!r}" if kind != "private-key" else FAKES[kind], "y = 2"]
+    lines = "\n".join(lines).split("\n")
+    found = scan_lines(lines)
+    assert [f.kind for f in found] == [kind]
+    assert found[0].first == 2 and found[0].last == len(lines) - 1
+
+
+@pytest.mark.parametrize("text", NOT_SECRETS)
+def test_lookalikes_are_kept(text: str) -> None:
+    assert contains_secret(text) is None
+
+
+def test_cora_ci_itself_holds_no_secret() -> None:
+    """The patterns' own source and the docs must not look like secrets (nor be dropped)."""
+    root = Path(__file__).parent.parent
+    for path in [*root.glob("cora_ci/**/*.py"), root / "README.md", *root.glob("tests/*.py")]:
+        assert scan_lines(path.read_text().splitlines()) == [], path
+
+
+def test_a_key_block_split_over_chunks_is_dropped_whole() -> None:
+    text = "\n".join([*(f"line {i}" for i in range(30)), _pem(40), *(f"tail {i}" for i in range(30))])
+    r = run_chunk("notes.txt", text.encode(), lines_per_chunk=5, overlap_lines=0)
+    assert r.strategy == "lines"
+    key_lines = _pem(40).splitlines()
+    for c in r.chunks:
+        assert not any(k in c.text for k in key_lines)
+    assert any("line 0" in c.text for c in r.chunks) and any("tail 29" in c.text for c in r.chunks)
+    (diag,) = [d for d in r.diagnostics if d.code == "CORA-SEC-002"]
+    assert diag.line == 31 and "private-key on lines 31-44" in diag.message
+    allowed = {n for a, b in r.dropped for n in range(a, b + 1)}
+    assert set(uncovered(r, text.encode())) <= allowed and set(range(31, 45)) <= allowed
+
+
+def test_only_the_chunk_with_the_secret_goes() -> None:
+    token = FAKES["github-token"]
+    body = "".join(f"        step_{i} = compute({i}, name, other_argument)\n" for i in range(12))
+    src = (
+        f"class Client:\n    def login(self):\n{body}        return step_1\n\n"
+        f"    def token(self):\n{body}        return '{token}'\n\n"
+        "def helper():\n    return 2\n"
+    )
+    line = src.splitlines().index(f"        return '{token}'") + 1
+    r = run_chunk("c.py", src)
+    anchors = {a for c in r.chunks for a in c.anchors}
+    assert {"c.py::Client", "c.py::Client.login", "c.py::helper"} <= anchors  # the skeleton elides it
+    assert "c.py::Client.token" not in anchors
+    assert all(token not in c.text and token not in c.header for c in r.chunks)
+    (diag,) = [d for d in r.diagnostics if d.code == "CORA-SEC-002"]
+    assert diag.line == line and diag.message == f"github-token on line {line}: chunk dropped"
+    assert token not in repr(r.diagnostics)
+
+
+def test_children_of_a_dropped_chunk_move_up() -> None:
+    token = FAKES["github-token"]
+    body = "".join(f"        step_{i} = compute({i}, name, other_argument)\n" for i in range(12))
+    src = f"class Client:\n    KEY = '{token}'\n\n    def login(self):\n{body}        return 1\n"
+    r = run_chunk("c.py", src)
+    assert [c.anchors for c in r.chunks] == [["c.py::Client.login"]]
+    assert r.chunks[0].parent is None
+
+
+def test_a_heading_with_a_secret_takes_its_subsections() -> None:
+    token = FAKES["npm-token"]
+    r = run_chunk("d.md", f"# Setup\n\nintro\n\n## Token {token}\n\nbody\n\n### Deeper\n\nmore\n")
+    assert all(token not in c.text and all(token not in h for h in c.hierarchy) for c in r.chunks)
+    assert any("intro" in c.text for c in r.chunks)
+
+
+def test_secrets_off_keeps_everything() -> None:
+    token = FAKES["stripe-key"]
+    r = run_chunk("k.py", f"KEY = '{token}'\n", secrets="off")
+    assert any(token in c.text for c in r.chunks)
+    assert run_chunk(".env", "A=1\n", secrets="off").strategy is not None
+
+
+@pytest.mark.parametrize(
+    "path",
+    [".env", "app/.env.local", ".env.production", "certs/server.pem", "tls.key", "store.p12", "a.pfx",
+     "keystore.jks", "release.keystore", "vault.kdbx", "terraform.tfstate", "id_rsa", "home/.ssh/id_ed25519",
+     ".npmrc", ".pypirc", ".netrc", "credentials.json", "gcp/credentials-prod.json", ".aws/credentials",
+     "x/.aws/credentials", ".git-credentials", "config/secrets.yml", "secrets.json"],
+)  # fmt: skip
+def test_secrets_files_are_skipped(path: str) -> None:
+    r = run_chunk(path, "API_TOKEN=not-a-pattern-but-still-private\n")
+    assert r.strategy is None and r.chunks == []
+    assert [d.code for d in r.diagnostics] == ["CORA-SEC-001"]
+    assert "not-a-pattern" not in repr(r.diagnostics)
+
+
+@pytest.mark.parametrize(
+    "path", [".env.example", ".env.sample", ".env.template", "id_rsa.pub", "secrets.py", "src/key.py",
+             "keys.txt", "credentials.md", "environment.py"],
+)  # fmt: skip
+def test_lookalike_files_are_indexed(path: str) -> None:
+    assert run_chunk(path, "A = 1\n").strategy is not None
+
+
+def test_config_adds_and_allows_secrets_files() -> None:
+    assert run_chunk("conf/prod.ini", "a=1\n", secret_files=["conf/prod.*"]).strategy is None
+    assert run_chunk("test/fixtures/fake.pem", "a=1\n", allow_secret_files=["test/fixtures/"]).strategy
+    assert run_chunk("x.pem", "a=1\n", allow_secret_files=["test/fixtures/"]).strategy is None
+
+
+def test_secret_settings_are_validated_and_hashed() -> None:
+    base = Config().chunker_hash()
+    assert from_mapping({"secrets": "off"}).chunker_hash() != base
+    assert from_mapping({"secret_files": ["*.ini"]}).chunker_hash() != base
+    assert from_mapping({"allow_secret_files": ["*.pem"]}).chunker_hash() != base
+    for table in ({"secrets": "redact"}, {"secret_files": [3]}, {"allow_secret_files": [""]}):
+        with pytest.raises(CoraError) as e:
+            from_mapping(table)
+        assert e.value.code == "CORA-CFG-002"
+
+
+# ---- a real repository, the real CLI ---------------------------------------------------------------
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cora_ci", *args], cwd=cwd, capture_output=True, text=True)
+
+
+def _assert_nowhere(out: Path, secrets: list[str], logs: str = "") -> None:
+    """No form of any secret in any file of the bundle (raw bytes and the manifest's compressed
+    chunk blobs) or in what the command printed."""
+    needles = [n for s in secrets for n in _secret_bytes(s)]
+    files = [p for p in out.rglob("*") if p.is_file()]
+    assert files
+    for p in files:
+        data = p.read_bytes()
+        for n in needles:
+            assert n not in data, (p, n)
+    texts = _bundle_texts(out)
+    for n in needles:
+        assert n.decode() not in texts.lower() and n.decode() not in logs.lower()
+
+
+def _bundle_texts(out: Path) -> str:
+    m = mf.unpack((out / mf.MANIFEST).read_bytes())
+    rows = mf.rows(m["files"])
+    parts = [repr(m["files"]["diagnostics"]), repr(m["files"]["imports"])]
+    for row in rows.values():
+        parts.append(repr(mf.unpack_blob(row["data"])))
+    return "\n".join(parts)
+
+
+def _diags(out: Path) -> dict[str, list[list[object]]]:
+    m = mf.unpack((out / mf.MANIFEST).read_bytes())
+    return dict(zip(m["files"]["path"], m["files"]["diagnostics"], strict=True))
+
+
+def _fn(name: str, result: str) -> str:
+    """A function big enough to be a chunk of its own."""
+    body = "".join(f"    step_{i} = compute({i}, name, other_argument)\n" for i in range(12))
+    return f"def {name}():\n{body}    return {result}\n\n\n"
+
+
+_PROSE = "".join(f"Plain words here about topic {i} and how the service runs.\n" for i in range(20))
+
+
+def _query(repo: Path, words: str) -> set[str]:
+    """The anchors a query finds."""
+    out = _cli("query", words, "--format", "json", "--model", "none", "-k", "50", cwd=repo).stdout
+    return {r["anchor"] for r in json.loads(out)["results"]}
+
+
+def test_no_secret_reaches_a_bundle_full_and_incremental(
+    make_repo: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    gh, aws, pem = FAKES["github-token"], FAKES["aws-access-key-id"], FAKES["private-key"]
+    repo = make_repo({
+        "app.py": _fn("canary_visible", "'canaryword'") + _fn("connect", f"login('{gh}')"),
+        ".env": f"GITHUB_TOKEN={gh}\n",
+        "deploy/server.pem": pem + "\n",
+        "docs/setup.md": f"# Setup\n\nUse the key id {aws} to log in.\n\n# Other\n\n" + _PROSE,
+        "web.js": f"import cfg from 'https://example.com/c.js?t={gh}';\nexport const f = () => cfg;\n",
+    })  # fmt: skip
+    out = repo / ".cora" / "index"
+    res = _cli("index", "--model", "none", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    _assert_nowhere(out, [gh, aws, pem], res.stdout + res.stderr)
+    assert "canaryword" in _bundle_texts(out) and "app.py::canary_visible" in _query(repo, "canaryword")
+    diags = _diags(out)
+    assert diags[".env"][0][0] == "CORA-SEC-001" and diags["deploy/server.pem"][0][0] == "CORA-SEC-001"
+    assert ["CORA-SEC-002", "github-token on line 30: chunk dropped", 30] in diags["app.py"]
+    assert any(d[0] == "CORA-SEC-002" and d[2] == 3 for d in diags["docs/setup.md"])
+    assert "Plain words here" in _bundle_texts(out)
+
+    # A secret added by a later commit is dropped by the update, as a full build would.
+    stripe = FAKES["stripe-key"]
+    (repo / "pay.py").write_text(_fn("charge", f"pay('{stripe}')") + _fn("refund", "1"))
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "pay")
+    res = _cli("index", "--model", "none", cwd=repo)
+    assert res.returncode == 0 and "full rebuild" not in res.stdout + res.stderr
+    _assert_nowhere(out, [gh, aws, pem, stripe], res.stdout + res.stderr)
+    assert "pay.py::refund" in _query(repo, "refund") and "pay.py::charge" not in _query(repo, "charge")
+    full = tmp_path / "full"
+    assert _cli("index", "--model", "none", "--out", str(full), cwd=repo).returncode == 0
+    assert (full / mf.MANIFEST).read_bytes() == (out / mf.MANIFEST).read_bytes()
+
+    # Removing the secret brings the chunk back.
+    (repo / "pay.py").write_text(_fn("charge", "pay(env('STRIPE'))") + _fn("refund", "1"))
+    git(repo, "commit", "-qam", "no secret")
+    assert _cli("index", "--model", "none", cwd=repo).returncode == 0
+    assert "pay.py::charge" in _query(repo, "charge")
+    assert not any(d[0] == "CORA-SEC-002" for d in _diags(out)["pay.py"])
+
+
+def test_default_model_bundle_holds_no_secret(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """With vectors too (the vector file holds no text, but check it as bytes like the rest)."""
+    gl = FAKES["gitlab-token"]
+    repo = make_repo({"ci.py": f"def trigger():\n    return post('{gl}')\n\n\ndef other():\n    return 3\n"})
+    res = _cli("index", "-q", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    _assert_nowhere(repo / ".cora" / "index", [gl], res.stdout + res.stderr)
