@@ -1,6 +1,6 @@
 """The README's air-gapped path, run with the network really gone.
 
-    python bench/airgap.py [--keep DIR]
+    python bench/airgap.py [--keep DIR] [--json FILE]
 
 On the connected side it builds cora-ci's wheel from this checkout (`pip wheel --no-deps`, which
 needs the registry for the build backend). Everything after that runs under `unshare -n` (a network
@@ -27,6 +27,8 @@ import sysconfig
 import tempfile
 import time
 from pathlib import Path
+
+from benchlib import Figures, json_option
 
 ROOT = Path(__file__).resolve().parent.parent
 FILES = {
@@ -63,6 +65,7 @@ def no_network() -> list[str]:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--keep", type=Path, default=None, help="work in DIR and leave it there")
+    json_option(ap)
     args = ap.parse_args()
     offline = no_network()
     work = args.keep or Path(tempfile.mkdtemp(prefix="cora-airgap-"))
@@ -112,6 +115,12 @@ def main() -> None:
 
     print(f"ok: cora-ci from a wheelhouse answered offline ({' '.join(offline)}): {results[0]['anchor']}")
     print("seconds: " + ", ".join(f"{k} {v}" for k, v in timings.items()))
+    fig = Figures("airgap")
+    fig.add("airgap.ok", "offline install, index, pack and query answered (1 = yes)", 1, "", (">=", 1),
+            "issue 5: offline")  # fmt: skip
+    for step, sec in timings.items():
+        fig.add(f"airgap.{step.split()[0]}", f"air-gapped path: {step}", sec, "s")
+    fig.write(args.json)
     if args.keep is None:
         shutil.rmtree(work, ignore_errors=True)
 

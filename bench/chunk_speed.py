@@ -2,7 +2,9 @@
 
 Inputs are real code found on this machine (installed packages, node modules, ...), never random
 text: tree-sitter and tokenizer costs depend on what code looks like, and random text would mostly
-take the line-based fallback. Run: python bench/chunk_speed.py [--quick] [--corpus DIR ...]
+take the line-based fallback. The pinned corpora of bench/corpora.py, when fetched, add TypeScript
+and Python latency inputs; bench/run.py passes them as the throughput corpus too.
+Run: python bench/chunk_speed.py [--quick] [--corpus DIR ...] [--json FILE]
 """
 
 from __future__ import annotations
@@ -23,6 +25,9 @@ from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
 from typing import TypeVar
+
+import corpora
+from benchlib import Figures, cpu_model, json_option, load_average
 
 from cora_ci.chunking import FileResult, chunk_file
 from cora_ci.chunking.outline import parser_for
@@ -56,10 +61,11 @@ class LangSource:
     roots: tuple[Path, ...]
 
 
+CORPORA = tuple(corpora.cached_dirs())  # no download here: run.py fetches them
 LANGS = (
     LangSource("python", "bench/input.py", (".py",), (SITE,)),
     LangSource("javascript", "bench/input.js", (".js",), (Path("/usr/lib/node_modules"), SITE)),
-    LangSource("typescript", "bench/input.ts", (".ts",), (Path("/usr/lib/node_modules"), SITE)),
+    LangSource("typescript", "bench/input.ts", (".ts",), (Path("/usr/lib/node_modules"), SITE, *CORPORA)),
     LangSource("cpp", "bench/input.cpp", (".h", ".hpp", ".hh", ".cpp", ".cc", ".cxx"), (SITE,)),
     LangSource("rust", "bench/input.rs", (".rs",),
                (HOME / ".cargo/registry/src", *HOME.glob(".rustup/toolchains/*/lib/rustlib/src"))),
@@ -79,17 +85,6 @@ def pin_to_one_core() -> str:
     return "pinned to core 0 with sched_setaffinity (whole run, tokenizer threads included)"
 
 
-def cpu_model() -> str:
-    try:
-        with open("/proc/cpuinfo", encoding="utf-8") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown CPU"
-
-
 def machine_line() -> str:
     now = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
     return (f"machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()} "
@@ -97,10 +92,7 @@ def machine_line() -> str:
 
 
 def load() -> str:
-    """Other work on the machine skews every figure; the load average tells a reader when it did."""
-    if not hasattr(os, "getloadavg"):
-        return "load average unknown"
-    return "load average " + " ".join(f"{x:.2f}" for x in os.getloadavg())
+    return f"load average {load_average()}"
 
 
 # ---------------------------------------------------------------- real sources
@@ -191,13 +183,14 @@ def time_call(relpath: str, data: bytes, cfg: Config, counter: TokenCounter) -> 
     return time.perf_counter() - t0, res
 
 
-def bench_language(src: LangSource, runs: int, cfg: Config, counter: TokenCounter) -> None:
+def bench_language(fig: Figures, src: LangSource, runs: int, cfg: Config, counter: TokenCounter) -> None:
     """Median of `runs` cold-cache timings per target size, after one untimed call that loads the grammar."""
     files = real_files(src, POOL_BYTES)
     pool = sum(map(len, files))
     if pool < LATENCY_TARGETS[0][0]:
         where = ", ".join(map(str, src.roots)) or "(no root)"
         print(f"  {src.name:<10} skipped: only {pool:,} bytes of real {'/'.join(src.suffixes)} under {where}")
+        fig.skip(f"chunk.latency.{src.name}", f"chunk_file latency, {src.name}", "no real sources here")
         return
     warm = time_call(src.relpath, files[0], cfg, counter)[0]
     print(f"  {src.name:<10} pool {pool / MB:.2f} MB in {len(files)} files; first call {warm * 1e3:.1f} ms")
@@ -205,6 +198,8 @@ def bench_language(src: LangSource, runs: int, cfg: Config, counter: TokenCounte
         packed = pack_files(files, size)
         if packed is None:
             print(f"  {'':<10} {fmt_size(size):>7}  skipped: not enough real source")
+            fig.skip(f"chunk.latency.{src.name}.{fmt_size(size)}", f"chunk_file latency, {fmt_size(size)} "
+                     f"{src.name}", "not enough real source")  # fmt: skip
             continue
         data, nfiles = packed
         times = []
@@ -216,12 +211,15 @@ def bench_language(src: LangSource, runs: int, cfg: Config, counter: TokenCounte
         print(f"  {'':<10} {len(data) / KB:7.1f} KB ({nfiles:3} files)  median {med * 1e3:7.1f} ms "
               f"(min {min(times) * 1e3:7.1f})  target < {target * 1e3:4.0f} ms  {verdict(med < target)}  "
               f"[{res.strategy}, {len(res.chunks)} chunks]")  # fmt: skip
+        fig.add(f"chunk.latency.{src.name}.{fmt_size(size).replace(' ', '')}",
+                f"chunk_file, {fmt_size(size)} {src.name}, median of {runs}", med * 1e3, "ms",
+                ("<", target * 1e3), "issue 2, spec NFR-016a")  # fmt: skip
 
 
-def bench_latency(runs: int, cfg: Config, counter: TokenCounter) -> None:
+def bench_latency(fig: Figures, runs: int, cfg: Config, counter: TokenCounter) -> None:
     print(f"\n== per-file latency (whole real files concatenated; median of {runs} runs) ==")
     for src in LANGS:
-        bench_language(src, runs, cfg, counter)
+        bench_language(fig, src, runs, cfg, counter)
 
 
 # ---------------------------------------------------------------- throughput
@@ -320,7 +318,7 @@ def run_corpus(dirs: list[Path], budget: int | None, cfg: Config, counter: Token
     return st
 
 
-def print_throughput(st: Throughput, wall: float) -> None:
+def print_throughput(fig: Figures, st: Throughput, wall: float) -> None:
     secs = st.seconds or 1e-9
     rate = st.nbytes / MB / secs
     ok = verdict(rate >= THROUGHPUT_TARGET)
@@ -329,6 +327,9 @@ def print_throughput(st: Throughput, wall: float) -> None:
     print(f"  chunk_file time {st.seconds:.1f} s  (wall with reading and the passes below {wall:.1f} s)")
     print(f"  throughput {rate:.2f} MB/s  {st.files / secs:.0f} files/s  "
           f"target >= {THROUGHPUT_TARGET:g} MB/s on one core  {ok}")  # fmt: skip
+    corpus = f"{st.files:,} files, {st.nbytes / MB:.1f} MB"
+    fig.add("chunk.throughput", f"chunking, one core ({corpus})", rate, "MB/s", (">=", THROUGHPUT_TARGET),
+            "issue 2")  # fmt: skip
     parsed_mb = st.parsed_bytes / MB
     parse_note = f"{parsed_mb:.1f} MB parsed, {parsed_mb / (st.parse_s or 1e-9):.1f} MB/s"
     parts = (
@@ -339,10 +340,10 @@ def print_throughput(st: Throughput, wall: float) -> None:
     print("  split of chunk_file time (each part redone alone on the same input):")
     for label, part, note in parts:
         print(f"    {label:<18} {part:7.1f} s {part / secs:4.0%}  ({note})")
-    print_breakdown(st)
+    print_breakdown(fig, st)
 
 
-def print_breakdown(st: Throughput) -> None:
+def print_breakdown(fig: Figures, st: Throughput) -> None:
     print("  by language (top 8 by bytes):")
     top = sorted(st.langs.items(), key=lambda kv: -kv[1].nbytes)[:8]
     for lang, lt in top:
@@ -357,9 +358,12 @@ def print_breakdown(st: Throughput) -> None:
     for rel, tb in st.crashes:
         print(f"  CRASH in chunk_file: {rel}\n{tb}")
     print(f"  crashes: {len(st.crashes)}")
+    fig.add("chunk.over_target", "files over their own size's latency target", len(slow), "files",
+            ("<=", 0), "issue 2")  # fmt: skip
+    fig.add("chunk.crashes", "chunk_file crashes", len(st.crashes), "files", ("<=", 0), "issue 2")
 
 
-def bench_throughput(dirs: list[Path], quick: bool, cfg: Config, counter: TokenCounter) -> None:
+def bench_throughput(fig: Figures, dirs: list[Path], quick: bool, cfg: Config, counter: TokenCounter) -> None:
     budget = QUICK_BUDGET if quick else None
     cap = f", sampled to ~{QUICK_BUDGET // MB} MB (--quick)" if quick else ""
     print(f"\n== whole-corpus throughput, one core{cap} ==")
@@ -368,7 +372,9 @@ def bench_throughput(dirs: list[Path], quick: bool, cfg: Config, counter: TokenC
     dirs = [d for d in dirs if d.is_dir()]
     t0 = time.perf_counter()
     st = run_corpus(dirs, budget, cfg, counter)
-    print_throughput(st, time.perf_counter() - t0)
+    if not st.files:
+        sys.exit("no file to chunk in the corpus: nothing measured")
+    print_throughput(fig, st, time.perf_counter() - t0)
 
 
 # ---------------------------------------------------------------- main
@@ -386,6 +392,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     ap.add_argument("--corpus", nargs="+", type=Path, metavar="DIR",
                     help=f"directories to chunk (default: {SITE} and {REPO})")  # fmt: skip
     ap.add_argument("--runs", type=int, help="latency runs per size (default 7, 3 with --quick)")
+    json_option(ap)
     return ap.parse_args(argv)
 
 
@@ -398,9 +405,12 @@ def main(argv: list[str] | None = None) -> int:
     t0 = time.perf_counter()
     cfg, counter = Config(), default_counter()
     print(f"tokenizer loaded in {(time.perf_counter() - t0) * 1e3:.0f} ms (not part of any figure below)")
-    bench_latency(runs, cfg, counter)
-    bench_throughput(dirs, args.quick, cfg, counter)
+    fig = Figures("chunk_speed")
+    bench_latency(fig, runs, cfg, counter)
+    bench_throughput(fig, dirs, args.quick, cfg, counter)
     print(f"\npeak RSS {peak_rss_mb():.0f} MB; at the end {load()}")
+    fig.add("chunk.rss", "chunking peak RSS", peak_rss_mb(), "MB")
+    fig.write(args.json)
     return 0
 
 

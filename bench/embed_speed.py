@@ -4,7 +4,9 @@ Inputs are real chunks: `chunk_file` over this repository and the installed site
 deterministically (by a hash of path and chunk id), embedded as `document_text` like a bundle does.
 Each execution mode runs in a fresh subprocess, so its peak RSS (ru_maxrss) is its own and
 includes model loading; modes alternate across repeats and the best time of each counts, because
-other work may share the machine. Run: python bench/embed_speed.py [--quick] [--n N] [--repeats R]
+other work may share the machine. `--corpus DIR ...` samples those directories (bench/run.py passes
+the pinned corpora of bench/corpora.py) instead of site-packages.
+Run: python bench/embed_speed.py [--quick] [--n N] [--repeats R] [--corpus DIR ...] [--json FILE]
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ import zlib
 from pathlib import Path
 from typing import Any
 
+from benchlib import Figures, cpu_model, json_option
+
 REPO = Path(__file__).resolve().parents[1]
 SITE = Path(sysconfig.get_paths()["purelib"])
 CODE_SUFFIXES = frozenset({".py", ".pyi", ".js", ".ts", ".c", ".h", ".cc", ".cpp", ".hpp", ".rs", ".go"})
@@ -42,21 +46,22 @@ def _stable(key: str) -> int:
     return zlib.crc32(key.encode())
 
 
-def _code_files() -> list[tuple[str, Path]]:
-    """(label, path) of code files: git's files of this repository, then site-packages."""
+def _code_files(roots: list[Path]) -> list[tuple[str, Path]]:
+    """(label, path) of code files: git's files of this repository, then those under `roots`."""
     out: list[tuple[str, Path]] = []
     listed = subprocess.run(["git", "ls-files"], cwd=REPO, capture_output=True, text=True, check=True)
     out += [(f"repo/{p}", REPO / p) for p in listed.stdout.splitlines() if Path(p).suffix in CODE_SUFFIXES]
-    for root, dirs, files in os.walk(SITE):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("__editable__"))
-        for f in sorted(files):
-            if Path(f).suffix in CODE_SUFFIXES:
-                p = Path(root, f)
-                out.append((f"site/{p.relative_to(SITE)}", p))
+    for top in roots:
+        for root, dirs, files in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS and not d.startswith("__editable__"))
+            for f in sorted(files):
+                if Path(f).suffix in CODE_SUFFIXES:
+                    p = Path(root, f)
+                    out.append((f"{top.name}/{p.relative_to(top)}", p))
     return out
 
 
-def sample_texts(n: int) -> tuple[list[str], list[str], int]:
+def sample_texts(n: int, roots: list[Path]) -> tuple[list[str], list[str], int]:
     """`n` document texts of real chunks and their context parts (what precedes the code).
 
     Every repository file and site-packages files in hashed order add up to PER_FILE chunks each
@@ -67,7 +72,7 @@ def sample_texts(n: int) -> tuple[list[str], list[str], int]:
     from cora_ci.embedding import document_text
 
     cfg = Config()
-    files = sorted(_code_files(), key=lambda f: (not f[0].startswith("repo/"), _stable(f[0])))
+    files = sorted(_code_files(roots), key=lambda f: (not f[0].startswith("repo/"), _stable(f[0])))
     pool: list[tuple[int, str, str]] = []
     scanned = 0
     for label, path in files:
@@ -135,18 +140,10 @@ def token_stats(texts: list[str], contexts: list[str]) -> dict[str, float]:
 
 
 def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
     import onnxruntime
 
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return (f"{cpu}, {cores} cores usable, Python {platform.python_version()}, "
+    return (f"{cpu_model()}, {cores} cores usable, Python {platform.python_version()}, "
             f"onnxruntime {onnxruntime.__version__}, {platform.system()} {platform.machine()}")  # fmt: skip
 
 
@@ -155,7 +152,9 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true", help="150 chunks, 2 repeats (about a minute)")
     ap.add_argument("--n", type=int, help="chunks to embed (default 600, quick 150)")
     ap.add_argument("--repeats", type=int, help="runs per mode (default 3, quick 2)")
+    ap.add_argument("--corpus", nargs="+", type=Path, metavar="DIR", help=f"sample these (default {SITE})")
     ap.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)  # MODE WORKERS TEXTS VECTORS
+    json_option(ap)
     args = ap.parse_args()
     if args.worker:
         mode, workers, texts_file, vectors_file = args.worker
@@ -169,7 +168,9 @@ def main() -> None:
     print(f"machine: {machine()}")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     t = time.perf_counter()
-    texts, contexts, scanned = sample_texts(n)
+    texts, contexts, scanned = sample_texts(n, args.corpus or [SITE])
+    if len(texts) < n:
+        sys.exit(f"only {len(texts)} chunks found for a sample of {n}: nothing measured")
     print(f"sample: {len(texts)} chunks from {scanned} files ({time.perf_counter() - t:.1f} s to chunk)")
     ts = token_stats(texts, contexts)
     print(f"tokens per chunk text (with context, incl. [CLS]/[SEP]): median {ts['median']:.0f}, "
@@ -218,6 +219,15 @@ def main() -> None:
     verdict = {True: "pass", False: "FAIL"}
     print(f"\ntarget >= {TARGET_RATE:.0f} chunks/s: {rate:.1f} -> {verdict[rate >= TARGET_RATE]}")
     print(f"target <= {TARGET_RSS_MB:.0f} MB peak RSS: {rss:.0f} -> {verdict[rss <= TARGET_RSS_MB]}")
+    fig = Figures("embed_speed")
+    what = f"{len(texts)} real chunks, best of {repeats}"
+    fig.add("embed.rate", f"embedding, {chosen} ({what})", rate, "chunks/s", (">=", TARGET_RATE), "issue 3")
+    fig.add("embed.rss", "embedding peak RSS (model load included)", rss, "MB", ("<=", TARGET_RSS_MB),
+            "issue 3")  # fmt: skip
+    fig.add(
+        "embed.truncated", "tokens beyond the model's window (not embedded)", 100 * ts["dropped_share"], "%"
+    )
+    fig.write(args.json)
 
 
 if __name__ == "__main__":

@@ -1,101 +1,111 @@
-"""Index throughput and bundle size on real repositories: `cora-ci index` end to end, by stage.
+"""Index throughput, peak RSS and bundle size: `cora-ci index` end to end, by stage.
 
-Repositories: this one (its own git history), and a git repository made from the source of an
-installed package (real code with a real layout; `--package NAME`, default `hypothesis`), since the
-machine has no larger checkout. Run: python bench/index_speed.py [--quick] [--model default|none]
+Repositories: this one (its own git history) and one-commit git repositories of pinned public
+corpora (bench/corpora.py: PyPI sdists, npm TypeScript sources). Each build runs in a fresh
+process, so its wall time includes start-up and model load and its peak RSS is its own.
+Targets (issue 3): bundle <= 1.5x the indexed source, >= 100 chunks/s embedded, peak RSS <= 800 MB.
+
+    python bench/index_speed.py [--quick] [--model default|none] [--corpus NAME ...] [--json FILE]
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
+import json
 import os
 import platform
-import resource
 import shutil
-import subprocess
 import sys
 import tempfile
-import time
-from importlib.util import find_spec
 from pathlib import Path
 
-from cora_ci.build import build
+import corpora
+from benchlib import Figures, cpu_model, json_option, load_average, measured_run
 
 REPO = Path(__file__).resolve().parents[1]
 SIZE_TARGET = 1.5  # bundle bytes / indexed source bytes
 EMBED_TARGET = 100.0  # chunks/s on 2 cores
+RSS_TARGET = 800.0  # MB
+FULL, QUICK = ["self", "werkzeug", "rxjs", "zod"], ["click"]
 
 
-def package_repo(name: str, dest: Path) -> Path:
-    """A one-commit git repository holding the installed source of package `name`."""
-    spec = find_spec(name)
-    if spec is None or not spec.submodule_search_locations:
-        sys.exit(f"package {name} is not installed")
-    src = Path(next(iter(spec.submodule_search_locations)))
+def corpus_repo(name: str, dest: Path) -> Path:
+    """A one-commit git repository of a pinned corpus's sources."""
     repo = dest / name
-    shutil.copytree(src, repo / name, ignore=shutil.ignore_patterns("__pycache__", "*.so", "*.pyc"))
-    env = {
-        **os.environ,
-        "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
-        "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
-    }
-    ident = ["-c", "user.name=bench", "-c", "user.email=b@example.com"]
-    for args in (["init", "-q"], ["add", "-A"], [*ident, "commit", "-qm", "import"]):
-        subprocess.run(["git", *args], cwd=repo, check=True, env=env)
+    shutil.copytree(corpora.source_dir(corpora.BY_NAME[name]), repo)
+    corpora.git_commit(repo, "import", init=True)
     return repo
 
 
-def run(label: str, repo: Path, model: str, out: Path) -> None:
-    t0 = time.perf_counter()
-    s = build(repo, out, model=model)
-    wall = time.perf_counter() - t0
-    mb = s.source_bytes / 1e6
-    print(f"\n== {label}: {repo} (model {model}) ==")
-    print(f"  files {s.files:,} indexed, {s.skipped} skipped; {mb:.2f} MB of source; {s.chunks:,} chunks "
-          f"({s.embedded:,} distinct texts embedded)")  # fmt: skip
-    rates = f"{s.files / wall:.0f} files/s, {mb / wall:.2f} MB/s, {s.chunks / wall:.0f} chunks/s"
-    print(f"  wall {wall:.2f} s: {rates}")
-    for stage, sec in s.stages.items():
+def worker(repo: str, out: str, model: str) -> None:
+    """One build in this fresh process; the summary goes to stdout as JSON."""
+    from cora_ci.build import build
+
+    s = build(Path(repo), Path(out), model=model)
+    print(json.dumps({k: v for k, v in dataclasses.asdict(s).items() if k != "out"}))
+
+
+def bench_repo(fig: Figures, name: str, repo: Path, model: str, out: Path) -> None:
+    run = measured_run([sys.executable, __file__, "--worker", repo, out, model])
+    s = json.loads(run.stdout.strip().splitlines()[-1])
+    wall, mb = run.wall, s["source_bytes"] / 1e6
+    print(f"\n== {name}: {repo} (model {model}) ==")
+    print(f"  files {s['files']:,} indexed, {s['skipped']} skipped; {mb:.2f} MB of source; {s['chunks']:,} "
+          f"chunks ({s['embedded']:,} distinct texts embedded)")  # fmt: skip
+    print(f"  process wall {wall:.2f} s ({s['files'] / wall:.0f} files/s, {mb / wall:.2f} MB/s, "
+          f"{s['chunks'] / wall:.0f} chunks/s); peak RSS {run.rss_mb:.0f} MB")  # fmt: skip
+    for stage, sec in s["stages"].items():
         print(f"    {stage:<6} {sec:7.2f} s  {100 * sec / wall:4.0f}%")
-    if s.embedded:
-        rate = s.embedded / s.stages["embed"]
-        verdict = "PASS" if rate >= EMBED_TARGET else "FAIL"
-        print(f"  embedding {rate:.1f} chunks/s (target >= {EMBED_TARGET:.0f})  {verdict}")
-    ratio = s.bundle_bytes / s.source_bytes if s.source_bytes else 0.0
+    label = f"{name} ({s['files']:,} files, {mb:.1f} MB, {s['chunks']:,} chunks)"
+    fig.add(f"index.{name}.wall", f"full index, {label}", wall, "s")
+    fig.add(
+        f"index.{name}.rss", f"full index peak RSS, {name}", run.rss_mb, "MB", ("<=", RSS_TARGET), "issue 3"
+    )
+    if s["embedded"]:
+        rate = s["embedded"] / s["stages"]["embed"]
+        print(f"  embedding {rate:.1f} chunks/s (target >= {EMBED_TARGET:.0f})")
+        fig.add(f"index.{name}.embed_rate", f"embedding inside the build, {name}", rate, "chunks/s",
+                (">=", EMBED_TARGET), "issue 3")  # fmt: skip
+    ratio = s["bundle_bytes"] / s["source_bytes"] if s["source_bytes"] else 0.0
     parts = {p.name: p.stat().st_size for p in out.iterdir() if p.is_file()}
     for d in sorted(p for p in out.iterdir() if p.is_dir()):  # bm25/, shards/
         parts[d.name + "/"] = sum(p.stat().st_size for p in d.iterdir())
     detail = ", ".join(f"{k} {v / 1e6:.2f} MB" for k, v in sorted(parts.items()))
-    verdict = "PASS" if ratio <= SIZE_TARGET else "FAIL"
-    print(
-        f"  bundle {s.bundle_bytes / 1e6:.2f} MB = {ratio:.2f}x source (target <= {SIZE_TARGET}x)  {verdict}"
-    )
+    print(f"  bundle {s['bundle_bytes'] / 1e6:.2f} MB = {ratio:.2f}x source (target <= {SIZE_TARGET}x)")
     print(f"    {detail}")
+    fig.add(f"index.{name}.size", f"bundle size / source, {name}", ratio, "x", ("<=", SIZE_TARGET), "issue 3")
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--quick", action="store_true", help="only this repository")
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help=f"only {', '.join(QUICK)}")
     ap.add_argument("--model", default="default")
-    ap.add_argument("--package", default="hypothesis")
+    ap.add_argument("--corpus", nargs="+", help=f"repositories: 'self' or corpus names (default {FULL})")
+    ap.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)  # REPO OUT MODEL
+    json_option(ap)
     args = ap.parse_args()
-    load = " ".join(f"{x:.2f}" for x in os.getloadavg())
-    print(f"machine: {platform.processor() or platform.machine()}, {os.cpu_count()} cores, Python "
-          f"{platform.python_version()}, {datetime.datetime.now(datetime.timezone.utc):%Y-%m-%dT%H:%M}Z, "
-          f"load average {load}")  # fmt: skip
+    if args.worker:
+        worker(*args.worker)
+        return
+    names = args.corpus or (QUICK if args.quick else FULL)
+    unknown = set(names) - {"self", *corpora.BY_NAME}
+    if unknown:
+        sys.exit(f"unknown corpus: {', '.join(sorted(unknown))}")
+    now = datetime.datetime.now(datetime.timezone.utc)
+    print(f"machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
+          f"{now:%Y-%m-%dT%H:%M}Z, load average {load_average()}")  # fmt: skip
+    fig = Figures("index_speed")
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["XDG_CACHE_HOME"] = tmp
-        run("this repository", REPO, args.model, Path(tmp) / "self")
-        if not args.quick:
-            run(
-                f"package {args.package}",
-                package_repo(args.package, Path(tmp)),
-                args.model,
-                Path(tmp) / "pkg",
-            )
-    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(f"\npeak RSS {rss:.0f} MB; load average at the end {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
+        for name in names:
+            repo = REPO if name == "self" else corpus_repo(name, Path(tmp))
+            bench_repo(fig, name, repo, args.model, Path(tmp) / f"bundle-{name}")
+    for name in sorted(set(FULL) - set(names)):
+        fig.skip(f"index.{name}", f"full index of {name}", "not in this run (--quick or --corpus)")
+    print(f"\nload average at the end {load_average()}")
+    fig.write(args.json)
 
 
 if __name__ == "__main__":

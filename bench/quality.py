@@ -1,11 +1,14 @@
 """Retrieval quality on public code: Recall@1/5, MRR@10 and file-level NDCG@10.
 
     python bench/quality.py [--quick] [--tune] [--model default|none|DIR] [--split tune|test|all]
+                            [--fresh] [--json FILE]
 
-Corpus: pinned PyPI sdists and npm packages that ship TypeScript sources, downloaded once with pip
-and npm into bench/.cache/quality/ (gitignored). Each is copied with its doc comments removed
-(Python docstrings of functions and classes, TypeScript `/** ... */`; line numbers kept) into a
-git repository of its own and indexed with `cora_ci.build.build`.
+Corpus: the pinned PyPI sdists and npm packages (TypeScript sources) of bench/corpora.py, fetched
+and sha256-checked there; stripped copies and bundles are cached in bench/.cache/quality/
+(gitignored; `--fresh` builds the bundles anew, so their index seconds are a first build's). Each
+is copied with its doc comments removed (Python docstrings of functions and classes, TypeScript
+`/** ... */`; line numbers kept) into a git repository of its own and indexed with
+`cora_ci.build.build`. `--json FILE` writes the figures and the quality-vs-index-time points.
 
 Queries:
 - natural language: the first sentence of a removed doc comment; relevant = the chunk(s) defining
@@ -26,13 +29,12 @@ import argparse
 import ast
 import hashlib
 import inspect
+import json
 import math
-import os
 import re
 import shutil
 import subprocess
-import sys
-import tarfile
+import tempfile
 import time
 from collections import Counter, defaultdict
 from collections.abc import Iterable
@@ -40,7 +42,9 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
+import corpora
 import numpy as np
+from benchlib import Figures, json_option
 
 from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
@@ -49,31 +53,26 @@ from cora_ci.retrieval import PARAMS, Params, search
 from cora_ci.retrieval.catalog import path_class
 from cora_ci.retrieval.fusion import Form, Fusion, fuse
 
-ROOT = Path(__file__).resolve().parent
-CACHE = Path(os.environ.get("CORA_BENCH_CACHE", ROOT / ".cache" / "quality"))
+CACHE = corpora.CACHE_ROOT / "quality"
 K = 10
 DEPTH = 30  # hits requested per query: chunk metrics use the first 10, file NDCG the first 10 files
 
 
 class Source(NamedTuple):
-    name: str
-    registry: str  # pypi | npm
-    package: str
-    version: str
-    subdir: str  # inside the archive ("" = its top directory)
+    name: str  # a corpus of bench/corpora.py (pinned version and sha256 there)
     split: str  # tune | test
     quick: bool
 
 
 CORPUS = [
-    Source("attrs", "pypi", "attrs", "26.1.0", "", "tune", False),
-    Source("click", "pypi", "click", "8.5.1", "", "tune", True),
-    Source("itsdangerous", "pypi", "itsdangerous", "2.2.0", "", "tune", True),
-    Source("zod", "npm", "zod", "4.6.7", "package/src", "tune", False),
-    Source("jinja2", "pypi", "jinja2", "3.1.6", "", "test", True),
-    Source("werkzeug", "pypi", "werkzeug", "3.1.9", "", "test", False),
-    Source("markupsafe", "pypi", "markupsafe", "3.0.4", "", "test", False),
-    Source("rxjs", "npm", "rxjs", "7.8.2", "package/src", "test", True),
+    Source("attrs", "tune", False),
+    Source("click", "tune", True),
+    Source("itsdangerous", "tune", True),
+    Source("zod", "tune", False),
+    Source("jinja2", "test", True),
+    Source("werkzeug", "test", False),
+    Source("markupsafe", "test", False),
+    Source("rxjs", "test", True),
 ]
 
 
@@ -85,43 +84,8 @@ def _run(*cmd: str, cwd: Path | None = None) -> str:
     return out.stdout
 
 
-def fetch(src: Source) -> Path:
-    """The unpacked sources (downloaded once with pip or npm into the cache)."""
-    dest = CACHE / "src" / f"{src.name}-{src.version}"
-    if dest.exists():
-        return dest
-    dl = CACHE / "downloads"
-    dl.mkdir(parents=True, exist_ok=True)
-    if src.registry == "pypi":
-        spec = f"{src.package}=={src.version}"
-        _run(
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "-q",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            spec,
-            "-d",
-            str(dl),
-        )
-        pattern = f"{src.package.replace('-', '_')}-{src.version}.tar.gz"
-        found = [p for p in dl.iterdir() if p.name.lower() == pattern.lower()]
-    else:
-        _run("npm", "pack", "--silent", f"{src.package}@{src.version}", "--pack-destination", str(dl))
-        found = [p for p in dl.iterdir() if p.name == f"{src.package}-{src.version}.tgz"]
-    if not found:
-        raise SystemExit(f"download of {src.package} {src.version} not found in {dl}")
-    tmp = dest.with_suffix(".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
-    with tarfile.open(found[0]) as tf:
-        tf.extractall(tmp, filter="data")
-    top = tmp / src.subdir if src.subdir else next(tmp.iterdir())
-    top.rename(dest)
-    shutil.rmtree(tmp, ignore_errors=True)
-    return dest
+def version(src: Source) -> str:
+    return str(corpora.BY_NAME[src.name].version)
 
 
 class Doc(NamedTuple):
@@ -231,8 +195,8 @@ def strip_ts(path: str, text: str) -> tuple[str, list[Doc]]:
 
 def prepare(src: Source) -> tuple[Path, list[Doc]]:
     """The stripped copy as a one-commit git repository, and the doc comments taken out of it."""
-    raw = fetch(src)
-    dest = CACHE / "stripped" / f"{src.name}-{src.version}"
+    raw = corpora.source_dir(corpora.BY_NAME[src.name])
+    dest = CACHE / "stripped" / f"{src.name}-{version(src)}"
     docs: list[Doc] = []
     fresh = not (dest / ".git").exists()
     if fresh:
@@ -252,27 +216,27 @@ def prepare(src: Source) -> tuple[Path, list[Doc]]:
             out.parent.mkdir(parents=True, exist_ok=True)
             out.write_bytes(data)
     if fresh:
-        env = {
-            **os.environ,
-            "GIT_AUTHOR_DATE": "2026-01-01T00:00:00Z",
-            "GIT_COMMITTER_DATE": "2026-01-01T00:00:00Z",
-        }
-        who = ["-c", "user.name=bench", "-c", "user.email=bench@example.com"]
-        for cmd in (["init", "-q", "-b", "main"], ["add", "-A", "-f"], [*who, "commit", "-qm", "stripped"]):
-            subprocess.run(["git", *cmd], cwd=dest, check=True, capture_output=True, env=env)
+        corpora.git_commit(dest, "stripped", init=True)
     return dest, docs
 
 
-def bundle_for(src: Source, repo: Path, model: str) -> Bundle:
-    out = (
-        CACHE / "bundles" / f"{src.name}-{src.version}-{model if model in ('default', 'none') else 'custom'}"
-    )
+def bundle_for(src: Source, repo: Path, model: str, fresh: Path | None) -> tuple[Bundle, float, float]:
+    """The bundle of a stripped copy, its index seconds and their embedding part: those of this build
+    when `fresh` (a new directory, so a full build), else of the cached bundle's last full build,
+    recorded beside it."""
+    tag = model if model in ("default", "none") else "custom"
+    out = (fresh or CACHE / "bundles") / f"{src.name}-{version(src)}-{tag}"
+    record = out.with_name(out.name + ".seconds.json")
+    full = not (out / "manifest.msgpack").exists()
     t = time.perf_counter()
     s = build(repo, out, model=model)
+    took = time.perf_counter() - t
+    if full or s.rebuilt or not record.exists():
+        record.write_text(json.dumps({"seconds": took, "embed": s.stages.get("embed", 0.0)}) + "\n")
     if s.embedded or s.rechunked:
-        took = time.perf_counter() - t
         print(f"  built {src.name}: {s.chunks} chunks, {s.embedded} embedded, {took:.0f} s", flush=True)
-    return open_bundle(out)
+    rec = json.loads(record.read_text())
+    return open_bundle(out), rec["seconds"], rec["embed"]
 
 
 # ----------------------------------------------------------------------------- queries
@@ -468,6 +432,9 @@ class Repo:
     baseline: WindowBM25
     queries: list[Query]
     paths: dict[int, str]
+    index_s: float  # seconds to build the bundle from scratch
+    embed_s: float  # of which embedding
+    baseline_s: float  # seconds to build the 40-line windows' index
 
 
 class CachedEmbedder:
@@ -495,8 +462,9 @@ def rank_baseline(repo: Repo, q: Query) -> Ranked:
     return Ranked([p == q.path and a <= q.line <= b for p, a, b in wins], [p for p, _, _ in wins])
 
 
+BASELINE = "baseline: 40-line windows, BM25"
 RANKERS: dict[str, tuple[Params | None, bool]] = {
-    "baseline: 40-line windows, BM25": (None, False),
+    BASELINE: (None, False),
     "BM25 alone": (replace(PARAMS, vectors=False, features=False), False),
     "vectors alone": (replace(PARAMS, lexical=False, features=False), False),
     "fusion (BM25 + vectors)": (replace(PARAMS, features=False), False),
@@ -612,52 +580,112 @@ def tune(repos: list[Repo], emb: Any) -> None:
 # ----------------------------------------------------------------------------- main
 
 
-def load(sources: list[Source], model: str, n_text: int, n_ident: int) -> list[Repo]:
+def load(sources: list[Source], model: str, n_text: int, n_ident: int, fresh: Path | None) -> list[Repo]:
     repos = []
     for src in sources:
         repo_dir, docs = prepare(src)
-        b = bundle_for(src, repo_dir, model)
+        b, index_s, embed_s = bundle_for(src, repo_dir, model, fresh)
         infos = chunk_infos(b)
         qs = text_queries(src.name, docs, infos, n_text) + identifier_queries(src.name, infos, n_ident)
-        repos.append(Repo(src, b, WindowBM25(repo_dir), qs, {c.id: c.path for c in infos}))
+        t = time.perf_counter()
+        baseline = WindowBM25(repo_dir)
+        baseline_s = time.perf_counter() - t
+        repos.append(Repo(src, b, baseline, qs, {c.id: c.path for c in infos}, index_s, embed_s, baseline_s))
         n_t = sum(q.kind == "text" for q in qs)
         n_i = len(qs) - n_t
-        label = f"{src.name} {src.version} ({src.split})"
+        label = f"{src.name} {version(src)} ({src.split})"
         print(f"  {label}: {len(infos)} chunks, {n_t} text + {n_i} identifier queries", flush=True)
     return repos
 
 
-def table(title: str, repos: list[Repo], emb: Any, vectors: bool) -> None:
+Rows = dict[str, list[dict[str, float]]]  # query kind -> per-query metrics
+Results = dict[str, dict[str, Rows]]  # ranker -> repository -> rows
+
+
+def run_rankers(repos: list[Repo], emb: Any) -> Results:
+    """Every ranker on every repository, once: the tables, the figures and the plot all read this."""
+    out: Results = {}
+    for name, (params, expand) in RANKERS.items():
+        if params is not None and emb is None and not params.lexical:
+            continue
+        out[name] = {r.src.name: evaluate([r], emb, params, expand) for r in repos}
+    return out
+
+
+def pooled(by_repo: dict[str, Rows], repos: list[Repo], kind: str) -> dict[str, float]:
+    """Metrics over all queries of `kind` ("all" = both kinds) of `repos`."""
+    kinds = ("text", "identifier") if kind == "all" else (kind,)
+    return mean([row for r in repos for k in kinds for row in by_repo[r.src.name][k]])
+
+
+def table(title: str, repos: list[Repo], results: Results) -> None:
     print(
         f"\n{title}: {sum(len(r.queries) for r in repos)} queries over {', '.join(r.src.name for r in repos)}"
     )
     head = f"| {'ranker':34s} | {'kind':10s} | R@1   | R@5   | MRR@10 | file NDCG@10 |"
     print(head)
     print("|" + "|".join("-" * (len(c)) for c in head.split("|")[1:-1]) + "|")
-    for name, (params, expand) in RANKERS.items():
-        if params is not None and not vectors and (not params.lexical):
-            continue
-        res = evaluate(repos, emb, params, expand)
+    for name, by_repo in results.items():
         for kind in ("text", "identifier", "all"):
-            rows = res[kind] if kind != "all" else res["text"] + res["identifier"]
-            m = mean(rows)
+            m = pooled(by_repo, repos, kind)
             if not m:
                 continue
             cells = f"{m['R@1']:.3f} | {m['R@5']:.3f} | {m['MRR@10']:.3f}  | {m['NDCG@10']:.3f}       "
             print(f"| {name:34s} | {kind:10s} | {cells} |")
 
 
-def per_repo(repos: list[Repo], emb: Any) -> None:
+def per_repo(repos: list[Repo], results: Results) -> None:
     """File NDCG@10 of the full ranking and of the baseline, per repository and query kind."""
-    print("\nper repository, file NDCG@10 (text / identifier): full ranking vs baseline")
+    print("\nper repository, file NDCG@10 (text / identifier): full ranking vs baseline; index seconds")
     for repo in repos:
-        full = evaluate([repo], emb, PARAMS, True)
-        base = evaluate([repo], emb, None, False)
         cells = []
-        for res in (full, base):
-            t, i = mean(res["text"]), mean(res["identifier"])
+        for name in ("full ranking", BASELINE):
+            t, i = (pooled(results[name], [repo], k) for k in ("text", "identifier"))
             cells.append(f"{t.get('NDCG@10', float('nan')):.3f} / {i.get('NDCG@10', float('nan')):.3f}")
-        print(f"  {repo.src.name:14s} {repo.src.split:5s}  full {cells[0]}   baseline {cells[1]}")
+        print(f"  {repo.src.name:14s} {repo.src.split:5s}  full {cells[0]}   baseline {cells[1]}"
+              f"   bundle {repo.index_s:.1f} s, windows {repo.baseline_s:.2f} s")  # fmt: skip
+
+
+def index_seconds(repo: Repo, ranker: str) -> float:
+    """What a ranker needs built: windows for the baseline, the bundle without its embedding stage
+    for BM25 alone, the whole bundle for the others."""
+    if ranker == BASELINE:
+        return repo.baseline_s
+    return repo.index_s - repo.embed_s if ranker == "BM25 alone" else repo.index_s
+
+
+def record(fig: Figures, repos: list[Repo], results: Results) -> None:
+    """Held-out figures per ranker, the target on the full ranking, and the plot's points."""
+    test = [r for r in repos if r.src.split == "test"]
+    judged, which = (test, "held-out") if test else (repos, "tuning")  # `--split tune` has no held-out
+    names = ", ".join(r.src.name for r in judged)
+    base = pooled(results[BASELINE], judged, "all")
+    title = f"retrieval quality, {which} repositories ({names}), all queries"
+    for name, by_repo in results.items():
+        m = pooled(by_repo, judged, "all")
+        key = re.sub(r"\W+", "_", name.split(":")[0]).strip("_").lower()
+        for metric in ("R@1", "R@5", "MRR@10"):
+            fig.add(f"quality.{key}.{metric}", f"{name}: {metric}", m[metric], cell=(title, name, metric))
+        target = (">", max(0.83, base["NDCG@10"])) if name == "full ranking" else None
+        fig.add(f"quality.{key}.ndcg10", f"{name}: file NDCG@10", m["NDCG@10"], target=target,
+                source="issue 5: above 0.83 and the baseline" if target else "",
+                cell=(title, name, "file NDCG@10"))  # fmt: skip
+    per = "retrieval quality per repository (file NDCG@10, all queries) and index seconds"
+    for r in repos:
+        row = f"{r.src.name} ({r.src.split})"
+        for name, col in (("full ranking", "full ranking"), (BASELINE, "baseline")):
+            ndcg = pooled(results[name], [r], "all")["NDCG@10"]
+            fig.add(f"quality.{r.src.name}.{col.split()[0]}", f"{row}: {col} file NDCG@10", ndcg,
+                    cell=(per, row, f"{col} NDCG@10"))  # fmt: skip
+        fig.add(f"quality.{r.src.name}.index_s", f"{row}: bundle build", r.index_s, "s",
+                cell=(per, row, "bundle build"))  # fmt: skip
+        fig.add(f"quality.{r.src.name}.baseline_s", f"{row}: 40-line windows' index", r.baseline_s, "s",
+                cell=(per, row, "windows' index"))  # fmt: skip
+    fig.data["points"] = [
+        {"repo": r.src.name, "split": r.src.split, "ranker": name, "index_s": index_seconds(r, name),
+         "ndcg10": pooled(by_repo, [r], "all")["NDCG@10"]}
+        for name, by_repo in results.items() for r in repos
+    ]  # fmt: skip
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -668,24 +696,30 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--model", default="default", help="default | none | an ONNX model directory")
     ap.add_argument("--split", choices=("tune", "test", "all"), default="all")
+    ap.add_argument("--fresh", action="store_true",
+                    help="build every bundle anew in a temporary directory (honest index times)")  # fmt: skip
+    json_option(ap)
     args = ap.parse_args(argv)
     t0 = time.perf_counter()
     n_text, n_ident = (30, 15) if args.quick else (120, 60)
     sources = [s for s in CORPUS if (s.quick or not args.quick)]
     print(f"cora-ci retrieval quality ({'quick' if args.quick else 'full'}), model {args.model}", flush=True)
-    repos = load(sources, args.model, n_text, n_ident)
-    inner = load_embedder(args.model)
-    emb = CachedEmbedder(inner) if inner is not None else None
-    tune_repos = [r for r in repos if r.src.split == "tune"]
-    test_repos = [r for r in repos if r.src.split == "test"]
-    if args.tune:
-        tune(tune_repos, emb)
-    else:
-        if args.split in ("tune", "all"):
-            table("tuning repositories", tune_repos, emb, emb is not None)
-        if args.split in ("test", "all"):
-            table("held-out test repositories", test_repos, emb, emb is not None)
-        per_repo([r for r in repos if args.split in ("all", r.src.split)], emb)
+    with tempfile.TemporaryDirectory(prefix="cora-quality-") as tmp:
+        repos = load(sources, args.model, n_text, n_ident, Path(tmp) if args.fresh else None)
+        inner = load_embedder(args.model)
+        emb = CachedEmbedder(inner) if inner is not None else None
+        if args.tune:
+            tune([r for r in repos if r.src.split == "tune"], emb)
+        else:
+            shown = [r for r in repos if args.split in ("all", r.src.split)]
+            results = run_rankers(shown, emb)
+            for split, title in (("tune", "tuning repositories"), ("test", "held-out test repositories")):
+                if args.split in (split, "all"):
+                    table(title, [r for r in shown if r.src.split == split], results)
+            per_repo(shown, results)
+            fig = Figures("quality")
+            record(fig, shown, results)
+            fig.write(args.json)
     print(f"\nran {time.perf_counter() - t0:.0f} s", flush=True)
 
 

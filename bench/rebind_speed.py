@@ -1,6 +1,6 @@
 """Re-binding speed: locating one symbol by its anchor in the current text of a ~2,000-line file.
 
-    python bench/rebind_speed.py [--quick] [--anchors 60] [FILE ...]
+    python bench/rebind_speed.py [--quick] [--anchors 60] [--json FILE] [FILE ...]
 
 Target (issue 5): locating costs <= 10 ms for a 2,000-line file. Inputs: real files of 1,700 to
 2,400 lines, by default the largest such modules of this interpreter's standard library and the
@@ -28,6 +28,8 @@ import sys
 import sysconfig
 import time
 from pathlib import Path
+
+from benchlib import Figures, json_option, pct
 
 from cora_ci.chunking import chunk_file
 from cora_ci.chunking.model import Chunk
@@ -108,7 +110,8 @@ def lines_of(text: list[str]) -> bytes:
     return "\n".join(text).encode()
 
 
-def bench_file(path: Path, anchors: int) -> dict[str, list[float]] | None:
+def bench_file(path: Path, anchors: int) -> tuple[dict[str, list[float]], int] | None:
+    """Locate times per edit kind, and the answers that disagree with a fresh chunking."""
     data = path.read_bytes()
     lines = decode(data).lines
     lang = detect(path.name, lines)
@@ -152,7 +155,7 @@ def bench_file(path: Path, anchors: int) -> dict[str, list[float]] | None:
     print(
         f"  found through the window: {windows}/{len(syms)} (moved); disagreements with the chunker: {errors}"
     )
-    return times
+    return times, errors
 
 
 def _time(fn: object) -> float:
@@ -161,16 +164,12 @@ def _time(fn: object) -> float:
     return (time.perf_counter() - t) * 1000
 
 
-def pct(values: list[float], p: int) -> float:
-    s = sorted(values)
-    return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("files", nargs="*", type=Path)
     ap.add_argument("--anchors", type=int, default=60)
     ap.add_argument("--quick", action="store_true", help="3 files, 20 anchors each")
+    json_option(ap)
     args = ap.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {0})
@@ -181,18 +180,26 @@ def main() -> None:
     print(f"machine: {machine()}; pinned to one core")
     print(f"target: locate <= {TARGET_MS:.0f} ms for a 2,000-line file")
     everything: dict[str, list[float]] = {"moved": [], "edited": [], "deleted": []}
+    errors = 0
     for f in files:
-        t = bench_file(f, anchors)
-        if t:
-            for k, v in t.items():
+        got = bench_file(f, anchors)
+        if got:
+            for k, v in got[0].items():
                 everything[k].extend(v)
+            errors += got[1]
+    if not everything["moved"]:
+        sys.exit("no structural file of about 2,000 lines found: nothing measured")
     print("\nall files:")
+    fig = Figures("rebind_speed")
     for k, v in everything.items():
-        if not v:
-            continue
         status = "pass" if pct(v, 95) <= TARGET_MS else "FAIL"
         print(f"  {k:8} p50 {statistics.median(v):5.2f}  p95 {pct(v, 95):5.2f}  max {max(v):5.2f} ms"
               f"  ({len(v)} locates)  p95 <= {TARGET_MS:.0f} ms: {status}")  # fmt: skip
+        fig.add(f"rebind.{k}.p95", f"locate a symbol in a ~2,000-line file, {k}, p95 of {len(v)}", pct(v, 95),
+                "ms", ("<=", TARGET_MS), "issue 5")  # fmt: skip
+    fig.add("rebind.disagreements", "locator answers differing from a fresh chunk_file", errors, "",
+            ("<=", 0), "issue 5: never garbage lines")  # fmt: skip
+    fig.write(args.json)
     sys.stdout.flush()
 
 

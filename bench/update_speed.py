@@ -1,11 +1,12 @@
 """Cost of updating a bundle per commit, as a hook pays it: a fresh `cora-ci index` process.
 
-Repositories of N real files (Python and Markdown copied from the installed site-packages, one
-commit), indexed once; then commits that edit 1, 10 and 100 files (a new function appended to
-each), a no-op update, and the breakdown of the fixed costs (process start and imports, model load).
-Run: python bench/update_speed.py [--sizes 1000,10000] [--model default|none] [--runs 3] [--site DIR]
-(`--site`: where the files come from, default this interpreter's site-packages; a fresh venv may
-hold fewer than 10,000 suitable files.)
+Repositories of N files made by bench/corpora.py from the pinned public corpora (the same bytes
+every time: 1,000 files are the corpora's code files plus renamed copies; 10,000 are twelve copies),
+indexed once (wall time and peak RSS of that process); then commits that edit 1, 5, 10 and 100
+files (a new function appended to each), a no-op update, and the breakdown of the fixed costs
+(process start and imports, model load). Targets (issue 4): 5 files <= 1.0 s, no-op <= 0.3 s,
+start-up + model load <= 0.4 s, and the cost must follow the change, not the repository.
+Run: python bench/update_speed.py [--sizes 1000,10000] [--model default|none] [--runs 3] [--json FILE]
 """
 
 from __future__ import annotations
@@ -18,12 +19,17 @@ import shutil
 import statistics
 import subprocess
 import sys
-import sysconfig
 import tempfile
 import time
 from pathlib import Path
 
-SITE = Path(sysconfig.get_paths()["purelib"])
+import corpora
+from benchlib import Figures, json_option, load_average, measured_run
+
+CHANGES = (1, 5, 10, 100)
+NOOP_TARGET, FIVE_TARGET, START_TARGET, RSS_TARGET = 0.3, 1.0, 0.4, 800.0
+GROWTH_TARGET = 2.0  # our bound: the same change on 10x the files may cost at most 2x
+TABLE = "updates (seconds, a fresh `cora-ci index` process per commit, median)"
 # The console script, not `python -m`: the copied packages in the repository would shadow imports.
 CORA = [shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"]
 GIT_ENV = {
@@ -32,26 +38,6 @@ GIT_ENV = {
     "GIT_COMMITTER_NAME": "b",
     "GIT_COMMITTER_EMAIL": "b@e.x",
 }
-
-
-def make_repo(dest: Path, n: int, site: Path = SITE) -> Path:
-    """A git repository of `n` real source files (sorted walk of `site`, small files only)."""
-    repo = dest / f"repo{n}"
-    repo.mkdir()
-    found = 0
-    for p in sorted(site.rglob("*.py")):
-        if found >= n:
-            break
-        if "cora_ci" in p.parts or not 200 < p.stat().st_size < 40_000:
-            continue
-        target = repo / p.relative_to(site)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        shutil.copyfile(p, target)
-        found += 1
-    git(repo, "init", "-q")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "import")
-    return repo
 
 
 def git(repo: Path, *args: str) -> str:
@@ -91,44 +77,82 @@ def edit(repo: Path, k: int, round_no: int) -> None:
     git(repo, "commit", "-qam", f"edit {k}")
 
 
+def bench_size(fig: Figures, tmp: Path, n: int, model: str, runs: int) -> dict[int, float]:
+    """First build, no-op and 1/5/10/100-file updates of an n-file repository; medians by change size."""
+    repo = corpora.synthetic_repo(tmp, n)
+    index = [*CORA, "index", "-q", "--timings", "--model", model]
+    first = measured_run(index, repo)
+    print(f"\n== {n} files, model {model}: first build {first.wall:.1f} s, peak RSS {first.rss_mb:.0f} MB ==")
+    tag = f"{n // 1000}k"
+    fig.add(f"update.{tag}.first_build", f"first build, {n:,} files ({model} model)", first.wall, "s")
+    fig.add(f"update.{tag}.first_build_rss", f"first build peak RSS, {n:,} files", first.rss_mb, "MB",
+            ("<=", RSS_TARGET), "issue 3")  # fmt: skip
+    stages: list[dict[str, float]] = []
+    wall = statistics.median(timed(index, repo, stages) for _ in range(runs))
+    print(f"  no-op update:       median {wall:.3f} s  (target <= {NOOP_TARGET} s)")
+    print(f"      stages: {breakdown(stages, wall)}")
+    fig.add(f"update.{tag}.noop", f"no-op update, {n:,} files", wall, "s", ("<=", NOOP_TARGET), "issue 4",
+            cell=(TABLE, "no-op update", f"{n:,} files"))  # fmt: skip
+    medians: dict[int, float] = {}
+    for k in CHANGES:
+        times: list[float] = []
+        stages = []
+        for r in range(runs):
+            edit(repo, k, r)
+            times.append(timed(index, repo, stages))
+        wall = medians[k] = statistics.median(times)
+        target = f"  (target <= {FIVE_TARGET} s)" if k == 5 else ""
+        print(f"  {k:3} files changed:  median {wall:.3f} s{target}")
+        print(f"      stages: {breakdown(stages, wall)}")
+        fig.add(f"update.{tag}.changed{k}", f"update, {k} file{'s' * (k > 1)} changed of {n:,}", wall, "s",
+                ("<=", FIVE_TARGET) if k == 5 else None, "issue 4" if k == 5 else "",
+                cell=(TABLE, f"{k} file{'s' * (k > 1)} changed", f"{n:,} files"))  # fmt: skip
+    return medians
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--sizes", default="1000")
     ap.add_argument("--model", default="default")
     ap.add_argument("--runs", type=int, default=3)
-    ap.add_argument("--site", type=Path, default=SITE)
+    json_option(ap)
     args = ap.parse_args()
+    fig = Figures("update_speed")
     now = datetime.datetime.now(datetime.timezone.utc)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"{now:%Y-%m-%dT%H:%M}Z, load {os.getloadavg()[0]:.2f}")  # fmt: skip
+          f"{now:%Y-%m-%dT%H:%M}Z, load {load_average()}")  # fmt: skip
     imports = statistics.median(timed([*CORA, "--version"], Path.cwd()) for _ in range(5))
     model = "from cora_ci.embedding import load_embedder as l; l('default').embed_documents(['x'])"
     load = statistics.median(timed([sys.executable, "-c", model], Path.cwd()) for _ in range(3))
     print(f"process start + CLI imports: {imports:.3f} s; + default model load and first call: {load:.3f} s")
+    fig.add("update.start", "process start + CLI imports", imports, "s")
+    fig.add("update.start_model", "process start + model load and first embedding", load, "s",
+            ("<=", START_TARGET), "issue 4")  # fmt: skip
+    sizes = [int(x) for x in args.sizes.split(",")]
+    by_size: dict[int, dict[int, float]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["XDG_CACHE_HOME"] = tmp
-        for n in (int(x) for x in args.sizes.split(",")):
-            repo = make_repo(Path(tmp), n, args.site)
-            if len(git(repo, "ls-files").split()) < n:
-                sys.exit(f"{args.site} holds fewer than {n} suitable files: pick another --site")
-            index = [*CORA, "index", "-q", "--timings", "--model", args.model]
-            first = timed(index, repo)
-            print(f"\n== {n} files, model {args.model}: first build {first:.1f} s ==")
-            stages: list[dict[str, float]] = []
-            noop = [timed(index, repo, stages) for _ in range(args.runs)]
-            wall = statistics.median(noop)
-            print(f"  no-op update:       median {wall:.3f} s  (target <= 0.3 s)")
-            print(f"      stages: {breakdown(stages, wall)}")
-            for k in (1, 5, 10, 100):
-                times: list[float] = []
-                stages = []
-                for r in range(args.runs):
-                    edit(repo, k, r)
-                    times.append(timed(index, repo, stages))
-                wall = statistics.median(times)
-                target = "  (target <= 1.0 s)" if k == 5 else ""
-                print(f"  {k:3} files changed:  median {wall:.3f} s{target}")
-                print(f"      stages: {breakdown(stages, wall)}")
+        for n in sizes:
+            by_size[n] = bench_size(fig, Path(tmp), n, args.model, args.runs)
+    growth(fig, by_size)
+    for n in (1000, 10000):
+        if n not in sizes:
+            fig.skip(f"update.{n // 1000}k", f"updates of a {n:,}-file repository", "not in --sizes")
+    fig.write(args.json)
+
+
+def growth(fig: Figures, by_size: dict[int, dict[int, float]]) -> None:
+    """The same change on the largest repository against the smallest: what the size itself costs."""
+    if len(by_size) < 2:
+        fig.skip("update.growth", "update cost, larger vs smaller repository", "one repository size only")
+        return
+    small, large = min(by_size), max(by_size)
+    for k in CHANGES:
+        ratio = by_size[large][k] / by_size[small][k]
+        print(f"  {k:3} files changed: {large:,} files / {small:,} files = {ratio:.2f}x")
+        fig.add(f"update.growth.changed{k}", f"update time, {k} changed: {large:,} / {small:,} files", ratio,
+                "x", ("<=", GROWTH_TARGET), "issue 4: follows the change (2x: our bound)",
+                cell=(TABLE, f"{k} file{'s' * (k > 1)} changed", f"{large // small}x the files"))  # fmt: skip
 
 
 if __name__ == "__main__":

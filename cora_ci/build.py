@@ -143,6 +143,7 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: bool, progress: P
                 update_vectors(old.root / mf.VECTORS, tmp / mf.VECTORS, vec.remove, batches)
             else:
                 write_vectors(tmp / mf.VECTORS, vec.ids, vec.vectors)  # nothing stored to copy
+        write_graph(tmp / mf.GRAPH, files)
         progress("write", 1, 1)
         return assemble_manifest(_header(snap, cfg, info, cut), files, lexical, shards)
 
@@ -528,6 +529,15 @@ def _built_at(snap: Snapshot) -> int | None:
         except ValueError:
             raise CoraError("CORA-CFG-002", f"SOURCE_DATE_EPOCH: expected an integer, got {env!r}") from None
     return snap.time
+
+
+def write_graph(path: Path, files: dict[str, list[Any]]) -> None:
+    """The whole reference graph as CSR arrays, so a query reads it in one go (~1 ms) instead of
+    assembling it from every file's edges (~50 ms at 50k chunks, paid here once per update)."""
+    from cora_ci.bundle import csr_of_files
+    from cora_ci.graph.build import pack_csr
+
+    path.write_bytes(pack_csr(csr_of_files(files, mf.ids_of(b"".join(files["ids"])))))
 
 
 def _header(snap: Snapshot, cfg: Config, model: dict[str, Any] | None,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from pathlib import Path
@@ -255,6 +256,7 @@ def query(
     model: str | None,
 ) -> None:
     """Search a bundle: hybrid ranking, graph expansion, boosts, within a token budget."""
+    gc.disable()  # one short-lived answer: collections over the bundle's objects would only cost time
     from cora_ci.render.formats import as_cora, as_json, as_text
     from cora_ci.render.query import Where, run_query
     from cora_ci.retrieval.types import Filters
@@ -274,6 +276,8 @@ def query(
             click.echo(line, color=color)
     if not ans.results and fmt != "json":
         click.echo("no results", err=True)
+    global _read_only_done
+    _read_only_done = True  # main() ends the process once the answer is written
 
 
 @cli.command()
@@ -293,7 +297,9 @@ def show(anchor: str, bundle: Path | None, repo: Path | None, fmt: str) -> None:
 
     from cora_ci.render.query import Where, run_show
 
+    global _read_only_done
     shown = run_show(anchor, Where.of(bundle, repo, Path.cwd()))
+    _read_only_done = True  # main() ends the process once the answer is written
     v, c = shown.view, shown.chunk
     if fmt == "json":
         d = {
@@ -397,10 +403,24 @@ def ci_build(repo: Path, bundle_dir: Path, archive: Path, model: str | None, con
     ci.publish(os.environ, ci.outcome_outputs(o), ci.job_summary(o), click.echo)
 
 
+_read_only_done = False  # set by `query` and `show` once their answer is written
+
+
+def _exit_now() -> None:
+    """End a read-only command without tearing the interpreter down: freeing the model's
+    sessions, the indexes and the bundle's objects costs ~70 ms of a ~0.5 s query, and nothing
+    is left to flush or clean (the BM25 shadow directory is removed once the index is open)."""
+    sys.stdout.flush()  # a closed pipe raises here, handled like any other
+    sys.stderr.flush()
+    os._exit(0)
+
+
 def main() -> None:
     """Entry point: expected failures print one line with a stable code, never a traceback."""
     try:
         cli.main(standalone_mode=False)
+        if _read_only_done:
+            _exit_now()
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)

@@ -3,7 +3,8 @@
 A file's row (chunks, texts, text hashes, name filters, links, diagnostics) depends on that file
 alone, so each shard's rows are taken as they are. What depends on other files is redone over
 all of them: the graph edges (a shard could not resolve a call into another shard's file; this
-runs the full build's own `link_files` over the links every row stores), the BM25 buckets and
+runs the full build's own `link_files` over the links every row stores, then writes the CSR
+graph from them), the BM25 buckets and
 manifest shards (their number follows the total chunk count and each mixes files of every shard,
 so they are written from the rows' texts), and the vector index (vectors copied as stored, int8,
 never embedded again, added by id as a full build adds them). The result is byte for byte the
@@ -20,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from cora_ci.build import HEADER, assemble_manifest, link_files, write_lexical, write_shards
+from cora_ci.build import HEADER, assemble_manifest, link_files, write_graph, write_lexical, write_shards
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.manifest import bucket_count
@@ -83,6 +84,7 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
 
                 write_vectors(tmp / mf.VECTORS, *_stored_vectors(bundles, first["model"]["dim"]))
             stages["vectors"] = time.perf_counter() - t
+            write_graph(tmp / mf.GRAPH, files)
             return assemble_manifest(header, files, lexical, names)
 
         t = time.perf_counter()

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import msgpack
+import numpy as np
 import pytest
 from conftest import git
 
@@ -112,7 +113,7 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     b = open_bundle(out)
     m = b.manifest
     commit = git(repo, "rev-parse", "HEAD").strip()
-    assert m["format"] == "cora-bundle" and m["format_version"] == "3.0" and m["tool_version"]
+    assert m["format"] == "cora-bundle" and m["format_version"] == "3.1" and m["tool_version"]
     assert m["built_at"] == int(git(repo, "show", "-s", "--format=%ct", "HEAD"))
     assert m["source"] == {
         "root": "repo", "kind": "rev", "commit": commit,
@@ -144,7 +145,9 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     assert "src.util" in files["imports"][files["path"].index("src/auth.py")]
     assert set(m["artifacts"]) == {p.relative_to(out).as_posix() for p in out.rglob("*") if p.is_file()} - {
         mf.MANIFEST, mf.MANIFEST_SUM}  # fmt: skip
-    assert all(k.startswith(("bm25/", "shards/")) for k in m["artifacts"])  # no vectors.usearch here
+    assert all(
+        k.startswith(("bm25/", "shards/")) or k == mf.GRAPH for k in m["artifacts"]
+    )  # no vectors.usearch here
     assert m["stats"]["chunks"] == len(b.chunks) == s.chunks
     assert m["stats"]["source_bytes"] == sum(
         len(v.encode()) for k, v in _dedent(FILES).items() if k != "logo.png"
@@ -196,6 +199,31 @@ def test_reference_graph_links_a_call_to_its_definition_in_the_imported_file(rep
     assert anchors["web/api.ts::fetchUser"] in {
         g.ids[j] for j in g.indices[g.indptr[src] : g.indptr[src + 1]]
     }
+
+
+def test_the_stored_graph_is_the_one_the_files_edges_make_and_damage_is_named(repo: Path) -> None:
+    from cora_ci.bundle import csr_of_files
+
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    b = open_bundle(out)
+    stored, derived = b.graph_csr, csr_of_files(b.manifest["files"], b.chunks.id_array)
+    assert len(stored.indices) > 0
+    for a, d in zip(stored, derived, strict=True):
+        assert np.array_equal(a, d)
+    data = msgpack.unpackb((out / mf.GRAPH).read_bytes())
+    data["indices"] = (np.frombuffer(data["indices"], "<u4") + 1000).astype("<u4").tobytes()
+    (out / mf.GRAPH).write_bytes(msgpack.packb(data))
+    with pytest.raises(CoraError) as e:
+        open_bundle(out)  # the checksum catches it first
+    assert e.value.code == "CORA-BND-003" and mf.GRAPH in e.value.message
+    m = b.manifest
+    m["artifacts"][mf.GRAPH] = {"sha256": hashlib.sha256((out / mf.GRAPH).read_bytes()).hexdigest(),
+                                "size": (out / mf.GRAPH).stat().st_size}  # fmt: skip
+    _rewrite_manifest(out, artifacts=m["artifacts"])  # re-signed: now the contents must be checked
+    with pytest.raises(CoraError) as e:
+        open_bundle(out).graph_csr  # noqa: B018
+    assert e.value.code == "CORA-BND-004" and "inconsistent graph" in e.value.message
 
 
 def test_bm25_is_identifier_aware(repo: Path) -> None:
@@ -384,7 +412,7 @@ def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
     _rewrite_manifest(out, format_version="4.0")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
-    assert e.value.code == "CORA-BND-002" and "3.0" in e.value.message
+    assert e.value.code == "CORA-BND-002" and "3.1" in e.value.message
     _rewrite_manifest(out, format="something-else")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
@@ -398,7 +426,7 @@ def test_an_older_major_format_is_rebuilt_once_and_refused_by_readers(repo: Path
     with pytest.raises(CoraError) as e:
         len(open_bundle(out).chunks)
     assert e.value.code == "CORA-BND-004" and "older" in e.value.message
-    assert build(repo, model="none").rebuilt == "bundle format 2.0 -> 3.0"
+    assert build(repo, model="none").rebuilt == "bundle format 2.0 -> 3.1"
     assert build(repo, model="none").rebuilt == ""
 
 
@@ -470,3 +498,16 @@ def test_interrupted_swap_falls_back_to_the_old_copy(repo: Path) -> None:
     out = repo / ".cora" / "index"
     out.rename(out.with_name("index.old"))  # what two-rename swapping leaves if killed in between
     assert len(open_bundle(out).chunks) > 0
+
+
+def test_reading_bm25_leaves_no_shadow_directory(repo: Path) -> None:
+    import tempfile
+
+    from cora_ci.bundle.lexical import _SHADOW_DIR
+
+    build(repo, model="none")
+    where = Path(_SHADOW_DIR or tempfile.gettempdir())
+    before = set(where.glob("cora-bm25-*"))
+    lex = open_bundle(repo / ".cora" / "index").lexical
+    assert set(where.glob("cora-bm25-*")) == before  # the links go once the searcher holds the files
+    assert lex.search("parse_header_links", 3) and lex.search("fetchUser", 3)

@@ -21,7 +21,6 @@ symlinks and the bundle itself is never written.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import hashlib
 import json
@@ -47,8 +46,8 @@ _HEAP = 64 * 1024 * 1024  # one writer thread; a bucket always fits one segment
 _LOCKS = (".tantivy-meta.lock", ".tantivy-writer.lock")
 _MANAGED = ".managed.json"
 # tantivy writes a lock file where it opens an index, so a reader opens a shadow directory of
-# links to the bundle's files instead: in memory where there is such a place (hundreds of links
-# cost ~60 ms on a disk, ~2 ms in tmpfs).
+# links to the bundle's files instead, removed as soon as the searcher holds the files: in memory
+# where there is such a place (hundreds of links cost ~60 ms on a disk, ~2 ms in tmpfs).
 _SHADOW_DIR = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
@@ -257,16 +256,19 @@ class LexicalIndex:
     """A read-only view of a bundle's BM25 index."""
 
     def __init__(self, directory: Path) -> None:
-        self._shadow = Path(tempfile.mkdtemp(prefix="cora-bm25-", dir=_SHADOW_DIR))
-        atexit.register(shutil.rmtree, self._shadow, True)
-        real = os.path.realpath(directory)  # once, not per file (~0.2 ms each)
-        for name in os.listdir(real):
-            if name not in _LOCKS:
-                os.symlink(os.path.join(real, name), self._shadow / name)
-        self._index = tantivy.Index.open(str(self._shadow))
-        self._index.register_tokenizer(TOKENIZER, _analyzer())
-        self._searcher = self._index.searcher()
+        shadow = tempfile.mkdtemp(prefix="cora-bm25-", dir=_SHADOW_DIR)
+        try:
+            real = os.path.realpath(directory)  # once, not per file (~0.2 ms each)
+            for name in os.listdir(real):
+                if name not in _LOCKS:
+                    os.symlink(os.path.join(real, name), os.path.join(shadow, name))
+            self._index = tantivy.Index.open(shadow)
+            self._index.register_tokenizer(TOKENIZER, _analyzer())
+            self._searcher = self._index.searcher()
+        finally:  # the searcher holds its files open (mapped): the links are no longer needed
+            shutil.rmtree(shadow, ignore_errors=True)
         self._schema = self._index.schema
+        self._last: tuple[tuple[str, int], list[tuple[int, float]]] | None = None
 
     @property
     def num_docs(self) -> int:
@@ -274,7 +276,15 @@ class LexicalIndex:
         return n
 
     def search(self, query: str, k: int) -> list[tuple[int, float]]:
-        """BM25 over the name, path and body fields with their boosts: (chunk id, score), best first."""
+        """BM25 over the name, path and body fields with their boosts: (chunk id, score), best first.
+        The last answer is kept: a query prefetched while the model loads is not run twice."""
+        if self._last is not None and self._last[0] == (query, k):
+            return list(self._last[1])
+        out = self._search(query, k)
+        self._last = ((query, k), out)
+        return list(out)
+
+    def _search(self, query: str, k: int) -> list[tuple[int, float]]:
         words = sorted(set(terms(query)))
         if not words or k <= 0:
             return []

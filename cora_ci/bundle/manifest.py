@@ -34,12 +34,13 @@ from cora_ci.errors import CoraError
 from cora_ci.graph.build import FileLinks
 
 FORMAT = "cora-bundle"
-FORMAT_VERSION = (3, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
+FORMAT_VERSION = (3, 1)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
 VECTORS = "vectors.usearch"
 BM25 = "bm25"
 SHARDS = "shards"
+GRAPH = "graph.msgpack"  # the reference graph as CSR arrays, derived from the files' edges (3.1)
 
 # Per file: `ids` u64 chunk ids, `keys` 16-byte text hashes (empty without a model), `defs_h` and
 # `refs_h` u32 hashes of the names it defines and uses, `edges` its chunks' resolved out-edges.

@@ -270,6 +270,35 @@ def csr_from_edges(ids: npt.NDArray[np.uint64], src: Any, dst: Any, w: Any) -> C
     return Csr(nodes, indptr, d[order].astype(np.int64), np.asarray(w, dtype=np.float32)[order])
 
 
+def pack_csr(c: Csr) -> bytes:
+    """The CSR as one msgpack map of little-endian arrays (the bundle's `graph.msgpack`)."""
+    import msgpack
+
+    return bytes(msgpack.packb({
+        "format": FORMAT, "ids": c.ids.astype("<u8").tobytes(), "indptr": c.indptr.astype("<u8").tobytes(),
+        "indices": c.indices.astype("<u4").tobytes(), "weights": c.weights.astype("<f4").tobytes(),
+    }))  # fmt: skip
+
+
+def unpack_csr(data: bytes) -> Csr:
+    """`pack_csr`'s arrays, checked to form a graph (a bundle may come from anywhere): ValueError if not."""
+    import msgpack
+
+    d = msgpack.unpackb(data, max_bin_len=len(data), max_str_len=64, max_map_len=8, max_array_len=0)
+    if not isinstance(d, dict) or d.get("format") != FORMAT:
+        raise ValueError("not a cora graph")
+    ids = np.frombuffer(d["ids"], dtype="<u8").astype(np.uint64)
+    indptr = np.frombuffer(d["indptr"], dtype="<u8").astype(np.int64)
+    indices = np.frombuffer(d["indices"], dtype="<u4").astype(np.int64)
+    weights = np.frombuffer(d["weights"], dtype="<f4").astype(np.float32)
+    n, e = len(ids), len(indices)
+    if (len(indptr) != n + 1 or indptr[0] != 0 or indptr[-1] != e or len(weights) != e
+            or (n and bool((np.diff(indptr) < 0).any())) or (e and int(indices.max()) >= n)
+            or (n and bool((np.diff(ids.astype(np.float64)) < 0).any()))):  # fmt: skip
+        raise ValueError("inconsistent graph arrays")
+    return Csr(ids, indptr, indices, weights)
+
+
 def graph_from_edges(ids: npt.NDArray[np.uint64], src: Any, dst: Any, w: Any) -> Graph:
     """The CSR graph over `ids` (any order) from edge arrays of chunk ids."""
     c = csr_from_edges(ids, src, dst, w)

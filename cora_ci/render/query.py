@@ -94,6 +94,7 @@ def run_query(
     """Rank the bundle's chunks for `text` and pack the answer, re-bound to the working tree."""
     from cora_ci.retrieval import search
     from cora_ci.retrieval.catalog import catalog
+    from cora_ci.retrieval.search import prefetch
 
     bundle = open_bundle(where.bundle)
     with ThreadPoolExecutor(1, thread_name_prefix="cora-model") as pool:
@@ -101,6 +102,7 @@ def run_query(
         tree = work_tree(bundle, where.repo, where.default_repo)
         all_boosts = boosts_for(bundle, boosts, tree.root if tree is not None else None)
         bundle.lexical, bundle.vectors, catalog(bundle).graph  # opened while the model loads
+        prefetch(bundle, text, k, filters)
         embedder = ahead.result()
     hits = search(bundle, text, k=k, embedder=embedder, filters=filters, boosts=all_boosts)
     results = pack(hits, BundleChunks(bundle, tree), budget)

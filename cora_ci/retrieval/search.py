@@ -118,11 +118,23 @@ def search(
     return hits
 
 
+def pool_size(chunks: int, k: int, filters: Filters, params: Params = PARAMS) -> int:
+    """Candidates taken from each side: ten times deeper when a filter will drop some."""
+    pool = max(params.pool, 3 * k)
+    return min(max(pool * 10, 1000), max(chunks, 1)) if active(filters) else pool
+
+
+def prefetch(bundle: Bundle, query: str, k: int, filters: Filters) -> None:
+    """Run the BM25 side and read its candidates' metadata ahead of `search` (which then finds
+    both cached): `cora-ci query` does this while the model loads in another thread."""
+    cat = catalog(bundle)
+    for cid, _ in bundle.lexical.search(analyse(query).text, pool_size(len(cat), k, filters)):
+        cat.meta(cid)
+
+
 def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, filters: Filters,
                 params: Params, accept: Any) -> dict[int, _Cand]:  # fmt: skip
-    pool = max(params.pool, 3 * k)
-    if active(filters):
-        pool = min(max(pool * 10, 1000), max(len(cat), 1))
+    pool = pool_size(len(cat), k, filters, params)
     lexical = bundle.lexical.search(q.text, pool) if params.lexical else []
     vector: list[tuple[int, float]] = []
     weight = params.fusion.vec_weight_ident if q.identifier else params.fusion.vec_weight_text
