@@ -61,7 +61,7 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
     first = bundles[0].manifest
     with update_lock(out):
         t = time.perf_counter()
-        rows = _rows(bundles, paths)
+        rows = _rows(bundles)
         stages["read"] = time.perf_counter() - t
         t = time.perf_counter()
         links = {p: mf.links_of_row(rows[p]) for p in rows}
@@ -150,7 +150,7 @@ def _brief(key: str, value: Any) -> str:
     return str(value)
 
 
-def _rows(bundles: list[Bundle], paths: Sequence[Path]) -> mf.Rows:
+def _rows(bundles: list[Bundle]) -> mf.Rows:
     """Every file's row from its shard (reads every manifest shard), checked to make up exactly
     the tree the shards were cut from."""
     rows = mf.Rows()
