@@ -11,7 +11,7 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -28,6 +28,7 @@ from cora_ci.chunking.model import Chunk
 from cora_ci.chunking.tokens import default_counter
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
+from cora_ci.files.shard import ShardSpec, assign, tree_digest
 from cora_ci.files.source import Entry, Snapshot, snapshot
 from cora_ci.graph.build import FileLinks, Linker, NameFilter, changed_names, file_links, hashes, pack_edges
 from cora_ci.graph.extract import FileRefs
@@ -65,30 +66,43 @@ class Summary:
 
 def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: str | None = None,
           model: str | None = None, config_file: Path | None = None, full: bool = False,
-          progress: Progress = _quiet) -> Summary:  # fmt: skip
+          progress: Progress = _quiet, shard: ShardSpec | None = None) -> Summary:  # fmt: skip
     """Index `repo` into the bundle `out` (default `<repo root>/.cora/index`).
 
     An existing bundle is updated: files whose git blob id is unchanged keep their chunks, and
     every chunk whose embedded text is unchanged keeps its vector, wherever it moved. A change of
-    chunker config, model or major format rebuilds from scratch, as does `full`.
+    chunker config, model, shard or major format rebuilds from scratch, as does `full`. `shard`
+    indexes only that shard's files of the tree (see `cora_ci.files.shard`).
     """
     t0 = time.perf_counter()
     snap = snapshot(repo, kind, rev, out, config_file)
     out = out if out is not None else snap.root / ".cora" / "index"
+    snap, cut = _cut(snap, shard)
     with update_lock(out):
-        return _build(snap, out, model, full, progress, t0)
+        return _build(snap, out, model, full, progress, t0, cut)
 
 
-def _build(
-    snap: Snapshot, out: Path, model: str | None, full: bool, progress: Progress, t0: float
-) -> Summary:
+def _cut(snap: Snapshot, spec: ShardSpec | None) -> tuple[Snapshot, dict[str, Any] | None]:
+    """The snapshot restricted to shard `spec`, and what its manifest records about the cut: the
+    shard, and the whole tree's file count and digest, which a merge checks."""
+    if spec is None:
+        return snap, None
+    shards = assign([(e.path, size) for e, size in zip(snap.entries, snap.sizes(), strict=True)], spec.count)
+    mine = tuple(e for e, s in zip(snap.entries, shards, strict=True) if s == spec.index - 1)
+    cut = {"index": spec.index, "count": spec.count, "files": len(snap.entries),
+           "digest": tree_digest([(e.path, e.blob) for e in snap.entries])}  # fmt: skip
+    return replace(snap, entries=mine), cut
+
+
+def _build(snap: Snapshot, out: Path, model: str | None, full: bool, progress: Progress, t0: float,
+           cut: dict[str, Any] | None) -> Summary:  # fmt: skip
     stages: dict[str, float] = {}
     cfg = snap.config
     embedder = _embedder(model or cfg.model, snap.root)
     info = asdict(embedder.info) if embedder is not None else None
-    old, rebuilt = (None, "--full") if full else _previous(out, cfg, info)
+    old, rebuilt = (None, "--full") if full else _previous(out, cfg, info, cut)
     if old is not None and _same_files(old, snap):
-        return _refresh_source(old, snap, out, t0, embedder)
+        return _refresh_source(old, snap, out, t0, embedder, cut)
     stages["list"] = time.perf_counter() - t0
     old_shards = old.shards if old is not None else None
     old_rows = mf.Rows(old_shards)
@@ -104,7 +118,7 @@ def _build(
     rows = mf.Rows(old_shards, kept)
     for p, f in fresh.items():
         rows.put(_row(f, links[p], keys[p]))
-    for p, e in _link(old_rows, kept, rows, links).items():
+    for p, e in link_files(old_rows, kept, rows, links).items():
         rows.set_top(p, "edges", e)  # a top column: an unchanged file's shard is not read
     stages["graph"] = time.perf_counter() - t
     t = time.perf_counter()
@@ -118,9 +132,9 @@ def _build(
     def fill(tmp: Path) -> dict[str, Any]:
         progress("write", 0, 1)
         reuse = old if same_buckets else None
-        lexical = _write_lexical(tmp / mf.BM25, reuse, files, rows, fresh, deleted, count)
+        lexical = write_lexical(tmp / mf.BM25, reuse, files, rows, fresh, deleted, count)
         changed = {bucket_of(p, count) for p in [*fresh, *deleted]}
-        shards = _write_shards(tmp, reuse, rows, count, changed)
+        shards = write_shards(tmp, reuse, rows, count, changed)
         if vec is not None:
             from cora_ci.bundle.vectors import update_vectors, write_vectors
 
@@ -129,9 +143,9 @@ def _build(
                 update_vectors(old.root / mf.VECTORS, tmp / mf.VECTORS, vec.remove, batches)
             else:
                 write_vectors(tmp / mf.VECTORS, vec.ids, vec.vectors)  # nothing stored to copy
-        _write_graph(tmp / mf.GRAPH, files)
+        write_graph(tmp / mf.GRAPH, files)
         progress("write", 1, 1)
-        return _manifest(snap, cfg, info, files, lexical, shards)
+        return assemble_manifest(_header(snap, cfg, info, cut), files, lexical, shards)
 
     t = time.perf_counter()
     write_bundle(out, fill, _linked_artifacts(old))
@@ -144,7 +158,8 @@ def _build(
         source_bytes=sum(files["size"][i] for i in indexed), bundle_bytes=_dir_bytes(out),
         diagnostics=sum(_diagnostics(f) for f in fresh.values()),
         languages=dict(sorted(Counter(files["lang"][i] for i in indexed).items())),
-        seconds=time.perf_counter() - t0, stages=stages, model=_model_name(embedder), source=_label(snap),
+        seconds=time.perf_counter() - t0, stages=stages, model=_model_name(embedder),
+        source=_label(snap, cut),
     )  # fmt: skip
 
 
@@ -171,9 +186,15 @@ def _model_name(embedder: Any) -> str:
     return embedder.info.name if embedder is not None else "none"
 
 
-def _label(snap: Snapshot) -> str:
-    """What was indexed, for people: `rev 1a2b3c4d5e6f`, `staged 1a2b...`, `dir`."""
-    return f"{snap.kind} {snap.commit[:12] if snap.commit else ''}".strip()
+def _label(snap: Snapshot, cut: dict[str, Any] | None) -> str:
+    """What was indexed, for people: `rev 1a2b3c4d5e6f`, `staged 1a2b...`, `dir`, `rev 1a2b..., shard 2/4`."""
+    label = f"{snap.kind} {snap.commit[:12] if snap.commit else ''}".strip()
+    return f"{label}, shard {shard_label(cut)}" if cut else label
+
+
+def shard_label(cut: dict[str, Any] | None) -> str:
+    """`2/4`, or `full` for a bundle of the whole tree."""
+    return f"{cut['index']}/{cut['count']}" if cut else "full"
 
 
 def _same_files(old: Bundle, snap: Snapshot) -> bool:
@@ -181,19 +202,24 @@ def _same_files(old: Bundle, snap: Snapshot) -> bool:
     return dict(zip(files["path"], files["blob"], strict=True)) == {e.path: e.blob for e in snap.entries}
 
 
-def _refresh_source(old: Bundle, snap: Snapshot, out: Path, t0: float, embedder: Any) -> Summary:
+def _refresh_source(old: Bundle, snap: Snapshot, out: Path, t0: float, embedder: Any,
+                    cut: dict[str, Any] | None) -> Summary:  # fmt: skip
     """No file changed (a new commit that touched nothing indexed, a sync right after the
-    pre-commit update, a rerun): keep both indexes as they are, hard-linked, and rewrite only the
-    manifest's source fields, or nothing at all when those are unchanged too."""
+    pre-commit update, a rerun, a commit outside this shard): keep both indexes as they are,
+    hard-linked, and rewrite only the manifest's source fields, or nothing at all when those are
+    unchanged too."""
     m = old.manifest
     source = _source(snap)
-    if m["source"] != source or m["built_at"] != _built_at(snap) or m["boosts"] != list(snap.boosts):
+    new = {"source": source, "built_at": _built_at(snap), "boosts": list(snap.boosts)}
+    if cut is not None:
+        new["shard"] = cut
+    if any(m.get(k) != v for k, v in new.items()):
 
         def fill(tmp: Path) -> dict[str, Any]:
             for rel in m["artifacts"]:
                 (tmp / rel).parent.mkdir(parents=True, exist_ok=True)
                 os.link(old.root / rel, tmp / rel)
-            return {**m, "source": source, "built_at": _built_at(snap), "boosts": list(snap.boosts)}
+            return {**m, **new}
 
         write_bundle(out, fill, _linked_artifacts(old))
     stats = m["stats"]
@@ -203,7 +229,7 @@ def _refresh_source(old: Bundle, snap: Snapshot, out: Path, t0: float, embedder:
         source_bytes=stats["source_bytes"],
         bundle_bytes=_dir_bytes(out), languages=dict(sorted(Counter(indexed).items())),
         seconds=time.perf_counter() - t0, stages={"list": time.perf_counter() - t0},
-        model=_model_name(embedder), source=_label(snap),
+        model=_model_name(embedder), source=_label(snap, cut),
     )  # fmt: skip
 
 
@@ -217,7 +243,8 @@ def _source(snap: Snapshot) -> dict[str, Any]:
     }
 
 
-def _previous(out: Path, cfg: Config, model: dict[str, Any] | None) -> tuple[Bundle | None, str]:
+def _previous(out: Path, cfg: Config, model: dict[str, Any] | None,
+              cut: dict[str, Any] | None) -> tuple[Bundle | None, str]:  # fmt: skip
     """The bundle to update, or None and the reason for building from scratch."""
     if not (out / mf.MANIFEST).is_file():
         return None, "" if not out.exists() else "no readable bundle"
@@ -233,6 +260,9 @@ def _previous(out: Path, cfg: Config, model: dict[str, Any] | None) -> tuple[Bun
     if m["model"] != model:
         name = (model or {}).get("name", "none")
         return None, f"model changed ({(m['model'] or {}).get('name', 'none')} -> {name})"
+    was, now = shard_label(m.get("shard")), shard_label(cut)
+    if was != now:
+        return None, f"shard changed ({was} -> {now})"
     return old, ""
 
 
@@ -291,7 +321,9 @@ def _collision(cid: int, a: str, b: str) -> CoraError:
     return CoraError("CORA-INT-001", f"chunk id collision ({cid}): {a} and {b}")
 
 
-def _link(old_rows: mf.Rows, kept: mf.Rows, rows: mf.Rows, links: dict[str, FileLinks]) -> dict[str, bytes]:
+def link_files(
+    old_rows: mf.Rows, kept: mf.Rows, rows: mf.Rows, links: dict[str, FileLinks]
+) -> dict[str, bytes]:
     """Packed out-edges of every file whose references may resolve differently now: the changed
     files (those in `links`), the files using a name whose definitions changed, and, when files
     were added or removed or declare other C# namespaces, the files whose imports now reach other
@@ -428,7 +460,7 @@ def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Prog
     return vecs, len(todo)
 
 
-def _write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: mf.Rows,
+def write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: mf.Rows,
                    fresh: dict[str, mf.FileEntry], deleted: set[str],
                    count: int) -> dict[str, Any]:  # fmt: skip
     """The BM25 index: only the buckets holding changed or deleted files are written anew; the
@@ -449,7 +481,7 @@ def _write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[An
     return {"buckets": count, "segments": [[s.id, s.docs] if s else None for s in segments]}
 
 
-def _write_shards(tmp: Path, old: Bundle | None, rows: mf.Rows, count: int,
+def write_shards(tmp: Path, old: Bundle | None, rows: mf.Rows, count: int,
                   changed: set[int]) -> list[str | None]:  # fmt: skip
     """The manifest's shards, one per non-empty bucket: those of `changed` buckets are written
     anew (reading the old rows they keep), the others hard-linked from `old` (None: write all),
@@ -499,7 +531,7 @@ def _built_at(snap: Snapshot) -> int | None:
     return snap.time
 
 
-def _write_graph(path: Path, files: dict[str, list[Any]]) -> None:
+def write_graph(path: Path, files: dict[str, list[Any]]) -> None:
     """The whole reference graph as CSR arrays, so a query reads it in one go (~1 ms) instead of
     assembling it from every file's edges (~50 ms at 50k chunks, paid here once per update)."""
     from cora_ci.bundle import csr_of_files
@@ -508,18 +540,20 @@ def _write_graph(path: Path, files: dict[str, list[Any]]) -> None:
     path.write_bytes(pack_csr(csr_of_files(files, mf.ids_of(b"".join(files["ids"])))))
 
 
-def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: dict[str, list[Any]],
-              lexical: dict[str, Any], shards: list[str | None]) -> dict[str, Any]:  # fmt: skip
+def _header(snap: Snapshot, cfg: Config, model: dict[str, Any] | None,
+            cut: dict[str, Any] | None) -> dict[str, Any]:  # fmt: skip
+    """The manifest's fields about the build rather than its files (see `HEADER`); a shard's has
+    `shard` too, after `source`."""
     chunk_cfg = asdict(cfg)
     for k in ("include", "exclude", "source", "model"):
         chunk_cfg.pop(k)
-    indexed = [i for i, st in enumerate(files["strategy"]) if st is not None]
-    return {
+    header = {
         "format": mf.FORMAT,
         "format_version": ".".join(map(str, mf.FORMAT_VERSION)),
         "tool_version": __version__,
         "built_at": _built_at(snap),
         "source": _source(snap),
+        "shard": cut,
         "model": model,
         "chunker": {
             "hash": cfg.chunker_hash(),
@@ -528,6 +562,24 @@ def _manifest(snap: Snapshot, cfg: Config, model: dict[str, Any] | None, files: 
             "exclude": list(cfg.exclude),
         },
         "boosts": list(snap.boosts),
+    }
+    if cut is None:
+        del header["shard"]
+    return header
+
+
+# The header's keys in manifest order (`shard` only in a shard's bundle).
+HEADER = ("format", "format_version", "tool_version", "built_at", "source", "shard", "model", "chunker",
+          "boosts")  # fmt: skip
+
+
+def assemble_manifest(header: dict[str, Any], files: dict[str, list[Any]], lexical: dict[str, Any],
+                      shards: list[str | None]) -> dict[str, Any]:  # fmt: skip
+    """The manifest (without `artifacts`, which `write_bundle` adds): the header, then what the
+    file table gives (counts, files, shards) and the BM25 buckets."""
+    indexed = [i for i, st in enumerate(files["strategy"]) if st is not None]
+    return {
+        **header,
         "stats": {
             "files": len(indexed),
             "skipped": len(files["path"]) - len(indexed),

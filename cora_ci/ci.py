@@ -22,6 +22,7 @@ from cora_ci.build import Progress, Summary, build
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.archive import Packed, write_archive
 from cora_ci.errors import CoraError
+from cora_ci.files.shard import ShardSpec, parse_spec
 from cora_ci.render.summary import languages
 
 ARCHIVE_NAME = "cora-index.tar.gz"
@@ -35,6 +36,8 @@ class Plan:
     archive: Path
     cache_key: str
     restore_keys: tuple[str, ...]
+    artifact_name: str
+    shard: ShardSpec | None = None
 
     def outputs(self) -> dict[str, str]:
         return {
@@ -43,6 +46,8 @@ class Plan:
             "archive": str(self.archive),
             "cache-key": self.cache_key,
             "restore-keys": "\n".join(self.restore_keys),
+            "artifact-name": self.artifact_name,
+            "shard": str(self.shard or ""),
         }
 
 
@@ -71,36 +76,50 @@ def default_branch(env: Mapping[str, str]) -> str:
         return ""
 
 
+def shard_input(shard: str, shards: str) -> ShardSpec | None:
+    """The action's `shard` and `shards` inputs (I and N): both, or neither for a full build."""
+    if not shard and not shards:
+        return None
+    if not shard or not shards:
+        raise CoraError("CORA-CFG-002", "inputs shard and shards: give both (I and N) or neither")
+    return parse_spec(f"{shard}/{shards}")
+
+
 def plan(env: Mapping[str, str], path: str, bundle_dir: str, artifact_name: str, model: str,
-         config: str) -> Plan:  # fmt: skip
+         config: str, shard: ShardSpec | None = None) -> Plan:  # fmt: skip
     """Paths (relative ones are taken from the workspace, as GitHub's own actions do) and cache keys.
 
     The key ends with the commit, so each push saves its own bundle; the restore keys are the
     branch's prefix, then the default branch's, so a new branch or a PR starts from the nearest
-    bundle GitHub lets it read. Model, config and paths are part of the prefix: a bundle built
-    with another model would be rebuilt in full anyway.
+    bundle GitHub lets it read. Model, config, paths and the shard are part of the prefix: a
+    bundle built with another model, or another shard's, would be rebuilt in full anyway. A
+    shard's artifact is `<artifact-name>-shard-I-of-N`, so the jobs of a matrix never collide.
     """
     workspace = Path(_need(env, "GITHUB_WORKSPACE"))
     repo = workspace / (path or ".")
     out = workspace / bundle_dir if bundle_dir else repo / ".cora" / "index"
     temp = Path(env.get("RUNNER_TEMP") or workspace / ".cora")
+    if shard is not None:
+        artifact_name = f"{artifact_name or 'cora-index'}-shard-{shard.index}-of-{shard.count}"
     slug = re.sub(r"[^A-Za-z0-9._-]+", "-", artifact_name or "cora-index").strip("-") or "cora-index"
     archive = temp / "cora-ci" / slug / ARCHIVE_NAME
-    scope = hashlib.sha256("\0".join((path, bundle_dir, model, config)).encode()).hexdigest()[:8]
+    fields = (path, bundle_dir, model, config, *([str(shard)] if shard else []))
+    scope = hashlib.sha256("\0".join(fields).encode()).hexdigest()[:8]
     prefix = f"cora-index-{_KEY_VERSION}-{env.get('RUNNER_OS', 'os')}-{scope}-"
     branch = env.get("GITHUB_HEAD_REF") or env.get("GITHUB_REF_NAME") or "detached"
     restore = [f"{prefix}{branch}-"]
     if (main := default_branch(env)) and main != branch:
         restore.append(f"{prefix}{main}-")
     key = f"{prefix}{branch}-{_need(env, 'GITHUB_SHA')}"
-    return Plan(repo.resolve(), out.absolute(), archive.absolute(), key, tuple(restore))
+    return Plan(repo.resolve(), out.absolute(), archive.absolute(), key, tuple(restore), artifact_name, shard)
 
 
 def run_build(repo: Path, bundle_dir: Path, archive: Path, model: str | None, config: Path | None,
-              full: bool, progress: Progress) -> Outcome:  # fmt: skip
-    """Index `repo` into `bundle_dir` (an update when a previous bundle is there), then pack it."""
+              full: bool, progress: Progress, shard: ShardSpec | None = None) -> Outcome:  # fmt: skip
+    """Index `repo` (or shard `shard` of it) into `bundle_dir` (an update when a previous bundle is
+    there), then pack it."""
     existed = (bundle_dir / mf.MANIFEST).is_file()
-    s = build(repo, bundle_dir, model=model, config_file=config, full=full, progress=progress)
+    s = build(repo, bundle_dir, model=model, config_file=config, full=full, progress=progress, shard=shard)
     packed = write_archive(bundle_dir, archive)
     bundle_id = (bundle_dir / mf.MANIFEST_SUM).read_text().split()[0]
     return Outcome(s, existed and not full and not s.rebuilt, packed, bundle_id)

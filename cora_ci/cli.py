@@ -6,6 +6,7 @@ import gc
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -13,9 +14,24 @@ from cora_ci import __version__
 from cora_ci.chunking.model import KINDS
 from cora_ci.errors import CODES, CoraError
 
+if TYPE_CHECKING:
+    from cora_ci.files.shard import ShardSpec
+
 
 def _use_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
+
+
+def _shard_spec(ctx: click.Context, param: click.Parameter, value: str | None) -> ShardSpec | None:
+    """`--shard I/N`, checked where it is given (a bad one is a usage error)."""
+    from cora_ci.files.shard import parse_spec
+
+    if not value:
+        return None
+    try:
+        return parse_spec(value)
+    except CoraError as e:
+        raise click.BadParameter(e.message) from None
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -88,8 +104,10 @@ def chunk(paths: tuple[Path, ...], fmt: str | None, config_file: Path | None) ->
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress, only the summary.")
 @click.option("--timings", is_flag=True, help="Also print the seconds spent in each stage.")
+@click.option("--shard", metavar="I/N", default=None, callback=_shard_spec,
+              help="Index only shard I of N of the files (by size); `cora-ci merge` joins them.")  # fmt: skip
 def index(repo: Path, out: Path | None, rev: str | None, kind: str | None, model: str | None, full: bool,
-          config_file: Path | None, quiet: bool, timings: bool) -> None:  # fmt: skip
+          config_file: Path | None, quiet: bool, timings: bool, shard: ShardSpec | None) -> None:  # fmt: skip
     """Build the bundle of a git commit, the staging area, the working tree or a plain directory."""
     from cora_ci.build import build
     from cora_ci.render.progress import Reporter
@@ -99,9 +117,26 @@ def index(repo: Path, out: Path | None, rev: str | None, kind: str | None, model
         raise click.UsageError("--rev cannot be combined with --staged or --worktree")
     kind = "rev" if rev else kind
     s = build(repo, out, kind=kind, rev=rev, model=model, config_file=config_file, full=full,
-              progress=(lambda *_: None) if quiet else Reporter())  # fmt: skip
+              progress=(lambda *_: None) if quiet else Reporter(), shard=shard)  # fmt: skip
     for line in summary_lines(s, timings):
         click.echo(line)
+
+
+@cli.command()
+@click.argument("shards", nargs=-1, required=True, type=click.Path(path_type=Path), metavar="SHARD_BUNDLE...")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="The merged bundle's directory.")
+@click.option("--timings", is_flag=True, help="Also print the seconds spent in each stage.")
+def merge(shards: tuple[Path, ...], out: Path, timings: bool) -> None:
+    """Join the bundles of shards 1..N of one tree (directories or archives) into its full bundle."""
+    from cora_ci.merge import merge as merge_shards
+
+    s = merge_shards(list(shards), out)
+    click.echo(
+        f"merged {s.shards} shards of {s.source}: {s.files} files, {s.chunks} chunks, {s.seconds:.1f} s"
+    )
+    click.echo(f"bundle {s.out}")
+    if timings:
+        click.echo("stages: " + ", ".join(f"{k} {v:.3f}" for k, v in s.stages.items()))
 
 
 @cli.command()
@@ -330,11 +365,15 @@ def _blank_is_none(ctx: click.Context, param: click.Parameter, value: str | None
 @click.option("--artifact-name", envvar="CORA_CI_ARTIFACT_NAME", default="cora-index")
 @click.option("--model", envvar="CORA_CI_MODEL", default="")
 @click.option("--config", envvar="CORA_CI_CONFIG", default="")
-def ci_prepare(path: str, bundle_dir: str, artifact_name: str, model: str, config: str) -> None:
+@click.option("--shard", envvar="CORA_CI_SHARD", default="", help="I of a sharded build (with --shards).")
+@click.option("--shards", envvar="CORA_CI_SHARDS", default="", help="N of a sharded build (with --shard).")
+def ci_prepare(path: str, bundle_dir: str, artifact_name: str, model: str, config: str, shard: str,
+               shards: str) -> None:  # fmt: skip
     """Where the bundle and archive go, and the cache keys (outputs for the cache step)."""
     from cora_ci import ci
 
-    p = ci.plan(os.environ, path, bundle_dir, artifact_name, model, config)
+    spec = ci.shard_input(shard, shards)
+    p = ci.plan(os.environ, path, bundle_dir, artifact_name, model, config, spec)
     ci.publish(os.environ, p.outputs(), None, click.echo)
 
 
@@ -346,15 +385,17 @@ def ci_prepare(path: str, bundle_dir: str, artifact_name: str, model: str, confi
 @click.option("--config", envvar="CORA_CI_CONFIG", default=None, callback=_blank_is_none)
 @click.option("--full", envvar="CORA_CI_FULL", type=bool, default=False,
               help="Rebuild from scratch even if a bundle was restored.")  # fmt: skip
+@click.option("--shard", envvar="CORA_CI_SHARD", metavar="I/N", default=None, callback=_shard_spec,
+              help="Index only shard I of N (cora-ci index --shard).")  # fmt: skip
 def ci_build(repo: Path, bundle_dir: Path, archive: Path, model: str | None, config: str | None,
-             full: bool) -> None:  # fmt: skip
+             full: bool, shard: ShardSpec | None) -> None:  # fmt: skip
     """Index (an update when a bundle was restored), pack, write outputs and the job summary."""
     from cora_ci import ci
     from cora_ci.render.progress import Reporter
     from cora_ci.render.summary import summary_lines
 
     config_file = repo / config if config else None
-    o = ci.run_build(repo, bundle_dir, archive, model, config_file, full, Reporter())
+    o = ci.run_build(repo, bundle_dir, archive, model, config_file, full, Reporter(), shard)
     for line in summary_lines(o.summary):
         click.echo(line)
     click.echo(f"packed {o.packed.path}: {o.packed.files} files, {o.packed.bytes / 1e6:.2f} MB, "

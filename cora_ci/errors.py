@@ -85,6 +85,12 @@ CODES: dict[str, Code] = {
             "pick an empty or new directory for -o",
             5,
         ),
+        Code(
+            "CORA-BND-011",
+            "shard bundles that do not make up one tree",
+            "merge the bundles of shards 1..N of one `cora-ci index --shard I/N` run, each once",
+            5,
+        ),
         # Diagnostics recorded per file or chunk; chunking never fails on file content.
         Code(
             "CORA-CHK-001",

@@ -80,6 +80,11 @@ def test_readme_workflows_match_the_github_workflows_schema(tmp_path: Path) -> N
         "schedule:",
         "pull_request:",
         "push:",
+        "shard: [1, 2, 3, 4]",  # the monorepo workflow: a matrix of shards, then a merge
+        "cora-ci index --shard ${{ matrix.shard }}/4",
+        "actions/download-artifact@v4",
+        "pattern: cora-shard-${{ github.sha }}-*",
+        "cora-ci merge shards/*/cora-shard.tar.gz --out merged",
     ):
         assert needed in joined, needed
 
@@ -198,6 +203,7 @@ class Run:
     log: str
     skipped: list[str]
     uploaded: list[Path]
+    artifacts: list[str] = field(default_factory=list)  # the uploaded artifacts' names
 
 
 def run_action(repo: Path, temp: Path, cache: Cache, inputs: Mapping[str, str], github: Mapping[str, str],
@@ -226,7 +232,7 @@ def run_action(repo: Path, temp: Path, cache: Cache, inputs: Mapping[str, str], 
     ctx: dict[str, Any] = {"github": {**github, "action_path": str(ROOT), "workspace": str(repo)},
                            "runner": {"os": "Linux", "temp": str(temp)}, "env": env, "steps": {}}  # fmt: skip
     ctx["inputs"] = {k: substitute(str(v), ctx) for k, v in defaults.items()} | dict(inputs)
-    log, skipped, uploaded = [], [], []
+    log, skipped, uploaded, names = [], [], [], []
     for i, step in enumerate(ACTION["runs"]["steps"]):
         sid = step.get("id", f"__{i}")
         if "if" in step and not evaluate(step["if"], ctx):
@@ -242,6 +248,7 @@ def run_action(repo: Path, temp: Path, cache: Cache, inputs: Mapping[str, str], 
             cache.save(Path(with_["path"]), with_["key"])
         elif uses.startswith("actions/upload-artifact@"):
             uploaded.append(Path(with_["path"]))
+            names.append(with_["name"])
         elif uses or "pip install" in step["run"]:  # setup-python, and installing what is installed
             skipped.append(step.get("name", uses))
         else:
@@ -258,7 +265,7 @@ def run_action(repo: Path, temp: Path, cache: Cache, inputs: Mapping[str, str], 
         ctx["steps"][sid] = {"outputs": outputs, "outcome": "success", "conclusion": "success"}
     action_outputs = {k: substitute(v["value"], ctx) for k, v in ACTION["outputs"].items()}
     summary = (temp / "summary.md").read_text() if (temp / "summary.md").exists() else ""
-    return Run(action_outputs, summary, "\n".join(log), skipped, uploaded)
+    return Run(action_outputs, summary, "\n".join(log), skipped, uploaded, names)
 
 
 # ---- the action, run ---------------------------------------------------------------------------
@@ -295,12 +302,17 @@ def _push(sha: str, branch: str = "main") -> dict[str, str]:
             "repository": "acme/shop"}  # fmt: skip
 
 
+def _shop(make_repo: Callable[[dict[str, str]], Path], tmp_path: Path,
+          monkeypatch: pytest.MonkeyPatch) -> tuple[Path, Cache]:  # fmt: skip
+    """The shop's repository, and an empty actions cache (cora-ci's own cache kept private)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    return make_repo({k: textwrap.dedent(v) for k, v in FILES.items()}), Cache(tmp_path / "actions-cache")
+
+
 def test_the_action_builds_then_updates_from_the_restored_bundle(
     make_repo: Callable[[dict[str, str]], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    repo = make_repo({k: textwrap.dedent(v) for k, v in FILES.items()})
-    cache = Cache(tmp_path / "actions-cache")
+    repo, cache = _shop(make_repo, tmp_path, monkeypatch)
     temp = tmp_path / "runner-temp"
     event = {"repository": {"default_branch": "main"}}
 
@@ -361,6 +373,56 @@ def test_the_action_builds_then_updates_from_the_restored_bundle(
     o4 = nightly.outputs
     assert o4["incremental"] == "false" and "| build | full (--full) |" in nightly.summary
     assert o4["chunks"] == o3["chunks"] and int(o4["embedded"]) > int(o3["embedded"])
+
+
+def test_the_action_builds_shards_that_merge_into_the_full_bundle(
+    make_repo: Callable[[dict[str, str]], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    repo, cache = _shop(make_repo, tmp_path, monkeypatch)
+    event = {"repository": {"default_branch": "main"}}
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    runs = []
+    for i in (1, 2):  # two jobs of a matrix, each on a fresh runner
+        inputs = {"shard": str(i), "shards": "2", "model": "none"}
+        run = run_action(repo, tmp_path / f"temp{i}", cache, inputs, _push(sha), event)
+        o = run.outputs
+        assert o["artifact-name"] == f"cora-index-{sha}-shard-{i}-of-2" and run.artifacts == [
+            o["artifact-name"]
+        ]
+        assert run.uploaded == [Path(o["archive-path"])] and o["incremental"] == "false"
+        assert (
+            f"shard {i}/2: " in run.log and f"### cora-ci index of rev {sha[:12]}, shard {i}/2" in run.summary
+        )
+        runs.append(run)
+    assert sum(int(r.outputs["files"]) for r in runs) == 3
+    assert len(cache.saved) == 2 and cache.saved[0] != cache.saved[1]  # one cache entry per shard
+    merged, full = tmp_path / "merged", tmp_path / "full"
+    archives = [r.outputs["archive-path"] for r in runs]
+    done = subprocess.run([f"{BIN}/cora-ci", "merge", *archives, "--out", str(merged)], capture_output=True,
+                          text=True, check=False)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    subprocess.run(
+        [f"{BIN}/cora-ci", "index", str(repo), "--out", str(full), "--model", "none", "-q"], check=True
+    )
+    assert (merged / "manifest.msgpack").read_bytes() == (full / "manifest.msgpack").read_bytes()
+    # The next run of shard 1 restores shard 1's own bundle and updates it.
+    git(repo, "commit", "-q", "--allow-empty", "-m", "next")
+    sha2 = git(repo, "rev-parse", "HEAD").strip()
+    again = run_action(repo, tmp_path / "temp1", cache, {"shard": "1", "shards": "2", "model": "none"},
+                       _push(sha2), event)  # fmt: skip
+    assert again.outputs["incremental"] == "true" and again.outputs["files"] == runs[0].outputs["files"]
+
+
+def test_shard_inputs_come_in_pairs(tmp_path: Path) -> None:
+    from cora_ci.ci import shard_input
+    from cora_ci.errors import CoraError
+    from cora_ci.files.shard import ShardSpec
+
+    assert shard_input("", "") is None and shard_input("2", "3") == ShardSpec(2, 3)
+    for bad in (("2", ""), ("", "3"), ("4", "3")):
+        with pytest.raises(CoraError) as e:
+            shard_input(*bad)
+        assert e.value.code == "CORA-CFG-002"
 
 
 def test_paths_and_cache_keys_follow_the_inputs(tmp_path: Path) -> None:

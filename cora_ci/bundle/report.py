@@ -27,6 +27,7 @@ def describe(b: Bundle) -> dict[str, Any]:
         "tool_version": m["tool_version"],
         "built_at": m["built_at"],
         "source": m["source"],
+        "shard": m.get("shard"),  # None for a bundle of the whole tree
         "model": m["model"],
         "chunker": m["chunker"],
         "stats": m["stats"],
@@ -43,9 +44,14 @@ def describe_text(d: dict[str, Any]) -> list[str]:
     ratio = d["bytes"]["total"] / stats["source_bytes"] if stats["source_bytes"] else 0.0
     commit = (src["commit"] or "")[:12]
     dirty = " (dirty)" if src["dirty"] else ""
+    shard = d["shard"]
+    cut = (
+        [f"shard    {shard['index']}/{shard['count']} of the tree's {shard['files']} files"] if shard else []
+    )
     return [
         f"bundle   {d['path']}  ({d['format']} {d['format_version']}, cora-ci {d['tool_version']})",
         f"source   {src['root']}: {src['kind']} {commit} tree {src['tree']}{dirty}, built_at {d['built_at']}",
+        *cut,
         f"model    {model['name']} ({model['dim']}-d, sha256 {model['model_sha256'][:12]})" if model
         else "model    none (BM25 only)",
         f"chunker  {d['chunker']['hash'][:12]}  {d['chunker']['config']}",

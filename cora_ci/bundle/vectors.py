@@ -35,7 +35,9 @@ def _add(index: Index, batches: list[Batch]) -> None:
             index.add(ids[order], vectors[order], threads=1)
 
 
-def write_vectors(path: Path, ids: npt.NDArray[np.uint64], vectors: npt.NDArray[np.float32]) -> None:
+def write_vectors(path: Path, ids: npt.NDArray[np.uint64], vectors: npt.NDArray[Any]) -> None:
+    """A new index of `vectors`: float32 (quantised by usearch) or int8 copied as stored (a merge),
+    which give the same file for the same stored vectors."""
     dim = vectors.shape[1] if vectors.ndim == 2 else 0
     index = Index(ndim=max(dim, 1), metric=METRIC, dtype=DTYPE, connectivity=CONNECTIVITY,
                   expansion_add=EXPANSION_ADD, expansion_search=EXPANSION_SEARCH)  # fmt: skip

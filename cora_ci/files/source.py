@@ -67,6 +67,14 @@ class Snapshot:
             else:
                 yield e, next(stream)
 
+    def sizes(self) -> list[int]:
+        """Each entry's size in bytes, contents unread: git's object sizes for a commit or the staging
+        area, the sizes on disk otherwise (what a shard's split weighs)."""
+        if self.kind in ("rev", "staged"):
+            found = iter(_blob_sizes(self.root, [e.blob for e in self.entries if e.mode != _GITLINK]))
+            return [0 if e.mode == _GITLINK else next(found) for e in self.entries]
+        return [0 if e.mode == _GITLINK else _disk_size(self.root / fs_name(e.path)) for e in self.entries]
+
     def read_text_file(self, path: str) -> bytes | None:
         """One small file (a config file) as this snapshot has it, or None if absent."""
         if self.kind == "dir":
@@ -148,6 +156,26 @@ def _cat_blobs(root: Path, blobs: list[str], limit: int = 1 << 62) -> Iterator[b
         proc.stdin.close()
         proc.stdout.close()
         proc.wait()
+
+
+def _blob_sizes(root: Path, blobs: list[str]) -> list[int]:
+    """Sizes of blobs from one `git cat-file --batch-check` call."""
+    if not blobs:
+        return []
+    out = _git(
+        root, "cat-file", "--batch-check=%(objectsize)", "--buffer", stdin="\n".join(blobs).encode() + b"\n"
+    )
+    sizes = out.decode().split()
+    if len(sizes) != len(blobs) or not all(s.isdigit() for s in sizes):
+        raise CoraError("CORA-IO-003", "git cat-file: some blobs are missing")
+    return [int(s) for s in sizes]
+
+
+def _disk_size(path: Path) -> int:
+    try:
+        return path.lstat().st_size  # a symlink is not followed (and not indexed)
+    except OSError:
+        return 0  # vanished since it was listed: reading it fails later, naming it
 
 
 def _drain(stream: IO[bytes], size: int, blob: str) -> None:
