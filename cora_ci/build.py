@@ -76,17 +76,26 @@ def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: 
     snap = snapshot(repo, kind, rev, out, config_file)
     out = out if out is not None else snap.root / ".cora" / "index"
     with update_lock(out):
-        return _build(snap, out, model, full, progress, t0)
+        try:
+            return _build(snap, out, model, "--full" if full else None, progress, t0)
+        except CoraError as e:  # the previous bundle is damaged where the update read it: rebuild
+            if full or e.code not in _DAMAGED:
+                raise
+            return _build(snap, out, model, f"previous bundle unusable ({e.code}: {e.message})", progress, t0)
+
+
+_DAMAGED = ("CORA-BND-003", "CORA-BND-004")  # raised only by reading a bundle
 
 
 def _build(
-    snap: Snapshot, out: Path, model: str | None, full: bool, progress: Progress, t0: float
+    snap: Snapshot, out: Path, model: str | None, full: str | None, progress: Progress, t0: float
 ) -> Summary:
+    """Build or update; `full` (the reason) builds from scratch."""
     stages: dict[str, float] = {}
     cfg = snap.config
     embedder = _embedder(model or cfg.model, snap.root)
     info = asdict(embedder.info) if embedder is not None else None
-    old, rebuilt = (None, "--full") if full else _previous(out, cfg, info)
+    old, rebuilt = (None, full) if full else _previous(out, cfg, info)
     if old is not None and _same_files(old, snap):
         return _refresh_source(old, snap, out, t0, embedder)
     stages["list"] = time.perf_counter() - t0
@@ -223,7 +232,7 @@ def _previous(out: Path, cfg: Config, model: dict[str, Any] | None) -> tuple[Bun
     try:
         old = open_bundle(out)
     except CoraError as e:
-        return None, f"previous bundle unusable ({e.code})"
+        return None, f"previous bundle unusable ({e.code}: {e.message})"
     m = old.manifest
     if mf.parse_version(m["format_version"])[0] != mf.FORMAT_VERSION[0]:
         return None, f"bundle format {m['format_version']} -> {'.'.join(map(str, mf.FORMAT_VERSION))}"

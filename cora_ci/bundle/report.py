@@ -14,6 +14,7 @@ from cora_ci.errors import CoraError
 
 def describe(b: Bundle) -> dict[str, Any]:
     m = b.manifest
+    kinds = Counter(b.chunks.column("kind"))  # first: refuses an older format's manifest
     files = m["files"]
     langs = Counter(lang for lang, s in zip(files["lang"], files["strategy"], strict=True) if s is not None)
     sizes = {rel: a["size"] for rel, a in m["artifacts"].items()}
@@ -31,7 +32,7 @@ def describe(b: Bundle) -> dict[str, Any]:
         "chunker": m["chunker"],
         "stats": m["stats"],
         "languages": dict(sorted(langs.items())),
-        "kinds": dict(sorted(Counter(b.chunks.column("kind")).items())),
+        "kinds": dict(sorted(kinds.items())),
         "graph_edges": len(b.graph.indices),
         "bytes": {"total": total, "manifest": (b.root / mf.MANIFEST).stat().st_size, **sizes},
     }
