@@ -196,11 +196,15 @@ def unpack_shard(data: bytes, bucket: int, buckets: int, paths: list[str]) -> di
 
 
 def links_of_row(row: dict[str, Any]) -> FileLinks:
-    """The graph links a row stores (see `file_row`), with chunk ids again."""
+    """The graph links a row stores (see `file_row`), with chunk ids again; CORA-BND-004 if the
+    row's blob does not hold them (a shard whose checksum is right but whose content is not)."""
     ids = ids_of(row["ids"]).tolist()
-    data = unpack_blob(row["data"])
-    schema.need(isinstance(data, dict), "chunk blob: expected a map")
-    defs, refs, skip = schema.check_links(data.get("links"), len(ids))
+    try:
+        data = unpack_blob(row["data"])
+        schema.need(isinstance(data, dict), "chunk blob: expected a map")
+        defs, refs, skip = schema.check_links(data.get("links"), len(ids))
+    except Exception as e:
+        raise CoraError("CORA-BND-004", f"the shard row of {row['path']!r}: links unreadable: {e}") from None
     return FileLinks(
         defs={n: [ids[i] for i in ps] for n, ps in defs.items()},
         refs={ids[i]: names for i, names in enumerate(refs) if names},
