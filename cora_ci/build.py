@@ -241,6 +241,7 @@ def _previous(out: Path, cfg: Config, model: dict[str, Any] | None) -> tuple[Bun
     if m["model"] != model:
         name = (model or {}).get("name", "none")
         return None, f"model changed ({(m['model'] or {}).get('name', 'none')} -> {name})"
+    _ = old.lexical, old.vectors  # checked against the manifest before reuse (else `build` rebuilds)
     return old, ""
 
 

@@ -11,6 +11,7 @@ indexes instead of stopping at the checksum. The only acceptable outcomes are su
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import itertools
 import shutil
@@ -114,10 +115,8 @@ def resign(bundle: Path) -> None:
                 a = {**a, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
             arts[rel] = a
         m["artifacts"] = arts
-        try:
+        with contextlib.suppress(Exception):  # a value msgpack cannot pack: left as it was
             body = msgpack.packb(m, use_bin_type=True)
-        except Exception:
-            pass
     (bundle / mf.MANIFEST).write_bytes(body)
     (bundle / mf.MANIFEST_SUM).write_text(f"{hashlib.sha256(body).hexdigest()}  {mf.MANIFEST}\n")
 
@@ -186,11 +185,15 @@ _SCALARS = (
     | st.floats(allow_nan=True)
     | st.text(max_size=20)
     | st.binary(max_size=24)
-    | st.sampled_from(["../../etc/passwd", "/etc/passwd", "a/../../b", "", ".", "shards/../x", "bm25/meta.json"])
+    | st.sampled_from(
+        ["../../etc/passwd", "/etc/passwd", "a/../../b", "", ".", "shards/../x", "bm25/meta.json"]
+    )
 )
 MSGPACK_VALUES = st.recursive(
     _SCALARS,
-    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8) | st.integers(), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8) | st.integers(), inner, max_size=4)
+    ),
     max_leaves=12,
 )
 
@@ -215,14 +218,18 @@ def replacement(draw: st.DrawFn, old: Any) -> Any:
     if isinstance(old, int):
         return old + draw(st.sampled_from([-1, 1, -(old + 1), 2**32, 2**63 - 1 - old]))
     if isinstance(old, str):
-        return draw(st.sampled_from([old + "x", old[:-1], old.upper(), "../" + old, "/" + old, old + "/..", "Z" * 32]))
+        return draw(
+            st.sampled_from([old + "x", old[:-1], old.upper(), "../" + old, "/" + old, old + "/..", "Z" * 32])
+        )
     if isinstance(old, bytes):
         return draw(st.sampled_from([old[:-1], old + b"\0", old[1:], b"\xff" * 8 + old, old[::-1]]))
     if isinstance(old, list):
         if not old:
             return draw(MSGPACK_VALUES.map(lambda v: [v]))
         i = draw(st.integers(0, len(old) - 1))
-        return draw(st.sampled_from([old[:i] + old[i + 1 :], old + [old[i]], old[::-1], [old[i]] * 3, old[:i]]))
+        return draw(
+            st.sampled_from([old[:i] + old[i + 1 :], [*old, old[i]], old[::-1], [old[i]] * 3, old[:i]])
+        )
     if isinstance(old, dict):
         keys = sorted(old, key=repr)
         if keys and draw(st.booleans()):

@@ -181,6 +181,8 @@ def write_index(
     return segments
 
 
+_FILE = re.compile(r'filepath: "([0-9a-f]{32}\.[a-z]+|meta\.json)"')
+_WHY = re.compile(r'error: "([^".]+)')
 _OS_ERROR = re.compile(r"\(os error (\d+)\)")
 
 
@@ -264,8 +266,11 @@ def _unreadable(name: Path) -> Iterator[None]:
     try:
         yield
     except (ValueError, OSError) as e:
+        file = _FILE.search(str(e))
+        where = name / file.group(1) if file else name
+        why = _WHY.search(str(e))
         raise CoraError(
-            "CORA-BND-004", f"{name}: unreadable BM25 index: {str(e).splitlines()[0][:200]}"
+            "CORA-BND-004", f"{where}: unreadable BM25 index ({(why.group(1) if why else str(e))[:160]})"
         ) from None
     except BaseException as e:
         if type(e).__name__ != "PanicException":

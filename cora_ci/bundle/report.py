@@ -34,6 +34,8 @@ def describe(b: Bundle) -> dict[str, Any]:
         "languages": dict(sorted(langs.items())),
         "kinds": dict(sorted(kinds.items())),
         "graph_edges": len(b.graph.indices),
+        "bm25_documents": b.lexical.num_docs,  # both indexes opened: checked against the manifest
+        "vectors": b.vectors.size if b.vectors is not None else None,
         "bytes": {"total": total, "manifest": (b.root / mf.MANIFEST).stat().st_size, **sizes},
     }
 
@@ -54,6 +56,8 @@ def describe_text(d: dict[str, Any]) -> list[str]:
         f"chunks   {stats['chunks']}: " + ", ".join(f"{k} {n}" for k, n in d["kinds"].items()),
         "langs    " + ", ".join(f"{k} {n}" for k, n in d["languages"].items()),
         f"graph    {d['graph_edges']} edges",
+        f"indexes  bm25 {d['bm25_documents']} documents, "
+        + (f"{d['vectors']} vectors" if d["vectors"] is not None else "no vectors"),
         f"size     {d['bytes']['total'] / 1e6:.2f} MB ({ratio:.2f}x the source)",
     ]  # fmt: skip
 
