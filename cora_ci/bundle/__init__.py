@@ -96,9 +96,8 @@ class Bundle:
         manifest's segments (CORA-BND-004 naming the file otherwise)."""
         self._current()
         names = [rel.split("/", 1)[1] for rel in self.manifest["artifacts"] if rel.startswith(mf.BM25 + "/")]
-        return LexicalIndex(
-            self.base / mf.BM25, names, self.manifest["lexical"]["segments"], self.root / mf.BM25
-        )
+        segments = self.manifest["lexical"]["segments"]
+        return LexicalIndex(self.base / mf.BM25, names, segments, self.root / mf.BM25, keep=self)
 
     @cached_property
     def vectors(self) -> VectorIndex | None:

@@ -310,10 +310,12 @@ def _reader_template(scratch: Path) -> dict[str, Any]:
 class LexicalIndex:
     """A read-only view of a bundle's BM25 index: `names` (default: every file of `directory`) are
     linked into a private directory that tantivy opens. With `segments` (the manifest's), meta.json
-    is checked first (`check_meta`); `name` is the index as errors name it."""
+    is checked first (`check_meta`); `name` is the index as errors name it; `keep` is kept alive as
+    long as this index (the bundle holding the directory fd its links go through)."""
 
     def __init__(self, directory: Path, names: list[str] | None = None, segments: list[Any] | None = None,
-                 name: Path | None = None) -> None:  # fmt: skip
+                 name: Path | None = None, keep: object = None) -> None:  # fmt: skip
+        self._keep = keep
         self._name = name or directory
         self._shadow = Path(tempfile.mkdtemp(prefix="cora-bm25-", dir=_SHADOW_DIR))
         atexit.register(shutil.rmtree, self._shadow, True)
