@@ -27,10 +27,9 @@ def main() -> None:
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="cora-fuzz-") as tmp:
         os.environ["XDG_CACHE_HOME"] = str(Path(tmp) / "cache")
+        from bundle_fuzz import make_fixture, run_one  # type: ignore[import-not-found]
         from hypothesis import HealthCheck, given, seed, settings
         from hypothesis import strategies as st
-
-        from bundle_fuzz import make_fixture, run_one  # type: ignore[import-not-found]
 
         fx = make_fixture(Path(tmp))
         seen: Counter[tuple[str, str]] = Counter()
@@ -48,7 +47,9 @@ def main() -> None:
         one()
         took = time.perf_counter() - t
     total = sum(seen.values())
-    print(f"{total} inputs in {took:.0f} s ({total / took:.0f}/s), outcomes other than success or a clean error: 0")
+    print(
+        f"{total} inputs in {took:.0f} s ({total / took:.0f}/s), outcomes other than success or a clean error: 0"
+    )
     for kind in sorted({k for k, _ in seen}):
         row = {o: n for (k, o), n in seen.items() if k == kind}
         print(f"{kind:18} {sum(row.values()):6}  " + ", ".join(f"{o} {n}" for o, n in sorted(row.items())))

@@ -116,7 +116,9 @@ class Load:
         while not self.stop.is_set():
             n += 1
             with (self.repo / PROBE).open("a") as f:
-                f.write(f"\n\ndef load_probe_{n}():\n    '''Probe function returning its number, {n}.'''\n    return {n}\n")
+                f.write(
+                    f"\n\ndef load_probe_{n}():\n    '''Probe function returning its number, {n}.'''\n    return {n}\n"
+                )
             _git(self.repo, "commit", "-qam", f"probe {n}")
             self.index()
             with self.lock:

@@ -137,23 +137,50 @@ class Bundle:
 
 
 def open_bundle(path: Path, *, verify: bool = True, model_sha256: str | None = None) -> Bundle:
-    """Open the bundle at `path`. `model_sha256`, when given, must be the model the bundle was built with."""
-    root = resolve(path)
-    base, fd = pin(root)
-    try:
-        manifest, manifest_id = read_manifest_and_id(root, base)
-        records = verify_artifacts(root, manifest, base=base) if verify else None
-        if model_sha256 is not None:
-            have = (manifest["model"] or {}).get("model_sha256")
-            if have != model_sha256:
-                name = (manifest["model"] or {}).get("name", "none")
-                raise CoraError("CORA-BND-005", f"{root} was built with model {name} ({str(have)[:12]}...)")
-    except BaseException:
+    """Open the bundle at `path`. `model_sha256`, when given, must be the model the bundle was built with.
+    An update swapping a new bundle in while this one is verified (its files then vanish) makes
+    the open start again on the new one, a few times at most."""
+    for attempt in range(_OPEN_ATTEMPTS):
+        root = resolve(path)
+        base, fd = pin(root)
+        try:
+            bundle = _open_pinned(root, base, verify, model_sha256)
+        except CoraError as e:
+            swapped = fd is not None and not _still_at(root, fd)
+            if fd is not None:
+                os.close(fd)
+            if e.code in ("CORA-BND-003", "CORA-BND-004") and swapped and attempt + 1 < _OPEN_ATTEMPTS:
+                continue
+            raise
+        except BaseException:
+            if fd is not None:
+                os.close(fd)
+            raise
         if fd is not None:
-            os.close(fd)
-        raise
+            weakref.finalize(bundle, os.close, fd)
+        return bundle
+    raise AssertionError("unreachable")
+
+
+_OPEN_ATTEMPTS = 3
+
+
+def _still_at(root: Path, fd: int) -> bool:
+    """Whether the directory open as `fd` is still the one at `root`."""
+    try:
+        return os.path.samestat(os.stat(root), os.fstat(fd))
+    except OSError:
+        return False
+
+
+def _open_pinned(root: Path, base: Path, verify: bool, model_sha256: str | None) -> Bundle:
+    manifest, manifest_id = read_manifest_and_id(root, base)
+    records = verify_artifacts(root, manifest, base=base) if verify else None
+    if model_sha256 is not None:
+        have = (manifest["model"] or {}).get("model_sha256")
+        if have != model_sha256:
+            name = (manifest["model"] or {}).get("name", "none")
+            raise CoraError("CORA-BND-005", f"{root} was built with model {name} ({str(have)[:12]}...)")
     bundle = Bundle(root, manifest, records, base)
     bundle.id = manifest_id
-    if fd is not None:
-        weakref.finalize(bundle, os.close, fd)
     return bundle
