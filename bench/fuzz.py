@@ -35,14 +35,17 @@ def main() -> None:
         seen: Counter[tuple[str, str]] = Counter()
 
         @seed(args.seed)
-        @settings(max_examples=args.examples, deadline=None, database=None,
-                  suppress_health_check=list(HealthCheck))  # fmt: skip
+        @settings(
+            max_examples=args.examples, deadline=None, database=None, suppress_health_check=list(HealthCheck)
+        )
         @given(st.data())
         def one(data: st.DataObject) -> None:
             seen[run_one(fx, data)] += 1
 
-        print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
-              f"load {os.getloadavg()[0]:.1f}; {args.examples} examples, seed {args.seed}")  # fmt: skip
+        print(
+            f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+            f"load {os.getloadavg()[0]:.1f}; {args.examples} examples, seed {args.seed}"
+        )
         t = time.perf_counter()
         one()
         took = time.perf_counter() - t

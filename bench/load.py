@@ -29,8 +29,16 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-QUERIES = ["probe function returning its number", "load_probe_3", "parse header links", "how is a bundle verified",
-           "write the manifest atomically", "Auth login", "render results as json", "bucket of a file"]  # fmt: skip
+QUERIES = [
+    "probe function returning its number",
+    "load_probe_3",
+    "parse header links",
+    "how is a bundle verified",
+    "write the manifest atomically",
+    "Auth login",
+    "render results as json",
+    "bucket of a file",
+]
 PROBE = "pkg/load_probe.py"
 CLI = [sys.executable, "-m", "cora_ci"]
 
@@ -76,8 +84,10 @@ def make_repo(root: Path, source: Path | None) -> Path:
                 shutil.copyfile(source / rel, repo / rel)
     else:
         for i in range(40):
-            body = "".join(f"def parse_header_{i}_{j}(value):\n    '''Split header {j}.'''\n    return value.split({j!r})\n\n\n"
-                           for j in range(8))  # fmt: skip
+            body = "".join(
+                f"def parse_header_{i}_{j}(value):\n    '''Split header {j}.'''\n    return value.split({j!r})\n\n\n"
+                for j in range(8)
+            )
             (repo / "pkg" / f"m{i}.py").parent.mkdir(parents=True, exist_ok=True)
             (repo / "pkg" / f"m{i}.py").write_text(body)
     (repo / PROBE).parent.mkdir(parents=True, exist_ok=True)
@@ -102,8 +112,12 @@ class Load:
 
     def index(self) -> None:
         t = time.perf_counter()
-        p = subprocess.run([*CLI, "index", str(self.repo), "--out", str(self.bundle), "--model", self.model, "-q"],
-                           capture_output=True, text=True, env=self.env)  # fmt: skip
+        p = subprocess.run(
+            [*CLI, "index", str(self.repo), "--out", str(self.bundle), "--model", self.model, "-q"],
+            capture_output=True,
+            text=True,
+            env=self.env,
+        )
         with self.lock:
             if p.returncode != 0:
                 self.report.errors.append(f"index: {p.stderr.strip()}")
@@ -130,8 +144,13 @@ class Load:
             text = QUERIES[i % len(QUERIES)]
             i += 1
             t = time.perf_counter()
-            p = subprocess.run([*CLI, "query", text, "--bundle", str(self.bundle), "--format", "json", "-k", "8"],
-                               capture_output=True, text=True, env=self.env, cwd=self.away)  # fmt: skip
+            p = subprocess.run(
+                [*CLI, "query", text, "--bundle", str(self.bundle), "--format", "json", "-k", "8"],
+                capture_output=True,
+                text=True,
+                env=self.env,
+                cwd=self.away,
+            )
             took = time.perf_counter() - t
             with self.lock:
                 self.report.queries += 1
@@ -159,8 +178,11 @@ class Load:
                     except subprocess.CalledProcessError:
                         files[commit, path] = None
                 lines = files[commit, path]
-                bad = [ln for ln in str(r["text"]).splitlines() if ln.strip() != ". . ." and (lines is None
-                       or ln not in lines)]  # fmt: skip
+                bad = [
+                    ln
+                    for ln in str(r["text"]).splitlines()
+                    if ln.strip() != ". . ." and (lines is None or ln not in lines)
+                ]
                 if bad:
                     self.report.torn.append(f"{path} in {bid[:12]} ({commit[:12]}): {bad[0]!r}")
 
@@ -193,11 +215,17 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=60)
     ap.add_argument("--queries", type=int, default=8)
     ap.add_argument("--model", default="default")
-    ap.add_argument("--source", type=Path, default=Path(__file__).resolve().parent.parent,
-                    help="a git repository whose tracked files make the indexed repository (default: cora-ci)")  # fmt: skip
+    ap.add_argument(
+        "--source",
+        type=Path,
+        default=Path(__file__).resolve().parent.parent,
+        help="a git repository whose tracked files make the indexed repository (default: cora-ci)",
+    )
     args = ap.parse_args()
-    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; "
-          f"{args.queries} query processes + 1 updater for {args.seconds:.0f} s, model {args.model}")  # fmt: skip
+    print(
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; "
+        f"{args.queries} query processes + 1 updater for {args.seconds:.0f} s, model {args.model}"
+    )
     with tempfile.TemporaryDirectory(prefix="cora-load-") as tmp:
         report = run_load(args.seconds, args.queries, args.model, args.source, Path(tmp))
     for line in report.lines():
