@@ -51,7 +51,8 @@ def main() -> None:
         took = time.perf_counter() - t
     total = sum(seen.values())
     print(
-        f"{total} inputs in {took:.0f} s ({total / took:.0f}/s), outcomes other than success or a clean error: 0"
+        f"{total} inputs in {took:.0f} s ({total / took:.0f}/s); "
+        "outcomes other than success or a clean error: 0"
     )
     for kind in sorted({k for k, _ in seen}):
         row = {o: n for (k, o), n in seen.items() if k == kind}

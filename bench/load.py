@@ -85,7 +85,8 @@ def make_repo(root: Path, source: Path | None) -> Path:
     else:
         for i in range(40):
             body = "".join(
-                f"def parse_header_{i}_{j}(value):\n    '''Split header {j}.'''\n    return value.split({j!r})\n\n\n"
+                f"def parse_header_{i}_{j}(value):\n    '''Split header {j}.'''\n"
+                f"    return value.split({j!r})\n\n\n"
                 for j in range(8)
             )
             (repo / "pkg" / f"m{i}.py").parent.mkdir(parents=True, exist_ok=True)
@@ -131,7 +132,8 @@ class Load:
             n += 1
             with (self.repo / PROBE).open("a") as f:
                 f.write(
-                    f"\n\ndef load_probe_{n}():\n    '''Probe function returning its number, {n}.'''\n    return {n}\n"
+                    f"\n\ndef load_probe_{n}():\n    '''Probe function returning its number, {n}.'''\n"
+                    f"    return {n}\n"
                 )
             _git(self.repo, "commit", "-qam", f"probe {n}")
             self.index()
@@ -223,7 +225,8 @@ def main() -> None:
     )
     args = ap.parse_args()
     print(
-        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}; "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"load {os.getloadavg()[0]:.1f}; "
         f"{args.queries} query processes + 1 updater for {args.seconds:.0f} s, model {args.model}"
     )
     with tempfile.TemporaryDirectory(prefix="cora-load-") as tmp:
