@@ -50,16 +50,28 @@ class Fixture:
     work: Path  # where mutated copies go
 
 
-def make_fixture(root: Path) -> Fixture:
-    """A small real repository, its bundle (default model: vectors included) and its archive."""
+def make_repo(root: Path) -> Path:
+    """A small real git repository of FILES, one commit."""
     repo = root / "repo"
     for name, text in FILES.items():
         (repo / name).parent.mkdir(parents=True, exist_ok=True)
         (repo / name).write_text(text)
-    for args in (["init", "-q", "-b", "main"], ["add", "-A"]):
-        subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True)
+    commit(repo, "init", "-q", "-b", "main")
+    return repo
+
+
+def commit(repo: Path, *init: str) -> None:
+    """Commit everything in `repo` (after `git init` with `init`, if given)."""
+    if init:
+        subprocess.run(["git", "-C", str(repo), *init], check=True, capture_output=True)
+    subprocess.run(["git", "-C", str(repo), "add", "-A"], check=True, capture_output=True)
     subprocess.run(["git", "-C", str(repo), "-c", "user.email=f@example.com", "-c", "user.name=f", "commit",
                     "-qm", "fixture"], check=True, capture_output=True)  # fmt: skip
+
+
+def make_fixture(root: Path) -> Fixture:
+    """The bundle of `make_repo` (default model: vectors included) and its archive."""
+    repo = make_repo(root)
     bundle = root / "bundle"
     build(repo, bundle, model="default")
     archive = root / "bundle.tar.gz"

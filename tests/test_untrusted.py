@@ -14,8 +14,7 @@ from pathlib import Path
 
 import msgpack
 import pytest
-from bundle_fuzz import FILES, read_all, resign
-from conftest import git
+from bundle_fuzz import commit, make_repo, read_all, resign
 
 from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
@@ -29,21 +28,11 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     """A repository whose HEAD is one commit past its bundle (so `index` has an update to do)."""
     root = tmp_path_factory.mktemp("untrusted")
     os.environ["XDG_CACHE_HOME"] = str(root / "cache")
-    repo = root / "repo"
-    repo.mkdir()
-    git(repo, "init", "-q", "-b", "main")
-    git(repo, "config", "user.email", "t@example.com")
-    git(repo, "config", "user.name", "t")
-    for name, text in FILES.items():
-        (repo / name).parent.mkdir(parents=True, exist_ok=True)
-        (repo / name).write_text(text)
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "one")
+    repo = make_repo(root)
     bundle = root / "bundle"
     build(repo, bundle, model="default")
     (repo / "src" / "more.py").write_text("def more_links(x):\n    return x\n")
-    git(repo, "add", "-A")
-    git(repo, "commit", "-qm", "two")
+    commit(repo)
     return repo, bundle
 
 
