@@ -5,7 +5,7 @@ An input is one mutation of one file: bytes (a bit flipped, a cut, bytes inserte
 or structure (msgpack that unpacks fine but holds another shape: a value anywhere in the manifest,
 a shard or a file's chunk blob replaced by a hypothesis-drawn one). Most are re-signed, their
 checksums made consistent again as a fork's CI would, so they reach the shape checks and the
-indexes instead of stopping at the checksum. The only acceptable outcomes are success and a
+indexes instead of stopping at the checksum; tantivy segment files are not (`_segment_file`). The only acceptable outcomes are success and a
 `CoraError` (not CORA-INT-001): anything else propagates and fails the caller.
 """
 
@@ -163,9 +163,26 @@ def mutate_bytes(fx: Fixture, data: st.DataObject) -> Path:
     p = dest / rel
     edit = data.draw(byte_edit(p.stat().st_size), label="edit")
     p.write_bytes(edit(p.read_bytes()))
-    if rel not in (mf.MANIFEST, mf.MANIFEST_SUM) and data.draw(st.integers(0, 9), label="resign") > 0:
+    if (
+        rel not in (mf.MANIFEST, mf.MANIFEST_SUM)
+        and not _segment_file(rel)
+        and data.draw(st.integers(0, 9), label="resign")
+    ):
         resign(dest)
     return dest
+
+
+def _segment_file(rel: str) -> bool:
+    """A tantivy segment file. Never re-signed: tantivy trusts their content (a hostile one can make
+    it panic, or abort the process on a huge allocation), so only their checksums guard them."""
+    return rel.startswith("bm25/") and rel.rsplit(".", 1)[-1] in (
+        "idx",
+        "term",
+        "pos",
+        "store",
+        "fast",
+        "fieldnorm",
+    )
 
 
 def mutate_archive(fx: Fixture, data: st.DataObject) -> Path:
