@@ -114,8 +114,13 @@ def check_version(v: Any) -> tuple[int, int]:
     return int(major), int(minor)
 
 
+_TOP_KEYS = ("tool_version", "built_at", "source", "model", "chunker", "stats", "files", "shards", "lexical",
+             "artifacts")  # fmt: skip
+
+
 def check_manifest(m: dict[str, Any], top_columns: tuple[str, ...]) -> None:
     """The top manifest of the current major format (see `manifest.py`)."""
+    _map(m, "manifest", _TOP_KEYS)
     need(isinstance(m.get("tool_version"), str), "tool_version: expected a string")
     need(m.get("built_at") is None or is_int(m.get("built_at")), "built_at: expected an integer")
     src = _map(m.get("source"), "source", ("root", "kind", "commit", "tree", "dirty"))
