@@ -65,50 +65,54 @@ _HNSW = 40  # five u64: size, connectivity, base connectivity, max level, entry 
 _MAGIC = b"usearch"
 _KINDS = bytes([99, 23, 14, 15])  # metric cos, scalar i8, key u64, slot u32
 _BATCH = 8192  # nodes checked at once (bounds the index arrays)
+_FREE = np.uint64(2**64 - 1)  # the key of a removed vector's slot
 
 
 def check_layout(path: Path, dim: int, ids: npt.NDArray[np.uint64]) -> None:
     """The file is the usearch index a build writes for these chunk `ids` at `dim` dimensions:
     header, sizes, every node's key, level and neighbour lists (counts within capacity, neighbours
     among the nodes). usearch is C++ and trusts what it maps: a file whose checksum is right but
-    whose content is hostile (a fork's CI) must not reach it (ValueError naming what is wrong)."""
+    whose content is hostile (a fork's CI) must not reach it (ValueError naming what is wrong).
+    An updated index keeps the slots of removed vectors (key `_FREE`), counted as deleted."""
     buf = np.memmap(path, dtype=np.uint8, mode="r") if os.path.getsize(path) else np.zeros(0, np.uint8)
     n = len(ids)
     need(len(buf) >= 8, "shorter than its header")
-    rows, cols = (int(x) for x in buf[:8].view("<u4"))
-    need((rows, cols) == (n, dim), f"{rows} vectors of {cols} dimensions, expected {n} of {dim}")
-    at = 8 + n * dim
+    slots, cols = (int(x) for x in buf[:8].view("<u4"))
+    need(slots >= n and cols == dim, f"{slots} vectors of {cols} dimensions, expected {n} of {dim}")
+    at = 8 + slots * dim
     need(len(buf) >= at + _HEAD + _HNSW, "truncated header")
     head = bytes(buf[at : at + _HEAD])
     need(head[:7] == _MAGIC and head[7:9] == b"\x02\x00" and head[13:17] == _KINDS, "not an i8 cosine index")
     present, deleted, dims = np.frombuffer(head, "<u8", 3, 17).tolist()
-    need((present, deleted, dims) == (n, 0, dim), "header counts differ from the manifest")
+    need((present, deleted, dims) == (n, slots - n, dim), "header counts differ from the manifest")
     size, conn, base_conn, top, entry = np.frombuffer(
         bytes(buf[at + _HEAD : at + _HEAD + _HNSW]), "<u8"
     ).tolist()
-    need(size == n and 1 <= conn <= 1024 and conn <= base_conn <= 2048, "bad graph header")
+    need(size == slots and 1 <= conn <= 1024 and conn <= base_conn <= 2048, "bad graph header")
     at += _HEAD + _HNSW
-    if n == 0:
+    if slots == 0:
         need(len(buf) == at, "trailing bytes")
         return
-    need(top < 64 and entry < n and len(buf) >= at + 2 * n, "bad graph header")
-    levels = buf[at : at + 2 * n].copy().view("<i2").astype(np.int64)
+    need(top < 64 and entry < slots and len(buf) >= at + 2 * slots, "bad graph header")
+    levels = buf[at : at + 2 * slots].copy().view("<i2").astype(np.int64)
     need(
         bool(levels.min() >= 0) and int(levels.max()) == top and int(levels[entry]) == top, "bad node levels"
     )
     sizes = 14 + 4 * base_conn + levels * (4 + 4 * conn)
-    starts = at + 2 * n + np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    starts = at + 2 * slots + np.concatenate([[0], np.cumsum(sizes)[:-1]])
     need(
         len(buf) == int(starts[-1] + sizes[-1]),
         f"{len(buf)} bytes, the layout needs {int(starts[-1] + sizes[-1])}",
     )
     keys = _gather(buf, starts, 8, "<u8")
-    need(np.array_equal(np.sort(keys), np.sort(ids)), "keys differ from the manifest's chunk ids")
+    live = keys != _FREE
+    need(int((~live).sum()) == slots - n, "free slots differ from the deleted count")
+    need(np.array_equal(np.sort(keys[live]), np.sort(ids)), "keys differ from the manifest's chunk ids")
     need(np.array_equal(_gather(buf, starts + 8, 2, "<i2"), levels), "node levels differ")
-    _check_lists(buf, starts + 10, base_conn, n)
+    _check_lists(buf, starts + 10, base_conn, slots)
     upper = np.repeat(starts + 14 + 4 * base_conn, levels)
     step = np.arange(len(upper)) - np.repeat(np.cumsum(levels) - levels, levels)
-    _check_lists(buf, upper + step * (4 + 4 * conn), conn, n)
+    _check_lists(buf, upper + step * (4 + 4 * conn), conn, slots)
 
 
 def need(ok: bool, what: str) -> None:
