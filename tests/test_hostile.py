@@ -14,10 +14,12 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from conftest import git
 
 from cora_ci.bundle import manifest as mf
+from cora_ci.bundle import open_bundle
 from cora_ci.chunking import chunk_file
 from cora_ci.config import from_mapping
 from cora_ci.files.names import from_bytes, to_bytes
@@ -41,13 +43,13 @@ def _paths(repo: Path, words: str, *extra: str) -> set[str]:
     return {r["path"] for r in json.loads(out.stdout)["results"] if words in r["text"]}
 
 
-def _manifest(out: Path) -> dict[str, object]:
-    return mf.unpack((out / mf.MANIFEST).read_bytes())
+def _files(out: Path) -> dict[str, list[Any]]:
+    """The whole file table (top manifest and shards)."""
+    return open_bundle(out).shards.table()
 
 
 def _diags(out: Path) -> dict[str, list[str]]:
-    files = _manifest(out)["files"]
-    assert isinstance(files, dict)
+    files = _files(out)
     return {p: [d[0] for d in ds] for p, ds in zip(files["path"], files["diagnostics"], strict=True)}
 
 
@@ -164,9 +166,7 @@ def test_files_over_max_file_bytes_are_never_read(make_repo: Callable[[dict[str,
         assert isinstance(data, Unread) and len(data) == len(big) and bytes(data) == b""
         assert read["small.py"] == b"y = 2\n"
     assert _cli("index", "--model", "none", cwd=repo).returncode == 0
-    m = _manifest(repo / ".cora" / "index")
-    files = m["files"]
-    assert isinstance(files, dict)
+    files = _files(repo / ".cora" / "index")
     i = files["path"].index("big.py")
     assert files["size"][i] == len(big) and files["diagnostics"][i][0][0] == "CORA-CHK-004"
 

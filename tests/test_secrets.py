@@ -20,6 +20,7 @@ import pytest
 from conftest import git, run_chunk, uncovered
 
 from cora_ci.bundle import manifest as mf
+from cora_ci.bundle import open_bundle
 from cora_ci.chunking.secrets import contains_secret, scan_lines
 from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
@@ -209,17 +210,15 @@ def _assert_nowhere(out: Path, secrets: list[str], logs: str = "") -> None:
 
 
 def _bundle_texts(out: Path) -> str:
-    m = mf.unpack((out / mf.MANIFEST).read_bytes())
-    rows = mf.rows(m["files"])
-    parts = [repr(m["files"]["diagnostics"]), repr(m["files"]["imports"])]
-    for row in rows.values():
-        parts.append(repr(mf.unpack_blob(row["data"])))
+    files = open_bundle(out).shards.table()
+    parts = [repr(files["diagnostics"]), repr(files["imports"])]
+    parts.extend(repr(mf.unpack_blob(data)) for data in files["data"])
     return "\n".join(parts)
 
 
 def _diags(out: Path) -> dict[str, list[list[object]]]:
-    m = mf.unpack((out / mf.MANIFEST).read_bytes())
-    return dict(zip(m["files"]["path"], m["files"]["diagnostics"], strict=True))
+    files = open_bundle(out).shards.table()
+    return dict(zip(files["path"], files["diagnostics"], strict=True))
 
 
 def _fn(name: str, result: str) -> str:
