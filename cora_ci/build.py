@@ -79,7 +79,16 @@ def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: 
     out = out if out is not None else snap.root / ".cora" / "index"
     snap, cut = _cut(snap, shard)
     with update_lock(out):
-        return _build(snap, out, model, full, progress, t0, cut)
+        try:
+            return _build(snap, out, model, "--full" if full else None, progress, t0, cut)
+        except CoraError as e:  # the previous bundle is damaged where the update read it: rebuild
+            if full or e.code not in _DAMAGED:
+                raise
+            why = f"previous bundle unusable ({e.code}: {e.message})"
+            return _build(snap, out, model, why, progress, t0, cut)
+
+
+_DAMAGED = ("CORA-BND-003", "CORA-BND-004")  # raised only by reading a bundle
 
 
 def _cut(snap: Snapshot, spec: ShardSpec | None) -> tuple[Snapshot, dict[str, Any] | None]:
@@ -94,13 +103,14 @@ def _cut(snap: Snapshot, spec: ShardSpec | None) -> tuple[Snapshot, dict[str, An
     return replace(snap, entries=mine), cut
 
 
-def _build(snap: Snapshot, out: Path, model: str | None, full: bool, progress: Progress, t0: float,
+def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progress: Progress, t0: float,
            cut: dict[str, Any] | None) -> Summary:  # fmt: skip
+    """Build or update; `full` (the reason) builds from scratch."""
     stages: dict[str, float] = {}
     cfg = snap.config
     embedder = _embedder(model or cfg.model, snap.root)
     info = asdict(embedder.info) if embedder is not None else None
-    old, rebuilt = (None, "--full") if full else _previous(out, cfg, info, cut)
+    old, rebuilt = (None, full) if full else _previous(out, cfg, info, cut)
     if old is not None and _same_files(old, snap):
         return _refresh_source(old, snap, out, t0, embedder, cut)
     stages["list"] = time.perf_counter() - t0
@@ -251,7 +261,7 @@ def _previous(out: Path, cfg: Config, model: dict[str, Any] | None,
     try:
         old = open_bundle(out)
     except CoraError as e:
-        return None, f"previous bundle unusable ({e.code})"
+        return None, f"previous bundle unusable ({e.code}: {e.message})"
     m = old.manifest
     if mf.parse_version(m["format_version"])[0] != mf.FORMAT_VERSION[0]:
         return None, f"bundle format {m['format_version']} -> {'.'.join(map(str, mf.FORMAT_VERSION))}"
@@ -263,6 +273,7 @@ def _previous(out: Path, cfg: Config, model: dict[str, Any] | None,
     was, now = shard_label(m.get("shard")), shard_label(cut)
     if was != now:
         return None, f"shard changed ({was} -> {now})"
+    _ = old.lexical, old.vectors  # checked against the manifest before reuse (else `build` rebuilds)
     return old, ""
 
 

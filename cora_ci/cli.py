@@ -266,7 +266,7 @@ def query(
     ans = run_query(query_text, where, k=k, budget=budget, boosts=boosts, filters=filters, model=model)
     fmt = fmt or ("text" if sys.stdout.isatty() else "cora")
     if fmt == "json":
-        click.echo(as_json(ans.query, ans.bundle, ans.results, explain))
+        click.echo(as_json(ans.query, ans.bundle, ans.results, explain, ans.bundle_id))
     elif fmt == "cora":
         if ans.results:
             click.echo(as_cora(ans.results, explain, ans.commit))

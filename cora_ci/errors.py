@@ -48,7 +48,7 @@ CODES: dict[str, Code] = {
         Code("CORA-BND-001", "no bundle at this path", "run `cora-ci index` first", 5),
         Code("CORA-BND-002", "bundle format is newer than this cora-ci", "upgrade cora-ci", 5),
         Code("CORA-BND-003", "bundle file missing or altered", "rebuild the bundle or download it again", 5),
-        Code("CORA-BND-004", "bundle manifest unreadable", "rebuild the bundle or download it again", 5),
+        Code("CORA-BND-004", "bundle content malformed", "rebuild the bundle or download it again", 5),
         Code(
             "CORA-BND-005",
             "bundle built with another embedding model",

@@ -14,6 +14,8 @@ never writes into the bundle directory. Shards are read when first needed.
 
 from __future__ import annotations
 
+import os
+import weakref
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -21,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.lexical import LexicalIndex
 from cora_ci.bundle.manifest import ChunkTable, Shards
-from cora_ci.bundle.store import read_artifact, read_manifest, resolve, verify_artifacts
+from cora_ci.bundle.store import pin, read_artifact, read_manifest_and_id, resolve, verify_artifacts
 from cora_ci.errors import CoraError
 
 if TYPE_CHECKING:
@@ -29,30 +31,49 @@ if TYPE_CHECKING:
 
 
 class Bundle:
-    """A verified, read-only bundle; indexes open lazily on first use."""
+    """A verified, read-only bundle; indexes open lazily on first use, from the very directory
+    that was verified (`base`, see `store.pin`), so an update swapping in a new bundle meanwhile
+    gives this reader the old bundle's files or a clean CORA-BND-003, never a mix."""
 
     def __init__(
-        self, root: Path, manifest: dict[str, Any], records: dict[str, list[Any]] | None = None
+        self,
+        root: Path,
+        manifest: dict[str, Any],
+        records: dict[str, list[Any]] | None = None,
+        base: Path | None = None,
     ) -> None:
         self.root = root
+        self.base = base or root  # where the files are read; `root` names them
         self.manifest = manifest
         self._records = records or {}  # files verified at open: [size, mtime_ns, inode, sha256]
+        self.id: str | None = None  # the manifest's sha256, when opened with `open_bundle`
 
-    @cached_property
-    def shards(self) -> Shards:
-        """The rows of the files beyond the top manifest, read one shard at a time when needed."""
+    def replaced(self) -> bool:
+        """Whether the path this bundle was opened at now holds another one (an update swapped it)."""
+        try:
+            return self.base != self.root and not os.path.samestat(os.stat(self.root), os.stat(self.base))
+        except OSError:
+            return True
+
+    def _current(self) -> None:
+        """Refuse to read the indexes of an older major format: they are only ever rebuilt."""
         version = mf.parse_version(self.manifest["format_version"])
         if version[0] < mf.FORMAT_VERSION[0]:
             old, have = self.manifest["format_version"], ".".join(map(str, mf.FORMAT_VERSION))
             raise CoraError("CORA-BND-004", f"{self.root}: bundle format {old} is older than this cora-ci's "
                             f"{have}", "run `cora-ci index` to rebuild it")  # fmt: skip
+
+    @cached_property
+    def shards(self) -> Shards:
+        """The rows of the files beyond the top manifest, read one shard at a time when needed."""
+        self._current()
         return Shards(self.root, self.manifest, self._read_shard)
 
     def _read_shard(self, name: str) -> bytes:
         want = self.manifest["artifacts"].get(name)
         if want is None:
             raise CoraError("CORA-BND-004", f"{self.root / mf.MANIFEST}: shard {name} is not listed")
-        return read_artifact(self.root, name, want, self._records.get(name, []))
+        return read_artifact(self.root, name, want, self._records.get(name, []), self.base)
 
     @cached_property
     def chunks(self) -> ChunkTable:
@@ -71,18 +92,24 @@ class Bundle:
 
     @cached_property
     def lexical(self) -> LexicalIndex:
-        return LexicalIndex(self.root / mf.BM25)
+        """The BM25 index: only the files the manifest lists, after its meta.json matched the
+        manifest's segments (CORA-BND-004 naming the file otherwise)."""
+        self._current()
+        names = [rel.split("/", 1)[1] for rel in self.manifest["artifacts"] if rel.startswith(mf.BM25 + "/")]
+        segments = self.manifest["lexical"]["segments"]
+        return LexicalIndex(self.base / mf.BM25, names, segments, self.root / mf.BM25, keep=self)
 
     @cached_property
     def vectors(self) -> VectorIndex | None:
-        if self.model is None:
+        """The vectors, after their file's layout matched the manifest (CORA-BND-004 otherwise):
+        usearch is C++ and trusts the file it maps."""
+        self._current()
+        model = self.model
+        if model is None:
             return None
         from cora_ci.bundle.vectors import VectorIndex  # usearch loads in ~30 ms: only when needed
 
-        try:
-            return VectorIndex(self.root / mf.VECTORS)
-        except (ValueError, RuntimeError) as e:
-            raise CoraError("CORA-BND-003", f"{self.root / mf.VECTORS}: {e}") from None
+        return VectorIndex(self.base / mf.VECTORS, model["dim"], self.chunks.id_array, self.root / mf.VECTORS)
 
     @cached_property
     def graph_csr(self) -> Any:
@@ -91,10 +118,14 @@ class Bundle:
         50k chunks), or assembled for a 3.0 bundle that has none."""
         from cora_ci.graph.build import unpack_csr
 
+        self._current()
         want = self.manifest["artifacts"].get(mf.GRAPH)
         if want is None:
-            return csr_of_files(self.manifest["files"], self.chunks.id_array)
-        data = read_artifact(self.root, mf.GRAPH, want, self._records.get(mf.GRAPH, []))
+            try:
+                return csr_of_files(self.manifest["files"], self.chunks.id_array)
+            except ValueError as e:
+                raise CoraError("CORA-BND-004", f"{self.root / mf.MANIFEST}: graph edges: {e}") from None
+        data = read_artifact(self.root, mf.GRAPH, want, self._records.get(mf.GRAPH, []), self.base)
         try:
             csr = unpack_csr(data)
         except Exception as e:
@@ -124,13 +155,50 @@ def csr_of_files(files: dict[str, list[Any]], ids: Any) -> Any:
 
 
 def open_bundle(path: Path, *, verify: bool = True, model_sha256: str | None = None) -> Bundle:
-    """Open the bundle at `path`. `model_sha256`, when given, must be the model the bundle was built with."""
-    root = resolve(path)
-    manifest = read_manifest(root)
-    records = verify_artifacts(root, manifest) if verify else None
+    """Open the bundle at `path`. `model_sha256`, when given, must be the model the bundle was built with.
+    An update swapping a new bundle in while this one is verified (its files then vanish) makes
+    the open start again on the new one, a few times at most."""
+    for attempt in range(_OPEN_ATTEMPTS):
+        root = resolve(path)
+        base, fd = pin(root)
+        try:
+            bundle = _open_pinned(root, base, verify, model_sha256)
+        except CoraError as e:
+            swapped = fd is not None and not _still_at(root, fd)
+            if fd is not None:
+                os.close(fd)
+            if e.code in ("CORA-BND-003", "CORA-BND-004") and swapped and attempt + 1 < _OPEN_ATTEMPTS:
+                continue
+            raise
+        except BaseException:
+            if fd is not None:
+                os.close(fd)
+            raise
+        if fd is not None:
+            weakref.finalize(bundle, os.close, fd)
+        return bundle
+    raise AssertionError("unreachable")
+
+
+_OPEN_ATTEMPTS = 3
+
+
+def _still_at(root: Path, fd: int) -> bool:
+    """Whether the directory open as `fd` is still the one at `root`."""
+    try:
+        return os.path.samestat(os.stat(root), os.fstat(fd))
+    except OSError:
+        return False
+
+
+def _open_pinned(root: Path, base: Path, verify: bool, model_sha256: str | None) -> Bundle:
+    manifest, manifest_id = read_manifest_and_id(root, base)
+    records = verify_artifacts(root, manifest, base=base) if verify else None
     if model_sha256 is not None:
         have = (manifest["model"] or {}).get("model_sha256")
         if have != model_sha256:
             name = (manifest["model"] or {}).get("name", "none")
             raise CoraError("CORA-BND-005", f"{root} was built with model {name} ({str(have)[:12]}...)")
-    return Bundle(root, manifest, records)
+    bundle = Bundle(root, manifest, records, base)
+    bundle.id = manifest_id
+    return bundle

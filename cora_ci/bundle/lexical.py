@@ -24,6 +24,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import re
 import shutil
@@ -35,6 +36,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import tantivy
+
+from cora_ci.bundle import schema
+from cora_ci.errors import CoraError
 
 FIELDS = {"name": 3.0, "path": 1.5, "body": 1.0}  # field -> query boost
 TOKENIZER = "cora_words"
@@ -176,6 +180,8 @@ def write_index(
     return segments
 
 
+_FILE = re.compile(r'filepath: "([0-9a-f]{32}\.[a-z]+|meta\.json)"')
+_WHY = re.compile(r'error: "([^".]+)')
 _OS_ERROR = re.compile(r"\(os error (\d+)\)")
 
 
@@ -252,22 +258,83 @@ def _uuid(hex32: str) -> str:
     return f"{hex32[:8]}-{hex32[8:12]}-{hex32[12:16]}-{hex32[16:20]}-{hex32[20:]}"
 
 
-class LexicalIndex:
-    """A read-only view of a bundle's BM25 index."""
+@contextlib.contextmanager
+def _unreadable(name: Path) -> Iterator[None]:
+    """tantivy's failures on a damaged index (ValueError, or a Rust panic: pyo3's PanicException is
+    a BaseException) as CORA-BND-004 naming the index, never a traceback."""
+    try:
+        yield
+    except (ValueError, OSError) as e:
+        file = _FILE.search(str(e))
+        where = name / file.group(1) if file else name
+        why = _WHY.search(str(e))
+        raise CoraError(
+            "CORA-BND-004", f"{where}: unreadable BM25 index ({(why.group(1) if why else str(e))[:160]})"
+        ) from None
+    except BaseException as e:
+        if type(e).__name__ != "PanicException":
+            raise
+        raise CoraError("CORA-BND-004", f"{name}: unreadable BM25 index (tantivy panicked)") from None
 
-    def __init__(self, directory: Path) -> None:
-        shadow = tempfile.mkdtemp(prefix="cora-bm25-", dir=_SHADOW_DIR)
+
+def check_meta(directory: Path, segments: list[Any], scratch: Path) -> None:
+    """meta.json must be exactly what `write_index` writes for the manifest's `segments`: our
+    schema and settings, the listed segments and nothing else. tantivy opens the files meta.json
+    names, so nothing a hostile bundle writes there can point it elsewhere (ValueError)."""
+    try:
+        fd = os.open(directory / "meta.json", os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as f:
+            raw = f.read(schema.MAX_META_BYTES + 1)
+        meta = json.loads(raw) if len(raw) <= schema.MAX_META_BYTES else None
+    except (OSError, ValueError) as e:
+        raise ValueError(f"meta.json unreadable: {e}") from None
+    if not isinstance(meta, dict):
+        raise ValueError("meta.json: expected a JSON object")
+    want = dict(_reader_template(scratch))
+    want["segments"] = [{"deletes": None, "max_doc": s[1], "segment_id": _uuid(s[0])} for s in segments if s]
+    for key in ("index_settings", "schema", "segments"):
+        schema.need(meta.get(key) == want[key], f"meta.json: {key} differ from the manifest's index")
+
+
+_TEMPLATE: list[dict[str, Any]] = []
+
+
+def _reader_template(scratch: Path) -> dict[str, Any]:
+    """`_meta_template`, made once per process (~6 ms)."""
+    if not _TEMPLATE:
+        _TEMPLATE.append(_meta_template(scratch))
+    return _TEMPLATE[0]
+
+
+class LexicalIndex:
+    """A read-only view of a bundle's BM25 index: `names` (default: every file of `directory`) are
+    linked into a private directory that tantivy opens. With `segments` (the manifest's), meta.json
+    is checked first (`check_meta`); `name` is the index as errors name it; `keep` is kept alive as
+    long as this index (the bundle holding the directory fd its links go through)."""
+
+    def __init__(self, directory: Path, names: list[str] | None = None, segments: list[Any] | None = None,
+                 name: Path | None = None, keep: object = None) -> None:  # fmt: skip
+        self._keep = keep
+        self._name = name or directory
+        shadow = Path(tempfile.mkdtemp(prefix="cora-bm25-", dir=_SHADOW_DIR))
         try:
-            real = os.path.realpath(directory)  # once, not per file (~0.2 ms each)
-            for name in os.listdir(real):
-                if name not in _LOCKS:
-                    os.symlink(os.path.join(real, name), os.path.join(shadow, name))
-            self._index = tantivy.Index.open(shadow)
-            self._index.register_tokenizer(TOKENIZER, _analyzer())
-            self._searcher = self._index.searcher()
+            # Not realpath: a bundle read through its pinned directory (`store.pin`) must stay so.
+            real = os.path.abspath(directory)
+            for n in os.listdir(real) if names is None else names:
+                if n not in _LOCKS and "/" not in n:
+                    os.symlink(os.path.join(real, n), shadow / n)
+            if segments is not None:
+                try:
+                    check_meta(directory, segments, shadow / "scratch")
+                except ValueError as e:
+                    raise CoraError("CORA-BND-004", f"{self._name}: {e}") from None
+            with _unreadable(self._name):
+                self._index = tantivy.Index.open(str(shadow))
+                self._index.register_tokenizer(TOKENIZER, _analyzer())
+                self._searcher = self._index.searcher()
+                self._schema = self._index.schema
         finally:  # the searcher holds its files open (mapped): the links are no longer needed
             shutil.rmtree(shadow, ignore_errors=True)
-        self._schema = self._index.schema
         self._last: tuple[tuple[str, int], list[tuple[int, float]]] | None = None
 
     @property
@@ -293,10 +360,12 @@ class LexicalIndex:
              tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, w), boost))
             for field, boost in FIELDS.items() for w in words
         ]  # fmt: skip
-        result = self._searcher.search(tantivy.Query.boolean_query(clauses), k)
         out = []
-        for score, addr in result.hits:
-            (cid,) = self._searcher.doc(addr)["id"]
-            out.append((int(cid), float(score)))
+        with _unreadable(self._name):
+            result = self._searcher.search(tantivy.Query.boolean_query(clauses), k)
+            for score, addr in result.hits:
+                (cid,) = self._searcher.doc(addr)["id"]
+                if math.isfinite(score):
+                    out.append((int(cid), float(score)))
         out.sort(key=lambda t: (-t[1], t[0]))
         return out

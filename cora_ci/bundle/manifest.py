@@ -29,6 +29,7 @@ import msgpack
 import numpy as np
 import numpy.typing as npt
 
+from cora_ci.bundle import schema
 from cora_ci.chunking.model import Chunk, Diagnostic
 from cora_ci.errors import CoraError
 from cora_ci.graph.build import FileLinks
@@ -95,17 +96,20 @@ def pack_blob(value: Any) -> bytes:
 
 
 def unpack_blob(blob: bytes) -> Any:
-    return msgpack.unpackb(zlib.decompress(blob), raw=False, strict_map_key=False)
+    """A value packed by `pack_blob`, inflated within `schema.MAX_BLOB_BYTES`; checked by the caller."""
+    return schema.unpack_plain(schema.inflate(blob))
 
 
 _HEAVY = frozenset({"text", "header", "elided", "hierarchy", "tokens"})
 
 
-def unpack_meta(blob: bytes) -> dict[str, list[Any]]:
+def unpack_meta(blob: bytes, ids: list[int]) -> dict[str, list[Any]]:
     """A file blob's chunk columns without the heavy ones (`_HEAVY`: texts and what only rendering
-    needs), skipped by the decoder without being built: ranking reads these from many files."""
-    u = msgpack.Unpacker(raw=False, strict_map_key=False)
-    u.feed(zlib.decompress(blob))
+    needs), skipped by the decoder without being built: ranking reads these from many files.
+    Checked against the file's chunk `ids` (ValueError if they do not fit)."""
+    u = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=schema.MAX_BLOB_BYTES,
+                         ext_hook=schema.no_ext)  # fmt: skip
+    u.feed(schema.inflate(blob))
     out: dict[str, list[Any]] = {}
     for _ in range(u.read_map_header()):
         if u.unpack() != "chunks":
@@ -117,7 +121,8 @@ def unpack_meta(blob: bytes) -> dict[str, list[Any]]:
                 u.skip()
             else:
                 out[name] = u.unpack()
-    return out
+    light = tuple(c for c in CHUNK_COLUMNS if c not in _HEAVY)
+    return schema.check_chunk_columns(out, light, ids)
 
 
 def file_row(f: FileEntry, links: FileLinks, keys: bytes, defs_h: bytes, refs_h: bytes,
@@ -185,17 +190,22 @@ def unpack_shard(data: bytes, bucket: int, buckets: int, paths: list[str]) -> di
     """The file table of a shard, checked to be bucket `bucket` of `buckets` holding `paths`."""
     m = unpack(data)
     if (m.get("bucket"), m.get("buckets")) != (bucket, buckets):
-        raise ValueError(f"shard of bucket {m.get('bucket')}/{m.get('buckets')}, expected {bucket}/{buckets}")
-    files: dict[str, list[Any]] = m["files"]
-    if files["path"] != paths or any(len(files[k]) != len(paths) for k in SHARD_COLUMNS):
-        raise ValueError("its files differ from the manifest's")
-    return files
+        raise ValueError(
+            f"shard of bucket {m.get('bucket')!r}/{m.get('buckets')!r}, expected {bucket}/{buckets}"
+        )
+    return schema.check_shard_files(m.get("files"), SHARD_COLUMNS, paths)
 
 
 def links_of_row(row: dict[str, Any]) -> FileLinks:
-    """The graph links a row stores (see `file_row`), with chunk ids again."""
-    defs, refs, skip = unpack_blob(row["data"])["links"]
+    """The graph links a row stores (see `file_row`), with chunk ids again; CORA-BND-004 if the
+    row's blob does not hold them (a shard whose checksum is right but whose content is not)."""
     ids = ids_of(row["ids"]).tolist()
+    try:
+        data = unpack_blob(row["data"])
+        schema.need(isinstance(data, dict), "chunk blob: expected a map")
+        defs, refs, skip = schema.check_links(data.get("links"), len(ids))
+    except Exception as e:
+        raise CoraError("CORA-BND-004", f"the shard row of {row['path']!r}: links unreadable: {e}") from None
     return FileLinks(
         defs={n: [ids[i] for i in ps] for n, ps in defs.items()},
         refs={ids[i]: names for i, names in enumerate(refs) if names},
@@ -211,15 +221,20 @@ def pack(manifest: dict[str, Any]) -> bytes:
 
 
 def unpack(data: bytes) -> dict[str, Any]:
-    m = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    """A manifest or shard map, unchecked beyond being a map (see `schema` for the rest)."""
+    m = schema.unpack_plain(data)
     if not isinstance(m, dict):
         raise ValueError("manifest is not a map")
     return m
 
 
+def check(m: dict[str, Any]) -> None:
+    """The top manifest's shape, for the current major format (ValueError naming what is wrong)."""
+    schema.check_manifest(m, TOP_COLUMNS)
+
+
 def parse_version(v: Any) -> tuple[int, int]:
-    major, minor = str(v).split(".")
-    return int(major), int(minor)
+    return schema.check_version(v)
 
 
 def ids_of(row_ids: bytes) -> npt.NDArray[np.uint64]:
@@ -275,6 +290,11 @@ class Shards:
                 except Exception as e:
                     raise CoraError("CORA-BND-004", f"{self._root / name}: {type(e).__name__}: {e}") from None
         return self._loaded[b]
+
+    def damaged(self, fi: int, what: str) -> CoraError:
+        """CORA-BND-004 naming the shard of the file at index `fi`: its content is not what it should be."""
+        name = self.names[self._where[0][fi]] or MANIFEST
+        return CoraError("CORA-BND-004", f"{self._root / name}: {what}")
 
     def get(self, fi: int, column: str) -> Any:
         """One shard column of the file at index `fi` of the top file table."""
@@ -393,12 +413,24 @@ class ChunkTable:
         return range(self._starts[fi], self._starts[fi + 1])
 
     def _decode(self, fi: int) -> dict[str, Any]:
-        data: dict[str, Any] = unpack_blob(self._shards.get(fi, "data"))["chunks"]
-        return data
+        blob = self._shards.get(fi, "data")
+        try:
+            data = unpack_blob(blob)
+            schema.need(isinstance(data, dict), "expected a map")
+            return schema.check_chunk_columns(data.get("chunks"), CHUNK_COLUMNS, self._file_ids(fi))
+        except Exception as e:
+            raise self._shards.damaged(fi, f"chunks of {self.file_path(fi)!r}: {e}") from None
+
+    def _file_ids(self, fi: int) -> list[int]:
+        return self.ids[self._starts[fi] : self._starts[fi + 1]]
 
     def _meta_columns(self, fi: int) -> dict[str, list[Any]]:
         """The light chunk columns of file `fi` (no text, header, hierarchy, elided, tokens)."""
-        return unpack_meta(self._shards.get(fi, "data"))
+        blob = self._shards.get(fi, "data")
+        try:
+            return unpack_meta(blob, self._file_ids(fi))
+        except Exception as e:
+            raise self._shards.damaged(fi, f"chunks of {self.file_path(fi)!r}: {e}") from None
 
     def text(self, row: int) -> str:
         fi = self.file_of(row)

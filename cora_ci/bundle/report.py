@@ -14,6 +14,7 @@ from cora_ci.errors import CoraError
 
 def describe(b: Bundle) -> dict[str, Any]:
     m = b.manifest
+    kinds = Counter(b.chunks.column("kind"))  # first: refuses an older format's manifest
     files = m["files"]
     langs = Counter(lang for lang, s in zip(files["lang"], files["strategy"], strict=True) if s is not None)
     sizes = {rel: a["size"] for rel, a in m["artifacts"].items()}
@@ -32,8 +33,10 @@ def describe(b: Bundle) -> dict[str, Any]:
         "chunker": m["chunker"],
         "stats": m["stats"],
         "languages": dict(sorted(langs.items())),
-        "kinds": dict(sorted(Counter(b.chunks.column("kind")).items())),
+        "kinds": dict(sorted(kinds.items())),
         "graph_edges": len(b.graph.indices),
+        "bm25_documents": b.lexical.num_docs,  # both indexes opened: checked against the manifest
+        "vectors": b.vectors.size if b.vectors is not None else None,
         "bytes": {"total": total, "manifest": (b.root / mf.MANIFEST).stat().st_size, **sizes},
     }
 
@@ -59,6 +62,8 @@ def describe_text(d: dict[str, Any]) -> list[str]:
         f"chunks   {stats['chunks']}: " + ", ".join(f"{k} {n}" for k, n in d["kinds"].items()),
         "langs    " + ", ".join(f"{k} {n}" for k, n in d["languages"].items()),
         f"graph    {d['graph_edges']} edges",
+        f"indexes  bm25 {d['bm25_documents']} documents, "
+        + (f"{d['vectors']} vectors" if d["vectors"] is not None else "no vectors"),
         f"size     {d['bytes']['total'] / 1e6:.2f} MB ({ratio:.2f}x the source)",
     ]  # fmt: skip
 

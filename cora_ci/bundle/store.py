@@ -17,6 +17,7 @@ import fcntl
 import hashlib
 import os
 import shutil
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -24,6 +25,7 @@ from typing import Any
 
 from cora_ci import verified
 from cora_ci.bundle import manifest as mf
+from cora_ci.bundle import schema
 from cora_ci.bundle.leftovers import remove_leftovers
 from cora_ci.errors import CoraError
 
@@ -172,43 +174,100 @@ def resolve(path: Path) -> Path:
     raise CoraError("CORA-BND-001", f"no bundle at {path}")
 
 
-def read_manifest(root: Path) -> dict[str, Any]:
-    """The manifest after its checksum and format checks."""
+def pin(root: Path) -> tuple[Path, int | None]:
+    """A path to the bundle directory `root` as it is now, and the directory fd holding it: later
+    reads through `/proc/self/fd/N` see this bundle even after an update swapped another one in
+    (they find its files, or none once the old copy is removed: never the new bundle's). Where
+    there is no such path, `root` itself and None; re-hashing then catches a swap (`read_artifact`)."""
     try:
-        body = (root / mf.MANIFEST).read_bytes()
-        expected = (root / mf.MANIFEST_SUM).read_text().split()[0]
+        fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    except OSError as e:
+        raise CoraError("CORA-BND-003", f"{root}: cannot open: {e.strerror or e}") from None
+    via = Path(f"/proc/self/fd/{fd}")
+    if os.path.isdir(via) and os.path.samestat(os.stat(via), os.fstat(fd)):
+        return via, fd
+    os.close(fd)
+    return root, None
+
+
+def _read_bounded(path: Path, limit: int) -> bytes:
+    """The bytes of a regular file (not a link) of at most `limit` bytes (OSError, ValueError)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    with os.fdopen(fd, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode) or size > limit:
+            raise ValueError(f"not a regular file of at most {limit} bytes")
+        return f.read(limit + 1)
+
+
+def read_manifest(root: Path, base: Path | None = None) -> dict[str, Any]:
+    """The manifest after its checksum, format and (for the current major format) shape checks.
+    `base` is where to read the files (see `pin`); `root` names them."""
+    return read_manifest_and_id(root, base)[0]
+
+
+def read_manifest_and_id(root: Path, base: Path | None = None) -> tuple[dict[str, Any], str]:
+    """`read_manifest`, and the manifest's sha256: the identity of this version of the bundle."""
+    base = base or root
+    name = root / mf.MANIFEST
+    try:
+        body = _read_bounded(base / mf.MANIFEST, schema.MAX_MANIFEST_BYTES)
+        expected = _read_bounded(base / mf.MANIFEST_SUM, 4096).decode("ascii").split()[0]
     except (OSError, IndexError):
         raise CoraError("CORA-BND-003", f"{root}: manifest or its checksum file missing") from None
+    except ValueError as e:
+        raise CoraError("CORA-BND-003", f"{root}: manifest or its checksum file unreadable ({e})") from None
     if hashlib.sha256(body).hexdigest() != expected:
-        raise CoraError("CORA-BND-003", f"{root / mf.MANIFEST}: checksum mismatch (altered or truncated)")
+        raise CoraError("CORA-BND-003", f"{name}: checksum mismatch (altered or truncated)")
     try:
         m = mf.unpack(body)
-        fmt, version = m["format"], mf.parse_version(m["format_version"])
+        fmt, version = m.get("format"), mf.parse_version(m.get("format_version"))
     except Exception as e:
-        raise CoraError("CORA-BND-004", f"{root / mf.MANIFEST}: {type(e).__name__}: {e}") from None
+        raise CoraError("CORA-BND-004", f"{name}: {type(e).__name__}: {e}") from None
     if fmt != mf.FORMAT:
-        raise CoraError("CORA-BND-004", f"{root}: not a cora-ci bundle (format {fmt!r})")
+        raise CoraError("CORA-BND-004", f"{root}: not a cora-ci bundle (format {str(fmt)[:40]!r})")
     if version[0] > mf.FORMAT_VERSION[0]:
         have = ".".join(map(str, mf.FORMAT_VERSION))
         raise CoraError(
             "CORA-BND-002", f"{root}: bundle format {m['format_version']} is newer than this cora-ci's {have}"
         )
-    return m
+    if version[0] == mf.FORMAT_VERSION[0]:  # an older one is only ever rebuilt (`Bundle.shards`)
+        try:
+            mf.check(m)
+        except (ValueError, TypeError, RecursionError) as e:
+            raise CoraError("CORA-BND-004", f"{name}: {e}") from None
+    return m, expected
 
 
 def _cache_file(root: Path) -> Path:
     return verified.record_file(hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:32])
 
 
+def regular_file(base: Path, rel: str) -> os.stat_result | None:
+    """The stat of `base/rel` if it is a regular file reached through real directories only: a
+    link anywhere below the bundle could make a reader (or tantivy) read outside it."""
+    parts = rel.split("/")
+    try:
+        for i in range(1, len(parts)):
+            if not stat.S_ISDIR(os.lstat(base.joinpath(*parts[:i])).st_mode):
+                return None
+        st = os.lstat(base / rel)
+    except OSError:
+        return None
+    return st if stat.S_ISREG(st.st_mode) else None
+
+
 def artifact_problem(
-    root: Path, rel: str, want: dict[str, Any], known: list[Any]
+    root: Path, rel: str, want: dict[str, Any], known: list[Any], base: Path | None = None
 ) -> tuple[str | None, list[Any]]:
     """What is wrong with one file the manifest lists (None if nothing), and its verified record
-    `[size, mtime_ns, inode, sha256]`. A `known` record equal to the file's current one skips hashing."""
-    p = root / rel
-    if not p.is_file():
-        return f"{rel}: missing", []
-    ident = verified.identity(p)
+    `[size, mtime_ns, inode, sha256]`. A `known` record equal to the file's current one skips hashing.
+    `base` is where to read the files (see `pin`), `root` the bundle's name."""
+    p = (base or root) / rel
+    st = regular_file(base or root, rel)
+    if st is None:
+        return (f"{rel}: missing" if not os.path.lexists(p) else f"{rel}: not a regular file"), []
+    ident = [st.st_size, st.st_mtime_ns, st.st_ino]
     if ident[0] != want["size"]:
         return f"{rel}: {ident[0]} bytes, expected {want['size']}", []
     record = [*ident, want["sha256"]]
@@ -217,14 +276,16 @@ def artifact_problem(
     return None, record
 
 
-def verify_artifacts(root: Path, manifest: dict[str, Any], use_cache: bool = True) -> dict[str, list[Any]]:
+def verify_artifacts(
+    root: Path, manifest: dict[str, Any], use_cache: bool = True, base: Path | None = None
+) -> dict[str, list[Any]]:
     """Check every listed file's size and sha256, and that no file is missing; raise CORA-BND-003.
     Returns each file's verified record (see `artifact_problem`)."""
     cache_path = _cache_file(root)
     cache = verified.load(cache_path) if use_cache else {}
     fresh: dict[str, Any] = {}
     for rel, want in sorted(manifest.get("artifacts", {}).items()):
-        problem, fresh[rel] = artifact_problem(root, rel, want, cache.get(rel) or [])
+        problem, fresh[rel] = artifact_problem(root, rel, want, cache.get(rel) or [], base)
         if problem:
             raise CoraError("CORA-BND-003", f"{root}: {problem}")
     if use_cache and fresh != cache:
@@ -232,13 +293,16 @@ def verify_artifacts(root: Path, manifest: dict[str, Any], use_cache: bool = Tru
     return fresh
 
 
-def read_artifact(root: Path, rel: str, want: dict[str, Any], known: list[Any]) -> bytes:
+def read_artifact(
+    root: Path, rel: str, want: dict[str, Any], known: list[Any], base: Path | None = None
+) -> bytes:
     """The bytes of a listed file read after opening the bundle (a shard): hashed again unless the
     file is still the one verified at open (`known`), since the bundle may have been swapped since."""
     try:
-        with (root / rel).open("rb") as f:
+        fd = os.open((base or root) / rel, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd, "rb") as f:
             st = os.fstat(f.fileno())
-            data = f.read()
+            data = f.read(want["size"] + 1)
     except OSError as e:
         raise CoraError("CORA-BND-003", f"{root / rel}: cannot read: {e.strerror or e}") from None
     if known[:3] != [st.st_size, st.st_mtime_ns, st.st_ino] and (

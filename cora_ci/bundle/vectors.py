@@ -7,12 +7,15 @@ loading it, so opening a large bundle costs next to nothing and writes nothing.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from usearch.index import Index
+
+from cora_ci.errors import CoraError
 
 DTYPE = "i8"
 METRIC = "cos"
@@ -59,13 +62,98 @@ def update_vectors(old: Path, path: Path, remove: list[int], batches: list[Batch
     index.save(str(path))
 
 
-class VectorIndex:
-    """A read-only, memory-mapped view of a bundle's vectors."""
+_HEAD = 64  # usearch's dense index header, after the vectors
+_HNSW = 40  # five u64: size, connectivity, base connectivity, max level, entry slot
+_MAGIC = b"usearch"
+_KINDS = bytes([99, 23, 14, 15])  # metric cos, scalar i8, key u64, slot u32
+_BATCH = 8192  # nodes checked at once (bounds the index arrays)
+_FREE = np.uint64(2**64 - 1)  # the key of a removed vector's slot
 
-    def __init__(self, path: Path) -> None:
-        index = Index.restore(str(path), view=True)
+
+def check_layout(path: Path, dim: int, ids: npt.NDArray[np.uint64]) -> None:
+    """The file is the usearch index a build writes for these chunk `ids` at `dim` dimensions:
+    header, sizes, every node's key, level and neighbour lists (counts within capacity, neighbours
+    among the nodes). usearch is C++ and trusts what it maps: a file whose checksum is right but
+    whose content is hostile (a fork's CI) must not reach it (ValueError naming what is wrong).
+    An updated index keeps the slots of removed vectors (key `_FREE`), counted as deleted."""
+    buf = np.memmap(path, dtype=np.uint8, mode="r") if os.path.getsize(path) else np.zeros(0, np.uint8)
+    n = len(ids)
+    need(len(buf) >= 8, "shorter than its header")
+    slots, cols = (int(x) for x in buf[:8].view("<u4"))
+    need(slots >= n and cols == dim, f"{slots} vectors of {cols} dimensions, expected {n} of {dim}")
+    at = 8 + slots * dim
+    need(len(buf) >= at + _HEAD + _HNSW, "truncated header")
+    head = bytes(buf[at : at + _HEAD])
+    need(head[:7] == _MAGIC and head[7:9] == b"\x02\x00" and head[13:17] == _KINDS, "not an i8 cosine index")
+    present, deleted, dims = np.frombuffer(head, "<u8", 3, 17).tolist()
+    need((present, deleted, dims) == (n, slots - n, dim), "header counts differ from the manifest")
+    size, conn, base_conn, top, entry = np.frombuffer(
+        bytes(buf[at + _HEAD : at + _HEAD + _HNSW]), "<u8"
+    ).tolist()
+    need(size == slots and 1 <= conn <= 1024 and conn <= base_conn <= 2048, "bad graph header")
+    at += _HEAD + _HNSW
+    if slots == 0:
+        need(len(buf) == at, "trailing bytes")
+        return
+    need(top < 64 and entry < slots and len(buf) >= at + 2 * slots, "bad graph header")
+    levels = buf[at : at + 2 * slots].copy().view("<i2").astype(np.int64)
+    need(
+        bool(levels.min() >= 0) and int(levels.max()) == top and int(levels[entry]) == top, "bad node levels"
+    )
+    sizes = 14 + 4 * base_conn + levels * (4 + 4 * conn)
+    starts = at + 2 * slots + np.concatenate([[0], np.cumsum(sizes)[:-1]])
+    need(
+        len(buf) == int(starts[-1] + sizes[-1]),
+        f"{len(buf)} bytes, the layout needs {int(starts[-1] + sizes[-1])}",
+    )
+    keys = _gather(buf, starts, 8, "<u8")
+    live = keys != _FREE
+    need(int((~live).sum()) == slots - n, "free slots differ from the deleted count")
+    need(np.array_equal(np.sort(keys[live]), np.sort(ids)), "keys differ from the manifest's chunk ids")
+    need(np.array_equal(_gather(buf, starts + 8, 2, "<i2"), levels), "node levels differ")
+    _check_lists(buf, starts + 10, base_conn, slots)
+    upper = np.repeat(starts + 14 + 4 * base_conn, levels)
+    step = np.arange(len(upper)) - np.repeat(np.cumsum(levels) - levels, levels)
+    _check_lists(buf, upper + step * (4 + 4 * conn), conn, slots)
+
+
+def need(ok: bool, what: str) -> None:
+    if not ok:
+        raise ValueError(what)
+
+
+def _gather(buf: npt.NDArray[np.uint8], offsets: npt.NDArray[np.int64], width: int, dtype: str) -> Any:
+    """The values of `dtype` (`width` bytes, unaligned) at each of `offsets`."""
+    return buf[offsets[:, None] + np.arange(width)].copy().view(dtype).ravel()
+
+
+def _check_lists(buf: npt.NDArray[np.uint8], offsets: Any, capacity: int, n: int) -> None:
+    """Neighbour lists at `offsets` (a u32 count, then `capacity` u32 slots): counts within
+    capacity, the slots in use below `n`."""
+    for i in range(0, len(offsets), _BATCH):
+        offs = np.asarray(offsets[i : i + _BATCH], dtype=np.int64)
+        counts = _gather(buf, offs, 4, "<u4").astype(np.int64)
+        need(bool(np.all(counts <= capacity)), "a neighbour list is over its capacity")
+        slots = _gather(buf, (offs[:, None] + 4 + 4 * np.arange(capacity)).ravel(), 4, "<u4")
+        used = np.arange(capacity)[None, :] < counts[:, None]
+        need(bool(np.all(slots.reshape(len(offs), capacity)[used] < n)), "a neighbour is not a node")
+
+
+class VectorIndex:
+    """A read-only, memory-mapped view of a bundle's vectors. With `dim` and `ids` (the manifest's),
+    the file's layout is checked first (`check_layout`); `name` is the file as errors name it."""
+
+    def __init__(self, path: Path, dim: int | None = None, ids: npt.NDArray[np.uint64] | None = None,
+                 name: Path | None = None) -> None:  # fmt: skip
+        self._name = name or path
+        try:
+            if dim is not None and ids is not None:
+                check_layout(path, dim, ids)
+            index = Index.restore(str(path), view=True)
+        except (ValueError, RuntimeError, OSError) as e:
+            raise CoraError("CORA-BND-004", f"{self._name}: unreadable vector index: {e}") from None
         if index is None:
-            raise ValueError(f"{path} is not a usearch index")
+            raise CoraError("CORA-BND-004", f"{self._name}: not a usearch index")
         setattr(index, "expansion_search", EXPANSION_SEARCH)  # noqa: B010 - usearch types it read-only; it is not
         self._index: Index = index
 

@@ -238,12 +238,24 @@ def pack_edges(ids: list[int], edges: Edges) -> bytes:
     return zlib.compress(src.tobytes() + dst.tobytes() + w.tobytes())
 
 
+_MAX_EDGE_BYTES = 1 << 30
+
+
 def unpack_edges(ids: npt.NDArray[np.uint64], packed: bytes) -> tuple[Any, Any, Any]:
-    data = zlib.decompress(packed) if packed else b""
+    """A file's edges (see `pack_edges`); ValueError if they are not what `pack_edges` writes."""
+    d = zlib.decompressobj()
+    try:
+        data = d.decompress(packed, _MAX_EDGE_BYTES) if packed else b""
+    except zlib.error as e:
+        raise ValueError(f"edges unreadable: {e}") from None
+    if (packed and (d.unconsumed_tail or not d.eof)) or len(data) % 16:
+        raise ValueError("edges truncated or oversized")
     n = len(data) // 16
     src = np.frombuffer(data, dtype="<u4", count=n)
     dst = np.frombuffer(data, dtype="<u8", count=n, offset=4 * n)
     w = np.frombuffer(data, dtype="<f4", count=n, offset=12 * n)
+    if n and (int(src.max()) >= len(ids) or not bool(np.all(np.isfinite(w) & (w >= 0)))):
+        raise ValueError("an edge starts at a chunk the file does not have, or has a bad weight")
     return ids[src.astype(np.int64)], dst, w
 
 

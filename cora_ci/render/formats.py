@@ -160,8 +160,14 @@ def result_dict(r: Result, explain: bool = False) -> dict[str, Any]:
     return d
 
 
-def as_json(query: str, bundle: str, results: Iterable[Result], explain: bool = False) -> str:
-    out = {"query": query, "bundle": bundle, "results": [result_dict(r, explain) for r in results]}
+def as_json(
+    query: str, bundle: str, results: Iterable[Result], explain: bool = False, bundle_id: str | None = None
+) -> str:
+    """The answer as JSON; `bundle_id` (the manifest's sha256) says which version of the bundle answered."""
+    out: dict[str, object] = {"query": query, "bundle": bundle}
+    if bundle_id is not None:
+        out["bundle_id"] = bundle_id
+    out["results"] = [result_dict(r, explain) for r in results]
     return json.dumps(out, indent=2, ensure_ascii=False)
 
 

@@ -7,10 +7,11 @@ opens a socket.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.errors import CoraError
@@ -19,6 +20,8 @@ from cora_ci.render.answer import Result, pack
 from cora_ci.render.source import BundleChunks, Shown, show, work_tree
 from cora_ci.retrieval.types import Boost, Filters
 
+T = TypeVar("T")
+
 
 @dataclass
 class Answer:
@@ -26,6 +29,7 @@ class Answer:
     bundle: str  # as the user named it (a directory or an archive)
     results: list[Result]
     commit: str | None  # the indexed commit, for `missing` results
+    bundle_id: str | None = None  # the sha256 of the manifest of the bundle that answered
 
 
 @dataclass(frozen=True)
@@ -92,11 +96,31 @@ def run_query(
     model: str | None = None,
 ) -> Answer:
     """Rank the bundle's chunks for `text` and pack the answer, re-bound to the working tree."""
+
+    def answer(bundle: Bundle) -> Answer:
+        return _answer(bundle, text, where, k, budget, boosts, filters, model)
+
+    return _once_more_if_replaced(where, answer)
+
+
+def _once_more_if_replaced(where: Where, run: Callable[[Bundle], T]) -> T:
+    """`run` on the bundle; once more on the new one if an update replaced it meanwhile and this
+    reader met the old one's files gone (a reader never mixes the two: `Bundle`)."""
+    bundle = open_bundle(where.bundle)
+    try:
+        return run(bundle)
+    except CoraError as e:
+        if e.code not in ("CORA-BND-003", "CORA-BND-004") or not bundle.replaced():
+            raise
+    return run(open_bundle(where.bundle))
+
+
+def _answer(bundle: Bundle, text: str, where: Where, k: int, budget: int | None, boosts: tuple[str, ...],
+            filters: Filters, model: str | None) -> Answer:  # fmt: skip
     from cora_ci.retrieval import search
     from cora_ci.retrieval.catalog import catalog
     from cora_ci.retrieval.search import prefetch
 
-    bundle = open_bundle(where.bundle)
     with ThreadPoolExecutor(1, thread_name_prefix="cora-model") as pool:
         ahead = pool.submit(_embedder_ahead, bundle, model, text)
         tree = work_tree(bundle, where.repo, where.default_repo)
@@ -107,7 +131,7 @@ def run_query(
     hits = search(bundle, text, k=k, embedder=embedder, filters=filters, boosts=all_boosts)
     results = pack(hits, BundleChunks(bundle, tree), budget)
     commit = (bundle.manifest.get("source") or {}).get("commit")
-    return Answer(text, str(where.bundle), results, commit)
+    return Answer(text, str(where.bundle), results, commit, bundle.id)
 
 
 class _Ahead:
@@ -135,5 +159,7 @@ def _embedder_ahead(bundle: Bundle, model: str | None, text: str) -> Any:
 
 def run_show(anchor: str, where: Where) -> Shown:
     """One symbol's current code (`cora-ci show`)."""
-    bundle = open_bundle(where.bundle)
-    return show(BundleChunks(bundle, work_tree(bundle, where.repo, where.default_repo)), anchor)
+    return _once_more_if_replaced(
+        where,
+        lambda bundle: show(BundleChunks(bundle, work_tree(bundle, where.repo, where.default_repo)), anchor),
+    )
