@@ -3,6 +3,10 @@
 A record is `[size, mtime_ns, inode, sha256]`: a file whose first three are unchanged since it
 was hashed is not hashed again. Bundles (every open) and the default model (every hook run) use
 it; a lost or unwritable record only costs a re-hash.
+
+`checked`/`note_checked` remember which bundle versions (by their manifest's sha256, which pins
+every other file's sha256) passed a deep check of their content: a query on a bundle seen before
+does not walk its manifest, vector graph and BM25 metadata again (~0.2 s at 50k chunks).
 """
 
 from __future__ import annotations
@@ -41,3 +45,22 @@ def save(where: Path, records: dict[str, Any]) -> None:
         tmp = where.with_suffix(f".{os.getpid()}.tmp")
         tmp.write_text(json.dumps(records, sort_keys=True))
         os.replace(tmp, where)
+
+
+_KEEP = 64  # bundle versions remembered per check
+
+
+def checked(kind: str, bundle_id: str | None) -> bool:
+    """Whether the bundle version `bundle_id` passed the deep check `kind` on this machine."""
+    return bundle_id is not None and bundle_id in load(record_file("checked")).get(kind, [])
+
+
+def note_checked(kind: str, bundle_id: str | None) -> None:
+    """Remember that `bundle_id` passed `kind` (the most recent `_KEEP` per kind)."""
+    if bundle_id is None:
+        return
+    where = record_file("checked")
+    records = load(where)
+    seen = [b for b in records.get(kind, []) if isinstance(b, str) and b != bundle_id]
+    records[kind] = [*seen[-(_KEEP - 1) :], bundle_id]
+    save(where, records)

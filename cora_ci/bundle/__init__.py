@@ -20,6 +20,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from cora_ci import verified
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.lexical import LexicalIndex
 from cora_ci.bundle.manifest import ChunkTable, Shards
@@ -47,6 +48,12 @@ class Bundle:
         self.manifest = manifest
         self._records = records or {}  # files verified at open: [size, mtime_ns, inode, sha256]
         self.id: str | None = None  # the manifest's sha256, when opened with `open_bundle`
+
+    @property
+    def _verified_id(self) -> str | None:
+        """The bundle id when every file was verified against the manifest at open (then a deep
+        check passed by this id holds for these very files), else None."""
+        return self.id if self._records else None
 
     def replaced(self) -> bool:
         """Whether the path this bundle was opened at now holds another one (an update swapped it)."""
@@ -96,8 +103,12 @@ class Bundle:
         manifest's segments (CORA-BND-004 naming the file otherwise)."""
         self._current()
         names = [rel.split("/", 1)[1] for rel in self.manifest["artifacts"] if rel.startswith(mf.BM25 + "/")]
-        segments = self.manifest["lexical"]["segments"]
-        return LexicalIndex(self.base / mf.BM25, names, segments, self.root / mf.BM25, keep=self)
+        known = verified.checked("bm25", self._verified_id)
+        segments = None if known else self.manifest["lexical"]["segments"]
+        index = LexicalIndex(self.base / mf.BM25, names, segments, self.root / mf.BM25, keep=self)
+        if not known:
+            verified.note_checked("bm25", self._verified_id)
+        return index
 
     @cached_property
     def vectors(self) -> VectorIndex | None:
@@ -109,7 +120,12 @@ class Bundle:
             return None
         from cora_ci.bundle.vectors import VectorIndex  # usearch loads in ~30 ms: only when needed
 
-        return VectorIndex(self.base / mf.VECTORS, model["dim"], self.chunks.id_array, self.root / mf.VECTORS)
+        path, name = self.base / mf.VECTORS, self.root / mf.VECTORS
+        if verified.checked("vectors", self._verified_id):  # this version's layout passed before
+            return VectorIndex(path, name=name)
+        index = VectorIndex(path, model["dim"], self.chunks.id_array, name)
+        verified.note_checked("vectors", self._verified_id)
+        return index
 
     @cached_property
     def graph_csr(self) -> Any:

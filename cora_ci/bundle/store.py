@@ -231,11 +231,12 @@ def read_manifest_and_id(root: Path, base: Path | None = None) -> tuple[dict[str
         raise CoraError(
             "CORA-BND-002", f"{root}: bundle format {m['format_version']} is newer than this cora-ci's {have}"
         )
-    if version[0] == mf.FORMAT_VERSION[0]:  # an older one is only ever rebuilt (`Bundle.shards`)
-        try:
+    if version[0] == mf.FORMAT_VERSION[0] and not verified.checked("manifest", expected):
+        try:  # an older major is only ever rebuilt (`Bundle.shards`)
             mf.check(m)
         except (ValueError, TypeError, RecursionError) as e:
             raise CoraError("CORA-BND-004", f"{name}: {e}") from None
+        verified.note_checked("manifest", expected)
     return m, expected
 
 
