@@ -29,7 +29,6 @@ from cora_ci.bundle.store import update_lock, write_bundle
 from cora_ci.errors import CoraError
 from cora_ci.files.shard import tree_digest
 
-_CODE = "CORA-BND-011"
 # What shards of one build share, with how a difference reads.
 _SAME = (
     ("source", "were cut from different trees"),
@@ -98,7 +97,7 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
 
 
 def _fail(message: str) -> CoraError:
-    return CoraError(_CODE, message)
+    return CoraError("CORA-BND-011", message)
 
 
 def in_order(bundles: list[Bundle], paths: Sequence[Path]) -> list[Bundle]:
@@ -109,7 +108,7 @@ def in_order(bundles: list[Bundle], paths: Sequence[Path]) -> list[Bundle]:
     for b, p in zip(bundles, paths, strict=True):
         if "shard" not in b.manifest:
             raise CoraError(
-                _CODE, f"{p} is not a shard bundle", "give bundles of `cora-ci index --shard I/N`"
+                "CORA-BND-011", f"{p} is not a shard bundle", "give bundles of `cora-ci index --shard I/N`"
             )
     a, pa = bundles[0].manifest, paths[0]
     for b, pb in zip(bundles[1:], paths[1:], strict=True):
