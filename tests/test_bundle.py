@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -386,9 +387,11 @@ def test_missing_and_extra_files_are_detected(repo: Path) -> None:
 def test_verification_is_cached_outside_the_bundle_but_notices_changes(repo: Path, tmp_path: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"
-    open_bundle(out)
-    cached = list((tmp_path / "cache" / "cora-ci" / "verified").iterdir())
-    assert len(cached) == 1
+    b = open_bundle(out)
+    cached = {p.name for p in (tmp_path / "cache" / "cora-ci" / "verified").iterdir()}
+    assert len(cached) == 2 and "checked.json" in cached  # this bundle's file records; versions checked
+    checked = json.loads((tmp_path / "cache" / "cora-ci" / "verified" / "checked.json").read_text())
+    assert checked["manifest"] == [b.id]
     seg = next(p for p in (out / "bm25").iterdir() if p.suffix == ".term")
     _corrupt(seg)  # same size, new mtime: the cache entry no longer matches
     with pytest.raises(CoraError) as e:
