@@ -40,7 +40,7 @@ def main() -> None:
                 t = time.perf_counter()
                 new = np.arange(n + r * 5, n + r * 5 + 5, dtype=np.uint64)
                 update_vectors(
-                    old, Path(tmp) / f"new{r}.usearch", [r * 5 + i for i in range(5)], new, vecs[n:]
+                    old, Path(tmp) / f"new{r}.usearch", [r * 5 + i for i in range(5)], [(new, vecs[n:])]
                 )
                 times.append(time.perf_counter() - t)
             size = old.stat().st_size / 1e6
