@@ -37,22 +37,22 @@ def git(cwd: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=cwd, check=True, capture_output=True, text=True).stdout
 
 
+def init_repo(repo: Path, files: dict[str, str]) -> Path:
+    """A real git repository at `repo` (created) with the given files committed."""
+    repo.mkdir(parents=True)
+    git(repo, "init", "-q", "-b", "main")
+    git(repo, "config", "user.email", "t@example.com")
+    git(repo, "config", "user.name", "t")
+    for name, text in files.items():
+        p = repo / name
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text(text)
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "init")
+    return repo
+
+
 @pytest.fixture
 def make_repo(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
     """A real git repository with the given files committed."""
-
-    def make(files: dict[str, str]) -> Path:
-        repo = tmp_path / "repo"
-        repo.mkdir()
-        git(repo, "init", "-q", "-b", "main")
-        git(repo, "config", "user.email", "t@example.com")
-        git(repo, "config", "user.name", "t")
-        for name, text in files.items():
-            p = repo / name
-            p.parent.mkdir(parents=True, exist_ok=True)
-            p.write_text(text)
-        git(repo, "add", "-A")
-        git(repo, "commit", "-qm", "init")
-        return repo
-
-    return make
+    return lambda files: init_repo(tmp_path / "repo", files)

@@ -6,7 +6,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import git
+from conftest import init_repo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -152,23 +152,9 @@ def _dedent(files: dict[str, str]) -> dict[str, str]:
     return {k: textwrap.dedent(v) for k, v in files.items()}
 
 
-def _repo(root: Path, files: dict[str, str]) -> Path:
-    root.mkdir(parents=True)
-    git(root, "init", "-q", "-b", "main")
-    git(root, "config", "user.email", "t@example.com")
-    git(root, "config", "user.name", "t")
-    for name, text in _dedent(files).items():
-        p = root / name
-        p.parent.mkdir(parents=True, exist_ok=True)
-        p.write_text(text)
-    git(root, "add", "-A")
-    git(root, "commit", "-qm", "init")
-    return root
-
-
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
-    repo = _repo(tmp_path_factory.mktemp("shop") / "repo", FILES)
+    repo = init_repo(tmp_path_factory.mktemp("shop") / "repo", _dedent(FILES))
     build(repo, model="none")
     return open_bundle(repo / ".cora" / "index")
 
@@ -305,7 +291,7 @@ def widgets(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
         "src/two.py": "def widget_frobnicate_helper(widget):\n    return widget  # frobnicate the widget\n",
         "src/three.py": "def frobnicate_widgets(widgets):\n    return [frobnicate(w) for w in widgets]  # widget\n",
     }
-    repo = _repo(tmp_path_factory.mktemp("widgets") / "repo", files)
+    repo = init_repo(tmp_path_factory.mktemp("widgets") / "repo", _dedent(files))
     build(repo, model="none")
     return open_bundle(repo / ".cora" / "index")
 
@@ -486,7 +472,7 @@ def test_chunk_table_rows_are_grouped_by_file_in_path_order(shop: Bundle) -> Non
 def shop_vectors(tmp_path_factory: pytest.TempPathFactory) -> tuple[Bundle, object]:
     from cora_ci.embedding import load_embedder
 
-    repo = _repo(tmp_path_factory.mktemp("shopv") / "repo", FILES)
+    repo = init_repo(tmp_path_factory.mktemp("shopv") / "repo", _dedent(FILES))
     build(repo)
     return open_bundle(repo / ".cora" / "index"), load_embedder("default")
 
