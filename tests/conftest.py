@@ -56,3 +56,16 @@ def init_repo(repo: Path, files: dict[str, str]) -> Path:
 def make_repo(tmp_path: Path) -> Callable[[dict[str, str]], Path]:
     """A real git repository with the given files committed."""
     return lambda files: init_repo(tmp_path / "repo", files)
+
+
+@pytest.fixture
+def private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Verification records, checked versions and unpacked archives in this test's own cache, and
+    build times from the commit (no SOURCE_DATE_EPOCH from the environment)."""
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+
+
+def dedent_files(files: dict[str, str]) -> dict[str, str]:
+    """Test sources written indented in the test file, as they stand in a repository."""
+    return {k: textwrap.dedent(v) for k, v in files.items()}

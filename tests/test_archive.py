@@ -24,10 +24,7 @@ FILES = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 @pytest.fixture

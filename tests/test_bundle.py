@@ -15,7 +15,7 @@ from pathlib import Path
 import msgpack
 import numpy as np
 import pytest
-from conftest import git
+from conftest import dedent_files, git
 
 from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
@@ -77,21 +77,12 @@ FILES = {
 }
 
 
-def _dedent(files: dict[str, str]) -> dict[str, str]:
-    import textwrap
-
-    return {k: textwrap.dedent(v) for k, v in files.items()}
-
-
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
-    monkeypatch.delenv("SOURCE_DATE_EPOCH", raising=False)
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 @pytest.fixture
 def repo(make_repo: Callable[[dict[str, str]], Path]) -> Path:
-    return make_repo(_dedent(FILES))
+    return make_repo(dedent_files(FILES))
 
 
 def _tree_state(root: Path) -> dict[str, tuple[int, int, str]]:
@@ -151,7 +142,7 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     )  # no vectors.usearch here
     assert m["stats"]["chunks"] == len(b.chunks) == s.chunks
     assert m["stats"]["source_bytes"] == sum(
-        len(v.encode()) for k, v in _dedent(FILES).items() if k != "logo.png"
+        len(v.encode()) for k, v in dedent_files(FILES).items() if k != "logo.png"
     )
 
 
@@ -159,7 +150,7 @@ def test_boost_directives_are_checked_and_recorded_from_the_indexed_tree(
     make_repo: Callable[[dict[str, str]], Path],
 ) -> None:
     files = {**FILES, ".cora-boosts": "# always show\npath: ./README.md\n\ndir:src/\nsymbol:Auth\n"}
-    repo = make_repo(_dedent(files))
+    repo = make_repo(dedent_files(files))
     build(repo, model="none")
     assert open_bundle(repo / ".cora" / "index").manifest["boosts"] == [
         "path:README.md",
@@ -182,7 +173,7 @@ def test_chunks_round_trip_exactly_as_the_chunker_made_them(repo: Path) -> None:
     build(repo, model="none")
     b = open_bundle(repo / ".cora" / "index")
     stored = {b.chunks.ids[r]: b.chunks.chunk(r).to_dict() for r in range(len(b.chunks))}
-    for path, text in _dedent(FILES).items():
+    for path, text in dedent_files(FILES).items():
         for c in chunk_file(path, text.encode(), Config()).chunks:
             assert stored.pop(c.id) == c.to_dict()
     assert stored == {}
@@ -315,7 +306,7 @@ def test_older_rev_and_config_from_that_commit(repo: Path, tmp_path: Path) -> No
 
 def test_plain_directory_without_git(tmp_path: Path) -> None:
     src = tmp_path / "plain"
-    for name, text in _dedent(FILES).items():
+    for name, text in dedent_files(FILES).items():
         (src / name).parent.mkdir(parents=True, exist_ok=True)
         (src / name).write_text(text)
     (src / ".gitignore").write_text("docs/\n")

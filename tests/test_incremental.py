@@ -30,9 +30,7 @@ from cora_ci.errors import CoraError
 QUERIES = ["parse header", "login user", "render view", "install", "total value", "helper"]
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def answers(out: Path) -> dict[str, Any]:

@@ -25,9 +25,7 @@ from cora_ci.merge import merge
 CORA = shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def cora(*args: str) -> subprocess.CompletedProcess[str]:

@@ -9,12 +9,11 @@ import shutil
 import stat
 import subprocess
 import sys
-import textwrap
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import git
+from conftest import dedent_files, git
 
 from cora_ci.errors import CODES
 
@@ -53,10 +52,6 @@ FILES = {
 }
 
 
-def _dedent(files: dict[str, str]) -> dict[str, str]:
-    return {k: textwrap.dedent(v) for k, v in files.items()}
-
-
 def cora(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([CORA, *args], cwd=cwd, capture_output=True, text=True,
                           env={**os.environ, **env}, check=False)  # fmt: skip
@@ -69,7 +64,7 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 @pytest.fixture
 def repo(make_repo: Callable[[dict[str, str]], Path], env: dict[str, str]) -> Path:
-    repo = make_repo(_dedent(FILES))
+    repo = make_repo(dedent_files(FILES))
     out = cora("index", "--model", "none", "-q", cwd=repo, **env)
     assert out.returncode == 0, out.stderr
     return repo
@@ -219,7 +214,7 @@ def read_only() -> Iterator[Callable[[Path], None]]:
 def test_query_is_offline_and_writes_nothing_into_the_bundle(
     make_repo: Callable[[dict[str, str]], Path], tmp_path: Path, read_only: Callable[[Path], None]
 ) -> None:
-    repo = make_repo(_dedent(FILES))
+    repo = make_repo(dedent_files(FILES))
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
     assert cora("index", "-q", cwd=repo, **env).returncode == 0  # the default model: vectors too
     bundle = repo / ".cora" / "index"

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 import re
-import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import dedent_files
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -71,18 +71,12 @@ FILES = {
 }
 
 
-def _dedent(files: dict[str, str]) -> dict[str, str]:
-    return {k: textwrap.dedent(v) for k, v in files.items()}
-
-
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 @pytest.fixture
 def repo(make_repo: Callable[[dict[str, str]], Path]) -> Path:
-    repo = make_repo(_dedent(FILES))
+    repo = make_repo(dedent_files(FILES))
     build(repo, model="none")
     return repo
 

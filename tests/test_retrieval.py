@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import textwrap
 from pathlib import Path
 
 import pytest
-from conftest import init_repo
+from conftest import dedent_files, init_repo
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -148,13 +147,9 @@ class Extends:
 }
 
 
-def _dedent(files: dict[str, str]) -> dict[str, str]:
-    return {k: textwrap.dedent(v) for k, v in files.items()}
-
-
 @pytest.fixture(scope="module")
 def shop(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
-    repo = init_repo(tmp_path_factory.mktemp("shop") / "repo", _dedent(FILES))
+    repo = init_repo(tmp_path_factory.mktemp("shop") / "repo", dedent_files(FILES))
     build(repo, model="none")
     return open_bundle(repo / ".cora" / "index")
 
@@ -291,7 +286,7 @@ def widgets(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
         "src/two.py": "def widget_frobnicate_helper(widget):\n    return widget  # frobnicate the widget\n",
         "src/three.py": "def frobnicate_widgets(widgets):\n    return [frobnicate(w) for w in widgets]  # widget\n",
     }
-    repo = init_repo(tmp_path_factory.mktemp("widgets") / "repo", _dedent(files))
+    repo = init_repo(tmp_path_factory.mktemp("widgets") / "repo", dedent_files(files))
     build(repo, model="none")
     return open_bundle(repo / ".cora" / "index")
 
@@ -472,7 +467,7 @@ def test_chunk_table_rows_are_grouped_by_file_in_path_order(shop: Bundle) -> Non
 def shop_vectors(tmp_path_factory: pytest.TempPathFactory) -> tuple[Bundle, object]:
     from cora_ci.embedding import load_embedder
 
-    repo = init_repo(tmp_path_factory.mktemp("shopv") / "repo", _dedent(FILES))
+    repo = init_repo(tmp_path_factory.mktemp("shopv") / "repo", dedent_files(FILES))
     build(repo)
     return open_bundle(repo / ".cora" / "index"), load_embedder("default")
 

@@ -24,9 +24,7 @@ from cora_ci.files.shard import FILE_COST, SLOTS, ShardSpec, assign, parse_spec,
 CORA = shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"
 
 
-@pytest.fixture(autouse=True)
-def _private_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+pytestmark = pytest.mark.usefixtures("private_cache")
 
 
 def cora(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
