@@ -65,25 +65,17 @@ class Graph(NamedTuple):
     weights: list[float]  # float32-exact, so a round trip through to_dict is lossless
 
     def to_dict(self) -> dict[str, Any]:
-        """Compact and msgpack-friendly: little-endian arrays as raw bytes."""
-        return {
-            "format": FORMAT,
-            "ids": np.asarray(self.ids, dtype="<u8").tobytes(),
-            "indptr": np.asarray(self.indptr, dtype="<u4").tobytes(),
-            "indices": np.asarray(self.indices, dtype="<u4").tobytes(),
-            "weights": np.asarray(self.weights, dtype="<f4").tobytes(),
-        }
+        """Compact and msgpack-friendly: little-endian arrays as raw bytes (`graph.msgpack`'s map)."""
+        return csr_dict(Csr(
+            np.asarray(self.ids, dtype=np.uint64), np.asarray(self.indptr, dtype=np.int64),
+            np.asarray(self.indices, dtype=np.int64), np.asarray(self.weights, dtype=np.float32),
+        ))  # fmt: skip
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Graph:
-        if d.get("format") != FORMAT:
-            raise ValueError(f"unsupported graph format {d.get('format')!r}")
-        return cls(
-            ids=np.frombuffer(d["ids"], dtype="<u8").tolist(),
-            indptr=np.frombuffer(d["indptr"], dtype="<u4").tolist(),
-            indices=np.frombuffer(d["indices"], dtype="<u4").tolist(),
-            weights=np.frombuffer(d["weights"], dtype="<f4").tolist(),
-        )
+        """`to_dict`'s map, checked (ValueError if it is not a graph)."""
+        c = csr_from_dict(d)
+        return cls(c.ids.tolist(), c.indptr.tolist(), c.indices.tolist(), c.weights.tolist())
 
 
 class FileLinks(NamedTuple):
@@ -282,23 +274,21 @@ def csr_from_edges(ids: npt.NDArray[np.uint64], src: Any, dst: Any, w: Any) -> C
     return Csr(nodes, indptr, d[order].astype(np.int64), np.asarray(w, dtype=np.float32)[order])
 
 
-def pack_csr(c: Csr) -> bytes:
-    """The CSR as one msgpack map of little-endian arrays (the bundle's `graph.msgpack`)."""
-    import msgpack
+def csr_dict(c: Csr) -> dict[str, Any]:
+    """The CSR as a map of little-endian arrays (what `graph.msgpack` holds)."""
+    return {
+        "format": FORMAT,
+        "ids": c.ids.astype("<u8").tobytes(),
+        "indptr": c.indptr.astype("<u8").tobytes(),
+        "indices": c.indices.astype("<u4").tobytes(),
+        "weights": c.weights.astype("<f4").tobytes(),
+    }
 
-    return bytes(msgpack.packb({
-        "format": FORMAT, "ids": c.ids.astype("<u8").tobytes(), "indptr": c.indptr.astype("<u8").tobytes(),
-        "indices": c.indices.astype("<u4").tobytes(), "weights": c.weights.astype("<f4").tobytes(),
-    }))  # fmt: skip
 
-
-def unpack_csr(data: bytes) -> Csr:
-    """`pack_csr`'s arrays, checked to form a graph (a bundle may come from anywhere): ValueError if not."""
-    import msgpack
-
-    d = msgpack.unpackb(data, max_bin_len=len(data), max_str_len=64, max_map_len=8, max_array_len=0)
-    if not isinstance(d, dict) or d.get("format") != FORMAT:
-        raise ValueError("not a cora graph")
+def csr_from_dict(d: Mapping[str, Any]) -> Csr:
+    """`csr_dict`'s arrays, checked to form a graph (a bundle may come from anywhere): ValueError if not."""
+    if not isinstance(d, Mapping) or d.get("format") != FORMAT:
+        raise ValueError(f"unsupported graph format {d.get('format') if isinstance(d, Mapping) else d!r:.40}")
     ids = np.frombuffer(d["ids"], dtype="<u8").astype(np.uint64)
     indptr = np.frombuffer(d["indptr"], dtype="<u8").astype(np.int64)
     indices = np.frombuffer(d["indices"], dtype="<u4").astype(np.int64)
@@ -309,6 +299,21 @@ def unpack_csr(data: bytes) -> Csr:
             or (n and bool((np.diff(ids.astype(np.float64)) < 0).any()))):  # fmt: skip
         raise ValueError("inconsistent graph arrays")
     return Csr(ids, indptr, indices, weights)
+
+
+def pack_csr(c: Csr) -> bytes:
+    """The bundle's `graph.msgpack`."""
+    import msgpack
+
+    return bytes(msgpack.packb(csr_dict(c)))
+
+
+def unpack_csr(data: bytes) -> Csr:
+    """`pack_csr`'s bytes, unpacked within bounds and checked (ValueError if not a graph)."""
+    import msgpack
+
+    d = msgpack.unpackb(data, max_bin_len=len(data), max_str_len=64, max_map_len=8, max_array_len=0)
+    return csr_from_dict(d)
 
 
 def graph_from_edges(ids: npt.NDArray[np.uint64], src: Any, dst: Any, w: Any) -> Graph:
