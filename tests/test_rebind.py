@@ -468,3 +468,22 @@ def test_from_chunk_keeps_line_numbers_and_markers() -> None:
             assert set(v.shown) == c.covered_lines(), (path, c.anchor)
             if not any(d.code == "CORA-CHK-008" for d in c.diagnostics):  # sliced lines are parts
                 assert all(lines[n - 1] == t for n, t in v.shown.items()), (path, c.anchor)
+
+
+_ROWS = st.lists(st.sampled_from(["", "# note", "x", "  x", "    x", "      x", "\tx", "  // c", "  *"]),
+                 max_size=40)  # fmt: skip
+
+
+@given(_ROWS, st.lists(st.tuples(st.integers(0, 45), st.integers(0, 9)), max_size=12))
+def test_climbing_to_an_enclosing_row_matches_a_plain_scan(
+    rows: list[str], asks: list[tuple[int, int]]
+) -> None:
+    """`up` remembers what earlier climbs passed; in any order of questions it answers as a
+    row-by-row scan for the nearest code row indented less would."""
+    from cora_ci.rebind.locator import _Text
+
+    text = _Text("\n".join(rows).encode(), "python")
+    for row, level in asks:
+        row = min(row, text.rows - 1)
+        want = next((r for r in range(row, -1, -1) if 0 <= text.levels[r] < level), -1)
+        assert text.levels.up(row, level) == want

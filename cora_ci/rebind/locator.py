@@ -78,12 +78,39 @@ class _Levels:
     def __init__(self, text: _Text) -> None:
         self._text = text
         self._known: dict[int, int] = {}
+        self._outer: dict[int, int] = {}  # code row -> the nearest code row above it indented less
 
     def __getitem__(self, row: int) -> int:
         level = self._known.get(row)
         if level is None:
             level = self._known[row] = self._level(self._text.line(row))
         return level
+
+    def up(self, row: int, level: int) -> int:
+        """The nearest code row at or above `row` indented less than `level`, or -1.
+
+        Every place of a window climbs to its headers through the same class body, so each code
+        row passed remembers the row that ends its climb (a previous-smaller-element stack): the
+        next climb jumps over what it already knows, and a window costs its own rows, not the
+        file's."""
+        if level <= 0:
+            return -1
+        pending: list[int] = []  # rows passed whose outer row is not known yet; levels ascend
+        r = row
+        while r >= 0:
+            lv = self[r]
+            if lv < 0:
+                r -= 1
+                continue
+            while pending and self._known[pending[-1]] > lv:
+                self._outer[pending.pop()] = r
+            if lv < level:
+                break
+            pending.append(r)
+            r = self._outer.get(r, r - 1)
+        for p in pending:
+            self._outer[p] = -1 if r < 0 else r
+        return r
 
     def _level(self, raw: bytes) -> int:
         body = raw.lstrip(b" \t")
@@ -301,21 +328,19 @@ def _headers(text: _Text, row: int) -> list[int]:
     levels = text.levels
     out: list[int] = []
     level = text.indent(row)  # `row` may be a comment or decorator row
-    r = row - 1
+    r = levels.up(row - 1, level)
     while r >= 0 and level > 0:
         lv = levels[r]
-        if lv < 0 or lv >= level:
-            r -= 1
-            continue
         if text.stripped(r).startswith(_CONTINUE + _CLOSERS):
             level = lv + 1  # climb to the statement this clause continues
-            r -= 1
+            r = levels.up(r - 1, level)
             continue
         bottom = r
         while bottom + 1 < row and bottom - r < _MAX_HEADER_ROWS and not _opens(text.stripped(bottom)):
             bottom += 1
         if not _opens(text.stripped(bottom)) or not text.stripped(bottom):
-            r -= 1  # opens no block (the end of a multi-line string at column 0): not a header
+            # opens no block (the end of a multi-line string at column 0): not a header
+            r = levels.up(r - 1, level)
             continue
         level = lv
         top = r
@@ -324,7 +349,7 @@ def _headers(text: _Text, row: int) -> list[int]:
                 break
             top -= 1
         out.extend(range(top, bottom + 1))
-        r = top - 1
+        r = levels.up(top - 1, level)
     return out
 
 
