@@ -234,6 +234,22 @@ def test_locate_returns_none_for_a_deleted_or_renamed_symbol() -> None:
     assert locate("python", moved, "Auth.login", "login") is None
 
 
+def test_a_method_whose_calls_remain_is_gone_and_one_defined_beside_calls_is_found() -> None:
+    calls = "class Auth:\n    def logout(self):\n        self.login()\n        return other.login ( 1 )\n"
+    assert locate("python", _src(calls), "Auth.login", "login") is None
+    both = _src(calls + "\n    def login(self):\n        return self.login()\n")
+    loc = locate("python", both, "Auth.login", "login")
+    assert loc is not None and (loc.sym.start, loc.sym.end) == (5, 6)
+    js = _src("class A {\n  run() { this.#go(); }\n  #go() { return a.#go(); }\n}\n")
+    loc = locate("javascript", js, "A.#go", "#go")
+    assert loc is not None and loc.sym.start == 2
+    assert locate("javascript", _src("class A {\n  run() { this.#go(); }\n}\n"), "A.#go", "#go") is None
+    # C# writes an explicit interface implementation `.Name(`: there a call-like row may define it
+    cs = _src("class A : IFoo\n{\n    void IFoo.Bar() { }\n}\n")
+    loc = locate("csharp", cs, "A.Bar", "Bar")
+    assert loc is not None and loc.sym.start == 2
+
+
 def test_window_and_full_parse_agree_even_when_the_window_cannot_parse() -> None:
     # a name used inside a multi-line string and in clauses: the window holds broken fragments
     src = _src(

@@ -34,6 +34,10 @@ _COMMENT = tuple(p.encode() for p in ("//", "/*", "--", "* ", "*\t", "*/"))
 # (C) in these; for them it is code.
 _HASH_IS_CODE = frozenset({"javascript", "typescript", "tsx", "java", "c", "cpp", "csharp", "go", "rust",
                            "kotlin", "swift", "scala", "dart", "objc"})  # fmt: skip
+# Where a name written `.name(` is always a method call, never a definition (unlike C#'s
+# `void IFoo.Bar()`, Kotlin's `fun String.bar()` or Ruby's `def self.bar()`), so such rows can
+# hold no definition of it: a deleted method whose calls remain is "gone" without a parse.
+_CALLS_NEVER_DEFINE = frozenset({"python", "javascript", "typescript", "tsx", "java", "go", "rust"})
 _CLOSERS = (b"}", b"end")
 _CONTINUE = (b")", b"]", b"else", b"elif", b"except", b"finally", b"catch")
 _OPERATORS = (b"and ", b"or ", b"+", b"-", b"*", b"/", b"%", b"|", b"&", b".", b"?", b":", b"=", b">", b"<")
@@ -157,18 +161,22 @@ class _Text:
     def row_of(self, offset: int) -> int:
         return bisect.bisect_right(self.starts, offset) - 1
 
-    def places(self, word: str) -> list[int]:
-        """Rows where `word` occurs as a whole word (a literal search first: it is fast in C)."""
+    def places(self, word: str, skip_calls: bool = False) -> list[int]:
+        """Rows where `word` occurs as a whole word (a literal search first: it is fast in C);
+        with `skip_calls`, not the rows where it occurs only as a method call (`.word(`)."""
         w = word.encode()
         rows: list[int] = []
         for m in re.finditer(re.escape(w), self.src):
             a, b = m.start(), m.end()
             before = self.src[a - 1 : a] if a else b" "
             after = self.src[b : b + 1] or b" "
-            if not (before.isalnum() or before in b"_$") and not (after.isalnum() or after in b"_$"):
-                row = self.row_of(a)
-                if not rows or rows[-1] != row:
-                    rows.append(row)
+            if (before.isalnum() or before in b"_$") or (after.isalnum() or after in b"_$"):
+                continue
+            if skip_calls and before == b"." and self.src[b : b + 40].lstrip(b" \t").startswith(b"("):
+                continue
+            row = self.row_of(a)
+            if not rows or rows[-1] != row:
+                rows.append(row)
         return rows
 
 
@@ -182,9 +190,9 @@ def locate(lang: str, src: bytes, qual: str, name: str, sep: str = ".") -> Locat
     ex = _Extractor(lang, src)
     words = sorted(_WORD.findall(name), key=len)  # `#run`, `[_load]`, `<Point as Display>`: a word of it
     if words:
-        rows = text.places(words[-1])
+        rows = text.places(words[-1], skip_calls=lang in _CALLS_NEVER_DEFINE)
         if not rows:
-            return None  # the name no longer occurs: nothing can define it
+            return None  # the name no longer occurs but in calls: nothing can define it
         found = _window(lang, ex, text, rows, qual, sep)
         if found is not None:
             return Located(found.sym, found.qual, "window", found.node, ex, text.rows)
