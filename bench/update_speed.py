@@ -11,9 +11,9 @@ Each case is SIZE:MODEL. The default, `1000:default,1000:none,10000:none`, judge
 the model at 1,000 files and the growth between 1,000 and 10,000 files without one: an update
 embeds only the chunks it changed, the same at any size, so the model would add the same seconds
 to both sides while the 10k first build with it costs ~25 minutes. Each first build is kept in
-bench/.cache/bundles/; `--reuse` starts from a copy of it instead of building (its figures are
-then the cached build's, said so), and when cora-ci rebuilds that copy (a new format, chunker or
-model) the rebuild is measured as the first build and kept instead.
+bench/.cache/bundles/; `--reuse` starts from a copy of it instead of building when cora-ci finds
+that copy up to date (its figures are then the cached build's, said so), and builds anew when it
+does not (a new format, chunker, model or corpus).
 Run: python bench/update_speed.py [--cases 1000:default,...] [--runs 3] [--reuse] [--json FILE]
 """
 
@@ -114,13 +114,13 @@ def first_build(repo: Path, index: list[str], case: Case, reuse: bool) -> tuple[
     cache = BUILDS / f"synthetic-{case.files}-{case.model}"
     if reuse and (cache / "first.json").exists():
         shutil.copytree(cache / "index", repo / ".cora" / "index")
-        run = measured_run(index, repo)
-        if "full rebuild:" not in run.stdout:
+        said = measured_run(index, repo).stdout
+        if said.startswith("up to date"):
             saved = json.loads((cache / "first.json").read_text())
             return Run(saved["wall"], saved["rss_mb"], ""), f"cached build of {saved['date']}"
-        print(f"  the cached build was rebuilt: {run.stdout.splitlines()[0]}")
-    else:
-        run = measured_run(index, repo)
+        print(f"  the cached build is not current ({said.splitlines()[0]}): building anew")
+        shutil.rmtree(repo / ".cora")
+    run = measured_run(index, repo)
     shutil.rmtree(cache, ignore_errors=True)  # kept for the next `--reuse`
     shutil.copytree(repo / ".cora" / "index", cache / "index")
     now = datetime.datetime.now(datetime.timezone.utc)
