@@ -359,6 +359,16 @@ def test_file_gone_or_outside_the_tree_is_missing(tmp_path: Path) -> None:
     assert bind(c, tree, CFG, _no_parts).stale == "missing"
 
 
+def test_a_file_grown_past_max_file_bytes_is_not_read_and_its_chunks_are_missing(tmp_path: Path) -> None:
+    indexed = _by_anchor(_chunks("a.py", AUTH), "a.py::Auth.login")
+    (tmp_path / "a.py").write_text(AUTH + "#" * 5000)
+    size = (tmp_path / "a.py").stat().st_size
+    assert WorkTree(tmp_path, max_bytes=size).file("a.py") is not None
+    small = WorkTree(tmp_path, max_bytes=size - 1)
+    assert small.file("a.py") is None
+    assert bind(indexed, small, CFG, _no_parts).stale == "missing"
+
+
 def test_no_work_tree_serves_the_index(tmp_path: Path) -> None:
     c = _chunks("a.py", AUTH)[1]
     b = bind(c, None, CFG, _no_parts)

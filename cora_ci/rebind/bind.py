@@ -54,10 +54,12 @@ class Current:
 
 
 class WorkTree:
-    """The working tree results are re-bound to; each file is read and decoded once."""
+    """The working tree results are re-bound to; each file is read and decoded once, and one
+    larger than `max_bytes` not at all (a fresh index would skip it too: its chunks are missing)."""
 
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, max_bytes: int = Config.max_file_bytes) -> None:
         self.root = root.resolve()
+        self.max_bytes = max_bytes
         self._files: dict[str, Current | None] = {}
 
     def file(self, path: str) -> Current | None:
@@ -71,10 +73,11 @@ class WorkTree:
         if not p.is_relative_to(self.root) or not p.is_file():
             return None
         try:
-            data = p.read_bytes()
+            with p.open("rb") as f:
+                data = f.read(self.max_bytes + 1)  # bounded even if the file grows meanwhile
         except OSError:
             return None
-        if is_binary(data):
+        if len(data) > self.max_bytes or is_binary(data):
             return None
         return Current(data, decode(data).lines)
 

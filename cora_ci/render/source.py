@@ -116,19 +116,20 @@ def work_tree(bundle: Bundle, repo: Path | None, default: Path | None) -> WorkTr
     """The working tree to re-bind to: `repo` if given, else `default` (the current repository, or
     directory outside git) when it is the bundle's source: it holds the bundle and has the source's
     name, or it knows the indexed commit."""
+    limit = chunker_config(bundle.manifest).max_file_bytes
     if repo is not None:
         if not repo.is_dir():
             raise CoraError("CORA-IO-001", f"--repo {repo}: no such directory")
-        return WorkTree(repo)
+        return WorkTree(repo, limit)
     if default is None:
         return None
     here = default.resolve()
     source = bundle.manifest.get("source") or {}
     if source.get("root") == here.name and bundle.root.resolve().is_relative_to(here):
-        return WorkTree(here)
+        return WorkTree(here, limit)
     commit = source.get("commit")
     if commit and _has_commit(here, str(commit)):
-        return WorkTree(here)
+        return WorkTree(here, limit)
     return None
 
 
