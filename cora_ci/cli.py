@@ -295,6 +295,7 @@ def show(anchor: str, bundle: Path | None, repo: Path | None, fmt: str) -> None:
     """Print one symbol's current code, found by its anchor (path::Class.member)."""
     import json
 
+    from cora_ci.render.formats import visible
     from cora_ci.render.query import Where, run_show
 
     global _read_only_done
@@ -315,7 +316,7 @@ def show(anchor: str, bundle: Path | None, repo: Path | None, fmt: str) -> None:
         click.echo(json.dumps(d, indent=2, ensure_ascii=False))
         return
     if shown.stale:
-        click.echo(f"{v.path}:{v.start}-{v.end} ({shown.stale} since indexing)", err=True)
+        click.echo(f"{visible(v.path)}:{v.start}-{v.end} ({shown.stale} since indexing)", err=True)
     click.echo(v.text())
 
 

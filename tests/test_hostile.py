@@ -115,6 +115,31 @@ def test_hostile_names_and_symlinks_full_update_query(tmp_path: Path) -> None:
     assert hit["start_line"] == 3 and hit["stale"] == "moved"
 
 
+def test_control_characters_in_names_and_code_cannot_break_lines_or_drive_a_terminal(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    git(repo, "init", "-q", "-b", "main")
+    names = {b"new\nline.py": "newlined", b"esc\x1b[2Jred.py": "escaped"}
+    for raw, fn in names.items():
+        with open(os.path.join(os.fsencode(repo), raw), "wb") as f:
+            f.write(f"def {fn}():\n    return '\x07\x1b[31m'\n".encode())
+    git(repo, "add", "-A")
+    git(repo, "-c", "user.email=t@example.com", "-c", "user.name=t", "commit", "-qm", "names")
+    assert _cli("index", "--model", "none", cwd=repo).returncode == 0
+    for fn in names.values():
+        text = _cli("query", fn, "--model", "none", "-k", "1", "--format", "text", cwd=repo)
+        assert text.returncode == 0, text.stderr
+        assert "\x1b" not in text.stdout and "\x07" not in text.stdout
+        header = text.stdout.splitlines()[0]
+        assert header.startswith(("── new\\nline.py:", "── esc\\x1b[2Jred.py:")), header
+        assert "return '\\x07\\x1b[31m'" in text.stdout
+        cora = _cli("query", fn, "--model", "none", "-k", "1", "--format", "cora", cwd=repo)
+        meta = cora.stdout.splitlines()[2]
+        assert meta.strip().startswith(('file="new&#10;line.py"', 'file="esc&#27;[2Jred.py"')), meta
+        as_json = _cli("query", fn, "--model", "none", "-k", "1", "--format", "json", cwd=repo)
+        assert json.loads(as_json.stdout)["results"][0]["path"] in {from_bytes(raw) for raw in names}
+
+
 def test_worktree_and_plain_directory_do_not_follow_symlinks(tmp_path: Path) -> None:
     outside = tmp_path / "outside"
     outside.mkdir()

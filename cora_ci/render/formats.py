@@ -1,7 +1,8 @@
 """An answer as `<cora:chunk>` blocks (for LLM tools), JSON (for programs) or text (for people).
 
-`cora` follows the Cora spec's block layout. Metadata values and commentary are XML-escaped;
-content is the code verbatim, except that a `<` starting `<cora:` or `</cora:` is written `&lt;`,
+`cora` follows the Cora spec's block layout. Metadata values and commentary are XML-escaped (a
+control character, which git allows in a file name, as a character reference: `&#10;`); content
+is the code verbatim, except that a `<` starting `<cora:` or `</cora:` is written `&lt;`,
 so no source text can open or close a block (decode by replacing `&lt;cora:` and `&lt;/cora:`).
 """
 
@@ -24,13 +25,28 @@ _COMMENT = re.compile(r"^\s*(///?|//!|/\*\*?|\*|#|--)")
 _DOCSTRING = re.compile(r"^\s*[rRuUbB]{0,2}(\"\"\"|''')")
 
 
+_CONTROLS = (*range(0x20), 0x7F, *range(0x80, 0xA0))
+# Control characters in a file name (git allows a newline, an escape) or in code: as character
+# references in a metadata value, so it stays one line; as visible escapes in text for a terminal,
+# so no name or line can move the cursor, recolour or clear it (a tab in code stays a tab).
+_ATTR_CONTROLS = {c: f"&#{c};" for c in _CONTROLS}
+_NAME_CONTROLS = {c: f"\\x{c:02x}" for c in _CONTROLS} | {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
+_CODE_CONTROLS = {c: e for c, e in _NAME_CONTROLS.items() if c != 0x09}
+
+
 def _attr(value: object) -> str:
     s = str(value)
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+    return s.translate(_ATTR_CONTROLS)
+
+
+def visible(s: str, table: dict[int, str] = _NAME_CONTROLS) -> str:
+    """`s` with its control characters written as escapes (`\\n`, `\\x1b`), safe for a terminal."""
+    return s.translate(table)
 
 
 def _escape_text(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;")
+    return s.replace("&", "&amp;").replace("<", "&lt;").translate(_ATTR_CONTROLS)
 
 
 def _score(x: float) -> str:
@@ -174,10 +190,10 @@ def as_json(
 def as_text(results: Iterable[Result], explain: bool = False, commit: str | None = None) -> Iterator[str]:
     """Readable results; styles are stripped by click when colour is off."""
     for r in results:
-        title = f"{r.view.path}:{_lines(r)}"
+        title = f"{visible(r.view.path)}:{_lines(r)}"
         tags = [click.style(r.chunk.kind, fg="cyan")]
         if r.chunk.symbol:
-            tags.append(click.style(r.chunk.symbol, fg="yellow"))
+            tags.append(click.style(visible(r.chunk.symbol), fg="yellow"))
         tags.append(click.style(_score(r.hit.score), dim=True))
         if r.elided:
             tags.append(click.style("[elided]", fg="magenta"))
@@ -187,10 +203,11 @@ def as_text(results: Iterable[Result], explain: bool = False, commit: str | None
             )
         yield click.style("── ", dim=True) + click.style(title, bold=True) + "  " + "  ".join(tags)
         if r.chunk.anchor:
-            yield click.style(f"   {r.chunk.anchor}", dim=True)
+            yield click.style(f"   {visible(r.chunk.anchor)}", dim=True)
         for c in commentary(r, explain, commit):
-            yield click.style(f"   {c}", fg="green")
+            yield click.style(f"   {visible(c)}", fg="green")
         width = len(str(r.view.end))
         for n, t in r.view.rendered():
-            yield click.style(f"{n if n is not None else '':>{width}} │ ", dim=True) + t
+            number = click.style(f"{n if n is not None else '':>{width}} │ ", dim=True)
+            yield number + visible(t, _CODE_CONTROLS)
         yield ""
