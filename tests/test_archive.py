@@ -7,6 +7,7 @@ import io
 import os
 import stat
 import tarfile
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
-from cora_ci.bundle.archive import MAX_MEMBER_BYTES, cache_root, write_archive
+from cora_ci.bundle.archive import MAX_MEMBER_BYTES, cache_root, prune, write_archive
 from cora_ci.errors import CoraError
 
 FILES = {
@@ -179,3 +180,38 @@ def test_duplicate_members_are_refused(tmp_path: Path) -> None:
     with pytest.raises(CoraError) as e:
         open_bundle(archive)
     assert e.value.code == "CORA-BND-008"
+
+
+def test_the_extraction_cache_keeps_recent_bundles_and_prunes_idle_ones(
+    bundle_dir: Path, tmp_path: Path
+) -> None:
+    base = cache_root()
+    base.mkdir(parents=True)
+    day, now = 24 * 3600, time.time()
+    old = []
+    for i in range(6):  # six extractions last used 2..7 days ago
+        d = base / f"{i:064x}"
+        d.mkdir()
+        (d / mf.MANIFEST).write_bytes(b"x")
+        os.utime(d, (now - (i + 2) * day,) * 2)
+        old.append(d)
+    crashed = base / ".0123456789abcdef.tmp-x"
+    crashed.mkdir()
+    os.utime(crashed, (now - 7200,) * 2)
+    fresh_staging = base / ".fedcba9876543210.tmp-y"
+    fresh_staging.mkdir()
+    archive = tmp_path / "bundle.tar.gz"
+    p = write_archive(bundle_dir, archive)
+    assert open_bundle(archive).root == base / p.sha256
+    left = {q.name for q in base.iterdir()}
+    # the new one and the three most recently used old ones stay; so does a staging dir in use
+    assert left == {p.sha256, *(d.name for d in old[:3]), fresh_staging.name}
+    # opening again marks it used, so it outlives bundles used before it
+    os.utime(base / p.sha256, (now - 30 * day,) * 2)
+    assert open_bundle(archive).root == base / p.sha256
+    assert (base / p.sha256).stat().st_mtime > now - 60
+    older = base / f"{99:064x}"
+    older.mkdir()
+    os.utime(older, (now - 10 * day,) * 2)
+    assert set(prune(base, now + 2 * day)) == {older, fresh_staging}  # two days on, that one crashed too
+    assert {q.name for q in base.iterdir()} == left - {fresh_staging.name}

@@ -10,20 +10,23 @@ Reading never trusts the archive: `open_bundle` (through `store.resolve`) extrac
 extraction is not used) after refusing absolute paths, `..`, links, devices and oversized members
 with CORA-BND-008. The copy is made read-only and renamed into place only when complete, so a
 crash or a concurrent reader never sees half an extraction; the bundle's own checksums are then
-verified as for any bundle. `cora-ci unpack -o DIR` extracts with the same checks into a directory
-of the user's choosing.
+verified as for any bundle. Each new extraction prunes the cache (`prune`): extractions unused for
+a day beyond the four most recently used, and staging directories a crash left behind.
+`cora-ci unpack -o DIR` extracts with the same checks into a directory of the user's choosing.
 """
 
 from __future__ import annotations
 
 import gzip
 import os
+import re
 import shutil
 import tarfile
 import tempfile
+import time
 import zlib
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import BinaryIO
@@ -36,6 +39,10 @@ MAX_MEMBER_BYTES = 8 << 30  # far above any real index file, far below a decompr
 MAX_TOTAL_BYTES = 32 << 30
 MAX_MEMBERS = 100_000
 _BLOCK = 1 << 20
+KEEP_EXTRACTED = 4  # the cache keeps at least the most recently used extractions ...
+IDLE_SECONDS = 24 * 3600  # ... and any other used within a day (a reader may still hold it open)
+_STALE_STAGING = 3600  # a staging directory older than this was left by a crashed extraction
+_DIGEST = re.compile(r"[0-9a-f]{64}")
 
 
 @dataclass(frozen=True)
@@ -112,6 +119,7 @@ def extracted(archive: Path) -> Path:
     base = cache_root()
     dest = base / digest
     if (dest / mf.MANIFEST).is_file():
+        _touch(dest)
         return dest
     with _staging(base, f".{digest[:16]}.tmp-", f"cannot extract {archive} into {base}") as tmp:
         _extract(archive, tmp)
@@ -121,7 +129,42 @@ def extracted(archive: Path) -> Path:
         except OSError:
             if not (dest / mf.MANIFEST).is_file():  # not a concurrent extraction that won the race
                 raise
+    prune(base)
     return dest
+
+
+def prune(base: Path, now: float | None = None) -> list[Path]:
+    """Remove the extractions of archives nobody used for a day, beyond the `KEEP_EXTRACTED` most
+    recently used (a use sets a directory's mtime), and staging directories a crash left behind;
+    return what went. Run after each new extraction, so the cache holds a few bundles, not every
+    artifact ever downloaded."""
+    now = time.time() if now is None else now
+    used: list[tuple[float, Path]] = []
+    gone: list[Path] = []
+    try:
+        entries = list(base.iterdir())
+    except OSError:
+        return gone
+    for p in entries:
+        try:
+            mtime = p.lstat().st_mtime
+        except OSError:
+            continue
+        if _DIGEST.fullmatch(p.name):
+            used.append((mtime, p))
+        elif p.name.startswith(".") and ".tmp-" in p.name and now - mtime > _STALE_STAGING:
+            gone.append(p)
+    used.sort(reverse=True)
+    gone += [p for mtime, p in used[KEEP_EXTRACTED:] if now - mtime > IDLE_SECONDS]
+    for p in gone:
+        _remove(p)
+    return gone
+
+
+def _touch(dest: Path) -> None:
+    """Mark an extraction as used now (best effort: a read-only cache is still a cache)."""
+    with suppress(OSError):
+        os.utime(dest)
 
 
 def unpack_to(archive: Path, out: Path) -> Path:
