@@ -250,6 +250,22 @@ def test_a_method_whose_calls_remain_is_gone_and_one_defined_beside_calls_is_fou
     assert loc is not None and loc.sym.start == 2
 
 
+def test_namesakes_in_other_classes_send_a_gone_method_to_one_full_parse() -> None:
+    from cora_ci.rebind.locator import _any_inside, _Text
+
+    base = "class Base:\n    def save(self):\n        return 0\n\n\nclass Child(Base):\n    def save(self):\n        return 1\n"
+    filler = "".join(f"\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(20))
+    text = _Text(_src(base), "python")
+    assert _any_inside(text, [1, 6], "Child.save", ".")
+    assert not _any_inside(text, [1], "Child.save", ".")  # only Base's: no window to try
+    assert _any_inside(text, [1], "save", ".")  # a top-level name: every place may be it
+    assert _any_inside(text, [6], "Child.save(a.B)#2", ".")
+    gone = _src(base.replace("    def save(self):\n        return 1\n", "    pass\n") + filler)
+    assert locate("python", gone, "Child.save", "save") is None
+    loc = locate("python", _src(base + filler), "Child.save", "save")
+    assert loc is not None and loc.how == "window" and loc.sym.start == 6
+
+
 def test_window_and_full_parse_agree_even_when_the_window_cannot_parse() -> None:
     # a name used inside a multi-line string and in clauses: the window holds broken fragments
     src = _src(

@@ -46,6 +46,7 @@ _MAX_HEADER_ROWS = 8
 _MAX_PLACES = 40  # a name used in more places than that is cheaper to find with one full parse
 _CSHARP_FILE_NS = re.compile(rb"^namespace\s+[\w.]+\s*;", re.MULTILINE)
 _BLANK, _COMMENT_ROW = -1, -2
+_SUFFIXES = re.compile(r"\([^()]*\)|#\d+")  # overloads' parameters and `#n`
 
 
 @dataclass
@@ -209,7 +210,7 @@ def _window(lang: str, ex: _Extractor, text: _Text, rows: list[int], qual: str, 
     fragment that does not parse (a docstring's words, half an expression) cannot spill into the
     next one; a definition's own block holds any use of the name inside it."""
     places = [r for r in rows if not _partial(text, r)]  # a use in an expression or a clause
-    if len(places) > _MAX_PLACES:
+    if len(places) > _MAX_PLACES or not _any_inside(text, places, qual, sep):
         return None
     parser = tree_sitter.Parser(parser_for(lang).language)
     extra: set[int] = set()
@@ -239,6 +240,20 @@ def _window(lang: str, ex: _Extractor, text: _Text, rows: list[int], qual: str, 
                 cands[f.sym.def_start] = f
     found, group = _pick(list(cands.values()), qual)
     return found if found is not None and _trusted(text, found, group, errors) else None
+
+
+def _any_inside(text: _Text, places: list[int], qual: str, sep: str) -> bool:
+    """Whether any place could lie in the anchor's container: its row or the headers above it name
+    the container (`class Mailbox`, `func (m *Mailbox) Remove`, `Mailbox.remove = ...`). When none
+    does, the window could only find namesakes in other containers (the usual case for a deleted
+    method), so the full parse is taken at once. It only chooses the way, never the answer."""
+    base = _SUFFIXES.sub("", qual)  # in `f(a.B).inner`, `a` is no container
+    container = base.rsplit(sep, 1)[0] if sep in base else ""
+    words = sorted(_WORD.findall(container.rsplit(sep, 1)[-1]), key=len)
+    if not words:
+        return True  # a top-level symbol: every place may be it
+    word = re.compile(rb"(?<![\w$])" + re.escape(words[-1].encode()) + rb"(?![\w$])")
+    return any(word.search(text.line(h)) for r in places for h in (r, *_headers(text, r)))
 
 
 def _trusted(text: _Text, found: _Found, group: list[_Found], errors: list[tuple[Node, int]]) -> bool:
