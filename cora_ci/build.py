@@ -278,11 +278,11 @@ def _previous(out: Path, cfg: Config, model: dict[str, Any] | None,
 
 
 def _embedder(spec: str, root: Path) -> Any:
-    from cora_ci.embedding import load_embedder
+    from cora_ci.embedding import deferred_embedder
 
     if spec not in ("default", "none") and not Path(spec).is_absolute():
         spec = str(root / spec) if (root / spec).exists() else spec
-    return load_embedder(spec)
+    return deferred_embedder(spec)
 
 
 def _chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str, float],

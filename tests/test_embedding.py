@@ -7,6 +7,7 @@ import json
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
@@ -17,7 +18,15 @@ import pytest
 from conftest import run_chunk
 from tokenizers import BertWordPieceTokenizer
 
-from cora_ci.embedding import Embedder, ModelInfo, document_text, load_embedder, loading
+from cora_ci.embedding import (
+    Deferred,
+    Embedder,
+    ModelInfo,
+    deferred_embedder,
+    document_text,
+    load_embedder,
+    loading,
+)
 from cora_ci.errors import CoraError
 
 MINILM = Path(str(resources.files("cora_ci.embedding.minilm")))
@@ -188,6 +197,36 @@ def test_import_loads_neither_numpy_nor_onnxruntime() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_the_deferred_default_model_is_loaded_on_first_use_only(tmp_path: Path) -> None:
+    d = copy_dir(MINILM, tmp_path / "minilm")
+    (d / "vocab.txt").write_text("tampered\n")
+    lazy = Deferred(loading.DEFAULT_INFO, lambda: loading.load_default(d))
+    assert lazy.info == loading.DEFAULT_INFO == load_embedder("default").info  # type: ignore[union-attr]
+    with pytest.raises(CoraError) as e:  # the check happens, when the weights are first needed
+        lazy.embed_documents(["x"])
+    assert e.value.code == "CORA-MDL-002"
+    good = deferred_embedder("default")
+    assert isinstance(good, Deferred) and good.embed_documents(["def f(): pass"]).shape == (1, 384)
+    assert deferred_embedder("none") is None
+
+
+def test_a_no_op_update_with_the_model_never_loads_it(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    repo = make_repo({"a.py": "def f():\n    return 1\n"})
+    code = (
+        "import sys; from pathlib import Path; from cora_ci.build import build; "
+        "s = build(Path(sys.argv[1]), model='default'); "
+        "print(s.embedded, sorted(m for m in ('onnxruntime', 'tokenizers') if m in sys.modules))"
+    )
+    first = subprocess.run(
+        [sys.executable, "-c", code, str(repo)], capture_output=True, text=True, check=True
+    )
+    assert first.stdout.split()[0] == "1"
+    again = subprocess.run(
+        [sys.executable, "-c", code, str(repo)], capture_output=True, text=True, check=True
+    )
+    assert again.stdout.strip() == "0 []", again.stdout
 
 
 # ---------------------------------------------------------------- document text

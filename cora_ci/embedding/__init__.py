@@ -17,6 +17,7 @@ resolves lazily, and onnxruntime sessions are created on first use.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,7 +26,7 @@ from cora_ci.embedding.info import ModelInfo, document_text
 if TYPE_CHECKING:
     from cora_ci.embedding.runtime import Embedder
 
-__all__ = ["Embedder", "ModelInfo", "document_text", "load_embedder"]
+__all__ = ["Deferred", "Embedder", "ModelInfo", "deferred_embedder", "document_text", "load_embedder"]
 
 
 def load_embedder(spec: str | None) -> Embedder | None:
@@ -37,6 +38,32 @@ def load_embedder(spec: str | None) -> Embedder | None:
     if spec == "none":
         return None
     return loading.load_directory(Path(spec))
+
+
+class Deferred:
+    """An embedder known by its `info` at once and loaded (weights read and checked, onnxruntime
+    imported) on first use of anything else: an update that embeds nothing, such as a hook's
+    no-op, then pays none of it."""
+
+    def __init__(self, info: ModelInfo, load: Callable[[], Embedder]) -> None:
+        self.info = info
+        self._load = load
+        self._real: Embedder | None = None
+
+    def __getattr__(self, name: str) -> Any:  # only what `__init__` did not set
+        if self._real is None:
+            self._real = self._load()
+        return getattr(self._real, name)
+
+
+def deferred_embedder(spec: str | None) -> Deferred | Embedder | None:
+    """`load_embedder`, except that the bundled model, whose identity is known without reading
+    it, is loaded only when first used."""
+    from cora_ci.embedding import loading
+
+    if spec is None or spec == "default":
+        return Deferred(loading.DEFAULT_INFO, loading.load_default)
+    return load_embedder(spec)
 
 
 def __getattr__(name: str) -> Any:

@@ -27,6 +27,8 @@ DEFAULT_MODEL_SHA256 = "31d11148b3c61babc62a37992de904bf4d59d90e1f9122fb4ce42c5a
 DEFAULT_VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
 DEFAULT_DIM = 384
 DEFAULT_MAX_LENGTH = 256  # the model was tuned at 128 but its positions reach 512; 256 is the build's choice
+DEFAULT_INFO = ModelInfo(DEFAULT_NAME, DEFAULT_DIM, DEFAULT_MODEL_SHA256, DEFAULT_VOCAB_SHA256,
+                         DEFAULT_MAX_LENGTH, "mean", "", "")  # fmt: skip
 SETTINGS_FILE = "cora-model.json"
 _SETTING_TYPES: dict[str, type] = {
     "name": str,
@@ -84,9 +86,8 @@ def load_default(model_dir: Path | None = None, **runtime: Any) -> Embedder:
     model = verify_sha256(model_dir / "model.onnx", DEFAULT_MODEL_SHA256)
     vocab = model_dir / "vocab.txt"
     verify_sha256(vocab, DEFAULT_VOCAB_SHA256)
-    info = ModelInfo(DEFAULT_NAME, DEFAULT_DIM, DEFAULT_MODEL_SHA256, DEFAULT_VOCAB_SHA256,
-                     DEFAULT_MAX_LENGTH, "mean", "", "")  # fmt: skip
-    return Embedder(info, model, partial(BertWordPieceTokenizer, str(vocab), lowercase=True), **runtime)
+    tokenizer = partial(BertWordPieceTokenizer, str(vocab), lowercase=True)
+    return Embedder(DEFAULT_INFO, model, tokenizer, **runtime)
 
 
 def _json(path: Path) -> Any:
