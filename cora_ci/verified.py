@@ -6,7 +6,9 @@ it; a lost or unwritable record only costs a re-hash.
 
 `checked`/`note_checked` remember which bundle versions (by their manifest's sha256, which pins
 every other file's sha256) passed a deep check of their content: a query on a bundle seen before
-does not walk its manifest, vector graph and BM25 metadata again (~0.2 s at 50k chunks).
+does not walk its manifest, vector graph and BM25 metadata again (~0.2 s at 50k chunks). A bundle
+written on this machine is noted as it is written (it is well formed by construction), so the
+hook that updates it next pays no deep check either (~0.1 s at 10k files).
 """
 
 from __future__ import annotations
@@ -48,6 +50,7 @@ def save(where: Path, records: dict[str, Any]) -> None:
 
 
 _KEEP = 64  # bundle versions remembered per check
+CONTENT_CHECKS = ("manifest", "bm25", "vectors")  # the deep checks of `Bundle` and `read_manifest`
 
 
 def checked(kind: str, bundle_id: str | None) -> bool:
@@ -57,10 +60,20 @@ def checked(kind: str, bundle_id: str | None) -> bool:
 
 def note_checked(kind: str, bundle_id: str | None) -> None:
     """Remember that `bundle_id` passed `kind` (the most recent `_KEEP` per kind)."""
+    _note(bundle_id, (kind,))
+
+
+def note_written(bundle_id: str) -> None:
+    """Remember a bundle version this machine just wrote as having passed every content check."""
+    _note(bundle_id, CONTENT_CHECKS)
+
+
+def _note(bundle_id: str | None, kinds: tuple[str, ...]) -> None:
     if bundle_id is None:
         return
     where = record_file("checked")
     records = load(where)
-    seen = [b for b in records.get(kind, []) if isinstance(b, str) and b != bundle_id]
-    records[kind] = [*seen[-(_KEEP - 1) :], bundle_id]
+    for kind in kinds:
+        seen = [b for b in records.get(kind, []) if isinstance(b, str) and b != bundle_id]
+        records[kind] = [*seen[-(_KEEP - 1) :], bundle_id]
     save(where, records)

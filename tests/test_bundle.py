@@ -390,6 +390,20 @@ def test_verification_is_cached_outside_the_bundle_but_notices_changes(repo: Pat
     assert e.value.code == "CORA-BND-003"
 
 
+def test_a_bundle_written_here_is_noted_as_checked_and_passes_the_checks_it_skips(
+    repo: Path, tmp_path: Path
+) -> None:
+    build(repo, model="default")
+    out = repo / ".cora" / "index"
+    where = tmp_path / "cache" / "cora-ci" / "verified" / "checked.json"
+    bundle_id = hashlib.sha256((out / mf.MANIFEST).read_bytes()).hexdigest()
+    assert json.loads(where.read_text()) == {k: [bundle_id] for k in ("manifest", "bm25", "vectors")}
+    where.unlink()  # as on another machine: every deep check runs, and passes
+    b = open_bundle(out)
+    assert b.lexical.num_docs == len(b.chunks) and b.vectors is not None
+    assert json.loads(where.read_text()) == {k: [b.id] for k in ("manifest", "bm25", "vectors")}
+
+
 def _rewrite_manifest(out: Path, **changes: object) -> None:
     m = msgpack.unpackb((out / mf.MANIFEST).read_bytes(), raw=False, strict_map_key=False)
     m.update(changes)

@@ -103,7 +103,8 @@ def write_bundle(
     """Create the bundle `out`: `fill(tmp)` writes the indexes into `tmp` and returns the manifest,
     to which the checksums of those files are added; then `tmp` replaces `out` whole. `linked`
     (a previous bundle and its checksums) spares hashing the files `fill` hard-linked from it. The
-    checksums just computed are recorded as verified, so the next open hashes nothing."""
+    checksums just computed are recorded as verified and its content as checked (it is well formed
+    by construction), so the next open hashes and walks nothing."""
     out = out.absolute()
     if out.exists() and not (out / mf.MANIFEST).is_file() and (not out.is_dir() or any(out.iterdir())):
         raise CoraError("CORA-BND-006", f"{out} exists and is not a bundle; refusing to replace it")
@@ -125,6 +126,7 @@ def write_bundle(
         }
         _swap_in(tmp, out)
         verified.save(_cache_file(out), records)  # the rename kept each file's inode and mtime
+        verified.note_written(hashlib.sha256(body).hexdigest())
     except OSError as e:
         raise CoraError("CORA-BND-006", f"cannot write bundle {out}: {e.strerror or e}") from None
     finally:
