@@ -58,9 +58,9 @@ STEPS = (
     Step("chunk_speed", (), ("--quick",), "3 latency runs per size; corpus sampled to 15 MB", True),
     Step("embed_speed", (), ("--quick",), "150 chunks, 2 repeats", True),
     Step("index_speed", (), ("--quick",), "click only (full: this repository, werkzeug, rxjs, zod)"),
-    Step("update_speed", (), ("--cases", "1000:default", "--runs", "1", "--reuse"),
-         "1,000 files with the model only, one run per change, from the cached first build when still "
-         "current (full: also 1,000 and 10,000 files without a model for the growth, median of 3)"),
+    Step("update_speed", (), ("--cases", "1000:default", "--runs", "3", "--reuse"),
+         "1,000 files with the model only, from the cached first build when it is still "
+         "current (full: built now, and 1,000 and 10,000 files without a model for the growth)"),
     Step("query_speed", (), ("--quick", "--chunks", "5000"),
          "a 5,000-chunk bundle, 80 queries, 5 processes: the in-process target (50k chunks) is not judged"),
     Step("rebind_speed", (), ("--quick",), "3 files, 20 anchors each"),
