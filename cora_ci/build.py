@@ -153,7 +153,7 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
                 update_vectors(old.root / mf.VECTORS, tmp / mf.VECTORS, vec.remove, batches)
             else:
                 write_vectors(tmp / mf.VECTORS, vec.ids, vec.vectors)  # nothing stored to copy
-        write_graph(tmp / mf.GRAPH, files)
+        write_graph(tmp / mf.GRAPH, files, old)
         progress("write", 1, 1)
         return assemble_manifest(_header(snap, cfg, info, cut), files, lexical, shards)
 
@@ -542,13 +542,45 @@ def _built_at(snap: Snapshot) -> int | None:
     return snap.time
 
 
-def write_graph(path: Path, files: dict[str, list[Any]]) -> None:
+def write_graph(path: Path, files: dict[str, list[Any]], old: Bundle | None = None) -> None:
     """The whole reference graph as CSR arrays, so a query reads it in one go (~1 ms) instead of
-    assembling it from every file's edges (~50 ms at 50k chunks, paid here once per update)."""
+    assembling it from every file's edges (~50 ms at 50k chunks). With `old`, the bundle this one
+    updates, only the files whose chunks or edges changed are unpacked; everyone else's edges are
+    taken from `old`'s graph as they are (~0.2 s saved per update at 10k files)."""
     from cora_ci.bundle import csr_of_files
     from cora_ci.graph.build import pack_csr
 
-    path.write_bytes(pack_csr(csr_of_files(files, mf.ids_of(b"".join(files["ids"])))))
+    ids = mf.ids_of(b"".join(files["ids"]))
+    csr = _updated_csr(old, files, ids) if old is not None and mf.GRAPH in old.manifest["artifacts"] else None
+    path.write_bytes(pack_csr(csr if csr is not None else csr_of_files(files, ids)))
+
+
+def _updated_csr(old: Bundle, files: dict[str, list[Any]], ids: Any) -> Any:
+    """`csr_of_files(files, ids)`, computed from `old`'s graph: its edges minus those leaving the
+    chunks of changed or removed files, plus the changed files' own. The same arrays, order
+    included: a chunk's edges all come from its one file, in that file's order either way, and
+    stored edges only ever reach chunks that exist (an update's manifest equals a full build's)."""
+    import numpy as np
+
+    from cora_ci.graph.build import csr_from_edges, unpack_edges
+
+    was = old.manifest["files"]
+    before = dict(zip(was["path"], zip(was["ids"], was["edges"], strict=True), strict=True))
+    now = dict(zip(files["path"], zip(files["ids"], files["edges"], strict=True), strict=True))
+    changed = [p for p, v in now.items() if before.get(p) != v]
+    dropped = [mf.ids_of(before[p][0]) for p in [*changed, *(before.keys() - now.keys())] if p in before]
+    g = old.graph_csr
+    src, dst, w = np.repeat(g.ids, np.diff(g.indptr)), g.ids[g.indices], g.weights
+    if dropped:
+        keep = ~np.isin(src, np.concatenate(dropped))
+        src, dst, w = src[keep], dst[keep], w[keep]
+    try:
+        parts = [unpack_edges(mf.ids_of(now[p][0]), now[p][1]) for p in changed]
+    except ValueError:
+        return None  # `csr_of_files` reports it
+    src = np.concatenate([src, *(part[0] for part in parts)])
+    dst = np.concatenate([dst, *(part[1] for part in parts)])
+    return csr_from_edges(ids, src, dst, np.concatenate([w, *(part[2] for part in parts)]))
 
 
 def _header(snap: Snapshot, cfg: Config, model: dict[str, Any] | None,

@@ -192,6 +192,39 @@ def test_an_update_rewrites_only_the_manifest_shards_of_changed_files(make_repo,
         assert (out / n).read_bytes() == (full / n).read_bytes(), n
 
 
+def _long(name: str, ret: str) -> str:
+    """A function long enough to be a chunk of its own."""
+    body = "\n".join(f"    total_{i} = value * {i} + len(str(value)) - {i}" for i in range(12))
+    return f'def {name}(value):\n    """{name}, the long way round."""\n{body}\n    return {ret}\n'
+
+
+def test_an_updated_graph_is_the_full_builds_byte_for_byte(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    util = _long("helper", "value + 1") + "\n\n" + _long("parse_header", 'value.split(";")')
+    users = {f"app/use_{i}.py": f"from src.util import helper\n\n\n{_long(f'use_{i}', f'helper(value) + {i}')}"
+             for i in range(4)}  # fmt: skip
+    repo = make_repo({"src/util.py": util, **users})
+    out = tmp_path / "inc"
+    build(repo, out, model="none")
+    assert open_bundle(out).graph_csr.indices.size >= 4  # edges to keep and to drop
+    steps = [
+        {"src/util.py": util.replace("value + 1", "value + 2")},  # a used definition changes
+        {"app/use_9.py": users["app/use_0.py"].replace("use_0", "use_9")},  # a new user
+        {"src/util.py": util + "\n\n" + _long("parse_header", "value")},  # a second definition
+        # the same chunk (id) with other edges: its old ones must go
+        {"app/use_0.py": "from src.util import parse_header\n\n\n" + _long("use_0", "parse_header(value)")},
+    ]
+    for i, step in enumerate(steps):
+        for name, text in step.items():
+            write(repo, name, text)
+        if i == 1:
+            git(repo, "rm", "-q", "app/use_1.py")  # a removed user
+        commit(repo)
+        build(repo, out, model="none")
+        full = tmp_path / f"full{i}"
+        build(repo, full, model="none", full=True)
+        assert (out / mf.GRAPH).read_bytes() == (full / mf.GRAPH).read_bytes(), step
+
+
 def test_a_damaged_shard_is_reported_with_its_name(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     repo = make_repo({f"m{i:03}.py": _function(f"f{i}") for i in range(300)})  # several shards
     out = tmp_path / "o"
