@@ -10,10 +10,11 @@ reported with the tail of its log (bench/.cache/logs/) and the others still run;
 1 when any script failed. A failed *target* is a figure, not a failure of the run.
 
 `--quick` takes a few minutes' worth of each script (small corpora, fewer queries and runs, the
-1,000-file scale only) and lists what it skipped: 8-14 minutes in all on 2 cores shared with other
-jobs, half of it the 1,000-file first build with the model. The full run takes hours (the
-10,000-file first build with the model alone is ~25 minutes). `--render` writes the last run's
-summary and plot again from its logs (bench/.cache/logs/), measuring nothing.
+1,000-file scale only, first builds and bundles that an earlier run left in bench/.cache/ when
+cora-ci finds them current) and lists what it skipped: about 2 minutes on 2 cores after any earlier
+run, 5 on a fresh clone (which fetches the corpora and builds those bundles once). The full run
+builds everything anew: about 20 minutes. `--render` writes the last run's summary and plot again
+from its logs (bench/.cache/logs/), measuring nothing.
 """
 
 from __future__ import annotations
