@@ -13,8 +13,9 @@ reported with the tail of its log (bench/.cache/logs/) and the others still run;
 1,000-file scale only, first builds and bundles that an earlier run left in bench/.cache/ when
 cora-ci finds them current) and lists what it skipped: about 2 minutes on 2 cores after any earlier
 run, 5 on a fresh clone (which fetches the corpora and builds those bundles once). The full run
-builds everything anew: about 20 minutes. `--render` writes the last run's summary and plot again
-from its logs (bench/.cache/logs/), measuring nothing.
+builds the first builds and quality bundles anew: about 11 minutes, 18 when the 50,000-chunk query
+bundle (kept in $CORA_BENCH_DIR while current) must be built too. `--render` writes the last run's
+summary and plot again from its logs (bench/.cache/logs/), measuring nothing.
 """
 
 from __future__ import annotations
