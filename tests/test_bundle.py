@@ -17,6 +17,7 @@ import numpy as np
 import pytest
 from conftest import dedent_files, git
 
+from cora_ci import verified
 from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
@@ -402,6 +403,11 @@ def test_a_bundle_written_here_is_noted_as_checked_and_passes_the_checks_it_skip
     b = open_bundle(out)
     assert b.lexical.num_docs == len(b.chunks) and b.vectors is not None
     assert json.loads(where.read_text()) == {k: [b.id] for k in ("manifest", "bm25", "vectors")}
+    # `verify` trusts no record: a re-signed bad manifest noted as checked is still found out
+    _rewrite_manifest(out, stats="not a table")
+    bad_id = hashlib.sha256((out / mf.MANIFEST).read_bytes()).hexdigest()
+    verified.note_written(bad_id)
+    assert check(out) == [f"{mf.MANIFEST}: stats: expected a map"]
 
 
 def _rewrite_manifest(out: Path, **changes: object) -> None:

@@ -69,9 +69,14 @@ def describe_text(d: dict[str, Any]) -> list[str]:
 
 
 def check(path: Path) -> list[str]:
-    """Every problem of the bundle at `path`, none if it is intact. Hashes every file; no cache."""
+    """Every problem of the bundle at `path`, none if it is intact. Hashes every file and runs
+    every content check; no cache (not even a record that this machine wrote the bundle)."""
     root = resolve(path)
     m = read_manifest(root)
+    try:
+        mf.check(m)
+    except (ValueError, TypeError, RecursionError) as e:
+        return [f"{mf.MANIFEST}: {e}"]
     problems: list[str] = []
     listed = set(m["artifacts"])
     for rel, want in sorted(m["artifacts"].items()):
