@@ -551,18 +551,20 @@ def write_graph(path: Path, files: dict[str, list[Any]], old: Bundle | None = No
     from cora_ci.graph.build import pack_csr
 
     ids = mf.ids_of(b"".join(files["ids"]))
-    csr = _updated_csr(old, files, ids) if old is not None and mf.GRAPH in old.manifest["artifacts"] else None
-    path.write_bytes(pack_csr(csr if csr is not None else csr_of_files(files, ids)))
+    if old is not None and mf.GRAPH in old.manifest["artifacts"]:
+        changed, prior = _unchanged_edges(old, files)
+        path.write_bytes(pack_csr(csr_of_files(changed, ids, prior)))
+    else:
+        path.write_bytes(pack_csr(csr_of_files(files, ids)))
 
 
-def _updated_csr(old: Bundle, files: dict[str, list[Any]], ids: Any) -> Any:
-    """`csr_of_files(files, ids)`, computed from `old`'s graph: its edges minus those leaving the
-    chunks of changed or removed files, plus the changed files' own. The same arrays, order
-    included: a chunk's edges all come from its one file, in that file's order either way, and
-    stored edges only ever reach chunks that exist (an update's manifest equals a full build's)."""
+def _unchanged_edges(old: Bundle, files: dict[str, list[Any]]) -> tuple[dict[str, list[Any]], Any]:
+    """The file table's rows whose chunks or edges differ from `old`'s, and `old`'s graph edges
+    without those leaving the chunks of changed or removed files. `csr_of_files` of the two is
+    `csr_of_files(files)`, order included: a chunk's edges all come from its one file, in that
+    file's order either way, and stored edges only ever reach chunks that exist (an update's
+    manifest equals a full build's)."""
     import numpy as np
-
-    from cora_ci.graph.build import csr_from_edges, unpack_edges
 
     was = old.manifest["files"]
     before = dict(zip(was["path"], zip(was["ids"], was["edges"], strict=True), strict=True))
@@ -574,13 +576,8 @@ def _updated_csr(old: Bundle, files: dict[str, list[Any]], ids: Any) -> Any:
     if dropped:
         keep = ~np.isin(src, np.concatenate(dropped))
         src, dst, w = src[keep], dst[keep], w[keep]
-    try:
-        parts = [unpack_edges(mf.ids_of(now[p][0]), now[p][1]) for p in changed]
-    except ValueError:
-        return None  # `csr_of_files` reports it
-    src = np.concatenate([src, *(part[0] for part in parts)])
-    dst = np.concatenate([dst, *(part[1] for part in parts)])
-    return csr_from_edges(ids, src, dst, np.concatenate([w, *(part[2] for part in parts)]))
+    table = {"ids": [now[p][0] for p in changed], "edges": [now[p][1] for p in changed]}
+    return table, (src, dst, w)
 
 
 def _header(snap: Snapshot, cfg: Config, model: dict[str, Any] | None,

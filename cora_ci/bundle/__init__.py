@@ -159,13 +159,16 @@ class Bundle:
         return Graph(c.ids.tolist(), c.indptr.tolist(), c.indices.tolist(), c.weights.tolist())
 
 
-def csr_of_files(files: dict[str, list[Any]], ids: Any) -> Any:
-    """The CSR graph over the chunk ids `ids` from a file table's `ids` and `edges` columns."""
+def csr_of_files(files: dict[str, list[Any]], ids: Any, prior: tuple[Any, Any, Any] | None = None) -> Any:
+    """The CSR graph over the chunk ids `ids` from a file table's `ids` and `edges` columns, after
+    the edges `prior` (source ids, target ids, weights) when given."""
     import numpy as np
 
     from cora_ci.graph.build import csr_from_edges, unpack_edges
 
     parts = [unpack_edges(mf.ids_of(i), e) for i, e in zip(files["ids"], files["edges"], strict=True)]
+    if prior is not None:
+        parts.insert(0, prior)
     src, dst, w = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in range(3))
     return csr_from_edges(ids, src, dst, w)
 
