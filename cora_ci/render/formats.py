@@ -35,9 +35,7 @@ _CODE_CONTROLS = {c: e for c, e in _NAME_CONTROLS.items() if c != 0x09}
 
 
 def _attr(value: object) -> str:
-    s = str(value)
-    s = s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-    return s.translate(_ATTR_CONTROLS)
+    return _escape_text(str(value)).replace(">", "&gt;").replace('"', "&quot;")
 
 
 def visible(s: str, table: dict[int, str] = _NAME_CONTROLS) -> str:
