@@ -1,0 +1,52 @@
+"""`cora-ci show`: one symbol's current code, by its anchor."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import click
+
+from cora_ci.commands.common import BUNDLE_HELP, REPO_HELP, read_only_done
+
+if TYPE_CHECKING:
+    pass
+
+
+@click.command()
+@click.argument("anchor")
+@click.option("--bundle", type=click.Path(path_type=Path), default=None, help=BUNDLE_HELP)
+@click.option("--repo", type=click.Path(path_type=Path), default=None, help=REPO_HELP)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    help="text: the code itself; json: the code with its path, lines and anchor.",
+)
+def show(anchor: str, bundle: Path | None, repo: Path | None, fmt: str) -> None:
+    """Print one symbol's current code, found by its anchor (path::Class.member)."""
+    import json
+
+    from cora_ci.render.formats import visible
+    from cora_ci.render.query import Where, run_show
+
+    shown = run_show(anchor, Where.of(bundle, repo, Path.cwd()))
+    read_only_done()
+    v, c = shown.view, shown.chunk
+    if fmt == "json":
+        d = {
+            "path": v.path,
+            "start_line": v.start,
+            "end_line": v.end,
+            "symbol": c.symbol or None,
+            "anchor": c.anchor,
+            "kind": c.kind,
+            "text": v.text(),
+            "stale": shown.stale,
+        }
+        click.echo(json.dumps(d, indent=2, ensure_ascii=False))
+        return
+    if shown.stale:
+        click.echo(f"{visible(v.path)}:{v.start}-{v.end} ({shown.stale} since indexing)", err=True)
+    click.echo(v.text())
