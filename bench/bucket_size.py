@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from cora_ci.build import _row_docs
+from cora_ci.build import row_docs
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
 from cora_ci.bundle.lexical import LexicalDoc, write_index
@@ -44,7 +44,7 @@ def main() -> None:
     rows = [b.shards.row(fi) for fi in range(n_files)]
     for count in (128, 256, 512):
         group = [r for r in rows if mf.bucket_of(r["path"], count) == 0]
-        docs = [d for r in group for d in _row_docs(r)]
+        docs = [d for r in group for d in row_docs(r)]
         with tempfile.TemporaryDirectory() as tmp:
 
             def segment(tmp: str = tmp, docs: list[LexicalDoc] = docs) -> None:

@@ -1,0 +1,112 @@
+"""The build's vector stage: which chunks need the model, which keep or copy a stored vector."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any, NamedTuple
+
+import numpy as np
+
+from cora_ci.build.common import Progress
+from cora_ci.bundle import Bundle
+from cora_ci.bundle import manifest as mf
+from cora_ci.chunking.model import Chunk
+
+_EMBED_STEP = 64  # texts per progress report
+
+
+def text_keys(chunks: list[Chunk]) -> bytes:
+    """Hashes of the embedded texts: the vector cache's keys (16 bytes of sha256 each)."""
+    from cora_ci.embedding import document_text
+
+    return b"".join(hashlib.sha256(document_text(c).encode()).digest()[: mf.KEY_BYTES] for c in chunks)
+
+
+def split_keys(keys: bytes) -> list[bytes]:
+    return [keys[i : i + mf.KEY_BYTES] for i in range(0, len(keys), mf.KEY_BYTES)]
+
+
+class VectorPlan(NamedTuple):
+    """How the vector index changes: ids to remove; ids to add with vectors the model made now,
+    and ids to add with vectors copied as stored from the previous bundle (moved or copied code)."""
+
+    remove: list[int]
+    ids: Any  # np.uint64 array
+    vectors: Any  # float32 (n, dim) array
+    stored_ids: Any  # np.uint64 array
+    stored: Any  # int8 (m, dim) array, exactly as the previous index holds them
+    embedded: int  # texts run through the model
+
+
+def plan_vectors(
+    embedder: Any, old: Bundle | None, old_rows: mf.Rows, kept: mf.Rows,
+    fresh: dict[str, mf.FileEntry], keys: dict[str, bytes], progress: Progress,
+) -> VectorPlan:  # fmt: skip
+    """Vectors for the chunks of changed files. A chunk whose id and embedded text are unchanged
+    keeps its stored vector in place; another chunk whose text the previous bundle embedded
+    anywhere (moved, copied or renamed code) gets a copy of that vector; only new texts are
+    embedded."""
+    chunks = [c for f in fresh.values() for c in f.chunks]
+    ks = [k for p in fresh for k in split_keys(keys[p])]
+    before: dict[int, bytes] = {}  # id -> text key, over the previous versions of the changed files
+    for p in fresh:
+        if p in old_rows:
+            before.update(
+                zip(mf.ids_of(old_rows[p]["ids"]).tolist(), split_keys(old_rows[p]["keys"]), strict=True)
+            )
+    stay = {c.id for c, k in zip(chunks, ks, strict=True) if before.get(c.id) == k}
+    gone = [p for p in old_rows if p not in kept]
+    remove = sorted(
+        cid for p in gone for cid in mf.ids_of(old_rows.top(p, "ids")).tolist() if cid not in stay
+    )
+    add = [(c, k) for c, k in zip(chunks, ks, strict=True) if c.id not in stay]
+    stored = _stored_vectors(old, old_rows, {k for _, k in add})
+    copy = [(c.id, k) for c, k in add if k in stored]
+    new = [(c, k) for c, k in add if k not in stored]
+    vectors, embedded = _embed(embedder, [c for c, _ in new], [k for _, k in new], progress)
+    dim = embedder.info.dim
+    return VectorPlan(
+        remove,
+        np.asarray([c.id for c, _ in new], dtype=np.uint64),
+        vectors,
+        np.asarray([cid for cid, _ in copy], dtype=np.uint64),
+        np.asarray([stored[k] for _, k in copy], dtype=np.int8).reshape(len(copy), dim),
+        embedded,
+    )
+
+
+def _stored_vectors(old: Bundle | None, old_rows: mf.Rows, wanted: set[bytes]) -> dict[bytes, Any]:
+    """The previous bundle's vectors (int8, as stored) of the texts in `wanted`, by text key,
+    found among every file's text hashes (a top column: no shard is read)."""
+    if old is None or old.vectors is None or not wanted:
+        return {}
+    found: dict[bytes, int] = {}
+    for p in old_rows:
+        for cid, k in zip(mf.ids_of(old_rows.top(p, "ids")).tolist(), split_keys(old_rows.top(p, "keys")),
+                          strict=True):  # fmt: skip
+            if k in wanted:
+                found.setdefault(k, cid)
+    if not found:
+        return {}
+    return dict(zip(found, old.vectors.get_stored(list(found.values())), strict=True))
+
+
+def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Progress) -> tuple[Any, int]:
+    """One vector per chunk (`keys` are the hashes of their texts), and how many texts ran through
+    the model: a text seen earlier in this build (copied code, boilerplate) is embedded once."""
+    from cora_ci.embedding import document_text
+
+    text_of = {k: c for c, k in zip(chunks, keys, strict=True)}
+    todo = sorted(set(keys))
+    progress("embed", 0, len(todo))
+    found: dict[bytes, Any] = {}
+    for i in range(0, len(todo), _EMBED_STEP):
+        part = todo[i : i + _EMBED_STEP]
+        found.update(
+            zip(part, embedder.embed_documents([document_text(text_of[k]) for k in part]), strict=True)
+        )
+        progress("embed", i + len(part), len(todo))
+    vecs = np.zeros((len(keys), embedder.info.dim), dtype=np.float32)
+    for i, k in enumerate(keys):
+        vecs[i] = found[k]
+    return vecs, len(todo)
