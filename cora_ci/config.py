@@ -43,6 +43,7 @@ class Config:
     secrets: str = "drop"  # "drop": skip secrets files, drop chunks holding a secret; "off"
     secret_files: tuple[str, ...] = ()  # globs of more secrets files
     allow_secret_files: tuple[str, ...] = ()  # globs of files indexed although they look like secrets
+    lock_files: bool = False  # index dependency lock files (uv.lock, package-lock.json, ...); off: noise
     model: str = "default"  # "default" (bundled MiniLM), "none" (lexical only) or an ONNX model directory
     source: str = "defaults"  # where the config came from; not part of the hash
 
@@ -93,6 +94,10 @@ def from_mapping(data: dict[str, Any], source: str = "mapping") -> Config:
             lo, hi = _INT_BOUNDS[key]
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise _bad(key, f"expected an integer from {lo} to {hi}, got {value!r}")
+            values[key] = value
+        elif key == "lock_files":
+            if not isinstance(value, bool):
+                raise _bad(key, f"expected true or false, got {value!r}")
             values[key] = value
         elif key == "model":
             if not isinstance(value, str) or not value:

@@ -91,3 +91,23 @@ def test_missing_path_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(CoraError) as e:
         list_files([tmp_path / "nope"], Config())
     assert e.value.code == "CORA-IO-001"
+
+
+def test_lock_files_are_skipped_unless_configured(make_repo) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(
+        {
+            "app.py": "X = 1\n",
+            "uv.lock": "version = 1\n",
+            "web/package-lock.json": "{}\n",
+            "web/yarn.lock": "# yarn\n",
+            "Cargo.lock": "# cargo\n",
+            "go.sum": "x v1 h1:abc\n",
+        }
+    )
+    assert [f.relpath for f in list_files([repo], Config())] == ["app.py"]
+    cfg = from_mapping({"lock_files": True})
+    assert len(list_files([repo], cfg)) == 6
+    assert cfg.chunker_hash() != Config().chunker_hash()  # switching it rebuilds once
+    with pytest.raises(CoraError) as e:
+        from_mapping({"lock_files": "yes"})
+    assert e.value.code == "CORA-CFG-002"

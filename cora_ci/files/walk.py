@@ -68,10 +68,27 @@ def _ignored(specs: list[tuple[str, pathspec.PathSpec]], path: str) -> bool:  # 
     return any(sp.match_file(path[len(base) :]) for base, sp in specs)
 
 
+LOCK_FILES = frozenset({
+    "uv.lock", "poetry.lock", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "Cargo.lock",
+    "Gemfile.lock", "go.sum", "composer.lock", "Pipfile.lock", "npm-shrinkwrap.json",
+})  # fmt: skip
+
+
+def is_lock_file(name: str) -> bool:
+    """Generated dependency pins: many chunks, no answers (skipped unless `lock_files = true`)."""
+    return name.rsplit("/", 1)[-1] in LOCK_FILES
+
+
 def filter_names(names: Iterable[str], cfg: Config) -> list[str]:
     inc = pathspec.GitIgnoreSpec.from_lines(cfg.include) if cfg.include else None
     exc = pathspec.GitIgnoreSpec.from_lines(cfg.exclude) if cfg.exclude else None
-    return [n for n in names if (inc is None or inc.match_file(n)) and not (exc and exc.match_file(n))]
+    return [
+        n
+        for n in names
+        if (inc is None or inc.match_file(n))
+        and not (exc and exc.match_file(n))
+        and (cfg.lock_files or not is_lock_file(n))
+    ]
 
 
 def list_files(paths: list[Path], cfg: Config) -> list[SourceFile]:
