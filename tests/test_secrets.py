@@ -85,6 +85,18 @@ def test_lookalikes_are_kept(text: str) -> None:
     assert contains_secret(text) is None
 
 
+def test_a_key_marker_without_key_material_is_no_secret() -> None:
+    """A key parser's constants (cryptography's ssh.py) name the markers and hold no key; the
+    same markers around a body, or before an escaped body on one line, are a key."""
+    kind = "OPENSSH " + "PRIVATE"
+    parser = [f'_SK_START = b"-----BEGIN {kind} KEY-----"', f'_SK_END = b"-----END {kind} KEY-----"', ""]
+    assert scan_lines(parser) == []
+    body = _rand(_ALNUM + "+/", 64, 40)
+    escaped = f'{{"key": "-----BEGIN {kind} KEY-----\\n{body}\\n-----END {kind} KEY-----\\n"}}'
+    assert [f.kind for f in scan_lines(["{", escaped, "}"])] == ["private-key"]
+    assert [f.kind for f in scan_lines(parser[:1] + [body] + parser[1:])] == ["private-key"]
+
+
 def test_cora_ci_itself_holds_no_secret() -> None:
     """The patterns' own source and the docs must not look like secrets (nor be dropped)."""
     root = Path(__file__).parent.parent

@@ -72,6 +72,8 @@ PATTERNS: tuple[Pattern, ...] = (
 )
 _END_KEY = re.compile(r"-----END[A-Z ]{0,24} PRIVATE KEY(?: BLOCK)?-----")
 _KEY_BODY = re.compile(rf"^\s*(?:{_B64}{{16,}}|[A-Za-z-]+: .*|)\s*$")  # base64, or a PEM header line
+# Key material: a run of base64 as a key body has it (a line of a block, or after an escaped `\n`).
+_KEY_MATERIAL = re.compile(rf"{_B64}{{32,}}")
 
 
 class Finding(NamedTuple):
@@ -97,7 +99,8 @@ def contains_secret(text: str) -> str | None:
 def scan_lines(lines: list[str]) -> list[Finding]:
     """Every secret of a file's lines. A private key block spans its lines through its END line
     (or, without one, through the base64 that follows), so chunk boundaries never split a key:
-    every chunk holding any line of it is dropped."""
+    every chunk holding any line of it is dropped. A marker with no base64 after it in its block
+    holds no key (`b"-----BEGIN OPENSSH PRIVATE KEY-----"` in a key parser)."""
     text = "\n".join(lines)
     found = list(_matches(text))
     if not found:
@@ -109,6 +112,8 @@ def scan_lines(lines: list[str]) -> list[Finding]:
         last = bisect.bisect_right(starts, m.end() - 1)
         if kind == "private-key":
             last = _key_block_end(lines, last)
+            if not _KEY_MATERIAL.search(text, m.end(), starts[last - 1] + len(lines[last - 1])):
+                continue  # a bare marker (a parser's constant, a doc): no key to leak
         out.append(Finding(kind, first, last))
     return sorted(out)
 
