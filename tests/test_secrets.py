@@ -94,7 +94,7 @@ def test_a_key_marker_without_key_material_is_no_secret() -> None:
     body = _rand(_ALNUM + "+/", 64, 40)
     escaped = f'{{"key": "-----BEGIN {kind} KEY-----\\n{body}\\n-----END {kind} KEY-----\\n"}}'
     assert [f.kind for f in scan_lines(["{", escaped, "}"])] == ["private-key"]
-    assert [f.kind for f in scan_lines(parser[:1] + [body] + parser[1:])] == ["private-key"]
+    assert [f.kind for f in scan_lines([*parser[:1], body, *parser[1:]])] == ["private-key"]
 
 
 def test_cora_ci_itself_holds_no_secret() -> None:
