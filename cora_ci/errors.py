@@ -73,6 +73,24 @@ CODES: dict[str, Code] = {
             4,
         ),
         Code(
+            "CORA-QRY-004",
+            "no file with this path in the bundle",
+            "paths are relative to the repository root, as `cora-ci query` prints them",
+            4,
+        ),
+        Code(
+            "CORA-MCP-001",
+            "the MCP server needs the `mcp` extra",
+            "install it with: pip install 'cora-ci[mcp]'",
+            3,
+        ),
+        Code(
+            "CORA-MCP-002",
+            "an MCP tool was called with invalid arguments",
+            "call it as its input schema says (tools/list)",
+            2,
+        ),
+        Code(
             "CORA-HOOK-001",
             "a git hook is in the way of install-hooks",
             "move the hook or its .cora-chained copy aside",

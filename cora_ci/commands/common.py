@@ -12,8 +12,10 @@ from cora_ci.errors import CoraError
 
 if TYPE_CHECKING:
     from cora_ci.files.shard import ShardSpec
+    from cora_ci.render.answer import Result
 
 BUNDLE_HELP = "A bundle directory or archive (default: <repository root>/.cora/index)."
+FORMAT_HELP = "cora (<cora:chunk> blocks; the default in pipes), json, or text (the default on a terminal)."
 REPO_HELP = "Working tree to re-bind to (default: the current repository, if it is the bundle's source)."
 
 _read_only = [False]  # set once a read-only command's answer is written
@@ -33,6 +35,25 @@ def shard_spec(ctx: click.Context, param: click.Parameter, value: str | None) ->
         return parse_spec(value)
     except CoraError as e:
         raise click.BadParameter(e.message) from None
+
+
+def echo_answer(fmt: str | None, results: list[Result], commit: str | None, as_json: str,
+                explain: bool = False) -> None:  # fmt: skip
+    """Print results in `fmt` (default: text on a terminal, cora in a pipe); `as_json` is the JSON."""
+    from cora_ci.render.formats import as_cora, as_text
+
+    fmt = fmt or ("text" if sys.stdout.isatty() else "cora")
+    if fmt == "json":
+        click.echo(as_json)
+    elif fmt == "cora":
+        if results:
+            click.echo(as_cora(results, explain, commit))
+    else:
+        color = use_color()
+        for line in as_text(results, explain, commit):
+            click.echo(line, color=color)
+    if not results and fmt != "json":
+        click.echo("no results", err=True)
 
 
 def read_only_done() -> None:

@@ -3,17 +3,12 @@
 from __future__ import annotations
 
 import gc
-import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from cora_ci.chunking.model import KINDS
-from cora_ci.commands.common import BUNDLE_HELP, REPO_HELP, read_only_done, use_color
-
-if TYPE_CHECKING:
-    pass
+from cora_ci.commands.common import BUNDLE_HELP, FORMAT_HELP, REPO_HELP, echo_answer, read_only_done
 
 
 @click.command()
@@ -32,7 +27,7 @@ if TYPE_CHECKING:
     "fmt",
     type=click.Choice(["cora", "json", "text"]),
     default=None,
-    help="cora (<cora:chunk> blocks; the default in pipes), json, or text (the default on a terminal).",
+    help=FORMAT_HELP,
 )
 @click.option(
     "--boost",
@@ -65,23 +60,13 @@ def query(
 ) -> None:
     """Search a bundle: hybrid ranking, graph expansion, boosts, within a token budget."""
     gc.disable()  # one short-lived answer: collections over the bundle's objects would only cost time
-    from cora_ci.render.formats import as_cora, as_json, as_text
+    from cora_ci.render.formats import as_json
     from cora_ci.render.query import Where, run_query
     from cora_ci.retrieval.types import Filters
 
     where = Where.of(bundle, repo, Path.cwd())
     filters = Filters(langs, kinds, paths, excludes)
     ans = run_query(query_text, where, k=k, budget=budget, boosts=boosts, filters=filters, model=model)
-    fmt = fmt or ("text" if sys.stdout.isatty() else "cora")
-    if fmt == "json":
-        click.echo(as_json(ans.query, ans.bundle, ans.results, explain, ans.bundle_id))
-    elif fmt == "cora":
-        if ans.results:
-            click.echo(as_cora(ans.results, explain, ans.commit))
-    else:
-        color = use_color()
-        for line in as_text(ans.results, explain, ans.commit):
-            click.echo(line, color=color)
-    if not ans.results and fmt != "json":
-        click.echo("no results", err=True)
+    doc = as_json(ans.query, ans.bundle, ans.results, explain, ans.bundle_id) if fmt == "json" else ""
+    echo_answer(fmt, ans.results, ans.commit, doc, explain)
     read_only_done()  # main() ends the process once the answer is written

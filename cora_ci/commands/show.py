@@ -3,14 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
 from cora_ci.commands.common import BUNDLE_HELP, REPO_HELP, read_only_done
-
-if TYPE_CHECKING:
-    pass
 
 
 @click.command()
@@ -39,7 +35,7 @@ def show(anchor: str, bundle: Path | None, repo: Path | None, fmt: str) -> None:
             "path": v.path,
             "start_line": v.start,
             "end_line": v.end,
-            "symbol": c.symbol or None,
+            "symbol": shown.symbol or None,
             "anchor": c.anchor,
             "kind": c.kind,
             "text": v.text(),

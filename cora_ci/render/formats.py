@@ -34,8 +34,13 @@ _NAME_CONTROLS = {c: f"\\x{c:02x}" for c in _CONTROLS} | {0x0A: "\\n", 0x0D: "\\
 _CODE_CONTROLS = {c: e for c, e in _NAME_CONTROLS.items() if c != 0x09}
 
 
-def _attr(value: object) -> str:
-    return _escape_text(str(value)).replace(">", "&gt;").replace('"', "&quot;")
+def attr(value: object) -> str:
+    return escape_text(str(value)).replace(">", "&gt;").replace('"', "&quot;")
+
+
+def guard(code: str) -> str:
+    """Code as block content: a `<` that would open or close a `cora:` tag written `&lt;`."""
+    return _TAG.sub(r"&lt;\1", code)
 
 
 def visible(s: str, table: dict[int, str] = _NAME_CONTROLS) -> str:
@@ -43,7 +48,7 @@ def visible(s: str, table: dict[int, str] = _NAME_CONTROLS) -> str:
     return s.translate(table)
 
 
-def _escape_text(s: str) -> str:
+def escape_text(s: str) -> str:
     return s.replace("&", "&amp;").replace("<", "&lt;").translate(_ATTR_CONTROLS)
 
 
@@ -97,6 +102,8 @@ def commentary(r: Result, explain: bool, commit: str | None) -> list[str]:
         out.append(header)
     if doc:
         out.append(doc)
+    if r.hit.relation is not None:
+        out.append(f"Related as {_RELATED[r.hit.relation]}.")
     if r.parent is not None:
         where = f"{r.parent.hierarchy[-1].replace(':', ' ', 1)}" if r.parent.hierarchy else r.parent.symbol
         out.append(f"Parent: {where} ({r.parent.anchor}), its skeleton shown around this result.")
@@ -112,6 +119,19 @@ def commentary(r: Result, explain: bool, commit: str | None) -> list[str]:
     if explain:
         out.append("Explain: " + explain_text(r.hit.explain))
     return out
+
+
+_RELATED = {
+    "parent": "parent: the type or scope it belongs to",
+    "overrides": "overrides: the base type's member it overrides",
+    "overridden-by": "overridden-by: a subclass's member overriding it",
+    "base": "base: a type it extends or implements",
+    "subclass": "subclass: a type extending or implementing it",
+    "callee": "callee: something it references or calls",
+    "caller": "caller: code that references or calls it",
+    "test": "test: a test that exercises it",
+    "indirect": "indirect: two references away in the reference graph",
+}
 
 
 def explain_text(ex: dict[str, Any]) -> str:
@@ -138,13 +158,15 @@ def as_cora(results: Iterable[Result], explain: bool = False, commit: str | None
         if r.chunk.anchor:
             meta.append(("anchor", r.chunk.anchor))
         meta.append(("score", _score(r.hit.score)))
+        if r.hit.relation is not None:
+            meta.append(("relation", r.hit.relation))
         if r.elided:
             meta.append(("elided", "true"))
         if r.stale:
             meta.append(("stale", r.stale))
-        attrs = " ".join(f'{k}="{_attr(v)}"' for k, v in meta)
-        notes = "".join(f"    {_escape_text(c)}\n" for c in commentary(r, explain, commit))
-        content = _TAG.sub(r"&lt;\1", r.text)
+        attrs = " ".join(f'{k}="{attr(v)}"' for k, v in meta)
+        notes = "".join(f"    {escape_text(c)}\n" for c in commentary(r, explain, commit))
+        content = guard(r.text)
         blocks.append(
             "<cora:chunk>\n"
             f"  <cora:metadata>\n    {attrs}\n  </cora:metadata>\n"
@@ -169,6 +191,8 @@ def result_dict(r: Result, explain: bool = False) -> dict[str, Any]:
         "elided": r.elided,
         "stale": r.stale,
     }
+    if r.hit.relation is not None:
+        d["relation"] = r.hit.relation
     if explain:
         d["explain"] = r.hit.explain
     return d
@@ -193,6 +217,8 @@ def as_text(results: Iterable[Result], explain: bool = False, commit: str | None
         if r.chunk.symbol:
             tags.append(click.style(visible(r.chunk.symbol), fg="yellow"))
         tags.append(click.style(_score(r.hit.score), dim=True))
+        if r.hit.relation is not None:
+            tags.append(click.style(r.hit.relation, fg="blue", bold=True))
         if r.elided:
             tags.append(click.style("[elided]", fg="magenta"))
         if r.stale:

@@ -16,7 +16,10 @@ from typing import Any, TypeVar
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.errors import CoraError
 from cora_ci.files.walk import git_toplevel
+from cora_ci.rebind.bind import WorkTree
 from cora_ci.render.answer import Result, pack
+from cora_ci.render.outline import Outline, outline
+from cora_ci.render.related import Related, related_results
 from cora_ci.render.source import BundleChunks, Shown, show, work_tree
 from cora_ci.retrieval.types import Boost, Filters
 
@@ -117,7 +120,6 @@ def _once_more_if_replaced(where: Where, run: Callable[[Bundle], T]) -> T:
 
 def _answer(bundle: Bundle, text: str, where: Where, k: int, budget: int | None, boosts: tuple[str, ...],
             filters: Filters, model: str | None) -> Answer:  # fmt: skip
-    from cora_ci.retrieval import search
     from cora_ci.retrieval.catalog import catalog
     from cora_ci.retrieval.search import prefetch
 
@@ -128,10 +130,18 @@ def _answer(bundle: Bundle, text: str, where: Where, k: int, budget: int | None,
         bundle.lexical, bundle.vectors, catalog(bundle).graph  # opened while the model loads
         prefetch(bundle, text, k, filters)
         embedder = ahead.result()
-    hits = search(bundle, text, k=k, embedder=embedder, filters=filters, boosts=all_boosts)
+    return answer_with(bundle, text, tree, embedder, str(where.bundle), k, budget, all_boosts, filters)
+
+
+def answer_with(bundle: Bundle, text: str, tree: WorkTree | None, embedder: Any, name: str, k: int,
+                budget: int | None, boosts: tuple[Boost, ...], filters: Filters) -> Answer:  # fmt: skip
+    """Rank and pack with everything at hand: a one-shot query and the MCP server's warm one."""
+    from cora_ci.retrieval import search
+
+    hits = search(bundle, text, k=k, embedder=embedder, filters=filters, boosts=boosts)
     results = pack(hits, BundleChunks(bundle, tree), budget)
     commit = (bundle.manifest.get("source") or {}).get("commit")
-    return Answer(text, str(where.bundle), results, commit, bundle.id)
+    return Answer(text, name, results, commit, bundle.id)
 
 
 class _Ahead:
@@ -159,7 +169,18 @@ def _embedder_ahead(bundle: Bundle, model: str | None, text: str) -> Any:
 
 def run_show(anchor: str, where: Where) -> Shown:
     """One symbol's current code (`cora-ci show`)."""
-    return _once_more_if_replaced(
-        where,
-        lambda bundle: show(BundleChunks(bundle, work_tree(bundle, where.repo, where.default_repo)), anchor),
-    )
+    return _once_more_if_replaced(where, lambda bundle: show(_source(bundle, where), anchor))
+
+
+def run_related(anchor: str, where: Where, k: int, full: bool = False) -> tuple[Related, Bundle]:
+    """What to read next about one symbol (`cora-ci related`), and the bundle that answered."""
+    return _once_more_if_replaced(where, lambda b: (related_results(_source(b, where), anchor, k, full), b))
+
+
+def run_outline(path: str, where: Where) -> tuple[Outline, Bundle]:
+    """One file's symbols (`cora-ci outline`), and the bundle that answered."""
+    return _once_more_if_replaced(where, lambda b: (outline(_source(b, where), path), b))
+
+
+def _source(bundle: Bundle, where: Where) -> BundleChunks:
+    return BundleChunks(bundle, work_tree(bundle, where.repo, where.default_repo))

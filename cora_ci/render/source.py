@@ -149,26 +149,25 @@ class Shown:
     chunk: Chunk
     view: View
     stale: Stale
+    symbol: str  # the anchor's own (small siblings share a chunk)
 
 
 def show(source: BundleChunks, anchor: str) -> Shown:
     """The code of the symbol anchored `anchor`, re-bound to the working tree when there is one."""
     chunk = source.by_anchor(anchor)
     if chunk is None:
-        near = source.suggestions(anchor)
-        hint = f"did you mean {', '.join(near)}?" if near else "anchors look like path/file.py::Class.method"
-        raise CoraError("CORA-QRY-002", f"no symbol anchored {anchor!r} in {source.bundle.root}", hint)
+        raise unknown_anchor(source, anchor)
     name = chunk.symbols[chunk.anchors.index(anchor)] if anchor in chunk.anchors else chunk.symbol
     indexed = merge([from_chunk(c) for c in source.family(chunk)])
     if len(chunk.anchors) > 1:  # small siblings share the chunk: only this one's lines
-        indexed = _sibling(indexed, chunk, name)
+        indexed = sibling(indexed, chunk, name)
     tree = source.tree
     if tree is None:
-        return Shown(chunk, _filled(indexed, None), None)
+        return Shown(chunk, _filled(indexed, None), None, name)
     cur = tree.file(chunk.path)
     unchanged = cur is not None and source.blobs.get(chunk.path) == cur.blob
     if cur is not None and unchanged:
-        return Shown(chunk, _filled(indexed, cur.lines), None)
+        return Shown(chunk, _filled(indexed, cur.lines), None, name)
     if cur is not None and chunk.strategy == "structural" and "::" in anchor:
         found = locate(chunk.lang, cur.src, anchor.split("::", 1)[1], name)
         if found is not None:
@@ -179,13 +178,13 @@ def show(source: BundleChunks, anchor: str) -> Shown:
                 indexed.end,
                 _filled(indexed, None).text(),
             )
-            return Shown(chunk, view, None if same else "moved")
+            return Shown(chunk, view, None if same else "moved", name)
     elif cur is not None:
         bound = [source.bind(c) for c in source.family(chunk)]
         if bound[0].stale != "missing":
             views = [b.view for b in bound if b.stale != "missing"]
             stale: Stale = "moved" if any(b.stale for b in bound) else None
-            return Shown(chunk, _filled(merge(views), cur.lines), stale)
+            return Shown(chunk, _filled(merge(views), cur.lines), stale, name)
     raise CoraError(
         "CORA-QRY-003",
         f"{anchor} is in the bundle but no longer in the working tree {tree.root}",
@@ -193,24 +192,50 @@ def show(source: BundleChunks, anchor: str) -> Shown:
     )
 
 
-def _sibling(view: View, chunk: Chunk, name: str) -> View:
-    """One symbol's lines in a chunk of merged siblings: from the line naming it (with attribute,
+def unknown_anchor(source: BundleChunks, anchor: str) -> CoraError:
+    """CORA-QRY-002 for `anchor`, with the anchors that look like it."""
+    near = source.suggestions(anchor)
+    hint = f"did you mean {', '.join(near)}?" if near else "anchors look like path/file.py::Class.method"
+    return CoraError("CORA-QRY-002", f"no symbol anchored {anchor!r} in {source.bundle.root}", hint)
+
+
+def sibling(view: View, chunk: Chunk, name: str) -> View:
+    """One symbol's lines in a chunk of merged siblings: from the line declaring it (with attribute,
     decorator and comment lines just above) to the line before the next sibling's."""
     rows = sorted(view.shown.items())
     k = chunk.symbols.index(name)
-    at = next((i for i, (_, t) in enumerate(rows) if mentions(t, name)), 0)
-    nxt = len(rows)
-    if k + 1 < len(chunk.symbols):
-        after = chunk.symbols[k + 1]
-        nxt = next((i for i in range(at + 1, len(rows)) if mentions(rows[i][1], after)), len(rows))
-        while nxt - 1 > at and rows[nxt - 1][1].lstrip().startswith(_ATTACHED):
-            nxt -= 1
+    starts = _declarations(rows, chunk.symbols[: k + 2])
+    at = starts[k]
+    nxt = starts[k + 1] if k + 1 < len(starts) and starts[k + 1] > at else len(rows)
+    while nxt - 1 > at and rows[nxt - 1][1].lstrip().startswith(_ATTACHED):
+        nxt -= 1
     while at > 0 and rows[at - 1][1].lstrip().startswith(_ATTACHED):
         at -= 1
     keep = rows[at:nxt]
     while len(keep) > 1 and not keep[-1][1].strip():
         keep.pop()
     return View(view.path, keep[0][0], keep[-1][0], dict(keep))
+
+
+def _declarations(rows: list[tuple[int, str]], names: list[str]) -> list[int]:
+    """The row declaring each of `names`, siblings in source order: the first row after the
+    previous sibling's whose code (a trailing comment left out) names it; rows run out: the end."""
+    out: list[int] = []
+    i = 0
+    for name in names:
+        at = next((j for j in range(i, len(rows)) if mentions(_code(rows[j][1]), name)), None)
+        if at is None:  # not in order (or only in a comment): anywhere
+            at = next((j for j, (_, t) in enumerate(rows) if mentions(t, name)), len(rows) if out else 0)
+        out.append(at)
+        i = at + 1
+    return out
+
+
+def _code(line: str) -> str:
+    """`line` without a trailing `#` or `//` comment (a rough cut: a `#` inside a string cuts too)."""
+    for mark in (" #", " //", "\t#"):
+        line = line.split(mark, 1)[0]
+    return line
 
 
 def _filled(view: View, lines: list[str] | None) -> View:

@@ -26,7 +26,8 @@ class Filters:
 
 @dataclass
 class Hit:
-    """One ranked chunk. `full`: a boost demands it verbatim, whatever the budget.
+    """One ranked chunk. `full`: a boost demands it verbatim, whatever the budget. `relation`:
+    how it relates to the symbol asked about (`related`), None for a search hit.
 
     `explain` keys (None when absent): bm25_rank, bm25_score, vector_rank, vector_score, fused,
     graph (PageRank contribution), boost (multiplier or bonus), and any ranking feature applied.
@@ -37,3 +38,4 @@ class Hit:
     source: Literal["search", "graph", "boost"] = "search"
     full: bool = False
     explain: dict[str, float | int | str | None] = field(default_factory=dict)
+    relation: str | None = None

@@ -1,0 +1,34 @@
+"""`cora-ci outline`: the symbols of one file, with kinds, lines and anchors."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+from cora_ci.commands.common import BUNDLE_HELP, FORMAT_HELP, REPO_HELP, read_only_done, use_color
+
+
+@click.command()
+@click.argument("path")
+@click.option("--format", "fmt", type=click.Choice(["cora", "json", "text"]), default=None, help=FORMAT_HELP)
+@click.option("--bundle", type=click.Path(path_type=Path), default=None, help=BUNDLE_HELP)
+@click.option("--repo", type=click.Path(path_type=Path), default=None, help=REPO_HELP)
+def outline(path: str, fmt: str | None, bundle: Path | None, repo: Path | None) -> None:
+    """A file's table of contents: its symbols with kinds, lines and anchors (PATH as indexed)."""
+    from cora_ci.render import outline as render
+    from cora_ci.render.query import Where, run_outline
+
+    where = Where.of(bundle, repo, Path.cwd())
+    o, b = run_outline(path.replace("\\", "/").removeprefix("./"), where)
+    fmt = fmt or ("text" if sys.stdout.isatty() else "cora")
+    if fmt == "json":
+        click.echo(render.as_json(o, str(where.bundle), b.id))
+    elif fmt == "cora":
+        click.echo(render.as_cora(o))
+    else:
+        color = use_color()
+        for line in render.as_text(o):
+            click.echo(line, color=color)
+    read_only_done()

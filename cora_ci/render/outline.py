@@ -1,0 +1,123 @@
+"""`cora-ci outline`: one file's table of contents, each symbol with its kind, lines and anchor.
+
+Read from the bundle's chunks of the file, so it costs a few milliseconds and needs no parse: a
+split symbol is one entry over all its parts, each of several small siblings sharing a chunk gets
+its own lines. Lines are the working tree's when the file changed since indexing (by anchor, as
+`show` finds them); a symbol no longer there keeps its indexed lines, marked `missing`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass
+
+import click
+
+from cora_ci.chunking.model import Chunk
+from cora_ci.errors import CoraError
+from cora_ci.rebind.bind import Stale
+from cora_ci.rebind.view import View, mentions
+from cora_ci.render.formats import attr, escape_text, guard, visible
+from cora_ci.render.source import BundleChunks, sibling
+
+_SIGNATURE_CHARS = 200
+
+
+@dataclass(frozen=True)
+class Entry:
+    anchor: str
+    symbol: str
+    kind: str  # the chunk kind: type, method, property, field, ...
+    declared: str  # the language's word for it: class, interface, function, constructor, ...
+    depth: int  # 0 at the top of the file, 1 for a member of a top-level type, ...
+    start_line: int
+    end_line: int
+    signature: str  # the line that declares it
+    stale: Stale
+
+
+@dataclass
+class Outline:
+    path: str
+    lang: str
+    entries: list[Entry]
+
+
+def outline(source: BundleChunks, path: str) -> Outline:
+    """The symbols of the indexed file `path` in line order (CORA-QRY-004 if it is not indexed)."""
+    table = source.bundle.chunks
+    fi = table.file_index(path)
+    if fi is None:
+        raise CoraError("CORA-QRY-004", f"no file {path!r} in {source.bundle.root}")
+    groups: dict[str, list[tuple[Chunk, str]]] = {}
+    for row in table.file_rows(fi):
+        c = table.chunk(row)
+        if c.kind == "file":
+            continue
+        for name, anchor in zip(c.symbols, c.anchors, strict=False):
+            groups.setdefault(anchor, []).append((c, name))
+    entries = [_entry(source, anchor, parts) for anchor, parts in groups.items()]
+    entries.sort(key=lambda e: (e.start_line, e.depth, -e.end_line))
+    return Outline(path, table.file_lang(fi), entries)
+
+
+def _entry(source: BundleChunks, anchor: str, parts: list[tuple[Chunk, str]]) -> Entry:
+    first, name = parts[0]
+    views: list[View] = []
+    stale: Stale = None
+    for c, _ in parts:
+        bound = source.bind(c)
+        if bound.stale == "missing" and views:
+            continue
+        view = sibling(bound.view, c, name) if len(c.anchors) > 1 else bound.view
+        views.append(view)
+        stale = bound.stale if bound.stale == "missing" or stale is None else stale
+    line = next((t for v in views for n, t in v.rendered() if n is not None and mentions(t, name)), None)
+    sig = (line if line is not None else views[0].text().split("\n", 1)[0]).strip()
+    declared = first.hierarchy[-1].split(":", 1)[0] if first.hierarchy else first.kind
+    return Entry(
+        anchor, name, first.kind, declared, max(len(first.hierarchy) - 1, 0),
+        min(v.start for v in views), max(v.end for v in views), sig[:_SIGNATURE_CHARS], stale,
+    )  # fmt: skip
+
+
+def as_json(o: Outline, bundle: str, bundle_id: str | None) -> str:
+    out = {"path": o.path, "lang": o.lang, "bundle": bundle, "bundle_id": bundle_id}
+    return json.dumps({**out, "symbols": [asdict(e) for e in o.entries]}, indent=2, ensure_ascii=False)
+
+
+def _line(e: Entry) -> str:
+    stale = f"  [{e.stale}]" if e.stale else ""
+    return f"{e.start_line}-{e.end_line}  {'  ' * e.depth}{e.signature}{stale}"
+
+
+def as_cora(o: Outline) -> str:
+    """One `<cora:chunk>` whose content lists the symbols: lines, declaration, anchor."""
+    end = max((e.end_line for e in o.entries), default=1)
+    rows = "\n".join(f"{_line(e)}  (anchor: {e.anchor})" for e in o.entries)
+    note = (
+        f"Outline of {o.path}: {len(o.entries)} symbols, one per line: lines, declaration, anchor. "
+        "Pass an anchor to show or related."
+    )
+    return (
+        "<cora:chunk>\n"
+        f'  <cora:metadata>\n    file="{attr(o.path)}" lines="1-{end}" kind="outline" lang="{attr(o.lang)}"\n'
+        "  </cora:metadata>\n"
+        f"  <cora:commentary>\n    {escape_text(note)}\n  </cora:commentary>\n"
+        f"  <cora:content>\n{guard(rows)}\n  </cora:content>\n"
+        "</cora:chunk>"
+    )
+
+
+def as_text(o: Outline) -> Iterator[str]:
+    yield click.style(visible(o.path), bold=True) + click.style(
+        f"  {o.lang}, {len(o.entries)} symbols", dim=True
+    )
+    width = max((len(f"{e.start_line}-{e.end_line}") for e in o.entries), default=3)
+    for e in o.entries:
+        lines = click.style(f"{e.start_line}-{e.end_line}".rjust(width), dim=True)
+        stale = click.style(f"  [{e.stale}]", fg="yellow", bold=True) if e.stale else ""
+        qual = e.anchor.split("::", 1)[-1]
+        body = "  " * e.depth + visible(e.signature)
+        yield f"{lines}  {body}{stale}  " + click.style(f"::{visible(qual)}", dim=True)

@@ -1,0 +1,204 @@
+"""`cora-ci mcp`: the bundle as Model Context Protocol tools, over stdio or streamable HTTP.
+
+Built on the official `mcp` SDK (its `MCPServer`): it owns the protocol, the JSON schemas (from
+the tools' annotated signatures) and both transports, so this module is only the four tools and
+their descriptions, which are written for the model that reads them. A tool's failure is an MCP
+tool error carrying the CORA code (`is_error`, the message for the model); the server itself
+never stops on a bad call. Several bundles are served as one: search ranks across them, the other
+tools ask each bundle in turn.
+"""
+
+import logging
+import re
+import traceback
+from collections.abc import Callable
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.types import ToolAnnotations
+from pydantic import Field
+
+from cora_ci import __version__
+from cora_ci.errors import CODES, CoraError
+from cora_ci.render.formats import result_dict
+from cora_ci.render.outline import Outline
+from cora_ci.retrieval.types import Filters
+from cora_ci.serve.session import Session
+
+T = TypeVar("T")
+Kind = Literal["file", "type", "method", "property", "field", "event", "module", "section", "key", "lines"]
+_CODED = re.compile(r"CORA-[A-Z]+-\d{3}:")
+_PYDANTIC_URL = re.compile(r"\s*For further information visit https://errors\.pydantic\.dev")
+_SDK_PREFIX = re.compile(r"^Error executing tool \w+: ")
+_NOT_HERE = ("CORA-QRY-002", "CORA-QRY-004")  # another bundle may have it
+_log = logging.getLogger("cora_ci.mcp")
+
+INSTRUCTIONS = """\
+cora-ci serves a code index of this repository (symbol-aware chunks, a reference graph, BM25 and
+vectors). Use `search` first to find code by an identifier, a sentence or a pasted error; each result
+has an `anchor` (`path::Class.method`), a stable name for the symbol that survives edits. Then
+`show(anchor)` for a symbol's whole current code, `related(anchor)` for what to read next (callers,
+callees, its type, overrides, tests), and `outline(path)` for a file's table of contents. Line numbers
+and code are the working tree's; `stale: "moved"` means the code changed since indexing and was found by
+its anchor, `"missing"` that it is gone (the indexed text is shown)."""
+
+SEARCH = """\
+Search the codebase and get back the code itself: the best-matching functions, classes, methods,
+config keys or doc sections, best first. The query can be an identifier (`parse_header`,
+`Session.send`), a question in words ("where are retries configured"), or a pasted error message or
+traceback. Each result gives the file path, the result's own start and end lines, symbol, anchor,
+kind, score, the code text and `stale`. Use `path` (a glob like `src/**/*.py`), `lang` or `kind` to
+narrow it, and `budget` (tokens) to cap the total code returned: lower-ranked results are then cut
+to their signatures (`elided: true`); `show` gives any of them whole."""
+
+SHOW = """\
+The whole current code of one symbol, by its anchor (`path::Qualified.name`, as `search`, `related`
+and `outline` return it): a function, a class with all its members, a config key, a doc section.
+Read from the working tree, so it reflects unsaved-to-index edits: `stale` is null when unchanged
+since indexing, "moved" when it changed or moved (found by its anchor). Fails with CORA-QRY-002 for
+an unknown anchor (the message suggests near ones) and CORA-QRY-003 when the symbol was deleted."""
+
+RELATED = """\
+What to read next about one symbol: up to k chunks related to it through the code's reference
+graph, each with its `relation`: `parent` (the class or scope it belongs to), `callee` (what it calls
+or uses), `caller` (what calls or uses it), `test` (tests that exercise it), `overrides` /
+`overridden-by` (the same member in a base class / in a subclass), `base` / `subclass` (for a type),
+and `indirect` (two references away, ranked by personalized PageRank). Each result is the related
+symbol's signature (its lines, anchor and path) unless `full` is true; pass its anchor to `show`
+for the whole code. Use it to understand the impact of a change or to find where a behaviour is tested."""
+
+OUTLINE = """\
+The table of contents of one file: every symbol it defines (classes, functions, methods, fields,
+sections), in line order, each with its kind, the language's declaration word (`declared`), depth
+(0 = top level), current start and end lines, the declaration line (`signature`) and its anchor for
+`show` and `related`. `path` is relative to the repository root, as `search` returns it. Cheaper
+than reading the file when you only need its shape."""
+
+_READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
+
+
+def build_server(sessions: list[Session]) -> MCPServer:
+    """The MCP server over `sessions` (one per bundle, in the order given)."""
+    server = MCPServer("cora-ci", instructions=INSTRUCTIONS, version=__version__, middleware=[_coded])
+    several = len(sessions) > 1
+
+    def search(
+        query: Annotated[str, Field(description="An identifier, a question in words, or an error text.")],
+        k: Annotated[int, Field(ge=1, le=100, description="How many results.")] = 10,
+        path: Annotated[str | None, Field(description="Only files matching this glob.")] = None,
+        lang: Annotated[
+            str | None, Field(description="Only this language (python, typescript, ...).")
+        ] = None,
+        kind: Annotated[Kind | None, Field(description="Only chunks of this kind.")] = None,
+        budget: Annotated[int | None, Field(ge=1, description="Cap on the code's tokens.")] = None,
+    ) -> dict[str, Any]:
+        filters = Filters(_one(lang), _one(kind), _one(path))
+
+        def run() -> dict[str, Any]:
+            ranked: list[tuple[float, int, dict[str, Any]]] = []
+            for n, s in enumerate(sessions):
+                for i, r in enumerate(s.search(query, k, budget, filters).results):
+                    d = result_dict(r)
+                    if several:
+                        d["bundle"] = s.name
+                    ranked.append((-r.hit.score, i * len(sessions) + n, d))
+            return {"query": query, "results": [d for *_, d in sorted(ranked, key=lambda t: t[:2])[:k]]}
+
+        return _call(run)
+
+    def show(
+        anchor: Annotated[str, Field(description="`path::Qualified.name`, as results give it.")],
+    ) -> dict[str, Any]:
+        def run(s: Session) -> dict[str, Any]:
+            shown = s.show(anchor)
+            v, c = shown.view, shown.chunk
+            return {"path": v.path, "start_line": v.start, "end_line": v.end, "symbol": shown.symbol or None,
+                    "anchor": anchor, "kind": c.kind, "text": v.text(), "stale": shown.stale}  # fmt: skip
+
+        return _call(lambda: _first(sessions, run))
+
+    def related(
+        anchor: Annotated[str, Field(description="`path::Qualified.name` of the symbol.")],
+        k: Annotated[int, Field(ge=1, le=100, description="How many related symbols.")] = 10,
+        full: Annotated[bool, Field(description="Whole code of each instead of its signature.")] = False,
+    ) -> dict[str, Any]:
+        def run(s: Session) -> dict[str, Any]:
+            rel, _ = s.related(anchor, k, full)
+            return {"anchor": anchor, "results": [result_dict(r) for r in rel.results]}
+
+        return _call(lambda: _first(sessions, run))
+
+    def outline(
+        path: Annotated[str, Field(description="A file path relative to the repository root.")],
+    ) -> dict[str, Any]:
+        def run(s: Session) -> dict[str, Any]:
+            o, _ = s.outline(path.replace("\\", "/").removeprefix("./"))
+            return _outline_dict(o)
+
+        return _call(lambda: _first(sessions, run))
+
+    for fn, text in ((search, SEARCH), (show, SHOW), (related, RELATED), (outline, OUTLINE)):
+        server.add_tool(fn, description=text, annotations=_READ_ONLY, structured_output=True)
+    return server
+
+
+def _one(value: str | None) -> tuple[str, ...]:
+    return (value,) if value else ()
+
+
+def _outline_dict(o: Outline) -> dict[str, Any]:
+    from dataclasses import asdict
+
+    return {"path": o.path, "lang": o.lang, "symbols": [asdict(e) for e in o.entries]}
+
+
+def _first(sessions: list[Session], run: Callable[[Session], T]) -> T:
+    """`run` on the first bundle that knows the anchor or path asked for."""
+    first: CoraError | None = None
+    for s in sessions:
+        try:
+            return run(s)
+        except CoraError as e:
+            if e.code not in _NOT_HERE:
+                raise
+            first = first or e
+    assert first is not None
+    raise first
+
+
+def _call(run: Callable[[], T]) -> T:
+    """`run`, its failures as MCP tool errors with the CORA code in the message."""
+    try:
+        return run()
+    except CoraError as e:
+        raise ToolError(e.one_line().removeprefix("error: ")) from None
+    except Exception as e:  # a bug: reported to the model and logged, the server goes on
+        _log.error("cora-ci tool failed:\n%s", traceback.format_exc())
+        code = CODES["CORA-INT-001"]
+        raise ToolError(f"{code.code}: {type(e).__name__}: {e} (hint: {code.hint})") from None
+
+
+async def _coded(ctx: Any, call_next: Any) -> Any:
+    """Tool errors the SDK raises itself (arguments that fail the schema) get a CORA code too.
+    The result reaches middleware in its wire form (a dict, `isError` and `content` parts)."""
+    result = await call_next(ctx)
+    if ctx.method == "tools/call" and isinstance(result, dict) and result.get("isError"):
+        for part in result.get("content") or []:
+            text = part.get("text") if isinstance(part, dict) else None
+            if not isinstance(text, str):
+                continue
+            text = "\n".join(t for t in _SDK_PREFIX.sub("", text).split("\n") if not _PYDANTIC_URL.match(t))
+            if not _CODED.match(text):
+                text = f"CORA-MCP-002: invalid arguments: {text} (hint: {CODES['CORA-MCP-002'].hint})"
+            part["text"] = text
+    return result
+
+
+def serve(sessions: list[Session], http: tuple[str, int] | None = None) -> None:
+    """Serve until the client closes stdin (stdio) or the process is stopped (HTTP, at /mcp)."""
+    server = build_server(sessions)
+    if http is None:
+        server.run("stdio")
+    else:
+        server.run("streamable-http", host=http[0], port=http[1], streamable_http_path="/mcp")

@@ -1,0 +1,125 @@
+"""A bundle kept open between calls: what makes the MCP server's answers warm.
+
+A one-shot `cora-ci query` pays for the process, the model and the indexes every time (~0.4 s);
+a session pays once. The bundle, its indexes, its graph and the model stay loaded; each call
+re-reads only the working tree's files it binds to. Before each call the session checks whether
+the bundle it holds was replaced (the hook or a build swapped a new one in, or a new archive was
+downloaded over the old) and, if so, opens the new one, so one call always reads one bundle.
+A call that meets the old bundle's files already gone runs once more on the new one.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+from cora_ci.bundle import Bundle, open_bundle
+from cora_ci.errors import CoraError
+from cora_ci.rebind.bind import WorkTree
+from cora_ci.render.outline import Outline, outline
+from cora_ci.render.query import Answer, Where, answer_with, boosts_for, embedder_for
+from cora_ci.render.related import Related, related_results
+from cora_ci.render.source import BundleChunks, Shown, show, work_tree
+from cora_ci.retrieval.catalog import catalog
+from cora_ci.retrieval.types import Filters
+
+T = TypeVar("T")
+_SWAPPED = ("CORA-BND-003", "CORA-BND-004")
+
+
+class Session:
+    """One bundle (a directory or an archive) and the working tree its results re-bind to."""
+
+    def __init__(self, where: Where, model: str | None = None) -> None:
+        self.where = where
+        self.model = model
+        self._lock = threading.Lock()  # one call at a time: the bundle's lazy parts open once
+        self._bundle: Bundle | None = None
+        self._stamp: tuple[int, ...] | None = None
+        self._tree: WorkTree | None = None
+        self._embedder: tuple[str | None, Any] | None = None  # (model sha256, embedder)
+
+    @property
+    def name(self) -> str:
+        return str(self.where.bundle)
+
+    def bundle(self) -> Bundle:
+        """The bundle now at the session's path (opened again when it was replaced)."""
+        with self._lock:
+            return self._current()
+
+    def warm(self) -> None:
+        """Open the bundle and load its model before the first call needs them."""
+        with self._lock:
+            self._model_for(self._current())
+
+    def search(
+        self, text: str, k: int = 10, budget: int | None = None, filters: Filters | None = None
+    ) -> Answer:
+        def run(b: Bundle) -> Answer:
+            boosts = boosts_for(b, (), self._tree.root if self._tree is not None else None)
+            return answer_with(b, text, self._fresh_tree(), self._model_for(b), self.name, k, budget, boosts,
+                               filters)  # fmt: skip
+
+        return self._run(run)
+
+    def show(self, anchor: str) -> Shown:
+        return self._run(lambda b: show(self._source(b), anchor))
+
+    def related(self, anchor: str, k: int = 10, full: bool = False) -> tuple[Related, Bundle]:
+        return self._run(lambda b: (related_results(self._source(b), anchor, k, full), b))
+
+    def outline(self, path: str) -> tuple[Outline, Bundle]:
+        return self._run(lambda b: (outline(self._source(b), path), b))
+
+    def _run(self, fn: Callable[[Bundle], T]) -> T:
+        with self._lock:
+            bundle = self._current()
+            try:
+                return fn(bundle)
+            except CoraError as e:
+                if e.code not in _SWAPPED or not self._replaced(bundle):
+                    raise
+            self._bundle = None
+            return fn(self._current())
+
+    def _current(self) -> Bundle:
+        if self._bundle is not None and not self._replaced(self._bundle):
+            return self._bundle
+        stamp = self._stamp_now()
+        bundle = open_bundle(self.where.bundle)
+        bundle.lexical, bundle.vectors, catalog(bundle).graph
+        self._bundle, self._stamp = bundle, stamp
+        self._tree = work_tree(bundle, self.where.repo, self.where.default_repo)
+        return bundle
+
+    def _replaced(self, bundle: Bundle) -> bool:
+        return bundle.replaced() or self._stamp_now() != self._stamp
+
+    def _stamp_now(self) -> tuple[int, ...] | None:
+        """An archive's identity (a new download is another file or other bytes); a directory's
+        replacement is `Bundle.replaced`'s to see."""
+        try:
+            st = os.stat(self.where.bundle)
+        except OSError:
+            return None
+        return (
+            (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) if not Path(self.where.bundle).is_dir() else ()
+        )
+
+    def _fresh_tree(self) -> WorkTree | None:
+        """The working tree as it is now: files are read again on every call."""
+        return WorkTree(self._tree.root, self._tree.max_bytes) if self._tree is not None else None
+
+    def _source(self, bundle: Bundle) -> BundleChunks:
+        return BundleChunks(bundle, self._fresh_tree())
+
+    def _model_for(self, bundle: Bundle) -> Any:
+        """The bundle's model, loaded once while the bundles keep being built with it."""
+        sha = (bundle.model or {}).get("model_sha256")
+        if self._embedder is None or self._embedder[0] != sha:
+            self._embedder = (sha, embedder_for(bundle, self.model))
+        return self._embedder[1]
