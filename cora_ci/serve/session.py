@@ -61,8 +61,8 @@ class Session:
     ) -> Answer:
         def run(b: Bundle) -> Answer:
             boosts = boosts_for(b, (), self._tree.root if self._tree is not None else None)
-            return answer_with(b, text, self._fresh_tree(), self._model_for(b), self.name, k, budget, boosts,
-                               filters)  # fmt: skip
+            tree, model = self._fresh_tree(), self._model_for(b)
+            return answer_with(b, text, tree, model, self.name, k, budget, boosts, filters or Filters())
 
         return self._run(run)
 
