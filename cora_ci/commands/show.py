@@ -29,15 +29,15 @@ def show(anchor: str, bundle: Path | None, repo: Path | None, fmt: str) -> None:
 
     shown = run_show(anchor, Where.of(bundle, repo, Path.cwd()))
     read_only_done()
-    v, c = shown.view, shown.chunk
+    v = shown.view
     if fmt == "json":
         d = {
             "path": v.path,
             "start_line": v.start,
             "end_line": v.end,
             "symbol": shown.symbol or None,
-            "anchor": c.anchor,
-            "kind": c.kind,
+            "anchor": anchor,
+            "kind": shown.kind,
             "text": v.text(),
             "stale": shown.stale,
         }

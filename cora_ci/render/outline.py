@@ -18,7 +18,9 @@ from cora_ci.chunking.model import Chunk
 from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import Stale
 from cora_ci.rebind.view import View, mentions
+from cora_ci.render import nested
 from cora_ci.render.formats import attr, escape_text, guard, visible
+from cora_ci.render.nested import Inner
 from cora_ci.render.source import BundleChunks, sibling
 
 _SIGNATURE_CHARS = 200
@@ -50,14 +52,17 @@ def outline(source: BundleChunks, path: str) -> Outline:
     fi = table.file_index(path)
     if fi is None:
         raise CoraError("CORA-QRY-004", f"no file {path!r} in {source.bundle.root}")
+    chunks = [table.chunk(row) for row in table.file_rows(fi)]
     groups: dict[str, list[tuple[Chunk, str]]] = {}
-    for row in table.file_rows(fi):
-        c = table.chunk(row)
+    for c in chunks:
         if c.kind == "file":
             continue
         for name, anchor in zip(c.symbols, c.anchors, strict=False):
             groups.setdefault(anchor, []).append((c, name))
     entries = [_entry(source, anchor, parts) for anchor, parts in groups.items()]
+    if nested.wanted(chunks):  # members of a type kept whole in one chunk
+        inner = source.symbols_of(path, chunks)
+        entries += [_inner_entry(s) for a, s in inner.items() if a not in groups]
     entries.sort(key=lambda e: (e.start_line, e.depth, -e.end_line))
     return Outline(path, table.file_lang(fi), entries)
 
@@ -80,6 +85,11 @@ def _entry(source: BundleChunks, anchor: str, parts: list[tuple[Chunk, str]]) ->
         anchor, name, first.kind, declared, max(len(first.hierarchy) - 1, 0),
         min(v.start for v in views), max(v.end for v in views), sig[:_SIGNATURE_CHARS], stale,
     )  # fmt: skip
+
+
+def _inner_entry(s: Inner) -> Entry:
+    return Entry(s.anchor, s.sym.name, s.sym.kind, s.sym.label, s.depth, s.start, s.end,
+                 s.signature[:_SIGNATURE_CHARS], s.stale)  # fmt: skip
 
 
 def as_json(o: Outline, bundle: str, bundle_id: str | None) -> str:

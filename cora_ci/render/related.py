@@ -26,9 +26,14 @@ class Related:
 def related_results(source: BundleChunks, anchor: str, k: int, full: bool = False) -> Related:
     """The `k` chunks most related to the symbol `anchor` (CORA-QRY-002 if the bundle has none)."""
     chunk = source.by_anchor(anchor)
-    if chunk is None:
-        raise unknown_anchor(source, anchor)
-    name = chunk.symbols[chunk.anchors.index(anchor)] if anchor in chunk.anchors else None
+    name = (
+        chunk.symbols[chunk.anchors.index(anchor)] if chunk is not None and anchor in chunk.anchors else None
+    )
+    if chunk is None:  # a member of a type kept whole: the references of the chunk holding it
+        found = source.inner(anchor)
+        if found is None:
+            raise unknown_anchor(source, anchor)
+        chunk = found[0]
     out: list[Result] = []
     for link in related(catalog(source.bundle), chunk.id, k, name):
         c = source.chunk(link.chunk_id)

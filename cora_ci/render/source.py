@@ -19,6 +19,8 @@ from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import Bound, Stale, WorkTree, bind
 from cora_ci.rebind.locator import locate
 from cora_ci.rebind.view import View, from_chunk, mentions, merge
+from cora_ci.render import nested
+from cora_ci.render.nested import Inner
 
 _MAX_PARTS = 256
 _ATTACHED = ("@", "#", "//", "/*", "*", "[", "--")
@@ -73,6 +75,35 @@ class BundleChunks:
             if len(out) >= n:
                 break
         return out
+
+    def file_chunks(self, path: str) -> list[Chunk]:
+        """The chunks of the indexed file `path`, in order (none if it is not indexed)."""
+        t = self.bundle.chunks
+        fi = t.file_index(path)
+        return [] if fi is None else [t.chunk(r) for r in t.file_rows(fi)]
+
+    def inner(self, anchor: str) -> tuple[Chunk, Inner] | None:
+        """A symbol with no chunk of its own (a member of a small type kept whole) and the chunk
+        holding it, found by parsing its file (`cora_ci.render.nested`)."""
+        path, _, qual = anchor.partition("::")
+        chunks = self.file_chunks(path) if qual else []
+        if not nested.wanted(chunks):
+            return None
+        found = self.symbols_of(path, chunks).get(anchor)
+        if found is None:
+            return None
+        owners = {a: c for c in chunks if c.kind != "file" for a in c.anchors}
+        parts = qual.split(".")
+        outer = (f"{path}::{'.'.join(parts[:n])}" for n in range(len(parts) - 1, 0, -1))
+        holder = next((owners[a] for a in outer if a in owners), None)  # the nearest enclosing symbol's
+        return (holder, found) if holder is not None else None
+
+    def symbols_of(self, path: str, chunks: list[Chunk]) -> dict[str, Inner]:
+        """Every symbol of the file by anchor, parsed from the working tree's file if it has it."""
+        cur = self.tree.file(path) if self.tree is not None else None
+        unchanged = cur is not None and self.blobs.get(path) == cur.blob
+        gone = self.tree is not None and cur is None
+        return nested.inner_symbols(chunks, cur.lines if cur is not None else None, unchanged, gone)
 
     def family(self, chunk: Chunk) -> list[Chunk]:
         """The chunk, its other parts and all its descendants: a symbol's whole code."""
@@ -150,13 +181,24 @@ class Shown:
     view: View
     stale: Stale
     symbol: str  # the anchor's own (small siblings share a chunk)
+    kind: str = ""  # the symbol's kind: the chunk's, or a member's inside a chunk kept whole
+
+    def __post_init__(self) -> None:
+        self.kind = self.kind or self.chunk.kind
 
 
 def show(source: BundleChunks, anchor: str) -> Shown:
     """The code of the symbol anchored `anchor`, re-bound to the working tree when there is one."""
     chunk = source.by_anchor(anchor)
     if chunk is None:
-        raise unknown_anchor(source, anchor)
+        inner = source.inner(anchor)
+        if inner is None:
+            raise unknown_anchor(source, anchor)
+        holder, sym = inner
+        if sym.stale == "missing" and source.tree is not None:
+            raise _gone(anchor, source.tree)
+        view = View(holder.path, sym.start, sym.end, dict(enumerate(sym.lines, sym.start)))
+        return Shown(holder, view, sym.stale, sym.sym.name, sym.sym.kind)
     name = chunk.symbols[chunk.anchors.index(anchor)] if anchor in chunk.anchors else chunk.symbol
     indexed = merge([from_chunk(c) for c in source.family(chunk)])
     if len(chunk.anchors) > 1:  # small siblings share the chunk: only this one's lines
@@ -185,7 +227,11 @@ def show(source: BundleChunks, anchor: str) -> Shown:
             views = [b.view for b in bound if b.stale != "missing"]
             stale: Stale = "moved" if any(b.stale for b in bound) else None
             return Shown(chunk, _filled(merge(views), cur.lines), stale, name)
-    raise CoraError(
+    raise _gone(anchor, tree)
+
+
+def _gone(anchor: str, tree: WorkTree) -> CoraError:
+    return CoraError(
         "CORA-QRY-003",
         f"{anchor} is in the bundle but no longer in the working tree {tree.root}",
         "it was renamed or deleted since indexing; search for it with `cora-ci query`",

@@ -112,9 +112,9 @@ def build_server(sessions: list[Session]) -> MCPServer:
     ) -> dict[str, Any]:
         def run(s: Session) -> dict[str, Any]:
             shown = s.show(anchor)
-            v, c = shown.view, shown.chunk
+            v = shown.view
             return {"path": v.path, "start_line": v.start, "end_line": v.end, "symbol": shown.symbol or None,
-                    "anchor": anchor, "kind": c.kind, "text": v.text(), "stale": shown.stale}  # fmt: skip
+                    "anchor": anchor, "kind": shown.kind, "text": v.text(), "stale": shown.stale}  # fmt: skip
 
         return _call(lambda: _first(sessions, run))
 

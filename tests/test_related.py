@@ -1,0 +1,235 @@
+"""`cora-ci related`, `outline` and `agents` on a real repository's bundle, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from conftest import dedent_files, git
+
+from cora_ci.render.query import Where, run_outline, run_related
+
+CORA = shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"
+
+# A base type and a subclass overriding one member, a helper it calls, a caller and a test.
+SHOP = {
+    "shop/base.py": '''\
+        """Stores."""
+
+
+        class Store:
+            """A place that holds items."""
+
+            def save(self, item):
+                """Keep an item; subclasses decide where."""
+                raise NotImplementedError("a store must say how it saves an item")
+
+            def load(self, key):
+                """Give back the item saved under key, or None when nothing was saved there."""
+                raise NotImplementedError("a store must say how it loads an item")
+        ''',
+    "shop/memory.py": '''\
+        """A store in memory."""
+        from shop.base import Store
+
+
+        class MemoryStore(Store):
+            """Keeps items in a list, for tests and small runs."""
+
+            def save(self, item):
+                """Normalize the item and append it to the list."""
+                clean = normalize(item)
+                self.items.append(clean)
+                return clean
+
+
+        def normalize(item):
+            """The item as a stripped string, the form every store keeps."""
+            text = str(item)
+            return text.strip()
+        ''',
+    "shop/service.py": '''\
+        """Checkout."""
+        from shop.memory import MemoryStore
+
+
+        def checkout(cart):
+            """Save each item of the cart in a new memory store and return what was kept."""
+            store = MemoryStore()
+            return [store.save(item) for item in cart]
+        ''',
+    "tests/test_shop.py": """\
+        from shop.memory import MemoryStore
+
+
+        def test_save_keeps_the_stripped_item():
+            store = MemoryStore()
+            store.items = []
+            assert store.save(" a ") == "a"
+            assert store.items == ["a"]
+        """,
+}
+
+
+def cora(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CORA, *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, "NO_COLOR": "1", **env}, check=False)  # fmt: skip
+
+
+@pytest.fixture
+def shop(make_repo: Callable[[dict[str, str]], Path], private_cache: None) -> Path:
+    repo = make_repo(dedent_files(SHOP))
+    out = cora("index", "--model", "none", "-q", cwd=repo)
+    assert out.returncode == 0, out.stderr
+    return repo
+
+
+def _relations(repo: Path, anchor: str, k: int = 10) -> list[tuple[str, str]]:
+    rel, _ = run_related(anchor, Where.of(None, None, repo), k)
+    return [(r.hit.relation or "", r.chunk.anchor or "") for r in rel.results]
+
+
+def test_a_method_relates_to_its_type_override_callee_caller_and_test(shop: Path) -> None:
+    got = _relations(shop, "shop/memory.py::MemoryStore.save")
+    assert got[:2] == [("parent", "shop/memory.py::MemoryStore"), ("overrides", "shop/base.py::Store.save")]
+    assert ("callee", "shop/memory.py::normalize") in got
+    assert ("caller", "shop/service.py::checkout") in got
+    assert ("test", "tests/test_shop.py::test_save_keeps_the_stripped_item") in got
+    assert len({a for _, a in got}) == len(got)  # each related symbol once
+    assert "shop/memory.py::MemoryStore.save" not in {a for _, a in got}  # never itself
+
+
+def test_the_type_hierarchy_is_seen_from_both_ends(shop: Path) -> None:
+    assert ("overridden-by", "shop/memory.py::MemoryStore.save") in _relations(
+        shop, "shop/base.py::Store.save"
+    )
+    assert ("subclass", "shop/memory.py::MemoryStore") in _relations(shop, "shop/base.py::Store")
+    assert ("base", "shop/base.py::Store") in _relations(shop, "shop/memory.py::MemoryStore")
+
+
+def test_k_bounds_the_list_and_keeps_the_structural_relations_first(shop: Path) -> None:
+    got = _relations(shop, "shop/memory.py::MemoryStore.save", k=2)
+    assert [r for r, _ in got] == ["parent", "overrides"]
+
+
+def test_related_cli_formats_and_errors(shop: Path) -> None:
+    out = cora("related", "shop/memory.py::normalize", "--format", "json", cwd=shop)
+    assert out.returncode == 0, out.stderr
+    doc = json.loads(out.stdout)
+    assert doc["anchor"] == "shop/memory.py::normalize" and doc["bundle_id"]
+    first = doc["results"][0]
+    assert (first["relation"], first["anchor"]) == ("caller", "shop/memory.py::MemoryStore.save")
+    assert first["elided"] and first["text"].startswith("    def save(self, item):")  # its signature
+    full = json.loads(
+        cora("related", "shop/memory.py::normalize", "--full", "--format", "json", cwd=shop).stdout
+    )
+    assert "self.items.append(clean)" in full["results"][0]["text"] and not full["results"][0]["elided"]
+    cora_out = cora("related", "shop/memory.py::normalize", cwd=shop).stdout  # a pipe: cora blocks
+    assert cora_out.startswith("<cora:chunk>") and 'relation="caller"' in cora_out
+    assert "Related as caller" in cora_out
+    text = cora("related", "shop/memory.py::normalize", "--format", "text", cwd=shop).stdout
+    assert "shop/memory.py:8-12" in text and "caller" in text
+    bad = cora("related", "shop/memory.py::nope", cwd=shop)
+    assert bad.returncode == 4 and bad.stderr.startswith("error: CORA-QRY-002: ")
+    assert bad.stderr.count("\n") == 1
+
+
+def test_outline_lists_a_file_symbols_with_lines_kinds_and_anchors(shop: Path) -> None:
+    o, _ = run_outline("shop/base.py", Where.of(None, None, shop))
+    rows = [
+        (e.anchor.split("::")[1], e.declared, e.depth, e.start_line, e.end_line, e.stale) for e in o.entries
+    ]
+    assert rows == [
+        ("Store", "class", 0, 4, 13, None),
+        ("Store.save", "method", 1, 7, 9, None),
+        ("Store.load", "method", 1, 11, 13, None),
+    ]
+    assert [e.signature for e in o.entries][1] == "def save(self, item):"
+
+
+def test_outline_follows_the_working_tree(shop: Path) -> None:
+    base = shop / "shop" / "base.py"
+    base.write_text("# a comment\n# and another\n" + base.read_text())
+    o, _ = run_outline("shop/base.py", Where.of(None, None, shop))
+    assert (o.entries[0].start_line, o.entries[0].end_line, o.entries[0].stale) == (6, 15, "moved")
+    base.write_text(base.read_text().replace("def load(self, key)", "def fetch(self, key)"))
+    gone = {e.anchor: e.stale for e in run_outline("shop/base.py", Where.of(None, None, shop))[0].entries}
+    assert gone["shop/base.py::Store.load"] == "missing"
+
+
+def test_outline_cli_formats_and_errors(shop: Path) -> None:
+    doc = json.loads(cora("outline", "shop/memory.py", "--format", "json", cwd=shop).stdout)
+    assert [s["anchor"] for s in doc["symbols"]] == [
+        "shop/memory.py::MemoryStore", "shop/memory.py::MemoryStore.save", "shop/memory.py::normalize",
+    ]  # fmt: skip
+    assert doc["lang"] == "python" and doc["symbols"][0]["signature"] == "class MemoryStore(Store):"
+    blocks = cora("outline", "./shop/memory.py", cwd=shop).stdout
+    assert blocks.startswith("<cora:chunk>") and 'kind="outline"' in blocks
+    assert "8-12    def save(self, item):  (anchor: shop/memory.py::MemoryStore.save)" in blocks
+    text = cora("outline", "shop/memory.py", "--format", "text", cwd=shop).stdout
+    assert "  ::MemoryStore.save" in text
+    bad = cora("outline", "shop/nope.py", cwd=shop)
+    assert bad.returncode == 4 and bad.stderr.startswith("error: CORA-QRY-004: ")
+
+
+def test_members_of_a_type_kept_whole_are_listed_and_shown(
+    make_repo: Callable[[dict[str, str]], Path], private_cache: None
+) -> None:
+    """A small class is one chunk: its members have no chunk, yet outline lists them with the
+    anchors a chunk of theirs would have, and show and related find them."""
+    repo = make_repo({"point.py": "class Point:\n    x: int  # the x of it\n    y: int\n\n"
+                                  "    def norm(self):\n        return abs(self.x)\n"})  # fmt: skip
+    assert cora("index", "--model", "none", "-q", cwd=repo).returncode == 0
+    o, _ = run_outline("point.py", Where.of(None, None, repo))
+    assert [(e.anchor, e.kind, e.depth, e.start_line, e.end_line, e.stale) for e in o.entries] == [
+        ("point.py::Point", "type", 0, 1, 6, None),
+        ("point.py::Point.x", "field", 1, 2, 2, None),
+        ("point.py::Point.y", "field", 1, 3, 3, None),
+        ("point.py::Point.norm", "method", 1, 5, 6, None),
+    ]
+    assert o.entries[3].signature == "def norm(self):" and o.entries[3].declared == "method"
+    shown = json.loads(cora("show", "point.py::Point.y", "--format", "json", cwd=repo).stdout)
+    assert (shown["symbol"], shown["kind"], shown["text"], shown["stale"]) == (
+        "y",
+        "field",
+        "    y: int",
+        None,
+    )
+    (repo / "point.py").write_text("# moved down\n" + (repo / "point.py").read_text())
+    moved = json.loads(cora("show", "point.py::Point.norm", "--format", "json", cwd=repo).stdout)
+    assert (moved["start_line"], moved["stale"]) == (6, "moved")
+    assert cora("related", "point.py::Point.norm", cwd=repo).returncode == 0
+    (repo / "point.py").unlink()
+    gone = cora("show", "point.py::Point.norm", cwd=repo)
+    assert gone.returncode == 4 and gone.stderr.startswith("error: CORA-QRY-003: ")
+    outline = run_outline("point.py", Where.of(None, None, repo))[0]
+    assert {e.stale for e in outline.entries} == {"missing"}  # indexed lines, marked
+    assert cora("show", "point.py::Point.nope", cwd=repo).returncode == 4
+
+
+def test_agents_prints_the_snippet_and_a_client_config(tmp_path: Path) -> None:
+    out = cora("agents", cwd=tmp_path)
+    assert out.returncode == 0
+    for tool in ("`search`", "`show`", "`related`", "`outline(path)`", "anchor"):
+        assert tool in out.stdout
+    config = json.loads(cora("agents", "--json", cwd=tmp_path).stdout)
+    server = config["mcpServers"]["cora-ci"]
+    assert server["args"] == ["mcp"] and Path(server["command"]).name == "cora-ci"
+    ran = subprocess.run([server["command"] if os.sep in server["command"] else CORA, "--version"],
+                         capture_output=True, text=True, check=False)  # fmt: skip
+    assert ran.returncode == 0  # the command it registers runs
+
+
+def test_related_reads_the_bundle_the_repository_has_now(shop: Path) -> None:
+    (shop / "shop" / "audit.py").write_text("from shop.memory import normalize\n\n\ndef audit(x):\n"
+                                            "    return normalize(x)\n")  # fmt: skip
+    git(shop, "add", "-A")
+    git(shop, "commit", "-qm", "audit")
+    assert cora("index", "--model", "none", "-q", cwd=shop).returncode == 0
+    assert ("caller", "shop/audit.py::audit") in _relations(shop, "shop/memory.py::normalize")
