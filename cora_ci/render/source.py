@@ -249,10 +249,13 @@ def sibling(view: View, chunk: Chunk, name: str) -> View:
     """One symbol's lines in a chunk of merged siblings: from the line declaring it (with attribute,
     decorator and comment lines just above) to the line before the next sibling's."""
     rows = sorted(view.shown.items())
+    if not rows:
+        return view
     k = chunk.symbols.index(name)
     starts = _declarations(rows, chunk.symbols[: k + 2])
-    at = starts[k]
-    nxt = starts[k + 1] if k + 1 < len(starts) and starts[k + 1] > at else len(rows)
+    mine, after = starts[k], starts[k + 1] if k + 1 < len(starts) else None
+    at = mine if mine is not None else 0
+    nxt = after if after is not None and after > at else len(rows)
     while nxt - 1 > at and rows[nxt - 1][1].lstrip().startswith(_ATTACHED):
         nxt -= 1
     while at > 0 and rows[at - 1][1].lstrip().startswith(_ATTACHED):
@@ -263,24 +266,27 @@ def sibling(view: View, chunk: Chunk, name: str) -> View:
     return View(view.path, keep[0][0], keep[-1][0], dict(keep))
 
 
-def _declarations(rows: list[tuple[int, str]], names: list[str]) -> list[int]:
+def _declarations(rows: list[tuple[int, str]], names: list[str]) -> list[int | None]:
     """The row declaring each of `names`, siblings in source order: the first row after the
-    previous sibling's whose code (a trailing comment left out) names it; rows run out: the end."""
-    out: list[int] = []
+    previous sibling's whose code (a trailing comment left out) names it, else any row naming it
+    (None: none does)."""
+    out: list[int | None] = []
     i = 0
     for name in names:
         at = next((j for j in range(i, len(rows)) if mentions(_code(rows[j][1]), name)), None)
-        if at is None:  # not in order (or only in a comment): anywhere
-            at = next((j for j, (_, t) in enumerate(rows) if mentions(t, name)), len(rows) if out else 0)
+        if at is None:
+            at = next((j for j, (_, t) in enumerate(rows) if mentions(t, name)), None)
         out.append(at)
-        i = at + 1
+        i = at + 1 if at is not None else i
     return out
 
 
 def _code(line: str) -> str:
-    """`line` without a trailing `#` or `//` comment (a rough cut: a `#` inside a string cuts too)."""
+    """`line` without a `#` or `//` comment after its code (a rough cut: one in a string cuts too)."""
     for mark in (" #", " //", "\t#"):
-        line = line.split(mark, 1)[0]
+        head, sep, _ = line.partition(mark)
+        if sep and head.strip():
+            line = head
     return line
 
 
