@@ -12,8 +12,12 @@ from pathlib import Path
 
 import pytest
 from conftest import dedent_files, git
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
-from cora_ci.render.query import Where, run_outline, run_related
+from cora_ci.build import build
+from cora_ci.rebind.view import mentions
+from cora_ci.render.query import Where, run_outline, run_related, run_show
 
 CORA = shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"
 
@@ -233,3 +237,39 @@ def test_related_reads_the_bundle_the_repository_has_now(shop: Path) -> None:
     git(shop, "commit", "-qm", "audit")
     assert cora("index", "--model", "none", "-q", cwd=shop).returncode == 0
     assert ("caller", "shop/audit.py::audit") in _relations(shop, "shop/memory.py::normalize")
+
+
+# ---- outline and show agree ---------------------------------------------------------------------
+
+_MEMBER = st.one_of(
+    st.builds(lambda n, note: f"    {n}: int = 0{note}\n", st.sampled_from(["size", "name", "count", "limit"]),
+              st.sampled_from(["", "  # the size, not the count", "  # name, then limit"])),
+    st.builds(
+        lambda n, body: f"    def {n}(self):\n" + "".join(f"        x{i} = {i} * len(str(self))\n" for i in range(body))
+        + "        return None\n",
+        st.sampled_from(["run", "stop", "load", "save", "parse"]), st.integers(0, 40),
+    ),
+)  # fmt: skip
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(classes=st.lists(st.lists(_MEMBER, min_size=1, max_size=6), min_size=1, max_size=3))
+def test_every_outline_entry_is_what_show_gives_for_its_anchor(
+    tmp_path: Path, classes: list[list[str]]
+) -> None:
+    """Whatever the chunker made of a file (types split, kept whole, small siblings merged), each
+    symbol of its outline is one anchor that `show` finds, with the same lines."""
+    src = "".join(f"class C{i}:\n" + "".join(members) + "\n\n" for i, members in enumerate(classes))
+    root = tmp_path / f"t{abs(hash(src))}"
+    root.mkdir()
+    (root / "m.py").write_text(src)
+    build(root, model="none")
+    where = Where.of(None, root, root)
+    entries = run_outline("m.py", where)[0].entries
+    assert len({e.anchor for e in entries}) == len(entries)
+    assert {f"m.py::C{i}" for i in range(len(classes))} <= {e.anchor for e in entries}
+    for e in entries:
+        shown = run_show(e.anchor, where)
+        assert (shown.view.start, shown.view.end, shown.stale) == (e.start_line, e.end_line, None), e
+        assert shown.symbol == e.symbol and e.signature in shown.view.text()
+        assert mentions(e.signature.split("#")[0], e.symbol), e  # its own declaration, not a comment's

@@ -268,26 +268,17 @@ def sibling(view: View, chunk: Chunk, name: str) -> View:
 
 def _declarations(rows: list[tuple[int, str]], names: list[str]) -> list[int | None]:
     """The row declaring each of `names`, siblings in source order: the first row after the
-    previous sibling's whose code (a trailing comment left out) names it, else any row naming it
-    (None: none does)."""
+    previous sibling's that names it (a comment on an earlier sibling's row may name a later one),
+    else any row naming it (None: none does)."""
     out: list[int | None] = []
     i = 0
     for name in names:
-        at = next((j for j in range(i, len(rows)) if mentions(_code(rows[j][1]), name)), None)
+        at = next((j for j in range(i, len(rows)) if mentions(rows[j][1], name)), None)
         if at is None:
             at = next((j for j, (_, t) in enumerate(rows) if mentions(t, name)), None)
         out.append(at)
         i = at + 1 if at is not None else i
     return out
-
-
-def _code(line: str) -> str:
-    """`line` without a `#` or `//` comment after its code (a rough cut: one in a string cuts too)."""
-    for mark in (" #", " //", "\t#"):
-        head, sep, _ = line.partition(mark)
-        if sep and head.strip():
-            line = head
-    return line
 
 
 def _filled(view: View, lines: list[str] | None) -> View:
