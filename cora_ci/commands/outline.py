@@ -21,7 +21,7 @@ def outline(path: str, fmt: str | None, bundle: Path | None, repo: Path | None) 
     from cora_ci.render.query import Where, run_outline
 
     where = Where.of(bundle, repo, Path.cwd())
-    o, b = run_outline(path.replace("\\", "/").removeprefix("./"), where)
+    o, b = run_outline(render.as_indexed(path), where)
     fmt = fmt or ("text" if sys.stdout.isatty() else "cora")
     if fmt == "json":
         click.echo(render.as_json(o, str(where.bundle), b.id))

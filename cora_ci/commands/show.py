@@ -24,23 +24,14 @@ def show(anchor: str, bundle: Path | None, repo: Path | None, fmt: str) -> None:
     """Print one symbol's current code, found by its anchor (path::Class.member)."""
     import json
 
-    from cora_ci.render.formats import visible
+    from cora_ci.render.formats import shown_dict, visible
     from cora_ci.render.query import Where, run_show
 
     shown = run_show(anchor, Where.of(bundle, repo, Path.cwd()))
     read_only_done()
     v = shown.view
     if fmt == "json":
-        d = {
-            "path": v.path,
-            "start_line": v.start,
-            "end_line": v.end,
-            "symbol": shown.symbol or None,
-            "anchor": anchor,
-            "kind": shown.kind,
-            "text": v.text(),
-            "stale": shown.stale,
-        }
+        d = shown_dict(shown, anchor)
         click.echo(json.dumps(d, indent=2, ensure_ascii=False))
         return
     if shown.stale:

@@ -19,6 +19,7 @@ from cora_ci.chunking.assemble import first_sentence
 from cora_ci.chunking.model import Chunk
 from cora_ci.rebind.view import mentions
 from cora_ci.render.answer import Result
+from cora_ci.render.source import Shown
 
 _TAG = re.compile(r"<(/?cora:)")
 _COMMENT = re.compile(r"^\s*(///?|//!|/\*\*?|\*|#|--)")
@@ -196,6 +197,13 @@ def result_dict(r: Result, explain: bool = False) -> dict[str, Any]:
     if explain:
         d["explain"] = r.hit.explain
     return d
+
+
+def shown_dict(shown: Shown, anchor: str) -> dict[str, Any]:
+    """`show`'s answer as JSON: the symbol's current code with its path, lines and staleness."""
+    v = shown.view
+    return {"path": v.path, "start_line": v.start, "end_line": v.end, "symbol": shown.symbol or None,
+            "anchor": anchor, "kind": shown.kind, "text": v.text(), "stale": shown.stale}  # fmt: skip
 
 
 def as_json(

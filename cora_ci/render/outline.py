@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import click
 
@@ -92,9 +93,18 @@ def _inner_entry(s: Inner) -> Entry:
                  s.signature[:_SIGNATURE_CHARS], s.stale)  # fmt: skip
 
 
+def as_indexed(path: str) -> str:
+    """A path as the bundle names files: `/`-separated, relative, without a leading `./`."""
+    return path.replace("\\", "/").removeprefix("./")
+
+
+def outline_dict(o: Outline) -> dict[str, Any]:
+    return {"path": o.path, "lang": o.lang, "symbols": [asdict(e) for e in o.entries]}
+
+
 def as_json(o: Outline, bundle: str, bundle_id: str | None) -> str:
-    out = {"path": o.path, "lang": o.lang, "bundle": bundle, "bundle_id": bundle_id}
-    return json.dumps({**out, "symbols": [asdict(e) for e in o.entries]}, indent=2, ensure_ascii=False)
+    doc = {"bundle": bundle, "bundle_id": bundle_id, **outline_dict(o)}
+    return json.dumps(doc, indent=2, ensure_ascii=False)
 
 
 def _line(e: Entry) -> str:

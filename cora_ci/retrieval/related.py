@@ -25,17 +25,6 @@ from cora_ci.rebind.view import mentions
 from cora_ci.retrieval.catalog import Catalog, Meta, path_class
 from cora_ci.retrieval.expand import graph_scores
 
-RELATIONS = (
-    "parent",
-    "overrides",
-    "overridden-by",
-    "base",
-    "subclass",
-    "callee",
-    "caller",
-    "test",
-    "indirect",
-)
 _REVERSE = 1.0  # callers matter as much as callees here (query weighs them at 0.5)
 _MAX_DEPTH = 4  # levels of bases walked for an override
 _MAX_SCAN = 400  # referencing chunks whose text is read (a hub type can have thousands)

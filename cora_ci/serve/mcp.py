@@ -21,8 +21,8 @@ from pydantic import Field
 
 from cora_ci import __version__
 from cora_ci.errors import CODES, CoraError
-from cora_ci.render.formats import result_dict
-from cora_ci.render.outline import Outline
+from cora_ci.render.formats import result_dict, shown_dict
+from cora_ci.render.outline import as_indexed, outline_dict
 from cora_ci.retrieval.types import Filters
 from cora_ci.serve.session import Session
 
@@ -110,13 +110,7 @@ def build_server(sessions: list[Session]) -> MCPServer:
     def show(
         anchor: Annotated[str, Field(description="`path::Qualified.name`, as results give it.")],
     ) -> dict[str, Any]:
-        def run(s: Session) -> dict[str, Any]:
-            shown = s.show(anchor)
-            v = shown.view
-            return {"path": v.path, "start_line": v.start, "end_line": v.end, "symbol": shown.symbol or None,
-                    "anchor": anchor, "kind": shown.kind, "text": v.text(), "stale": shown.stale}  # fmt: skip
-
-        return _call(lambda: _first(sessions, run))
+        return _call(lambda: _first(sessions, lambda s: shown_dict(s.show(anchor), anchor)))
 
     def related(
         anchor: Annotated[str, Field(description="`path::Qualified.name` of the symbol.")],
@@ -132,11 +126,7 @@ def build_server(sessions: list[Session]) -> MCPServer:
     def outline(
         path: Annotated[str, Field(description="A file path relative to the repository root.")],
     ) -> dict[str, Any]:
-        def run(s: Session) -> dict[str, Any]:
-            o, _ = s.outline(path.replace("\\", "/").removeprefix("./"))
-            return _outline_dict(o)
-
-        return _call(lambda: _first(sessions, run))
+        return _call(lambda: _first(sessions, lambda s: outline_dict(s.outline(as_indexed(path))[0])))
 
     for fn, text in ((search, SEARCH), (show, SHOW), (related, RELATED), (outline, OUTLINE)):
         server.add_tool(fn, description=text, annotations=_READ_ONLY, structured_output=True)
@@ -145,12 +135,6 @@ def build_server(sessions: list[Session]) -> MCPServer:
 
 def _one(value: str | None) -> tuple[str, ...]:
     return (value,) if value else ()
-
-
-def _outline_dict(o: Outline) -> dict[str, Any]:
-    from dataclasses import asdict
-
-    return {"path": o.path, "lang": o.lang, "symbols": [asdict(e) for e in o.entries]}
 
 
 def _first(sessions: list[Session], run: Callable[[Session], T]) -> T:
