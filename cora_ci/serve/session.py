@@ -11,9 +11,9 @@ A call that meets the old bundle's files already gone runs once more on the new 
 from __future__ import annotations
 
 import os
+import stat
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 from cora_ci.bundle import Bundle, open_bundle
@@ -106,9 +106,7 @@ class Session:
             st = os.stat(self.where.bundle)
         except OSError:
             return None
-        return (
-            (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) if not Path(self.where.bundle).is_dir() else ()
-        )
+        return () if stat.S_ISDIR(st.st_mode) else (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
     def _fresh_tree(self) -> WorkTree | None:
         """The working tree as it is now: files are read again on every call."""
