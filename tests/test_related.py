@@ -16,6 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from cora_ci.build import build
+from cora_ci.commands.agents import SNIPPET, client_config
 from cora_ci.rebind.view import mentions
 from cora_ci.render.query import Where, run_outline, run_related, run_show
 
@@ -273,3 +274,10 @@ def test_every_outline_entry_is_what_show_gives_for_its_anchor(
         assert (shown.view.start, shown.view.end, shown.stale) == (e.start_line, e.end_line, None), e
         assert shown.symbol == e.symbol and e.signature in shown.view.text()
         assert mentions(e.signature.split("#")[0], e.symbol), e  # its own declaration, not a comment's
+
+
+def test_the_docs_show_what_agents_prints() -> None:
+    docs = (Path(__file__).parent.parent / "docs" / "agents.md").read_text()
+    assert f"```markdown\n{SNIPPET}```" in docs
+    shown = json.loads(docs.split("```json\n", 1)[1].split("```", 1)[0])
+    assert shown == client_config("cora-ci")
