@@ -8,8 +8,9 @@ overrides the same-named member of a base (overridden-by, of a subclass). Person
 seeded by the symbol's chunks orders them and fills the list with what is two references away
 (indirect): the same walk `query` uses to expand its hits.
 
-The order keeps every kind of relation in sight: the parent and the override chain first (a few at
-most), then callees, callers and tests taken in turn, each kind best first, then indirect ones.
+The order keeps every kind of relation in sight: the parent, the members it overrides and the
+types it extends first, then (a third of the list at most) what overrides or extends it, then
+callees, callers and tests taken in turn, each kind best first, then indirect ones.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from cora_ci.retrieval.expand import graph_scores
 _REVERSE = 1.0  # callers matter as much as callees here (query weighs them at 0.5)
 _MAX_DEPTH = 4  # levels of bases walked for an override
 _MAX_SCAN = 400  # referencing chunks whose text is read (a hub type can have thousands)
+_MANY = ("overridden-by", "subclass")  # relations a popular base type has by the dozen
 _DECL_END = re.compile(r"[:{]\s*$|\bwhere\b")
 
 
@@ -68,7 +70,14 @@ def related(cat: Catalog, target: int, k: int = 10, name: str | None = None) -> 
     for ids in direct.values():
         ids.sort(key=lambda c: (-mass.get(c, 0.0), -weight.get(c, 0.0), c))
     turns = zip_longest(*([(c, r) for c in ids] for r, ids in direct.items()))
-    picked = [*structural, *(x for x in chain.from_iterable(turns) if x is not None)]
+    # a base member with dozens of overrides or a type with dozens of subclasses would fill the
+    # list alone: a third of it at most goes to those, the rest after the direct relations
+    many = sorted(
+        (x for x in structural if x[1] in _MANY), key=lambda x: (_is_test(cat, x[0]), -mass.get(x[0], 0.0))
+    )
+    cap = max(1, k // 3)
+    first = [x for x in structural if x[1] not in _MANY] + many[:cap]
+    picked = [*first, *(x for x in chain.from_iterable(turns) if x is not None), *many[cap:]]
     seen = {c for c, _ in picked} | set(family)
     indirect = sorted((c for c in mass if c not in seen), key=lambda c: (-mass[c], c))
     picked += [(_canonical(cat, c), "indirect") for c in indirect]
