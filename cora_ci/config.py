@@ -45,6 +45,7 @@ class Config:
     allow_secret_files: tuple[str, ...] = ()  # globs of files indexed although they look like secrets
     lock_files: bool = False  # index dependency lock files (uv.lock, package-lock.json, ...); off: noise
     model: str = "default"  # "default" (bundled MiniLM), "none" (lexical only) or an ONNX model directory
+    bundles: tuple[str, ...] = ()  # bundles of dependencies (paths, archives) that queries also search
     source: str = "defaults"  # where the config came from; not part of the hash
 
     def chunk_level(self, lang: str) -> str:
@@ -52,9 +53,10 @@ class Config:
         return lc.chunk_level if lc else "method"
 
     def chunker_hash(self) -> str:
-        """Hash of everything that changes chunk output (not include/exclude, the model or the source)."""
+        """Hash of everything that changes chunk output (not include/exclude, the model, the
+        source or the dependency bundles)."""
         d = asdict(self)
-        for k in ("include", "exclude", "source", "model"):
+        for k in ("include", "exclude", "source", "model", "bundles"):
             d.pop(k)
         blob = json.dumps(d, sort_keys=True, separators=(",", ":")).encode()
         return hashlib.sha256(blob).hexdigest()
@@ -95,6 +97,12 @@ def from_mapping(data: dict[str, Any], source: str = "mapping") -> Config:
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise _bad(key, f"expected an integer from {lo} to {hi}, got {value!r}")
             values[key] = value
+        elif key == "bundles":
+            if isinstance(value, str):
+                value = [value]
+            if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
+                raise _bad(key, "expected a list of bundle paths (directories or archives)")
+            values[key] = tuple(value)
         elif key == "lock_files":
             if not isinstance(value, bool):
                 raise _bad(key, f"expected true or false, got {value!r}")

@@ -191,11 +191,14 @@ def test_several_bundles_are_served_as_one(
         args = ("--bundle", str(shop / ".cora" / "index"), "--bundle", str(other / ".cora" / "index"))
         async with stdio(tmp_path, env, *args) as c:
             hits = (await call(c, "search", query="haversine", k=3))["results"]
-            assert hits[0]["anchor"] == "geo.py::haversine" and hits[0]["bundle"].endswith(
-                "other/.cora/index"
-            )
+            assert hits[0]["anchor"] == "geo.py::haversine" and hits[0]["bundle"]["name"] == "other"
             assert (await call(c, "show", anchor="geo.py::haversine"))["text"].startswith("def haversine")
-            assert (await call(c, "show", anchor="shop/memory.py::normalize"))["symbol"] == "normalize"
+            mine = await call(c, "show", anchor="shop/memory.py::normalize")
+            assert mine["symbol"] == "normalize" and mine["bundle"]["name"] == "repo"
+            assert mine["bundle"]["source"].startswith("repo@")
+            assert (await call(c, "outline", path="other:geo.py"))["symbols"][0]["symbol"] == "haversine"
+            wrong = await error(c, "show", anchor="other:shop/memory.py::normalize")  # not in that one
+            assert wrong.startswith("CORA-QRY-002: ")
 
     anyio.run(run)
 

@@ -47,7 +47,7 @@ def header(snap: Snapshot, cfg: Config, model: dict[str, Any] | None,
     """The manifest's fields about the build rather than its files (see `HEADER`); a shard's has
     `shard` too, after `source`."""
     chunk_cfg = asdict(cfg)
-    for k in ("include", "exclude", "source", "model"):
+    for k in ("include", "exclude", "source", "model", "bundles"):
         chunk_cfg.pop(k)
     header = {
         "format": mf.FORMAT,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 import click
@@ -13,8 +14,13 @@ from cora_ci.errors import CoraError
 if TYPE_CHECKING:
     from cora_ci.files.shard import ShardSpec
     from cora_ci.render.answer import Result
+    from cora_ci.render.bundles import BundleRef
 
 BUNDLE_HELP = "A bundle directory or archive (default: <repository root>/.cora/index)."
+BUNDLES_HELP = (
+    "A bundle directory or archive; repeat to search several as one (default: <repository root>/.cora/index"
+    " and the dependency bundles its config lists)."
+)
 FORMAT_HELP = "cora (<cora:chunk> blocks; the default in pipes), json, or text (the default on a terminal)."
 REPO_HELP = "Working tree to re-bind to (default: the current repository, if it is the bundle's source)."
 
@@ -38,19 +44,24 @@ def shard_spec(ctx: click.Context, param: click.Parameter, value: str | None) ->
 
 
 def echo_answer(fmt: str | None, results: list[Result], commit: str | None, as_json: str,
-                explain: bool = False) -> None:  # fmt: skip
-    """Print results in `fmt` (default: text on a terminal, cora in a pipe); `as_json` is the JSON."""
+                explain: bool = False, bundles: Sequence[BundleRef] = (),
+                notes: Sequence[str] = ()) -> None:  # fmt: skip
+    """Print results in `fmt` (default: text on a terminal, cora in a pipe); `as_json` is the JSON
+    (which holds the `notes`; other formats print them on stderr)."""
     from cora_ci.render.formats import as_cora, as_text
 
     fmt = fmt or ("text" if sys.stdout.isatty() else "cora")
     if fmt == "json":
         click.echo(as_json)
-    elif fmt == "cora":
+        return
+    for note in notes:
+        click.echo(f"note: {note}", err=True)
+    if fmt == "cora":
         if results:
-            click.echo(as_cora(results, explain, commit))
+            click.echo(as_cora(results, explain, commit, bundles))
     else:
         color = use_color()
-        for line in as_text(results, explain, commit):
+        for line in as_text(results, explain, commit, bundles):
             click.echo(line, color=color)
     if not results and fmt != "json":
         click.echo("no results", err=True)

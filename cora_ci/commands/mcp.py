@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from cora_ci.commands.common import REPO_HELP
+from cora_ci.commands.common import BUNDLES_HELP, REPO_HELP
 from cora_ci.errors import CoraError
 
 
@@ -27,7 +27,7 @@ def _address(ctx: click.Context, param: click.Parameter, value: str | None) -> t
     "bundles",
     multiple=True,
     type=click.Path(path_type=Path),
-    help="A bundle directory or archive; repeat to serve several (default: <repository root>/.cora/index).",
+    help=BUNDLES_HELP,
 )
 @click.option("--repo", type=click.Path(path_type=Path), default=None, help=REPO_HELP)
 @click.option(
@@ -51,11 +51,10 @@ def mcp(
         raise CoraError(
             "CORA-MCP-001", f"cora-ci mcp needs the MCP SDK ({e.name} is not installed)"
         ) from None
-    from cora_ci.render.query import Where
+    from cora_ci.render.many import wheres
     from cora_ci.serve.session import Session
 
-    cwd = Path.cwd()
-    sessions = [Session(Where.of(b, repo, cwd), model) for b in bundles or (None,)]
+    sessions = [Session(w, model) for w in wheres(bundles, repo, Path.cwd())]
     for s in sessions:  # loaded now, so the first call is as fast as the others
         try:
             s.warm()

@@ -7,24 +7,24 @@ from pathlib import Path
 
 import click
 
-from cora_ci.commands.common import BUNDLE_HELP, FORMAT_HELP, REPO_HELP, read_only_done, use_color
+from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, read_only_done, use_color
 
 
 @click.command()
 @click.argument("path")
 @click.option("--format", "fmt", type=click.Choice(["cora", "json", "text"]), default=None, help=FORMAT_HELP)
-@click.option("--bundle", type=click.Path(path_type=Path), default=None, help=BUNDLE_HELP)
+@click.option("--bundle", "bundles", multiple=True, type=click.Path(path_type=Path), help=BUNDLES_HELP)
 @click.option("--repo", type=click.Path(path_type=Path), default=None, help=REPO_HELP)
-def outline(path: str, fmt: str | None, bundle: Path | None, repo: Path | None) -> None:
+def outline(path: str, fmt: str | None, bundles: tuple[Path, ...], repo: Path | None) -> None:
     """A file's table of contents: its symbols with kinds, lines and anchors (PATH as indexed)."""
     from cora_ci.render import outline as render
-    from cora_ci.render.query import Where, run_outline
+    from cora_ci.render.many import run_outline_many, wheres
 
-    where = Where.of(bundle, repo, Path.cwd())
-    o, b = run_outline(render.as_indexed(path), where)
+    ws = wheres(bundles, repo, Path.cwd())
+    o, b, ref = run_outline_many(render.as_indexed(path), ws)
     fmt = fmt or ("text" if sys.stdout.isatty() else "cora")
     if fmt == "json":
-        click.echo(render.as_json(o, str(where.bundle), b.id))
+        click.echo(render.as_json(o, ref.path if ref else str(ws[0].bundle), b.id))
     elif fmt == "cora":
         click.echo(render.as_cora(o))
     else:

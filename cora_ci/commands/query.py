@@ -8,12 +8,12 @@ from pathlib import Path
 import click
 
 from cora_ci.chunking.model import KINDS
-from cora_ci.commands.common import BUNDLE_HELP, FORMAT_HELP, REPO_HELP, echo_answer, read_only_done
+from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, echo_answer, read_only_done
 
 
 @click.command()
 @click.argument("query_text", metavar="QUERY")
-@click.option("--bundle", type=click.Path(path_type=Path), default=None, help=BUNDLE_HELP)
+@click.option("--bundle", "bundles", multiple=True, type=click.Path(path_type=Path), help=BUNDLES_HELP)
 @click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True, help="Results.")
 @click.option(
     "--budget",
@@ -45,7 +45,7 @@ from cora_ci.commands.common import BUNDLE_HELP, FORMAT_HELP, REPO_HELP, echo_an
 @click.option("--model", default=None, help='The bundle\'s model: "default", a model directory, or "none".')
 def query(
     query_text: str,
-    bundle: Path | None,
+    bundles: tuple[Path, ...],
     k: int,
     budget: int | None,
     fmt: str | None,
@@ -61,12 +61,13 @@ def query(
     """Search a bundle: hybrid ranking, graph expansion, boosts, within a token budget."""
     gc.disable()  # one short-lived answer: collections over the bundle's objects would only cost time
     from cora_ci.render.formats import as_json
-    from cora_ci.render.query import Where, run_query
+    from cora_ci.render.many import run_query_many, wheres
     from cora_ci.retrieval.types import Filters
 
-    where = Where.of(bundle, repo, Path.cwd())
+    ws = wheres(bundles, repo, Path.cwd())
     filters = Filters(langs, kinds, paths, excludes)
-    ans = run_query(query_text, where, k=k, budget=budget, boosts=boosts, filters=filters, model=model)
-    doc = as_json(ans.query, ans.bundle, ans.results, explain, ans.bundle_id) if fmt == "json" else ""
-    echo_answer(fmt, ans.results, ans.commit, doc, explain)
+    ans, _ = run_query_many(query_text, ws, k=k, budget=budget, boosts=boosts, filters=filters, model=model)
+    doc = (as_json(ans.query, ans.bundle, ans.results, explain, ans.bundle_id, ans.bundles, ans.notes)
+           if fmt == "json" else "")  # fmt: skip
+    echo_answer(fmt, ans.results, ans.commit, doc, explain, ans.bundles, ans.notes)
     read_only_done()  # main() ends the process once the answer is written

@@ -6,12 +6,12 @@ from pathlib import Path
 
 import click
 
-from cora_ci.commands.common import BUNDLE_HELP, REPO_HELP, read_only_done
+from cora_ci.commands.common import BUNDLES_HELP, REPO_HELP, read_only_done
 
 
 @click.command()
 @click.argument("anchor")
-@click.option("--bundle", type=click.Path(path_type=Path), default=None, help=BUNDLE_HELP)
+@click.option("--bundle", "bundles", multiple=True, type=click.Path(path_type=Path), help=BUNDLES_HELP)
 @click.option("--repo", type=click.Path(path_type=Path), default=None, help=REPO_HELP)
 @click.option(
     "--format",
@@ -20,18 +20,20 @@ from cora_ci.commands.common import BUNDLE_HELP, REPO_HELP, read_only_done
     default="text",
     help="text: the code itself; json: the code with its path, lines and anchor.",
 )
-def show(anchor: str, bundle: Path | None, repo: Path | None, fmt: str) -> None:
+def show(anchor: str, bundles: tuple[Path, ...], repo: Path | None, fmt: str) -> None:
     """Print one symbol's current code, found by its anchor (path::Class.member)."""
     import json
 
     from cora_ci.render.formats import shown_dict, visible
-    from cora_ci.render.query import Where, run_show
+    from cora_ci.render.many import run_show_many, wheres
 
-    shown = run_show(anchor, Where.of(bundle, repo, Path.cwd()))
+    shown, ref = run_show_many(anchor, wheres(bundles, repo, Path.cwd()))
     read_only_done()
     v = shown.view
     if fmt == "json":
         d = shown_dict(shown, anchor)
+        if ref is not None:
+            d["bundle"] = {"name": ref.name, "source": ref.source}
         click.echo(json.dumps(d, indent=2, ensure_ascii=False))
         return
     if shown.stale:

@@ -13,6 +13,7 @@ counted. Only `full` hits may exceed it, and only by themselves.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Protocol
@@ -84,9 +85,10 @@ class _Item:
         return out
 
 
-def pack(hits: list[Hit], source: ChunkSource, budget: int | None) -> list[Result]:
-    """The answer for `hits` (best first) within `budget` tokens (None: everything verbatim)."""
-    items = _items(hits, source)
+def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None) -> list[Result]:
+    """The answer for `hits` (best first) within `budget` tokens (None: everything verbatim); with
+    several bundles, `source` has one source per bundle and each hit's `origin` says which."""
+    items = _items(hits, source if isinstance(source, Sequence) else [source])
     counter = _Counter()
     forced = [i for i in items if i.hit.full]
     for i in forced:
@@ -115,13 +117,14 @@ def pack(hits: list[Hit], source: ChunkSource, budget: int | None) -> list[Resul
     return _results(items)
 
 
-def _items(hits: list[Hit], source: ChunkSource) -> list[_Item]:
-    seen: set[int] = set()
+def _items(hits: list[Hit], sources: Sequence[ChunkSource]) -> list[_Item]:
+    seen: set[tuple[int, int]] = set()
     out: list[_Item] = []
     for rank, h in enumerate(hits):
-        if h.chunk_id in seen:
+        if (h.origin, h.chunk_id) in seen:
             continue
-        seen.add(h.chunk_id)
+        seen.add((h.origin, h.chunk_id))
+        source = sources[h.origin]
         chunk = source.chunk(h.chunk_id)
         if chunk is None:
             continue
@@ -139,15 +142,15 @@ def _items(hits: list[Hit], source: ChunkSource) -> list[_Item]:
 
 def _groups(items: list[_Item]) -> list[tuple[View, list[tuple[_Item, View]]]]:
     """Merged views, each with the item views it is made of; views of one file that overlap merge
-    (never across the indexed/current line numbering of a `missing` result)."""
-    pieces: list[tuple[tuple[str, bool], View, _Item]] = []
+    (never across the indexed/current line numbering of a `missing` result, nor across bundles)."""
+    pieces: list[tuple[tuple[int, str, bool], View, _Item]] = []
     for it in items:
         for view, current in it.views():
-            pieces.append(((view.path, current), view, it))
+            pieces.append(((it.hit.origin, view.path, current), view, it))
     pieces.sort(key=lambda p: (p[0], p[1].start, p[1].end))
     out: list[tuple[View, list[tuple[_Item, View]]]] = []
     group: list[tuple[_Item, View]] = []
-    key: tuple[str, bool] | None = None
+    key: tuple[int, str, bool] | None = None
     end = 0
     for k, view, it in pieces:
         if group and k == key and view.start <= end:

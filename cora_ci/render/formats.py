@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
 import click
@@ -19,6 +19,7 @@ from cora_ci.chunking.assemble import first_sentence
 from cora_ci.chunking.model import Chunk
 from cora_ci.rebind.view import mentions
 from cora_ci.render.answer import Result
+from cora_ci.render.bundles import BundleRef
 from cora_ci.render.source import Shown
 
 _TAG = re.compile(r"<(/?cora:)")
@@ -148,11 +149,22 @@ def _lines(r: Result) -> str:
     return f"{r.view.start}-{r.view.end}"
 
 
-def as_cora(results: Iterable[Result], explain: bool = False, commit: str | None = None) -> str:
-    """`<cora:chunk>` blocks, one per result."""
+def _origin(r: Result, commit: str | None, bundles: Sequence[BundleRef]) -> tuple[str | None, str | None]:
+    """The result's bundle name (only when an answer has several) and its indexed commit."""
+    if len(bundles) > 1:
+        ref = bundles[r.hit.origin]
+        return ref.name, ref.commit
+    return None, commit
+
+
+def as_cora(results: Iterable[Result], explain: bool = False, commit: str | None = None,
+            bundles: Sequence[BundleRef] = ()) -> str:  # fmt: skip
+    """`<cora:chunk>` blocks, one per result; with several `bundles`, each names its bundle."""
     blocks: list[str] = []
     for r in results:
-        meta = [("file", r.view.path), ("lines", _lines(r))]
+        name, at = _origin(r, commit, bundles)
+        meta = [("bundle", name)] if name else []
+        meta += [("file", r.view.path), ("lines", _lines(r))]
         if r.chunk.symbol:
             meta.append(("symbol", r.chunk.symbol))
         meta += [("kind", r.chunk.kind)]
@@ -166,7 +178,7 @@ def as_cora(results: Iterable[Result], explain: bool = False, commit: str | None
         if r.stale:
             meta.append(("stale", r.stale))
         attrs = " ".join(f'{k}="{attr(v)}"' for k, v in meta)
-        notes = "".join(f"    {escape_text(c)}\n" for c in commentary(r, explain, commit))
+        notes = "".join(f"    {escape_text(c)}\n" for c in commentary(r, explain, at))
         content = guard(r.text)
         blocks.append(
             "<cora:chunk>\n"
@@ -178,9 +190,11 @@ def as_cora(results: Iterable[Result], explain: bool = False, commit: str | None
     return "\n".join(blocks)
 
 
-def result_dict(r: Result, explain: bool = False) -> dict[str, Any]:
-    """A result in the issue's JSON schema (plus `explain` when asked for)."""
-    d: dict[str, Any] = {
+def result_dict(r: Result, explain: bool = False, bundles: Sequence[BundleRef] = ()) -> dict[str, Any]:
+    """A result in the issue's JSON schema (plus `explain` when asked for, and its bundle when
+    `bundles` holds the several an answer came from)."""
+    d: dict[str, Any] = {} if not bundles else {"bundle": _ref_dict(bundles[r.hit.origin])}
+    d |= {
         "path": r.view.path,
         "start_line": r.view.start,
         "end_line": r.view.end,
@@ -199,6 +213,10 @@ def result_dict(r: Result, explain: bool = False) -> dict[str, Any]:
     return d
 
 
+def _ref_dict(b: BundleRef) -> dict[str, str]:
+    return {"name": b.name, "source": b.source}
+
+
 def shown_dict(shown: Shown, anchor: str) -> dict[str, Any]:
     """`show`'s answer as JSON: the symbol's current code with its path, lines and staleness."""
     v = shown.view
@@ -206,21 +224,32 @@ def shown_dict(shown: Shown, anchor: str) -> dict[str, Any]:
             "anchor": anchor, "kind": shown.kind, "text": v.text(), "stale": shown.stale}  # fmt: skip
 
 
-def as_json(
-    query: str, bundle: str, results: Iterable[Result], explain: bool = False, bundle_id: str | None = None
-) -> str:
-    """The answer as JSON; `bundle_id` (the manifest's sha256) says which version of the bundle answered."""
+def as_json(query: str, bundle: str, results: Iterable[Result], explain: bool = False,
+            bundle_id: str | None = None, bundles: Sequence[BundleRef] = (),
+            notes: Sequence[str] = ()) -> str:  # fmt: skip
+    """The answer as JSON; `bundle_id` (the manifest's sha256) says which version of the bundle
+    answered. With several `bundles`, each result names its own (`bundle`: name and source), and
+    `bundles` lists them all; `notes` say what was searched otherwise than asked (lexically)."""
     out: dict[str, object] = {"query": query, "bundle": bundle}
     if bundle_id is not None:
         out["bundle_id"] = bundle_id
-    out["results"] = [result_dict(r, explain) for r in results]
+    several = len(bundles) > 1
+    if several:
+        out["bundles"] = [{"name": b.name, "source": b.source, "path": b.path, "bundle_id": b.bundle_id}
+                          for b in bundles]  # fmt: skip
+    if notes:
+        out["notes"] = list(notes)
+    out["results"] = [result_dict(r, explain, bundles if several else ()) for r in results]
     return json.dumps(out, indent=2, ensure_ascii=False)
 
 
-def as_text(results: Iterable[Result], explain: bool = False, commit: str | None = None) -> Iterator[str]:
+def as_text(results: Iterable[Result], explain: bool = False, commit: str | None = None,
+            bundles: Sequence[BundleRef] = ()) -> Iterator[str]:  # fmt: skip
     """Readable results; styles are stripped by click when colour is off."""
     for r in results:
-        title = f"{visible(r.view.path)}:{_lines(r)}"
+        name, at = _origin(r, commit, bundles)
+        title = f"{visible(name)}:" if name else ""
+        title += f"{visible(r.view.path)}:{_lines(r)}"
         tags = [click.style(r.chunk.kind, fg="cyan")]
         if r.chunk.symbol:
             tags.append(click.style(visible(r.chunk.symbol), fg="yellow"))
@@ -236,7 +265,7 @@ def as_text(results: Iterable[Result], explain: bool = False, commit: str | None
         yield click.style("── ", dim=True) + click.style(title, bold=True) + "  " + "  ".join(tags)
         if r.chunk.anchor:
             yield click.style(f"   {visible(r.chunk.anchor)}", dim=True)
-        for c in commentary(r, explain, commit):
+        for c in commentary(r, explain, at):
             yield click.style(f"   {visible(c)}", fg="green")
         width = len(str(r.view.end))
         for n, t in r.view.rendered():

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -18,6 +18,7 @@ from cora_ci.errors import CoraError
 from cora_ci.files.walk import git_toplevel
 from cora_ci.rebind.bind import WorkTree
 from cora_ci.render.answer import Result, pack
+from cora_ci.render.bundles import BundleRef
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.related import Related, related_results
 from cora_ci.render.source import BundleChunks, Shown, show, work_tree
@@ -33,6 +34,8 @@ class Answer:
     results: list[Result]
     commit: str | None  # the indexed commit, for `missing` results
     bundle_id: str | None = None  # the sha256 of the manifest of the bundle that answered
+    bundles: list[BundleRef] = field(default_factory=list)  # when several answered (`render.many`)
+    notes: list[str] = field(default_factory=list)  # what was searched otherwise than asked
 
 
 @dataclass(frozen=True)

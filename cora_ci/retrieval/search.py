@@ -16,7 +16,7 @@ Steps, each visible in a hit's `explain`:
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -70,6 +70,7 @@ class _Cand:
     score: float
     source: Literal["search", "graph", "boost"]
     explain: dict[str, Any]
+    origin: int = 0  # which bundle, in a search of several (`many.py`)
 
 
 def _blank(query: Query) -> dict[str, Any]:
@@ -225,23 +226,28 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
 
 
 def _expand(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters, params: Params,
-            accept: Any) -> None:  # fmt: skip
-    ranked = sorted(cands.values(), key=lambda c: (-c.score, c.meta.id))[: params.seeds]
-    seeds = {c.meta.id: c.score for c in ranked if c.score > 0}
+            accept: Any, seeds: dict[int, float] | None = None, scale: float = 1.0,
+            key: Callable[[int], int] = int, origin: int = 0) -> None:  # fmt: skip
+    """PageRank from the best `params.seeds` candidates (or the `seeds` given), lifting linked
+    candidates by up to `params.graph` times `scale` and adding linked chunks search missed;
+    `key` maps a chunk id to its key in `cands`, `origin` is the bundle (several: `many.py`)."""
+    if seeds is None:
+        ranked = sorted(cands.values(), key=lambda c: (-c.score, c.meta.id))[: params.seeds]
+        seeds = {c.meta.id: c.score for c in ranked if c.score > 0}
     mass = graph_scores(cat.graph, seeds, params.reverse)
     if not mass:
         return
     most = max(mass.values())
     for cid, m in mass.items():
-        share = m / most
-        c = cands.get(cid)
+        share = m / most * scale
+        c = cands.get(key(cid))
         if c is None:
             if share < params.graph_min:
                 continue
             meta = cat.meta(cid)
             if meta is None or not accept(meta):
                 continue
-            c = cands[cid] = _Cand(meta, 0.0, "graph", _blank(q))
+            c = cands[key(cid)] = _Cand(meta, 0.0, "graph", _blank(q), origin)
             low = _demotion(cat, q, meta, filters, params)
             if low is not None:
                 share *= low[1]
@@ -258,9 +264,9 @@ def _diverse(cands: dict[int, _Cand], k: int, skip: list[int], decay: float, res
     not already take that many: reference expansion adds context that no query word names.
     """
     skipped = set(skip)
-    heap = [(-c.score, c.meta.id, 0) for c in cands.values() if c.meta.id not in skipped]
+    heap = [(-c.score, key, 0) for key, c in cands.items() if key not in skipped]
     heapq.heapify(heap)
-    taken: dict[str, int] = {}
+    taken: dict[tuple[int, str], int] = {}
     out: list[_Cand] = []
     extra: list[_Cand] = []
 
@@ -270,14 +276,14 @@ def _diverse(cands: dict[int, _Cand], k: int, skip: list[int], decay: float, res
             c = cands[cid]
             if graph_only and c.source != "graph":
                 continue
-            n = taken.get(c.meta.path, 0)
+            n = taken.get((c.origin, c.meta.path), 0)
             if n != seen:  # the file gained picks since this entry was pushed: re-rank it
                 heapq.heappush(heap, (-c.score * decay**n, cid, n))
                 continue
             if n and decay != 1.0:
                 c.explain["diversity"] = round(decay**n, 6)
             c.score = -neg
-            taken[c.meta.path] = n + 1
+            taken[(c.origin, c.meta.path)] = n + 1
             into.append(c)
 
     pick(False, k, out)

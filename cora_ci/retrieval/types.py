@@ -39,3 +39,4 @@ class Hit:
     full: bool = False
     explain: dict[str, float | int | str | None] = field(default_factory=dict)
     relation: str | None = None
+    origin: int = 0  # which bundle, in an answer from several (their order as given)

@@ -21,10 +21,11 @@ from pydantic import Field
 
 from cora_ci import __version__
 from cora_ci.errors import CODES, CoraError
+from cora_ci.render.bundles import refs_of, split_anchor
 from cora_ci.render.formats import result_dict, shown_dict
 from cora_ci.render.outline import as_indexed, outline_dict
 from cora_ci.retrieval.types import Filters
-from cora_ci.serve.session import Session
+from cora_ci.serve.session import Session, search_all
 
 T = TypeVar("T")
 Kind = Literal["file", "type", "method", "property", "field", "event", "module", "section", "key", "lines"]
@@ -96,37 +97,35 @@ def build_server(sessions: list[Session]) -> MCPServer:
         filters = Filters(_one(lang), _one(kind), _one(path))
 
         def run() -> dict[str, Any]:
-            ranked: list[tuple[float, int, dict[str, Any]]] = []
-            for n, s in enumerate(sessions):
-                for i, r in enumerate(s.search(query, k, budget, filters).results):
-                    d = result_dict(r)
-                    if several:
-                        d["bundle"] = s.name
-                    ranked.append((-r.hit.score, i * len(sessions) + n, d))
-            return {"query": query, "results": [d for *_, d in sorted(ranked, key=lambda t: t[:2])[:k]]}
+            ans = search_all(sessions, query, k, budget, filters)
+            out: dict[str, Any] = {"query": query}
+            if ans.notes:
+                out["notes"] = ans.notes
+            out["results"] = [result_dict(r, bundles=ans.bundles if several else ()) for r in ans.results]
+            return out
 
         return _call(run)
 
     def show(
         anchor: Annotated[str, Field(description="`path::Qualified.name`, as results give it.")],
     ) -> dict[str, Any]:
-        return _call(lambda: _first(sessions, lambda s: shown_dict(s.show(anchor), anchor)))
+        return _call(lambda: _first(sessions, anchor, lambda s, a: shown_dict(s.show(a), a)))
 
     def related(
         anchor: Annotated[str, Field(description="`path::Qualified.name` of the symbol.")],
         k: Annotated[int, Field(ge=1, le=100, description="How many related symbols.")] = 10,
         full: Annotated[bool, Field(description="Whole code of each instead of its signature.")] = False,
     ) -> dict[str, Any]:
-        def run(s: Session) -> dict[str, Any]:
-            rel, _ = s.related(anchor, k, full)
-            return {"anchor": anchor, "results": [result_dict(r) for r in rel.results]}
+        def run(s: Session, a: str) -> dict[str, Any]:
+            rel, _ = s.related(a, k, full)
+            return {"anchor": a, "results": [result_dict(r) for r in rel.results]}
 
-        return _call(lambda: _first(sessions, run))
+        return _call(lambda: _first(sessions, anchor, run))
 
     def outline(
         path: Annotated[str, Field(description="A file path relative to the repository root.")],
     ) -> dict[str, Any]:
-        return _call(lambda: _first(sessions, lambda s: outline_dict(s.outline(as_indexed(path))[0])))
+        return _call(lambda: _first(sessions, as_indexed(path), lambda s, p: outline_dict(s.outline(p)[0])))
 
     for fn, text in ((search, SEARCH), (show, SHOW), (related, RELATED), (outline, OUTLINE)):
         server.add_tool(fn, description=text, annotations=_READ_ONLY, structured_output=True)
@@ -137,12 +136,20 @@ def _one(value: str | None) -> tuple[str, ...]:
     return (value,) if value else ()
 
 
-def _first(sessions: list[Session], run: Callable[[Session], T]) -> T:
-    """`run` on the first bundle that knows the anchor or path asked for."""
+def _first(
+    sessions: list[Session], target: str, run: Callable[[Session, str], dict[str, Any]]
+) -> dict[str, Any]:
+    """`run` on the bundle a qualified anchor or path names (`name:...`), else on the first bundle
+    that knows it; with several bundles, the answer names its bundle."""
+    if len(sessions) == 1:
+        return run(sessions[0], target)
+    bundles = [s.bundle() for s in sessions]
+    refs = refs_of([b.manifest for b in bundles], [s.name for s in sessions], [b.id for b in bundles])
+    at, plain = split_anchor(target, refs)
     first: CoraError | None = None
-    for s in sessions:
+    for i in [at] if at is not None else range(len(sessions)):
         try:
-            return run(s)
+            return {"bundle": {"name": refs[i].name, "source": refs[i].source}, **run(sessions[i], plain)}
         except CoraError as e:
             if e.code not in _NOT_HERE:
                 raise

@@ -10,6 +10,7 @@ A call that meets the old bundle's files already gone runs once more on the new 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
 import threading
@@ -19,6 +20,8 @@ from typing import Any, TypeVar
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import WorkTree
+from cora_ci.render.bundles import refs_of
+from cora_ci.render.many import Many, answer_many
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.query import Answer, Where, answer_with, boosts_for, embedder_for
 from cora_ci.render.related import Related, related_results
@@ -121,3 +124,27 @@ class Session:
         if self._embedder is None or self._embedder[0] != sha:
             self._embedder = (sha, embedder_for(bundle, self.model))
         return self._embedder[1]
+
+
+def search_all(sessions: list[Session], text: str, k: int = 10, budget: int | None = None,
+               filters: Filters | None = None) -> Answer:  # fmt: skip
+    """One ranking over every session's bundle (`retrieval.many`), each bundle as it is now."""
+    if len(sessions) == 1:
+        return sessions[0].search(text, k, budget, filters)
+    with contextlib.ExitStack() as stack:
+        for s in sessions:  # in order: two searches never wait on each other crosswise
+            stack.enter_context(s._lock)
+        bundles = [s._current() for s in sessions]
+        many = Many(bundles, refs_of([b.manifest for b in bundles], [s.name for s in sessions],
+                                     [b.id for b in bundles]), [s.where for s in sessions])  # fmt: skip
+        lead = sessions[0]._model_for(bundles[0])
+        want = (bundles[0].model or {}).get("model_sha256")
+        embedders: list[Any] = []
+        for b, ref in zip(bundles, many.refs, strict=True):
+            same = (b.model or {}).get("model_sha256") == want
+            if b.model is not None and not same:
+                many.notes.append(
+                    f"{ref.name}: built with another model than the query's: searched by BM25 only"
+                )
+            embedders.append(lead if same else None)
+        return answer_many(many, text, embedders, k, budget, (), filters or Filters())
