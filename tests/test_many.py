@@ -1,0 +1,160 @@
+"""Several bundles as one: a library and an app that imports it, indexed apart, queried together."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import dedent_files, init_repo
+
+from cora_ci.bundle import open_bundle
+from cora_ci.retrieval.many import Part, search_many
+
+CORA = shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"
+
+LIBRARY = {
+    "authlib/auth.py": '''\
+        """Authentication."""
+
+
+        class Authenticator:
+            """Checks a user's credentials against the store."""
+
+            def verify_credentials(self, user, password):
+                """True when the password matches the stored hash."""
+                return hash_password(password) == self.stored(user)
+
+            def stored(self, user):
+                return "x"
+
+
+        def hash_password(password):
+            """A salted hash of the password."""
+            return str(len(password))
+        ''',
+}
+APP = {
+    "views.py": '''\
+        from authlib.auth import Authenticator
+
+
+        def handle_sign_in(request):
+            """The sign-in form's endpoint: checks the posted user and password."""
+            auth = Authenticator()
+            if auth.verify_credentials(request.user, request.password):
+                return "welcome"
+            return "denied"
+        ''',
+    ".cora.toml": 'bundles = ["../authlib/.cora/index"]\n',
+}
+
+
+def cora(*args: str, cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([CORA, *args], cwd=cwd, capture_output=True, text=True, env=env, check=False)
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    return {**os.environ, "XDG_CACHE_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
+
+
+@pytest.fixture
+def app(tmp_path: Path, env: dict[str, str]) -> Path:
+    lib = init_repo(tmp_path / "authlib", dedent_files(LIBRARY))
+    app = init_repo(tmp_path / "app", dedent_files(APP))
+    for repo in (lib, app):
+        out = cora("index", "-q", cwd=repo, env=env)
+        assert out.returncode == 0, out.stderr
+    return app
+
+
+def _query(app: Path, env: dict[str, str], *args: str) -> dict[str, object]:
+    out = cora("query", *args, "--format", "json", cwd=app, env=env)
+    assert out.returncode == 0, out.stderr
+    doc: dict[str, object] = json.loads(out.stdout)
+    return doc
+
+
+def test_the_config_adds_dependency_bundles_to_every_query(app: Path, env: dict[str, str]) -> None:
+    doc = _query(app, env, "salted password hash", "-k", "3")
+    assert [b["name"] for b in doc["bundles"]] == ["app", "authlib"]  # type: ignore[index,union-attr]
+    top = doc["results"][0]  # type: ignore[index]
+    assert (top["bundle"]["name"], top["anchor"]) == ("authlib", "authlib/auth.py::hash_password")
+    assert top["bundle"]["source"].startswith("authlib@")
+    own = _query(app, env, "sign-in form endpoint", "-k", "3")["results"][0]  # type: ignore[index]
+    assert (own["bundle"]["name"], own["anchor"]) == ("app", "views.py::handle_sign_in")
+
+
+def test_references_into_a_dependency_are_followed(app: Path, env: dict[str, str]) -> None:
+    """The app's hit calls `verify_credentials`, which only the library defines: expansion follows."""
+    doc = _query(app, env, "sign-in form endpoint", "-k", "5", "--explain")
+    linked = {r["anchor"]: r["explain"]["graph"] for r in doc["results"]}  # type: ignore[index,union-attr]
+    assert (linked.get("authlib/auth.py::Authenticator.verify_credentials") or 0) > 0
+    lib = open_bundle(app.parent / "authlib" / ".cora" / "index")
+    own = open_bundle(app / ".cora" / "index")
+    alone = search_many([Part(own)], "sign-in form endpoint", k=5)
+    joined = search_many([Part(own), Part(lib)], "sign-in form endpoint", k=5)
+    assert all(h.origin == 0 for h in alone)
+    assert any(h.origin == 1 and (h.explain.get("graph") or 0) > 0 for h in joined)
+
+
+def test_k_budget_and_filters_apply_to_the_whole_list(app: Path, env: dict[str, str]) -> None:
+    assert len(_query(app, env, "password", "-k", "1")["results"]) == 1  # type: ignore[arg-type]
+    only = _query(app, env, "password", "--path", "authlib/*")["results"]
+    assert only and {r["bundle"]["name"] for r in only} == {"authlib"}  # type: ignore[index,union-attr]
+    tight = _query(app, env, "password", "--budget", "40")["results"]
+    assert any(r["elided"] for r in tight)  # type: ignore[index,union-attr]
+
+
+def test_explicit_bundles_replace_the_config_and_text_names_them(
+    app: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    lib = str(tmp_path / "authlib" / ".cora" / "index")
+    alone = _query(app, env, "password", "--bundle", lib)
+    assert "bundles" not in alone and alone["results"]  # one bundle: the usual answer
+    text = cora("query", "hash_password", "--bundle", str(app / ".cora" / "index"), "--bundle", lib,
+                "--format", "text", "-k", "1", cwd=tmp_path, env=env).stdout  # fmt: skip
+    assert text.startswith("── authlib:authlib/auth.py:")
+    blocks = cora("query", "hash_password", "-k", "1", cwd=app, env=env).stdout
+    assert 'bundle="authlib" file="authlib/auth.py"' in blocks
+
+
+def test_show_related_and_outline_take_qualified_anchors(app: Path, env: dict[str, str]) -> None:
+    shown = cora("show", "authlib/auth.py::hash_password", "--format", "json", cwd=app, env=env)
+    assert shown.returncode == 0, shown.stderr
+    assert json.loads(shown.stdout)["bundle"]["name"] == "authlib"
+    assert cora("show", "authlib:authlib/auth.py::hash_password", cwd=app, env=env).returncode == 0
+    wrong = cora("show", "app:authlib/auth.py::hash_password", cwd=app, env=env)
+    assert wrong.returncode == 4 and wrong.stderr.startswith("error: CORA-QRY-002: ")
+    outline = json.loads(
+        cora("outline", "authlib:authlib/auth.py", "--format", "json", cwd=app, env=env).stdout
+    )
+    assert outline["symbols"][0]["anchor"] == "authlib/auth.py::Authenticator"
+    rel = cora("related", "authlib/auth.py::hash_password", "--format", "json", cwd=app, env=env)
+    assert rel.returncode == 0 and json.loads(rel.stdout)["results"]
+
+
+def test_a_missing_dependency_bundle_is_an_error_naming_the_entry(app: Path, env: dict[str, str]) -> None:
+    (app / ".cora.toml").write_text('bundles = ["../authlib/.cora/index", "deps/nope.tar.gz"]\n')
+    out = cora("query", "password", cwd=app, env=env)
+    assert out.returncode == 5 and out.stderr.startswith(
+        "error: CORA-BND-001: dependency bundle 'deps/nope.tar.gz'"
+    )
+    (app / ".cora.toml").write_text("bundles = 3\n")
+    bad = cora("query", "password", cwd=app, env=env)
+    assert bad.returncode == 3 and bad.stderr.startswith("error: CORA-CFG-002: bundles: ")
+
+
+def test_a_lexical_dependency_ranks_with_a_vector_bundle(tmp_path: Path, env: dict[str, str]) -> None:
+    """A dependency indexed without vectors is searched by BM25 and still comes first where it matches."""
+    lib = init_repo(tmp_path / "authlib", dedent_files(LIBRARY))
+    app = init_repo(tmp_path / "app", dedent_files(APP))
+    assert cora("index", "-q", "--model", "none", cwd=lib, env=env).returncode == 0
+    assert cora("index", "-q", cwd=app, env=env).returncode == 0
+    top = _query(app, env, "hash_password", "-k", "2")["results"][0]  # type: ignore[index]
+    assert (top["bundle"]["name"], top["symbol"]) == ("authlib", "hash_password")
