@@ -50,7 +50,7 @@ def inner_symbols(
     is there (`unchanged`: its blob is the indexed one), else from the indexed text; a symbol
     gone from the working tree (all of them when the file is `gone`) keeps its indexed lines,
     `missing`."""
-    indexed = _indexed_lines(chunks)
+    indexed = indexed_lines(chunks)
     lang = chunks[0].lang
     path = chunks[0].path
     if current is None or unchanged:
@@ -69,7 +69,7 @@ def inner_symbols(
     return out | {a: s for a, s in now.items() if a not in out}
 
 
-def _indexed_lines(chunks: list[Chunk]) -> list[str]:
+def indexed_lines(chunks: list[Chunk]) -> list[str]:
     """The indexed file: every chunk's verbatim lines, blank where none holds a line."""
     view: View = merge([from_chunk(c) for c in chunks])
     return [view.shown.get(n, "") for n in range(1, view.end + 1)]

@@ -16,8 +16,10 @@ fused scores are scaled to the same range, so it is not ranked down for lacking 
 
 from __future__ import annotations
 
+import os
 import weakref
 from collections.abc import Iterable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, Literal
@@ -58,6 +60,15 @@ class Part:
     bundle: Bundle
     embedder: Any = None
     boosts: tuple[Boost, ...] = field(default=())
+
+
+_POOL: list[ThreadPoolExecutor] = []
+
+
+def _pool() -> ThreadPoolExecutor:
+    if not _POOL:
+        _POOL.append(ThreadPoolExecutor(max(1, min(4, os.cpu_count() or 1)), thread_name_prefix="cora-many"))
+    return _POOL[0]
 
 
 def _key(origin: int, cid: int) -> int:
@@ -106,19 +117,28 @@ def _candidates(parts: list[Part], cats: list[Catalog], q: Query, k: int, filter
                 accept: Any) -> dict[int, _Cand]:  # fmt: skip
     """BM25 and vector candidates of every bundle, fused with scores normalised over all of them."""
     weight = params.fusion.vec_weight_ident if q.identifier else params.fusion.vec_weight_text
-    lexical: list[tuple[int, float]] = []
-    vector: list[tuple[int, float]] = []
     queried: dict[int, Any] = {}  # one query vector per embedder
-    with_vectors: set[int] = set()
-    for o, (p, cat) in enumerate(zip(parts, cats, strict=True)):
-        pool = pool_size(len(cat), k, filters, params)
-        if params.lexical:
-            lexical += [(_key(o, cid), s) for cid, s in p.bundle.lexical.search(q.text, pool)]
-        if params.vectors and p.embedder is not None and p.bundle.vectors is not None and weight > 0:
-            if id(p.embedder) not in queried:
-                queried[id(p.embedder)] = p.embedder.embed_query(q.text)
-            vector += [(_key(o, cid), s) for cid, s in p.bundle.vectors.search(queried[id(p.embedder)], pool)]
-            with_vectors.add(o)
+    for p in parts:
+        if params.vectors and p.embedder is not None and weight > 0 and id(p.embedder) not in queried:
+            queried[id(p.embedder)] = p.embedder.embed_query(q.text)
+
+    def one(o: int) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
+        p, cat = parts[o], cats[o]
+        # each bundle's share of the candidates: twice an even split of one search's pool (the
+        # union is what the features then rank), never fewer than 3k
+        pool = max(3 * k, -(-2 * pool_size(len(cat), k, filters, params) // len(parts)))
+        lex = p.bundle.lexical.search(q.text, pool) if params.lexical else []
+        qv = queried.get(id(p.embedder))
+        vec = p.bundle.vectors.search(qv, pool) if qv is not None and p.bundle.vectors is not None else []
+        for cid, _ in lex + vec:  # metadata read here, in parallel (it decodes file blobs)
+            cat.meta(cid)
+        return [(_key(o, c), s) for c, s in lex], [(_key(o, c), s) for c, s in vec]
+
+    # tantivy and usearch release the GIL while they search: the bundles are searched side by side
+    got = list(_pool().map(one, range(len(parts))))
+    lexical = [x for lex, _ in got for x in lex]
+    vector = [x for _, vec in got for x in vec]
+    with_vectors = {o for o, (_, vec) in enumerate(got) if vec}
     lexical.sort(key=lambda t: (-t[1], t[0]))
     vector.sort(key=lambda t: (-t[1], t[0]))
     fused = fuse(lexical, vector, params.fusion, q.identifier is not None)
@@ -193,9 +213,19 @@ def _filter(bundle: Bundle) -> NameFilter:
     return f
 
 
+_LINKS: weakref.WeakKeyDictionary[Bundle, dict[str, Any]] = weakref.WeakKeyDictionary()
+_LINKS_KEPT = 512  # files' links kept per open bundle: the hits of a session's queries recur
+
+
 def _links(bundle: Bundle, cat: Catalog, path: str) -> Any:
-    fi = cat.table.file_index(path)
-    return None if fi is None else links_of_row(bundle.shards.row(fi))
+    """The graph links of one file (names it defines and uses), decoded once per open bundle."""
+    kept = _LINKS.setdefault(bundle, {})
+    if path not in kept:
+        fi = cat.table.file_index(path)
+        if len(kept) >= _LINKS_KEPT:
+            kept.pop(next(iter(kept)))
+        kept[path] = None if fi is None else links_of_row(bundle.shards.row(fi))
+    return kept[path]
 
 
 def _external(bundle: Bundle, cat: Catalog, cid: int) -> list[str]:

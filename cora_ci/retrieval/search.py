@@ -180,18 +180,18 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
     idents = [(q.identifier, params.definition)] if q.identifier else []
     idents += [(c, params.definition_in_text) for c in q.codey]
     first_part: dict[str, int] = {}  # a split definition's first part gets the full bonus
-    for c in cands.values():
+    for key, c in cands.items():  # keys are chunk ids, or bundle and chunk id (`many.py`)
         if c.meta.anchor is not None:
             have = first_part.get(c.meta.anchor)
             if have is None or c.meta.start_line < cands[have].meta.start_line:
-                first_part[c.meta.anchor] = c.meta.id
-    for c in cands.values():
+                first_part[c.meta.anchor] = key
+    for key, c in cands.items():
         m, ex = c.meta, c.explain
         bonus = 0.0
         for ident, weight in idents:
             level = definition_level(ident, m, partial(cat.table.text, m.row))
             if level:
-                share = _LEVEL_SHARE[level] * (1.0 if first_part.get(m.anchor or "") == m.id else 0.5)
+                share = _LEVEL_SHARE[level] * (1.0 if first_part.get(m.anchor or "") == key else 0.5)
                 bonus = max(bonus, weight * share)
         if bonus:
             ex["definition"] = round(bonus, 6)
