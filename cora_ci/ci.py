@@ -14,6 +14,8 @@ import hashlib
 import json
 import re
 import secrets
+import shutil
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,6 +59,7 @@ class Outcome:
     incremental: bool
     packed: Packed
     bundle_id: str
+    changes: str | None = None  # the Markdown of `cora-ci diff --impact` against the previous bundle
 
 
 def _need(env: Mapping[str, str], name: str) -> str:
@@ -115,14 +118,36 @@ def plan(env: Mapping[str, str], path: str, bundle_dir: str, artifact_name: str,
 
 
 def run_build(repo: Path, bundle_dir: Path, archive: Path, model: str | None, config: Path | None,
-              full: bool, progress: Progress, shard: ShardSpec | None = None) -> Outcome:  # fmt: skip
+              full: bool, progress: Progress, shard: ShardSpec | None = None,
+              diff: bool = False) -> Outcome:  # fmt: skip
     """Index `repo` (or shard `shard` of it) into `bundle_dir` (an update when a previous bundle is
-    there), then pack it."""
+    there), then pack it; with `diff`, also the symbols changed since the previous bundle."""
     existed = (bundle_dir / mf.MANIFEST).is_file()
-    s = build(repo, bundle_dir, model=model, config_file=config, full=full, progress=progress, shard=shard)
+    with tempfile.TemporaryDirectory(prefix="cora-previous-") as tmp:
+        previous = Path(tmp) / "bundle"
+        if diff and existed:  # the update replaces the bundle: keep the old one to compare
+            shutil.copytree(bundle_dir, previous)
+        s = build(
+            repo, bundle_dir, model=model, config_file=config, full=full, progress=progress, shard=shard
+        )
+        changes = _changes(previous, bundle_dir) if diff and existed else None
     packed = write_archive(bundle_dir, archive)
     bundle_id = (bundle_dir / mf.MANIFEST_SUM).read_text().split()[0]
-    return Outcome(s, existed and not full and not s.rebuilt, packed, bundle_id)
+    return Outcome(s, existed and not full and not s.rebuilt, packed, bundle_id, changes)
+
+
+def _changes(old: Path, new: Path) -> str:
+    """The changed symbols and what references them, as Markdown for the job summary."""
+    from cora_ci.bundle import open_bundle
+    from cora_ci.diff import diff_bundles
+    from cora_ci.diff.formats import as_markdown
+    from cora_ci.diff.impact import impact
+
+    a, b = open_bundle(old), open_bundle(new)
+    d = diff_bundles(a, b)
+    return as_markdown(
+        d, {c.anchor: impact(b, c, 3) for c in d.changes}, "Changed symbols since the previous bundle"
+    )
 
 
 def outcome_outputs(o: Outcome) -> dict[str, str]:
@@ -156,7 +181,8 @@ def job_summary(o: Outcome) -> str:
         ("bundle id", f"`{o.bundle_id}`"),
     ]
     body = "\n".join(f"| {k} | {v.replace('|', '&#124;')} |" for k, v in rows)
-    return f"### cora-ci index of {s.source}\n\n| | |\n| --- | --- |\n{body}\n"
+    changes = f"\n{o.changes}" if o.changes is not None else ""
+    return f"### cora-ci index of {s.source}\n\n| | |\n| --- | --- |\n{body}\n{changes}"
 
 
 def write_outputs(path: Path, values: Mapping[str, str]) -> None:

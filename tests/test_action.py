@@ -356,10 +356,14 @@ def test_the_action_builds_then_updates_from_the_restored_bundle(
     sha3 = git(repo, "rev-parse", "HEAD").strip()
     pr = {"sha": sha3, "ref": "refs/pull/7/merge", "ref_name": "7/merge", "head_ref": "feature",
           "base_ref": "main", "event_name": "pull_request", "repository": "acme/shop"}  # fmt: skip
-    third = run_action(repo, temp, cache, {"upload": "false"}, pr, event)
+    third = run_action(repo, temp, cache, {"upload": "false", "diff": "true"}, pr, event)
     o3 = third.outputs
     assert o3["incremental"] == "true" and 1 <= int(o3["embedded"]) <= 2, o3
     assert "1 file(s) re-chunked" in third.summary and third.uploaded == []
+    # asked for, the changed symbols since the restored bundle (main's) are in the job summary
+    assert "### Changed symbols since the previous bundle" in third.summary
+    assert "| modified (body) | `src/shop.py::checkout` | method | src/shop.py:17-19 |" in third.summary
+    assert "Changed symbols" not in second.summary  # not asked for
     assert cache.saved[-1].endswith(f"-feature-{sha3}")
     q = subprocess.run([f"{BIN}/cora-ci", "query", "charge the customer with VAT", "--bundle", o3["archive-path"],
                         "--format", "json", "-k", "3"], capture_output=True, text=True, check=True, cwd=tmp_path)  # fmt: skip

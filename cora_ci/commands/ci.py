@@ -51,15 +51,17 @@ def ci_prepare(path: str, bundle_dir: str, artifact_name: str, model: str, confi
               help="Rebuild from scratch even if a bundle was restored.")  # fmt: skip
 @click.option("--shard", envvar="CORA_CI_SHARD", metavar="I/N", default=None, callback=shard_spec,
               help="Index only shard I of N (cora-ci index --shard).")  # fmt: skip
+@click.option("--diff", envvar="CORA_CI_DIFF", type=bool, default=False,
+              help="Add the symbols changed since the restored bundle to the job summary.")  # fmt: skip
 def ci_build(repo: Path, bundle_dir: Path, archive: Path, model: str | None, config: str | None,
-             full: bool, shard: ShardSpec | None) -> None:  # fmt: skip
+             full: bool, shard: ShardSpec | None, diff: bool) -> None:  # fmt: skip
     """Index (an update when a bundle was restored), pack, write outputs and the job summary."""
     from cora_ci import ci
     from cora_ci.render.progress import Reporter
     from cora_ci.render.summary import summary_lines
 
     config_file = repo / config if config else None
-    o = ci.run_build(repo, bundle_dir, archive, model, config_file, full, Reporter(), shard)
+    o = ci.run_build(repo, bundle_dir, archive, model, config_file, full, Reporter(), shard, diff)
     for line in summary_lines(o.summary):
         click.echo(line)
     click.echo(f"packed {o.packed.path}: {o.packed.files} files, {o.packed.bytes / 1e6:.2f} MB, "
