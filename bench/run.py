@@ -68,7 +68,7 @@ STEPS = (
     Step("mcp_warm", (), ("--quick", "--chunks", "5000"),
          "query_speed's 5,000-chunk bundle, 60 calls per tool: the 50k-chunk targets are not judged"),
     Step("many_bundles", (), ("--quick", "--chunks", "5000"),
-         "3 repositories, 30 queries each; query_speed's 5,000-chunk bundle five times: the 50k ratio not judged"),
+         "3 repositories, 30 queries each; query_speed's 5,000-chunk bundle five times (ratio not judged)"),
     Step("rebind_speed", (), ("--quick",), "3 files, 20 anchors each"),
     Step("quality", ("--fresh",), ("--quick",),
          "click, itsdangerous, jinja2, rxjs; 45 queries each; cached bundles, so index seconds are "
