@@ -158,3 +158,22 @@ def test_a_lexical_dependency_ranks_with_a_vector_bundle(tmp_path: Path, env: di
     assert cora("index", "-q", cwd=app, env=env).returncode == 0
     top = _query(app, env, "hash_password", "-k", "2")["results"][0]  # type: ignore[index]
     assert (top["bundle"]["name"], top["symbol"]) == ("authlib", "hash_password")
+
+
+def test_a_bundle_of_another_model_is_searched_lexically_with_a_note(app: Path, tmp_path: Path) -> None:
+    """Vectors of two models do not compare: the other model's bundle gets BM25 only, and a note."""
+    from cora_ci.render.many import Where, _embedders, answer_many, open_many
+    from cora_ci.render.query import embedder_for
+    from cora_ci.retrieval.types import Filters
+
+    lib = tmp_path / "authlib" / ".cora" / "index"
+    many = open_many([Where(app / ".cora" / "index", None, None), Where(lib, None, None)])
+    many.bundles[1].manifest["model"] = {**many.bundles[1].manifest["model"], "model_sha256": "0" * 64,
+                                         "name": "another-model"}  # fmt: skip
+    embedders = _embedders(many, None)
+    assert embedders[0] is not None and embedders[1] is None
+    assert many.notes == ["authlib: built with model another-model, not the query's: searched by BM25 only"]
+    ans = answer_many(many, "salted password hash", embedders, 5, None, (), Filters())
+    lib_hits = [r for r in ans.results if r.hit.origin == 1]
+    assert lib_hits and all(r.hit.explain.get("vector_rank") is None for r in lib_hits)
+    assert ans.notes == many.notes and embedder_for(many.bundles[0], None) is not None
