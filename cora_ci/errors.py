@@ -2,7 +2,7 @@
 
 Every failure the CLI can print and every diagnostic recorded on a file has a code
 `CORA-<AREA>-<NNN>` registered here, so messages can change while codes stay stable and the
-README's error table can be checked against this registry.
+error table of docs/errors.md can be checked against this registry.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ EXIT_INTERNAL = 70
 CODES: dict[str, Code] = {
     c.code: c
     for c in (
-        Code("CORA-CFG-001", "unknown configuration key", "check the key's spelling against the README", 3),
+        Code("CORA-CFG-001", "unknown configuration key", "check its spelling in docs/configuration.md", 3),
         Code("CORA-CFG-002", "invalid configuration value", "fix the value named in the message", 3),
         Code("CORA-CFG-003", "configuration file unreadable or not valid TOML", "fix the TOML syntax", 3),
         Code("CORA-IO-001", "path not found", "check the path", 4),

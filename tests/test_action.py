@@ -1,4 +1,4 @@
-"""The GitHub Action: action.yml and the README's workflows against GitHub's schemas, and the
+"""The GitHub Action: action.yml and the workflows of docs/action.md against GitHub's schemas, and the
 action's `run:` steps executed for real, in a git repository, with the environment GitHub gives.
 
 GitHub's own actions (`uses:` steps) are not run, except the two the second run depends on:
@@ -59,7 +59,7 @@ def test_the_schema_check_fails_on_a_broken_action(tmp_path: Path) -> None:
 
 
 def _readme_workflows() -> list[str]:
-    blocks = re.findall(r"^```yaml\n(.*?)^```$", (ROOT / "README.md").read_text(), re.M | re.S)
+    blocks = re.findall(r"^```yaml\n(.*?)^```$", (ROOT / "docs" / "action.md").read_text(), re.M | re.S)
     return [b for b in blocks if re.search(r"^jobs:", b, re.M)]
 
 

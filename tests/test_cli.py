@@ -14,7 +14,7 @@ import pytest
 from cora_ci.errors import CODES
 
 CORA = shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"
-README = Path(__file__).resolve().parent.parent / "README.md"
+ERRORS_DOC = Path(__file__).resolve().parent.parent / "docs" / "errors.md"
 
 
 def cora(*args: str, cwd: Path | None = None, **env: str) -> subprocess.CompletedProcess[str]:
@@ -66,8 +66,8 @@ def test_errors_are_one_line_with_code_and_exit_status(
     assert "Traceback" not in out.stderr
 
 
-def test_readme_error_table_lists_every_code() -> None:
-    text = README.read_text()
+def test_the_error_table_lists_every_code() -> None:
+    text = ERRORS_DOC.read_text()
     for code in CODES.values():
         assert f"| `{code.code}` |" in text, code.code
 

@@ -1,5 +1,5 @@
 """Every error the CLI can print: a registered code with a one-line message, a hint and a non-zero
-exit status, documented in the README's error table; and printed as one line, never a traceback."""
+exit status, documented in the error table of docs/errors.md; and printed as one line, never a traceback."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ import cora_ci
 from cora_ci.errors import CODES
 
 ROOT = Path(cora_ci.__file__).parent
-README = ROOT.parent / "README.md"
+ERRORS_DOC = ROOT.parent / "docs" / "errors.md"
 
 
 def _raised_codes() -> dict[str, list[str]]:
@@ -40,7 +40,7 @@ def _raised_codes() -> dict[str, list[str]]:
 
 
 def _readme_table() -> dict[str, int]:
-    rows = re.findall(r"^\| `(CORA-[A-Z]+-\d{3})` \| .+ \| (\d+) \|$", README.read_text(), re.MULTILINE)
+    rows = re.findall(r"^\| `(CORA-[A-Z]+-\d{3})` \| .+ \| (\d+) \|$", ERRORS_DOC.read_text(), re.MULTILINE)
     return {code: int(status) for code, status in rows}
 
 
@@ -53,7 +53,7 @@ def test_every_raised_code_is_registered_documented_and_exits_non_zero() -> None
         c = CODES[code]
         assert c.exit_status > 0, f"{code}: an error needs a non-zero exit status"
         assert c.summary and "\n" not in c.summary and c.hint and "\n" not in c.hint, code
-        assert table.get(code) == c.exit_status, f"{code}: README table says {table.get(code)}"
+        assert table.get(code) == c.exit_status, f"{code}: docs/errors.md says {table.get(code)}"
 
 
 def test_the_readme_table_and_the_registry_agree() -> None:
