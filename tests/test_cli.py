@@ -113,3 +113,31 @@ def test_index_errors_are_one_line_with_a_code(
     assert out.returncode == status, out.stderr
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {code}: "), out.stderr
+
+
+def test_what_was_left_out_is_named_in_the_summary_and_listed_by_info(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    aws = "AKIA" + "ABCDEFGHIJKLMNOP"  # built here, so no literal key sits in this repository
+    files = {"a.py": "x = 1\n", ".env": "SECRET=1\n", "creds.py": f'AWS_KEY = "{aws}"\n',
+             **{f"bad{i}.py": "def f(:\n  pass\n" for i in range(5)}}  # fmt: skip
+    repo = make_repo(files)
+    (repo / "blob.bin").write_bytes(bytes(range(256)) * 8)
+    subprocess.run(["git", "add", "-A"], cwd=repo, check=True)
+    subprocess.run(["git", "commit", "-qm", "binary"], cwd=repo, check=True)
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = cora("index", "--model", "none", "-q", cwd=repo, **env)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert "8 diagnostics" in lines[0]
+    named = [line.strip() for line in lines if line.startswith("  ")]
+    assert named[:3] == [
+        ".env: CORA-SEC-001 conventional secrets file skipped (allow_secret_files indexes it)",
+        "blob.bin: CORA-CHK-003 binary file skipped",
+        "creds.py:1: CORA-SEC-002 aws-access-key-id on line 1: chunk dropped",
+    ]
+    assert len(named) == 6 and named[-1] == "+3 more: cora-ci info --diagnostics"
+    assert aws not in out.stdout
+    listed = cora("info", "--diagnostics", cwd=repo, **env).stdout.splitlines()
+    assert len(listed) == 8 and listed[:3] == named[:3] and listed[-1].startswith("bad4.py: CORA-CHK-002")
+    doc = json.loads(cora("info", "--diagnostics", "--format", "json", cwd=repo, **env).stdout)
+    assert doc["diagnostics"][2] == {"path": "creds.py", "line": 1, "code": "CORA-SEC-002",
+                                     "message": "aws-access-key-id on line 1: chunk dropped"}  # fmt: skip

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Iterable
+from typing import NamedTuple
 
 from cora_ci.build.common import Progress, Row
 from cora_ci.bundle import manifest as mf
@@ -70,6 +72,24 @@ def file_row(f: mf.FileEntry, links: FileLinks, keys: bytes) -> Row:
 
 def diagnostic_count(f: mf.FileEntry) -> int:
     return len(f.diagnostics) + sum(len(c.diagnostics) for c in f.chunks)
+
+
+# Listed first: what left the bundle without its content (skipped files, dropped secrets).
+_LEFT_OUT = ("CORA-SEC-001", "CORA-SEC-002", "CORA-CHK-003", "CORA-CHK-004", "CORA-CHK-009", "CORA-CHK-010")
+
+
+def notes_of(files: Iterable[mf.FileEntry]) -> list[Note]:
+    """Every diagnostic of `files` as (path, line, code, message), what was left out first."""
+    out = [Note(f.path, d.line, d.code, d.message) for f in files for d in f.diagnostics]
+    out += [Note(f.path, d.line, d.code, d.message) for f in files for c in f.chunks for d in c.diagnostics]
+    return sorted(set(out), key=lambda n: (n.code not in _LEFT_OUT, n.path, n.line or 0, n.code))
+
+
+class Note(NamedTuple):
+    path: str
+    line: int | None
+    code: str
+    message: str
 
 
 def link_files(

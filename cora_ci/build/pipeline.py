@@ -13,7 +13,14 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from cora_ci.build.chunks import check_unique_ids, chunk_all, diagnostic_count, file_row, link_files
+from cora_ci.build.chunks import (
+    Note,
+    check_unique_ids,
+    chunk_all,
+    file_row,
+    link_files,
+    notes_of,
+)
 from cora_ci.build.common import Progress, quiet
 from cora_ci.build.vectors import plan_vectors, text_keys
 from cora_ci.build.writers import (
@@ -55,6 +62,7 @@ class Summary:
     stages: dict[str, float] = field(default_factory=dict)  # seconds per pipeline stage
     model: str = "none"
     source: str = ""
+    notes: list[Note] = field(default_factory=list)  # this run's diagnostics, what was left out first
 
 
 def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: str | None = None,
@@ -154,12 +162,13 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
     write_bundle(out, fill, _linked_artifacts(old))
     stages["write"] = time.perf_counter() - t
     indexed = [i for i, st in enumerate(files["strategy"]) if st is not None]
+    notes = notes_of(fresh.values())
     return Summary(
         out=out, files=len(indexed), skipped=len(files["path"]) - len(indexed),
         chunks=sum(len(b) // 8 for b in files["ids"]), embedded=vec.embedded if vec is not None else 0,
         rechunked=len(fresh), removed=len(deleted), rebuilt=rebuilt,
         source_bytes=sum(files["size"][i] for i in indexed), bundle_bytes=_dir_bytes(out),
-        diagnostics=sum(diagnostic_count(f) for f in fresh.values()),
+        diagnostics=len(notes), notes=notes,
         languages=dict(sorted(Counter(files["lang"][i] for i in indexed).items())),
         seconds=time.perf_counter() - t0, stages=stages, model=_model_name(embedder),
         source=_label(snap, cut),

@@ -126,3 +126,22 @@ def _consistency(b: Bundle) -> list[str]:
     if any(not 0 <= j < len(g.ids) for j in g.indices) or not set(g.ids) <= set(ids):
         problems.append("graph: edges to nodes that are not chunks")
     return problems
+
+
+def diagnostics(b: Bundle) -> list[tuple[str, int | None, str, str]]:
+    """Every diagnostic the bundle records, (path, line, code, message): files skipped or left
+    out and secrets dropped first, then the rest, each by path and line."""
+    left_out = (
+        "CORA-SEC-001",
+        "CORA-SEC-002",
+        "CORA-CHK-003",
+        "CORA-CHK-004",
+        "CORA-CHK-009",
+        "CORA-CHK-010",
+    )
+    out: set[tuple[str, int | None, str, str]] = set()
+    t = b.chunks
+    for fi, path in enumerate(b.manifest["files"]["path"]):
+        out.update((path, line, code, message) for code, message, line in b.shards.get(fi, "diagnostics"))
+        out.update((path, d.line, d.code, d.message) for c in t.file_chunks(fi) for d in c.diagnostics)
+    return sorted(out, key=lambda n: (n[2] not in left_out, n[0], n[1] or 0, n[2]))
