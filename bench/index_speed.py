@@ -93,7 +93,7 @@ def main() -> None:
     unknown = set(names) - {"self", *corpora.BY_NAME}
     if unknown:
         sys.exit(f"unknown corpus: {', '.join(sorted(unknown))}")
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     print(f"machine: {cpu_model()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{now:%Y-%m-%dT%H:%M}Z, load average {load_average()}")  # fmt: skip
     fig = Figures("index_speed")

@@ -346,7 +346,7 @@ def plot(points: list[dict[str, Any]], path: Path, quick: bool) -> str:
 
 def run_all(args: argparse.Namespace) -> tuple[list[Outcome], dict[str, Any]]:
     """Every selected script, then what the summary says about the run (saved for `--render`)."""
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     info: dict[str, Any] = {"quick": args.quick, "date": f"{now:%Y-%m-%d %H:%M} UTC",
                             "load_start": load_average(), "machine": machine()}  # fmt: skip
     print(f"bench/run.py {'--quick' if args.quick else '(full)'}: {info['machine']}; load average "

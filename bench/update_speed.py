@@ -124,7 +124,7 @@ def first_build(repo: Path, index: list[str], case: Case, reuse: bool) -> tuple[
     run = measured_run(index, repo)
     shutil.rmtree(cache, ignore_errors=True)  # kept for the next `--reuse`
     shutil.copytree(repo / ".cora" / "index", cache / "index")
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     doc = {"wall": run.wall, "rss_mb": run.rss_mb, "date": f"{now:%Y-%m-%d %H:%M} UTC"}
     (cache / "first.json").write_text(json.dumps(doc) + "\n")
     return run, "built now"
@@ -182,7 +182,7 @@ def main() -> None:
     json_option(ap)
     args = ap.parse_args()
     fig = Figures("update_speed")
-    now = datetime.datetime.now(datetime.timezone.utc)
+    now = datetime.datetime.now(datetime.UTC)
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{now:%Y-%m-%dT%H:%M}Z, load {load_average()}")  # fmt: skip
     imports = statistics.median(timed([*CORA, "--version"], Path.cwd()) for _ in range(5))

@@ -8,18 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
+import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from cora_ci.errors import CoraError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib  # type: ignore[import-not-found,unused-ignore]
 
 CHUNK_LEVELS = ("class", "method", "block")
 SECRET_MODES = ("drop", "off")

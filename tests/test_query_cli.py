@@ -252,6 +252,10 @@ def test_query_is_offline_and_writes_nothing_into_the_bundle(
         (["query", "login", "--bundle", "nowhere"], "CORA-BND-001"),
         (["query", "login", "--boost", "colour:red"], "CORA-CFG-002"),
         (["query", "login", "--path", "!"], "CORA-CFG-002"),
+        (["query", "login", "--lang", "pythn"], "CORA-CFG-002"),
+        (["query", "login", "--boost", "path:src/auht.py"], "CORA-CFG-002"),
+        (["query", "login", "--boost", "dir:lib"], "CORA-CFG-002"),
+        (["query", "login", "--boost", "symbol:Authh"], "CORA-CFG-002"),
         (["query", "   "], "CORA-QRY-001"),
         (["query", "login", "--repo", "no/such/dir"], "CORA-IO-001"),
         (["query", "login", "--bundle", "README.md"], "CORA-BND-009"),
@@ -267,6 +271,11 @@ def test_bad_input_is_one_line_with_its_code(
     assert out.returncode == CODES[code].exit_status, out.stderr
     assert out.stderr.startswith(f"error: {code}: ") and out.stderr.count("\n") == 1, out.stderr
     assert "Traceback" not in out.stderr and out.stdout == ""
+
+
+def test_a_mistyped_language_names_the_ones_there_are(repo: Path, env: dict[str, str]) -> None:
+    out = cora("query", "login", "--lang", "pythn", cwd=repo, **env)
+    assert "(hint: it has: markdown, python, typescript)" in out.stderr
 
 
 def test_a_mistyped_anchor_gets_suggestions(repo: Path, env: dict[str, str]) -> None:

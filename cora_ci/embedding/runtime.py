@@ -33,7 +33,7 @@ Vector = npt.NDArray[np.float32]
 Mode = Literal["sessions", "intra"]
 MAX_WORKERS = 4  # a git hook should not take over a big machine; 4 sessions stay under ~400 MB
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-_ORT_INT = {"tensor(int64)": np.int64, "tensor(int32)": np.int32}
+_ORT_INT: dict[str, type[np.signedinteger[Any]]] = {"tensor(int64)": np.int64, "tensor(int32)": np.int32}
 
 
 def default_workers() -> int:

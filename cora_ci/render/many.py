@@ -24,6 +24,7 @@ from cora_ci.render.query import (
     Answer,
     Where,
     boosts_for,
+    check_names,
     embedder_for,
     run_outline,
     run_query,
@@ -90,6 +91,7 @@ def answer_many(many: Many, text: str, embedders: list[Any], k: int, budget: int
     """Rank and pack over the open bundles (the command line's and the MCP server's)."""
     from cora_ci.retrieval.many import Part, search_many
 
+    check_names(many.bundles, filters, boosts)
     trees = [work_tree(b, w.repo, w.default_repo) for b, w in zip(many.bundles, many.wheres, strict=True)]
     parts = [Part(b, e, boosts_for(b, boosts, t.root if t is not None else None))
              for b, e, t in zip(many.bundles, embedders, trees, strict=True)]  # fmt: skip

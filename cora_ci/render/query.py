@@ -82,6 +82,32 @@ def embedder_for(bundle: Bundle, model: str | None) -> Any:
     return embedder
 
 
+def check_names(bundles: list[Bundle], filters: Filters, boosts: tuple[str, ...]) -> None:
+    """`--lang` and `--boost` name things of the bundles, or fail naming what there is: a typo
+    would otherwise give an empty or an unboosted answer without a word."""
+    from cora_ci.retrieval import parse_boost
+    from cora_ci.retrieval.catalog import catalog
+    from cora_ci.retrieval.search import _definitions
+
+    langs = sorted({lang for b in bundles for lang in b.manifest["files"]["lang"]})
+    for lang in filters.langs:
+        if lang not in langs:
+            raise CoraError("CORA-CFG-002", f"--lang {lang!r}: no file of that language in the bundle",
+                            f"it has: {', '.join(langs) or 'no files'}")  # fmt: skip
+    for text in boosts:
+        b = parse_boost(text)
+        paths = [p for bundle in bundles for p in bundle.manifest["files"]["path"]]
+        if b.kind == "path" and b.value not in paths:
+            raise CoraError("CORA-CFG-002", f"--boost {text!r}: no file {b.value!r} in the bundle",
+                            "paths are relative to the repository root, as results print them")  # fmt: skip
+        if b.kind == "dir" and not any(p.startswith(b.value + "/") for p in paths):
+            raise CoraError("CORA-CFG-002", f"--boost {text!r}: no file under {b.value!r} in the bundle",
+                            "directories are relative to the repository root")  # fmt: skip
+        if b.kind == "symbol" and not any(_definitions(catalog(bundle), b.value) for bundle in bundles):
+            raise CoraError("CORA-CFG-002", f"--boost {text!r}: nothing in the bundle defines {b.value!r}",
+                            "name a class or function (Class.method), or give an anchor")  # fmt: skip
+
+
 def boosts_for(bundle: Bundle, given: tuple[str, ...], repo: Path | None) -> tuple[Boost, ...]:
     """`--boost` directives, then the working tree's `.cora-boosts`, then those the bundle records."""
     from cora_ci.retrieval import bundle_boosts, merge, parse_boost, read_boosts
@@ -126,6 +152,7 @@ def _answer(bundle: Bundle, text: str, where: Where, k: int, budget: int | None,
     from cora_ci.retrieval.catalog import catalog
     from cora_ci.retrieval.search import prefetch
 
+    check_names([bundle], filters, boosts)
     with ThreadPoolExecutor(1, thread_name_prefix="cora-model") as pool:
         ahead = pool.submit(_embedder_ahead, bundle, model, text)
         tree = work_tree(bundle, where.repo, where.default_repo)

@@ -23,7 +23,7 @@ from cora_ci.rebind.bind import WorkTree
 from cora_ci.render.bundles import refs_of
 from cora_ci.render.many import Many, answer_many
 from cora_ci.render.outline import Outline, outline
-from cora_ci.render.query import Answer, Where, answer_with, boosts_for, embedder_for
+from cora_ci.render.query import Answer, Where, answer_with, boosts_for, check_names, embedder_for
 from cora_ci.render.related import Related, related_results
 from cora_ci.render.source import BundleChunks, Shown, show, work_tree
 from cora_ci.retrieval.catalog import catalog
@@ -63,6 +63,7 @@ class Session:
         self, text: str, k: int = 10, budget: int | None = None, filters: Filters | None = None
     ) -> Answer:
         def run(b: Bundle) -> Answer:
+            check_names([b], filters or Filters(), ())
             boosts = boosts_for(b, (), self._tree.root if self._tree is not None else None)
             tree, model = self._fresh_tree(), self._model_for(b)
             return answer_with(b, text, tree, model, self.name, k, budget, boosts, filters or Filters())
