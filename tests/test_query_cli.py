@@ -165,6 +165,25 @@ def test_pack_writes_an_archive_that_query_and_show_read(
     assert shown.returncode == 0 and shown.stdout.startswith("export function fetchUser")
 
 
+def test_pack_writes_a_readable_archive_and_to_stdout_with_a_dash(
+    repo: Path, env: dict[str, str], tmp_path: Path
+) -> None:
+    archive = tmp_path / "bundle.tar.gz"
+    assert cora("pack", ".cora/index", str(archive), cwd=repo, **env).returncode == 0
+    assert stat.S_IMODE(archive.stat().st_mode) == 0o666 & ~_umask()  # as any new file, not 0600
+    out = subprocess.run([CORA, "pack", ".cora/index", "-o", "-"], cwd=repo, capture_output=True, check=False,
+                         env={**os.environ, **env})  # fmt: skip
+    assert out.returncode == 0 and out.stdout == archive.read_bytes()  # the same deterministic bytes
+    assert out.stderr.decode().startswith("packed .cora/index -> stdout: ")
+    assert not (repo / "-").exists()
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 # ---- offline and read-only -------------------------------------------------------------------
 
 NO_NETWORK = """\

@@ -139,7 +139,7 @@ def test_related_cli_formats_and_errors(shop: Path) -> None:
     assert cora_out.startswith("<cora:chunk>") and 'relation="caller"' in cora_out
     assert "Related as caller" in cora_out
     text = cora("related", "shop/memory.py::normalize", "--format", "text", cwd=shop).stdout
-    assert "shop/memory.py:8-12" in text and "caller" in text
+    assert "shop/memory.py:8:  lines 8-12" in text and "caller" in text
     bad = cora("related", "shop/memory.py::nope", cwd=shop)
     assert bad.returncode == 4 and bad.stderr.startswith("error: CORA-QRY-002: ")
     assert bad.stderr.count("\n") == 1

@@ -229,7 +229,7 @@ def test_text_is_numbered_and_styles_only_when_asked(bundle: Bundle) -> None:
     results = pack([_hit("src/auth.py::helper")], BundleChunks(bundle, None), None)
     lines = list(as_text(results))
     plain = [re.sub(r"\x1b\[[0-9;]*m", "", ln) for ln in lines]
-    assert plain[0].startswith("── src/auth.py:23-25  method  helper")
+    assert plain[0].startswith("── src/auth.py:23:  lines 23-25  method  helper")
     assert "23 │ def helper(value):" in plain
     assert any("\x1b[" in ln for ln in lines)  # styled; click strips styles when colour is off
 

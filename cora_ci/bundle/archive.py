@@ -77,6 +77,7 @@ def write_archive(bundle_dir: Path, out: Path) -> Packed:
             _write_tar(raw, root, paths, mtime)
             raw.flush()
             os.fsync(raw.fileno())
+        os.chmod(tmp, 0o666 & ~_umask())  # as any new file: others may read it (mkstemp makes 0600)
         os.replace(tmp, out)
     except (OSError, ValueError) as e:
         raise CoraError("CORA-BND-006", f"cannot write archive {out}: {e}") from None
@@ -84,6 +85,12 @@ def write_archive(bundle_dir: Path, out: Path) -> Packed:
         tmp.unlink(missing_ok=True)
     files = sum(1 for p in paths if p.is_file())
     return Packed(out, files, out.stat().st_size, sha256_file(out))
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _write_tar(raw: BinaryIO, root: Path, paths: list[Path], mtime: int) -> None:

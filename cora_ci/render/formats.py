@@ -249,8 +249,8 @@ def as_text(results: Iterable[Result], explain: bool = False, commit: str | None
     for r in results:
         name, at = _origin(r, commit, bundles)
         title = f"{visible(name)}:" if name else ""
-        title += f"{visible(r.view.path)}:{_lines(r)}"
-        tags = [click.style(r.chunk.kind, fg="cyan")]
+        title += f"{visible(r.view.path)}:{r.view.start}:"  # `path:line:`, which editors open
+        tags = [click.style(f"lines {_lines(r)}", dim=True), click.style(r.chunk.kind, fg="cyan")]
         if r.chunk.symbol:
             tags.append(click.style(visible(r.chunk.symbol), fg="yellow"))
         tags.append(click.style(_score(r.hit.score), dim=True))
