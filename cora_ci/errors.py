@@ -32,6 +32,7 @@ CODES: dict[str, Code] = {
         Code("CORA-IO-001", "path not found", "check the path", 4),
         Code("CORA-IO-002", "path could not be read", "check permissions", 4),
         Code("CORA-IO-003", "not a git repository or revision not found", "check REPO and --rev", 4),
+        Code("CORA-IO-004", "nothing to index", "check the path, and include/exclude in the config", 4),
         Code("CORA-INT-001", "internal error", "rerun with CORA_DEBUG=1 and report the traceback", 70),
         Code(
             "CORA-MDL-001", "embedding model directory invalid", "it needs model.onnx and tokenizer.json", 6
@@ -127,6 +128,7 @@ CODES: dict[str, Code] = {
         Code("CORA-CHK-008", "line longer than max_tokens sliced", "", 0),
         Code("CORA-CHK-009", "submodule skipped", "index the submodule's repository on its own", 0),
         Code("CORA-CHK-010", "Git LFS pointer skipped", "the content lives in LFS storage, not in git", 0),
+        Code("CORA-CHK-011", "file gone from the working tree while indexing", "index again", 0),
         Code(
             "CORA-SEC-001",
             "conventional secrets file skipped",
@@ -141,6 +143,11 @@ CODES: dict[str, Code] = {
         ),
     )
 }
+
+
+# Diagnostics that mean content left the bundle (a file skipped, a secret dropped): listed first.
+LEFT_OUT = frozenset({"CORA-SEC-001", "CORA-SEC-002", "CORA-CHK-003", "CORA-CHK-004", "CORA-CHK-009",
+                      "CORA-CHK-010", "CORA-CHK-011"})  # fmt: skip
 
 
 class CoraError(Exception):

@@ -11,7 +11,7 @@ from cora_ci.bundle import manifest as mf
 from cora_ci.chunking import chunk_file
 from cora_ci.chunking.tokens import default_counter
 from cora_ci.config import Config
-from cora_ci.errors import CoraError
+from cora_ci.errors import LEFT_OUT, CoraError
 from cora_ci.files.source import Entry, Snapshot
 from cora_ci.graph.build import FileLinks, Linker, NameFilter, changed_names, hashes, pack_edges
 from cora_ci.graph.resolve import Repo
@@ -74,15 +74,11 @@ def diagnostic_count(f: mf.FileEntry) -> int:
     return len(f.diagnostics) + sum(len(c.diagnostics) for c in f.chunks)
 
 
-# Listed first: what left the bundle without its content (skipped files, dropped secrets).
-_LEFT_OUT = ("CORA-SEC-001", "CORA-SEC-002", "CORA-CHK-003", "CORA-CHK-004", "CORA-CHK-009", "CORA-CHK-010")
-
-
 def notes_of(files: Iterable[mf.FileEntry]) -> list[Note]:
     """Every diagnostic of `files` as (path, line, code, message), what was left out first."""
     out = [Note(f.path, d.line, d.code, d.message) for f in files for d in f.diagnostics]
     out += [Note(f.path, d.line, d.code, d.message) for f in files for c in f.chunks for d in c.diagnostics]
-    return sorted(set(out), key=lambda n: (n.code not in _LEFT_OUT, n.path, n.line or 0, n.code))
+    return sorted(set(out), key=lambda n: (n.code not in LEFT_OUT, n.path, n.line or 0, n.code))
 
 
 class Note(NamedTuple):

@@ -191,6 +191,8 @@ def _model_name(embedder: Any) -> str:
 def _label(snap: Snapshot, cut: dict[str, Any] | None) -> str:
     """What was indexed, for people: `rev 1a2b3c4d5e6f`, `staged 1a2b...`, `dir`, `rev 1a2b..., shard 2/4`."""
     label = f"{snap.kind} {snap.commit[:12] if snap.commit else ''}".strip()
+    if snap.kind == "dir":
+        label = "dir (not a git repository: its files as they are)"
     return f"{label}, shard {shard_label(cut)}" if cut else label
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.store import artifact_problem, read_manifest, resolve
-from cora_ci.errors import CoraError
+from cora_ci.errors import LEFT_OUT, CoraError
 
 
 def describe(b: Bundle) -> dict[str, Any]:
@@ -131,17 +131,9 @@ def _consistency(b: Bundle) -> list[str]:
 def diagnostics(b: Bundle) -> list[tuple[str, int | None, str, str]]:
     """Every diagnostic the bundle records, (path, line, code, message): files skipped or left
     out and secrets dropped first, then the rest, each by path and line."""
-    left_out = (
-        "CORA-SEC-001",
-        "CORA-SEC-002",
-        "CORA-CHK-003",
-        "CORA-CHK-004",
-        "CORA-CHK-009",
-        "CORA-CHK-010",
-    )
     out: set[tuple[str, int | None, str, str]] = set()
     t = b.chunks
     for fi, path in enumerate(b.manifest["files"]["path"]):
         out.update((path, line, code, message) for code, message, line in b.shards.get(fi, "diagnostics"))
         out.update((path, d.line, d.code, d.message) for c in t.file_chunks(fi) for d in c.diagnostics)
-    return sorted(out, key=lambda n: (n[2] not in left_out, n[0], n[1] or 0, n[2]))
+    return sorted(out, key=lambda n: (n[2] not in LEFT_OUT, n[0], n[1] or 0, n[2]))

@@ -58,14 +58,25 @@ class Snapshot:
         limit = self.config.max_file_bytes
         files = [e for e in entries if e.mode != _GITLINK]
         if self.kind in ("rev", "staged"):
-            stream = _cat_blobs(self.root, [e.blob for e in files], limit)
+            stream: Iterator[bytes] = _cat_blobs(self.root, [e.blob for e in files], limit)
         else:
-            stream = (_read_file(self.root, e.path, limit) for e in files)
+            stream = (self._from_disk(e, limit) for e in files)
         for e in entries:
             if e.mode == _GITLINK:
                 yield e, Unread("CORA-CHK-009", f"submodule at commit {e.blob} skipped")
             else:
                 yield e, next(stream)
+
+    def _from_disk(self, e: Entry, limit: int) -> bytes:
+        """A working tree's or directory's file; one not on disk is read from git when the index
+        has it unchanged (a sparse checkout leaves it out), else skipped with a diagnostic (it was
+        removed while the build ran)."""
+        data = _read_file(self.root, e.path, limit)
+        if data is not None:
+            return data
+        if self.kind == "worktree" and e.blob and _has_blob(self.root, e.blob):
+            return next(_cat_blobs(self.root, [e.blob], limit))
+        return Unread("CORA-CHK-011", "not in the working tree (removed while indexing)")
 
     def sizes(self) -> list[int]:
         """Each entry's size in bytes, contents unread: git's object sizes for a commit or the staging
@@ -102,19 +113,26 @@ def _oversized(size: int, limit: int) -> Unread:
     return Unread("CORA-CHK-004", f"{size} bytes > max_file_bytes {limit}", size)
 
 
-def _read_file(root: Path, path: str, limit: int) -> bytes:
-    """A file of the working tree or a directory, its size checked before it is read. A path that
-    is (or runs through) a symlink is refused: its bytes may live outside the repository."""
+def _read_file(root: Path, path: str, limit: int) -> bytes | None:
+    """A file of the working tree or a directory, its size checked before it is read (None when
+    it is not there). A path that is (or runs through) a symlink is refused: its bytes may live
+    outside the repository."""
     full = root / fs_name(path)
     if not _inside(root, full):
         raise CoraError("CORA-IO-002", f"cannot read {path}: it runs through a symlink out of the repository")
     try:
         fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except FileNotFoundError:
+        return None
     except OSError as err:
         raise CoraError("CORA-IO-002", f"cannot read {path}: {err.strerror}") from None
     with os.fdopen(fd, "rb") as f:
         size = os.fstat(f.fileno()).st_size
         return _oversized(size, limit) if size > limit else f.read()
+
+
+def _has_blob(root: Path, blob: str) -> bool:
+    return _git(root, "cat-file", "-t", blob, check=False).strip() == b"blob"
 
 
 def _inside(root: Path, full: Path) -> bool:
@@ -272,7 +290,13 @@ def _hash_files(root: Path, names: list[str]) -> list[Entry]:
 
 def _raw(root: Path, kind: str | None, rev: str | None) -> Snapshot:
     """All entries of the source, before the config's include/exclude."""
-    top = git_toplevel(root)
+    bare = _bare(root)
+    top = git_toplevel(root) or bare
+    if top is not None and top == bare:  # a bare repository (a CI cache, a mirror): commits only
+        if kind not in (None, "rev"):
+            raise CoraError("CORA-IO-003", f"{root} is a bare repository: it has commits only",
+                            "index a commit of it (--rev, default HEAD)")  # fmt: skip
+        kind = "rev"
     if top is None:
         if kind not in (None, "dir", "worktree") or rev:
             hint = "index it without --rev or --staged"
@@ -298,6 +322,12 @@ def _raw(root: Path, kind: str | None, rev: str | None) -> Snapshot:
     return Snapshot(top, kind, head, kind, dirty, head_time, tuple(entries), Config())
 
 
+def _bare(root: Path) -> Path | None:
+    """`root` itself when it is a bare repository."""
+    out = _git(root, "rev-parse", "--is-bare-repository", check=False).strip()
+    return root if out == b"true" else None
+
+
 def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_dir: Path | None = None,
              config_file: Path | None = None) -> Snapshot:  # fmt: skip
     """The files of `repo` to index, with the config that selects them.
@@ -320,6 +350,9 @@ def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_di
     entries = [e for e in raw.entries if e.path in keep]
     if raw.kind == "dir":
         entries = _hash_files(raw.root, [e.path for e in entries])
+    if not entries:
+        why = "every file is excluded by the config" if raw.entries else "it holds no file"
+        raise CoraError("CORA-IO-004", f"nothing to index in {raw.root}: {why}")
     return replace(raw, entries=tuple(entries), config=cfg, boosts=_boosts(raw.read_text_file(BOOSTS_FILE)))
 
 
