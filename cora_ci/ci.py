@@ -16,14 +16,16 @@ import re
 import secrets
 import shutil
 import tempfile
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from cora_ci.build import Progress, Summary, build
+from cora_ci.build.chunks import Note
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.archive import Packed, write_archive
-from cora_ci.errors import CoraError
+from cora_ci.errors import LEFT_OUT, CoraError
 from cora_ci.files.shard import ShardSpec, parse_spec
 from cora_ci.render.summary import languages
 
@@ -92,9 +94,11 @@ def plan(env: Mapping[str, str], path: str, bundle_dir: str, artifact_name: str,
          config: str, shard: ShardSpec | None = None) -> Plan:  # fmt: skip
     """Paths (relative ones are taken from the workspace, as GitHub's own actions do) and cache keys.
 
-    The key ends with the commit, so each push saves its own bundle; the restore keys are the
-    branch's prefix, then the default branch's, so a new branch or a PR starts from the nearest
-    bundle GitHub lets it read. Model, config, paths and the shard are part of the prefix: a
+    The key ends with the branch and the day (UTC): a branch saves one bundle a day, not one per
+    push (GitHub's cache entries cannot be overwritten, and one per commit piles up); a later push
+    that day restores it by its exact key and updates from it. The restore keys are the branch's
+    prefix, then the default branch's, so a new branch or a PR starts from the nearest bundle
+    GitHub lets it read. Model, config, paths and the shard are part of the prefix: a
     bundle built with another model, or another shard's, would be rebuilt in full anyway. A
     shard's artifact is `<artifact-name>-shard-I-of-N`, so the jobs of a matrix never collide.
     """
@@ -113,7 +117,8 @@ def plan(env: Mapping[str, str], path: str, bundle_dir: str, artifact_name: str,
     restore = [f"{prefix}{branch}-"]
     if (main := default_branch(env)) and main != branch:
         restore.append(f"{prefix}{main}-")
-    key = f"{prefix}{branch}-{_need(env, 'GITHUB_SHA')}"
+    _need(env, "GITHUB_SHA")  # inside a workflow run
+    key = f"{prefix}{branch}-{time.strftime('%Y-%m-%d', time.gmtime())}"
     return Plan(repo.resolve(), out.absolute(), archive.absolute(), key, tuple(restore), artifact_name, shard)
 
 
@@ -183,6 +188,30 @@ def job_summary(o: Outcome) -> str:
     body = "\n".join(f"| {k} | {v.replace('|', '&#124;')} |" for k, v in rows)
     changes = f"\n{o.changes}" if o.changes is not None else ""
     return f"### cora-ci index of {s.source}\n\n| | |\n| --- | --- |\n{body}\n{changes}"
+
+
+_MAX_ANNOTATIONS = 50  # GitHub shows a step's first few anyway; the job summary and info list all
+
+
+def annotation_lines(notes: list[Note]) -> list[str]:
+    """A `::warning` workflow command per file skipped or secret dropped, on its file and line, so
+    the run's page shows what left the bundle (never the secret: the message names its kind)."""
+    out = []
+    left = [n for n in notes if n.code in LEFT_OUT]
+    for n in left[:_MAX_ANNOTATIONS]:
+        at = f"file={_prop(n.path)}" + (f",line={n.line}" if n.line else "")
+        out.append(f"::warning {at},title={n.code}::{_data(n.message)}")
+    if len(left) > _MAX_ANNOTATIONS:
+        out.append(f"::notice::{len(left) - _MAX_ANNOTATIONS} more left out: cora-ci info --diagnostics")
+    return out
+
+
+def _data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _prop(s: str) -> str:
+    return _data(s).replace(":", "%3A").replace(",", "%2C")
 
 
 def write_outputs(path: Path, values: Mapping[str, str]) -> None:

@@ -16,6 +16,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -89,19 +90,22 @@ def test_readme_workflows_match_the_github_workflows_schema(tmp_path: Path) -> N
         assert needed in joined, needed
 
 
-def test_the_install_step_installs_the_action_checkout_with_a_pip_cache() -> None:
+def test_cora_ci_gets_its_own_environment_and_leaves_the_callers_python_alone() -> None:
     steps = ACTION["runs"]["steps"]
     setup = next(s for s in steps if s.get("uses", "").startswith("actions/setup-python@"))
-    assert setup["with"]["cache"] == "pip"
-    dep = setup["with"]["cache-dependency-path"]
-    assert dep == "${{ github.action_path }}/pyproject.toml" and (ROOT / "pyproject.toml").is_file()
+    assert setup["with"]["update-environment"] is False and "cache" not in setup["with"]
+    locate = next(s for s in steps if s.get("id") == "venv")
+    assert "$RUNNER_TEMP/cora-ci-venv" in locate["run"]  # inside the runner's temp, not the workspace
+    cache = next(s for s in steps if s.get("uses", "").startswith("actions/cache@"))
+    assert cache["with"]["path"] == "${{ steps.venv.outputs.dir }}"
     install = next(s for s in steps if "pip install" in s.get("run", ""))
+    assert install["if"] == "steps.venv-cache.outputs.cache-hit != 'true'"
     assert install["run"].split()[-1] == '"$GITHUB_ACTION_PATH"'  # the action's own checkout
-    assert (
-        steps.index(setup)
-        < steps.index(install)
-        < steps.index(next(s for s in steps if s.get("id") == "prepare"))
-    )
+    assert '"$VENV/bin/python" -m pip install' in install["run"]  # into the venv, never the caller's python
+    path = next(s for s in steps if s.get("name") == "Put cora-ci on PATH")
+    assert 'ln -sf "$VENV/bin/cora-ci"' in path["run"] and "GITHUB_PATH" in path["run"]  # cora-ci alone
+    order = [steps.index(x) for x in (setup, locate, cache, install, path)]
+    assert order == sorted(order) < [steps.index(next(s for s in steps if s.get("id") == "prepare"))]
 
 
 # ---- a small evaluator of GitHub expressions -------------------------------------------------
@@ -222,6 +226,7 @@ def run_action(repo: Path, temp: Path, cache: Cache, inputs: Mapping[str, str], 
         "GITHUB_ACTION_PATH": str(ROOT),
         "GITHUB_EVENT_PATH": str(temp / "event.json"),
         "GITHUB_STEP_SUMMARY": str(temp / "summary.md"),
+        "GITHUB_PATH": str(temp / "github-path"),
         "RUNNER_TEMP": str(temp),
         "RUNNER_OS": "Linux",
         **{"GITHUB_" + k.upper(): v for k, v in github.items()},
@@ -249,8 +254,13 @@ def run_action(repo: Path, temp: Path, cache: Cache, inputs: Mapping[str, str], 
         elif uses.startswith("actions/upload-artifact@"):
             uploaded.append(Path(with_["path"]))
             names.append(with_["name"])
-        elif uses or "pip install" in step["run"]:  # setup-python, and installing what is installed
+        elif uses:  # setup-python, the cache of cora-ci's environment
             skipped.append(step.get("name", uses))
+        elif "pip install" in step["run"]:  # installing what is installed: the venv holds this one
+            venv = Path(substitute(step["env"]["VENV"], ctx))
+            (venv / "bin").mkdir(parents=True, exist_ok=True)
+            (venv / "bin" / "cora-ci").symlink_to(Path(BIN) / "cora-ci")
+            skipped.append(step["name"])
         else:
             out_file = temp / f"output-{i}"
             step_env = {**env, "GITHUB_OUTPUT": str(out_file)}
@@ -261,6 +271,8 @@ def run_action(repo: Path, temp: Path, cache: Cache, inputs: Mapping[str, str], 
                                env=step_env, capture_output=True, text=True, check=False)  # fmt: skip
             log.append(p.stdout + p.stderr)
             assert p.returncode == 0, f"step {step.get('name')} failed:\n{p.stdout}{p.stderr}"
+            added = (temp / "github-path").read_text().split() if (temp / "github-path").exists() else []
+            env["PATH"] = os.pathsep.join([*reversed(added), os.environ["PATH"]])  # as the runner does
             outputs = parse_outputs(out_file)
         ctx["steps"][sid] = {"outputs": outputs, "outcome": "success", "conclusion": "success"}
     action_outputs = {k: substitute(v["value"], ctx) for k, v in ACTION["outputs"].items()}
@@ -295,6 +307,11 @@ FILES = {
     "web/app.ts": "export function render(cart: string[]): string {\n  return cart.join(', ');\n}\n",
     "README.md": "# Shop\n\nA demo shop with a cart and a checkout.\n",
 }
+
+
+def _today() -> str:
+    """The day a cache key rolls over on (UTC)."""
+    return time.strftime("%Y-%m-%d", time.gmtime())
 
 
 def _push(sha: str, branch: str = "main") -> dict[str, str]:
@@ -334,8 +351,9 @@ def test_the_action_builds_then_updates_from_the_restored_bundle(
                 "typescript 1", "| time | ", f"`{o['bundle-id']}`"):  # fmt: skip
         assert row in first.summary, (row, first.summary)
     assert "indexed " in first.log and "packed " in first.log  # the log reads like `cora-ci index`
-    assert first.skipped == ["Set up Python", "Install cora-ci"]
-    assert len(cache.saved) == 1 and cache.saved[0].endswith(f"-main-{sha1}")
+    assert "::group::cora-ci index\n" in first.log and "::endgroup::\n" in first.log  # progress folded
+    assert first.skipped == ["Set up Python", "Restore cora-ci's environment", "Install cora-ci"]
+    assert len(cache.saved) == 1 and cache.saved[0].endswith(f"-main-{_today()}")
 
     # 2. A commit that changes no indexed file, on a new runner: restored by prefix, nothing embedded.
     git(repo, "commit", "-q", "--allow-empty", "-m", "empty")
@@ -343,6 +361,7 @@ def test_the_action_builds_then_updates_from_the_restored_bundle(
     second = run_action(repo, temp, cache, {}, _push(sha2), event)
     o2 = second.outputs
     assert o2["incremental"] == "true" and o2["embedded"] == "0" and o2["chunks"] == o["chunks"]
+    assert len(cache.saved) == 1  # the day's entry of the branch was restored: nothing new saved
     assert "| build | incremental: 0 file(s) re-chunked, 0 removed, the rest reused |" in second.summary
     assert json.loads(subprocess.run([f"{BIN}/cora-ci", "info", o2["archive-path"], "--format", "json"],
                       capture_output=True, text=True, check=True).stdout)["source"]["commit"] == sha2  # fmt: skip
@@ -364,7 +383,7 @@ def test_the_action_builds_then_updates_from_the_restored_bundle(
     assert "### Changed symbols since the previous bundle" in third.summary
     assert "| modified (body) | `src/shop.py::checkout` | method | src/shop.py:17-19 |" in third.summary
     assert "Changed symbols" not in second.summary  # not asked for
-    assert cache.saved[-1].endswith(f"-feature-{sha3}")
+    assert cache.saved[-1].endswith(f"-feature-{_today()}") and len(cache.saved) == 2
     q = subprocess.run([f"{BIN}/cora-ci", "query", "charge the customer with VAT", "--bundle", o3["archive-path"],
                         "--format", "json", "-k", "3"], capture_output=True, text=True, check=True, cwd=tmp_path)  # fmt: skip
     hits = json.loads(q.stdout)["results"]
@@ -437,7 +456,7 @@ def test_paths_and_cache_keys_follow_the_inputs(tmp_path: Path) -> None:
     p = plan(env, "sub", "", "cora-index-abc", "none", "")
     assert p.repo == tmp_path / "sub" and p.bundle_dir == tmp_path / "sub" / ".cora" / "index"
     assert p.archive == tmp_path / "t" / "cora-ci" / "cora-index-abc" / "cora-index.tar.gz"
-    assert p.cache_key.endswith("-main-abc") and p.restore_keys == (p.cache_key[: -len("abc")],)
+    assert p.cache_key.endswith(f"-main-{_today()}") and p.restore_keys == (p.cache_key[: -len(_today())],)
     other = plan(env, "sub", "out/idx", "a/b c", "default", "")
     assert other.bundle_dir == tmp_path / "out" / "idx" and other.archive.parent.name == "a-b-c"
     assert other.cache_key != p.cache_key  # another model never restores this one's bundle
@@ -457,3 +476,64 @@ def test_multiline_outputs_round_trip(tmp_path: Path) -> None:
     f = tmp_path / "out"
     write_outputs(f, {"a": "1", "keys": "x-\ny-", "b": "two=2"})
     assert parse_outputs(f) == {"a": "1", "keys": "x-\ny-", "b": "two=2"}
+
+
+def test_what_left_the_bundle_is_annotated_on_its_file_and_line() -> None:
+    from cora_ci.build.chunks import Note
+    from cora_ci.ci import annotation_lines
+
+    notes = [Note("a,b:c.env", None, "CORA-SEC-001", "conventional secrets file skipped"),
+             Note("src/k.py", 3, "CORA-SEC-002", "aws-access-key-id on line 3: chunk dropped"),
+             Note("src/x.py", 1, "CORA-CHK-002", "1 parse error(s)\nstructure may be partial")]  # fmt: skip
+    assert annotation_lines(notes) == [
+        "::warning file=a%2Cb%3Ac.env,title=CORA-SEC-001::conventional secrets file skipped",
+        "::warning file=src/k.py,line=3,title=CORA-SEC-002::aws-access-key-id on line 3: chunk dropped",
+    ]  # a parse error is in the summary, not an annotation
+    many = [Note(f"f{i}.bin", None, "CORA-CHK-003", "binary file skipped") for i in range(60)]
+    lines = annotation_lines(many)
+    assert len(lines) == 51 and lines[-1] == "::notice::10 more left out: cora-ci info --diagnostics"
+
+
+WORKFLOW = ROOT / ".github" / "workflows" / "cora-index.yml"
+
+
+def test_this_repository_runs_its_own_action(tmp_path: Path) -> None:
+    """The workflow in .github/ is valid, uses this checkout's action with inputs it has."""
+    out = _check_jsonschema("vendor.github-workflows", [WORKFLOW], tmp_path)
+    assert out.returncode == 0, out.stdout + out.stderr
+    flow = yaml.safe_load(WORKFLOW.read_text())
+    assert set(flow[True]) == {"push", "pull_request"}  # YAML reads the `on` key as true
+    step = next(s for s in flow["jobs"]["index"]["steps"] if s.get("uses") == "./")
+    assert set(step["with"]) <= set(ACTION["inputs"])
+
+
+def test_the_workflow_s_pull_request_run_lists_the_changed_symbols(
+    make_repo: Callable[[dict[str, str]], Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The action run as the workflow calls it, on a push and then on a pull request."""
+    repo, cache = _shop(make_repo, tmp_path, monkeypatch)
+    step = next(
+        s for s in yaml.safe_load(WORKFLOW.read_text())["jobs"]["index"]["steps"] if s.get("uses") == "./"
+    )
+    event = {"repository": {"default_branch": "main"}}
+
+    def inputs(event_name: str) -> dict[str, str]:
+        return {
+            k: substitute(str(v), {"github": {"event_name": event_name}}) for k, v in step["with"].items()
+        }
+
+    push = run_action(
+        repo, tmp_path / "t1", cache, inputs("push"), _push(git(repo, "rev-parse", "HEAD").strip()), event
+    )
+    assert push.uploaded and "Changed symbols" not in push.summary
+    git(repo, "checkout", "-q", "-b", "feature")
+    shop = repo / "src" / "shop.py"
+    shop.write_text(
+        shop.read_text().replace("return round(cart.total(prices), 2)", "return cart.total(prices)")
+    )
+    git(repo, "commit", "-qam", "no rounding")
+    sha = git(repo, "rev-parse", "HEAD").strip()
+    pr = {"sha": sha, "ref": "refs/pull/8/merge", "ref_name": "8/merge", "head_ref": "feature",
+          "base_ref": "main", "event_name": "pull_request", "repository": "acme/shop"}  # fmt: skip
+    run = run_action(repo, tmp_path / "t2", cache, inputs("pull_request"), pr, event)
+    assert not run.uploaded and "| modified (body) | `src/shop.py::checkout` |" in run.summary

@@ -61,7 +61,14 @@ def ci_build(repo: Path, bundle_dir: Path, archive: Path, model: str | None, con
     from cora_ci.render.summary import summary_lines
 
     config_file = repo / config if config else None
+    grouped = os.environ.get("GITHUB_ACTIONS") == "true"  # the log folds the progress into a section
+    if grouped:
+        click.echo("::group::cora-ci index")
     o = ci.run_build(repo, bundle_dir, archive, model, config_file, full, Reporter(), shard, diff)
+    if grouped:
+        click.echo("::endgroup::")
+        for line in ci.annotation_lines(o.summary.notes):
+            click.echo(line)
     for line in summary_lines(o.summary):
         click.echo(line)
     click.echo(f"packed {o.packed.path}: {o.packed.files} files, {o.packed.bytes / 1e6:.2f} MB, "
