@@ -29,11 +29,11 @@ def info(bundle: Path, fmt: str, diags: bool) -> None:
         notes = diagnostics(b)
         if fmt == "json":
             keys = ("path", "line", "code", "message")
-            click.echo(
-                json.dumps({"diagnostics": [dict(zip(keys, n, strict=True)) for n in notes]}, indent=2)
-            )
-        for n in notes if fmt == "text" else ():
-            click.echo(note_line(*n))
+            rows = [dict(zip(keys, n, strict=True)) for n in notes]
+            click.echo(json.dumps({"diagnostics": rows}, indent=2))
+        else:
+            for n in notes:
+                click.echo(note_line(*n))
         return
     d = describe(b)
     if fmt == "json":
