@@ -128,3 +128,10 @@ def test_the_readme_example_query_answers_with_the_code_asked_for(tmp_path: Path
     top = json.loads(got)["results"][0]["anchor"]
     assert top in {"cora_ci/commands/verify.py::verify", "cora_ci/bundle/store.py::verify_artifacts",
                    "cora_ci/bundle/report.py::check"}, top  # fmt: skip
+
+
+def test_every_relative_link_leads_to_a_file() -> None:
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", doc.read_text()):
+            if "://" not in target:
+                assert (doc.parent / target).exists(), f"{doc.name}: {target}"
