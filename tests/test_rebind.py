@@ -529,3 +529,14 @@ def test_climbing_to_an_enclosing_row_matches_a_plain_scan(
         row = min(row, text.rows - 1)
         want = next((r for r in range(row, -1, -1) if 0 <= text.levels[r] < level), -1)
         assert text.levels.up(row, level) == want
+
+
+def test_a_signature_ends_where_its_code_ends_a_trailing_comment_aside() -> None:
+    from cora_ci.rebind.view import View, signature
+
+    lines = ["def answer(bundle, text,", "           k) -> int:  # fmt: skip", "    x = text", "    return k"]
+    cut = signature(View("a.py", 10, 13, {10 + i: t for i, t in enumerate(lines)}), "answer")
+    assert cut.text() == "def answer(bundle, text,\n           k) -> int:  # fmt: skip\n    . . ."
+    assert (cut.start, cut.end) == (10, 13)
+    hashy = ["def tag(s):", "    return '#' + s"]  # a `#` inside a string is not a comment's
+    assert signature(View("b.py", 1, 2, {1: hashy[0], 2: hashy[1]}), "tag").text() == "def tag(s):\n    . . ."

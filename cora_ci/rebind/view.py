@@ -8,6 +8,7 @@ and a type's skeleton take in the full body of a member that is a hit.
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
@@ -141,6 +142,14 @@ def merge(views: list[View]) -> View:
 _OPENERS = (":", "{", "=>", "=", "(", ",")
 
 
+_TRAILING_COMMENT = re.compile(r"\s+(#|//)[^\"']*$")
+
+
+def _code_end(line: str) -> str:
+    """The line without a trailing comment (`def f(x):  # fmt: skip` ends with its `:`)."""
+    return _TRAILING_COMMENT.sub("", line.rstrip())
+
+
 def signature(view: View, name: str) -> View:
     """The view cut to its signature: the first line naming the symbol (with attributes and
     decorators just above it) through the end of its declaration, then one `. . .` line.
@@ -158,9 +167,9 @@ def signature(view: View, name: str) -> View:
     while first > 0 and numbered[first - 1][1].lstrip().startswith(("@", "[", "#[")):
         first -= 1
     last = idx
-    if not numbered[idx][1].rstrip().endswith(_OPENERS[:2]):
+    if not _code_end(numbered[idx][1]).endswith(_OPENERS[:2]):
         for j in range(idx, min(idx + 8, len(numbered))):
-            if numbered[j][1].rstrip().endswith(_OPENERS[:3]):
+            if _code_end(numbered[j][1]).endswith(_OPENERS[:3]):
                 last = j
                 break
     keep = numbered[first : last + 1]
