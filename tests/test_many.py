@@ -145,6 +145,13 @@ def test_a_missing_dependency_bundle_is_an_error_naming_the_entry(app: Path, env
     assert out.returncode == 5 and out.stderr.startswith(
         "error: CORA-BND-001: dependency bundle 'deps/nope.tar.gz'"
     )
+    (app / "deps").mkdir()
+    (app / "deps" / "broken.tar.gz").write_bytes(b"not an archive")
+    (app / ".cora.toml").write_text('bundles = ["deps/broken.tar.gz"]\n')
+    broken = cora("query", "password", cwd=app, env=env)
+    assert broken.returncode == 5 and broken.stderr.startswith(
+        "error: CORA-BND-009: dependency bundle 'deps/broken.tar.gz' in the config of "
+    )
     (app / ".cora.toml").write_text("bundles = 3\n")
     bad = cora("query", "password", cwd=app, env=env)
     assert bad.returncode == 3 and bad.stderr.startswith("error: CORA-CFG-002: bundles: ")

@@ -55,8 +55,18 @@ def wheres(bundles: tuple[Path, ...], repo: Path | None, cwd: Path) -> list[Wher
             where = f"dependency bundle {entry!r} in the config of {root}"
             raise CoraError("CORA-BND-001", f"{where}: no bundle at {path}",
                             "fix the entry in `bundles`, or download that bundle there")  # fmt: skip
-        out.append(Where(path, None, None))
+        out.append(Where(path, None, None, f"dependency bundle {entry!r} in the config of {root}"))
     return out
+
+
+def open_where(w: Where) -> Bundle:
+    """The bundle of `w`; an error names the config entry it comes from, if it does."""
+    try:
+        return open_bundle(w.bundle)
+    except CoraError as e:
+        if w.entry is None:
+            raise
+        raise CoraError(e.code, f"{w.entry}: {e.message}", e.hint) from None
 
 
 @dataclass
@@ -70,7 +80,7 @@ class Many:
 
 
 def open_many(ws: list[Where]) -> Many:
-    bundles = [open_bundle(w.bundle) for w in ws]
+    bundles = [open_where(w) for w in ws]
     refs = refs_of([b.manifest for b in bundles], [str(w.bundle) for w in ws], [b.id for b in bundles])
     return Many(bundles, refs, ws)
 

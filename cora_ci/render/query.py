@@ -45,6 +45,7 @@ class Where:
     bundle: Path
     repo: Path | None  # --repo as given
     default_repo: Path | None  # the current repository (or directory, outside git)
+    entry: str | None = None  # the config's `bundles` entry it comes from, to name in an error
 
     @classmethod
     def of(cls, bundle: Path | None, repo: Path | None, cwd: Path) -> Where:

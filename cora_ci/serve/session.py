@@ -17,11 +17,11 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from cora_ci.bundle import Bundle, open_bundle
+from cora_ci.bundle import Bundle
 from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import WorkTree
 from cora_ci.render.bundles import refs_of
-from cora_ci.render.many import Many, answer_many
+from cora_ci.render.many import Many, answer_many, open_where
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.query import Answer, Where, answer_with, boosts_for, check_names, embedder_for
 from cora_ci.render.related import Related, related_results
@@ -94,7 +94,7 @@ class Session:
         if self._bundle is not None and not self._replaced(self._bundle):
             return self._bundle
         stamp = self._stamp_now()
-        bundle = open_bundle(self.where.bundle)
+        bundle = open_where(self.where)
         bundle.lexical, bundle.vectors, catalog(bundle).graph
         self._bundle, self._stamp = bundle, stamp
         self._tree = work_tree(bundle, self.where.repo, self.where.default_repo)
