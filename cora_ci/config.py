@@ -11,6 +11,7 @@ import json
 import tomllib
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -182,14 +183,31 @@ def discover_in(read: Callable[[str], bytes | None], where: str) -> Config:
 
 def discover(root: Path) -> Config:
     """The config of a directory on disk (see `discover_in`)."""
+    return discover_in(partial(_read_top, root), str(root))
 
-    def read(name: str) -> bytes | None:
-        path = root / name
-        if not path.is_file():
-            return None
-        try:
-            return path.read_bytes()
-        except OSError as e:
-            raise CoraError("CORA-IO-002", f"cannot read {path}: {e.strerror}") from None
 
-    return discover_in(read, str(root))
+def dependency_bundles(root: Path) -> tuple[str, ...]:
+    """The `bundles` a directory's config lists, the rest of the config left unread: a query must
+    not fail on a key a newer or older cora-ci knows (the build reads and checks them all)."""
+    for name in (".cora.toml", "pyproject.toml"):
+        data = _read_top(root, name)
+        if data is None:
+            continue
+        table = _parse_toml(data, f"{root}/{name}")
+        if name == "pyproject.toml":
+            table = table.get("tool", {}).get("cora-ci", {})
+            if not table:
+                continue
+        value = table.get("bundles") if isinstance(table, dict) else None
+        return from_mapping({"bundles": value}, f"{root}/{name}").bundles if value is not None else ()
+    return ()
+
+
+def _read_top(root: Path, name: str) -> bytes | None:
+    path = root / name
+    if not path.is_file():
+        return None
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise CoraError("CORA-IO-002", f"cannot read {path}: {e.strerror}") from None

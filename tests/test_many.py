@@ -184,3 +184,13 @@ def test_a_bundle_of_another_model_is_searched_lexically_with_a_note(app: Path, 
     lib_hits = [r for r in ans.results if r.hit.origin == 1]
     assert lib_hits and all(r.hit.explain.get("vector_rank") is None for r in lib_hits)
     assert ans.notes == many.notes and embedder_for(many.bundles[0], None) is not None
+
+
+def test_a_query_reads_only_the_bundles_of_the_config(app: Path, env: dict[str, str]) -> None:
+    """A key this cora-ci does not know (a newer one's) stops a build, never a query."""
+    (app / ".cora.toml").write_text('bundles = ["../authlib/.cora/index"]\nfuture_key = 1\n')
+    out = cora("query", "hash_password", "--format", "json", "-k", "1", cwd=app, env=env)
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["results"][0]["bundle"]["name"] == "authlib"
+    build = cora("index", "--worktree", "-q", cwd=app, env=env)  # the config on disk
+    assert build.stderr.startswith("error: CORA-CFG-001: unknown key 'future_key'"), build.stderr

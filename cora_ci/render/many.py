@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from cora_ci.bundle import Bundle, open_bundle
-from cora_ci.config import discover
+from cora_ci.config import dependency_bundles
 from cora_ci.errors import CoraError
 from cora_ci.render.answer import pack
 from cora_ci.render.bundles import BundleRef, refs_of, split_anchor
@@ -49,7 +49,7 @@ def wheres(bundles: tuple[Path, ...], repo: Path | None, cwd: Path) -> list[Wher
     if root is None:
         return [own]
     out = [own]
-    for entry in discover(root).bundles:
+    for entry in dependency_bundles(root):
         path = (root / entry).resolve() if not Path(entry).is_absolute() else Path(entry)
         if not path.exists():
             where = f"dependency bundle {entry!r} in the config of {root}"
