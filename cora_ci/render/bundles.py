@@ -8,8 +8,14 @@ several hold the same anchor.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
+
+from cora_ci.errors import CoraError
+
+T = TypeVar("T")
+_NOT_HERE = ("CORA-QRY-002", "CORA-QRY-004")  # an unknown anchor or path: another bundle may have it
 
 
 @dataclass(frozen=True)
@@ -45,3 +51,20 @@ def split_anchor(anchor: str, refs: list[BundleRef]) -> tuple[int | None, str]:
             if r.name == name:
                 return i, rest
     return None, anchor
+
+
+def first_answer(refs: list[BundleRef], target: str, run: Callable[[int, str], T]) -> tuple[T, int]:
+    """`run(i, target)` on the bundle a qualified anchor or path names (`name:...`), else on each
+    bundle in turn until one knows it (its CORA-QRY-002/004 are not errors while others remain);
+    with the index of the bundle that answered."""
+    at, plain = split_anchor(target, refs)
+    first: CoraError | None = None
+    for i in [at] if at is not None else range(len(refs)):
+        try:
+            return run(i, plain), i
+        except CoraError as e:
+            if e.code not in _NOT_HERE:
+                raise
+            first = first or e
+    assert first is not None
+    raise first

@@ -18,7 +18,7 @@ from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.config import dependency_bundles
 from cora_ci.errors import CoraError
 from cora_ci.render.answer import pack
-from cora_ci.render.bundles import BundleRef, refs_of, split_anchor
+from cora_ci.render.bundles import BundleRef, first_answer, refs_of
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.query import (
     Answer,
@@ -36,7 +36,6 @@ from cora_ci.render.source import BundleChunks, Shown, show, work_tree
 from cora_ci.retrieval.types import Filters
 
 T = TypeVar("T")
-_NOT_HERE = ("CORA-QRY-002", "CORA-QRY-004")  # another bundle may have it
 
 
 def wheres(bundles: tuple[Path, ...], repo: Path | None, cwd: Path) -> list[Where]:
@@ -118,7 +117,12 @@ def _embedders(many: Many, model: str | None) -> list[Any]:
     lead = next((b for b in many.bundles if b.model is not None), None)
     if lead is None or model == "none":
         return [None] * len(many.bundles)
-    embedder = embedder_for(lead, model)
+    return share_embedder(many, lead, embedder_for(lead, model))
+
+
+def share_embedder(many: Many, lead: Bundle, embedder: Any) -> list[Any]:
+    """`embedder` (the model of bundle `lead`) for every bundle built with the same model; None
+    for the others, each with a note: vectors of two models do not compare."""
     want = (lead.model or {}).get("model_sha256")
     out: list[Any] = []
     for b, ref in zip(many.bundles, many.refs, strict=True):
@@ -131,21 +135,13 @@ def _embedders(many: Many, model: str | None) -> list[Any]:
 
 
 def first_holding(many: Many, target: str, run: Callable[[BundleChunks, str], T]) -> tuple[T, int]:
-    """`run` on the bundle a qualified anchor or path names (`name:...`), else on the first bundle
-    that knows it (an unknown anchor or path in one bundle is not an error while others remain)."""
-    at, plain = split_anchor(target, many.refs)
-    order = [at] if at is not None else range(len(many.bundles))
-    first: CoraError | None = None
-    for i in order:
+    """`run` on the bundle a qualified anchor or path names, else on the first that knows it."""
+
+    def on(i: int, plain: str) -> T:
         b, w = many.bundles[i], many.wheres[i]
-        try:
-            return run(BundleChunks(b, work_tree(b, w.repo, w.default_repo)), plain), i
-        except CoraError as e:
-            if e.code not in _NOT_HERE:
-                raise
-            first = first or e
-    assert first is not None
-    raise first
+        return run(BundleChunks(b, work_tree(b, w.repo, w.default_repo)), plain)
+
+    return first_answer(many.refs, target, on)
 
 
 def run_show_many(anchor: str, ws: list[Where]) -> tuple[Shown, BundleRef | None]:

@@ -21,7 +21,7 @@ from pydantic import Field
 
 from cora_ci import __version__
 from cora_ci.errors import CODES, CoraError
-from cora_ci.render.bundles import refs_of, split_anchor
+from cora_ci.render.bundles import first_answer, refs_of
 from cora_ci.render.formats import result_dict, shown_dict
 from cora_ci.render.outline import as_indexed, outline_dict
 from cora_ci.retrieval.types import Filters
@@ -32,7 +32,6 @@ Kind = Literal["file", "type", "method", "property", "field", "event", "module",
 _CODED = re.compile(r"CORA-[A-Z]+-\d{3}:")
 _PYDANTIC_URL = re.compile(r"\s*For further information visit https://errors\.pydantic\.dev")
 _SDK_PREFIX = re.compile(r"^Error executing tool \w+: ")
-_NOT_HERE = ("CORA-QRY-002", "CORA-QRY-004")  # another bundle may have it
 _log = logging.getLogger("cora_ci.mcp")
 
 INSTRUCTIONS = """\
@@ -145,17 +144,8 @@ def _first(
         return run(sessions[0], target)
     bundles = [s.bundle() for s in sessions]
     refs = refs_of([b.manifest for b in bundles], [s.name for s in sessions], [b.id for b in bundles])
-    at, plain = split_anchor(target, refs)
-    first: CoraError | None = None
-    for i in [at] if at is not None else range(len(sessions)):
-        try:
-            return {"bundle": {"name": refs[i].name, "source": refs[i].source}, **run(sessions[i], plain)}
-        except CoraError as e:
-            if e.code not in _NOT_HERE:
-                raise
-            first = first or e
-    assert first is not None
-    raise first
+    got, i = first_answer(refs, target, lambda i, plain: run(sessions[i], plain))
+    return {"bundle": {"name": refs[i].name, "source": refs[i].source}, **got}
 
 
 def _call(run: Callable[[], T]) -> T:

@@ -21,7 +21,7 @@ from cora_ci.bundle import Bundle
 from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import WorkTree
 from cora_ci.render.bundles import refs_of
-from cora_ci.render.many import Many, answer_many, open_where
+from cora_ci.render.many import Many, answer_many, open_where, share_embedder
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.query import Answer, Where, answer_with, boosts_for, check_names, embedder_for
 from cora_ci.render.related import Related, related_results
@@ -138,14 +138,5 @@ def search_all(sessions: list[Session], text: str, k: int = 10, budget: int | No
         bundles = [s._current() for s in sessions]
         many = Many(bundles, refs_of([b.manifest for b in bundles], [s.name for s in sessions],
                                      [b.id for b in bundles]), [s.where for s in sessions])  # fmt: skip
-        lead = sessions[0]._model_for(bundles[0])
-        want = (bundles[0].model or {}).get("model_sha256")
-        embedders: list[Any] = []
-        for b, ref in zip(bundles, many.refs, strict=True):
-            same = (b.model or {}).get("model_sha256") == want
-            if b.model is not None and not same:
-                many.notes.append(
-                    f"{ref.name}: built with another model than the query's: searched by BM25 only"
-                )
-            embedders.append(lead if same else None)
+        embedders = share_embedder(many, bundles[0], sessions[0]._model_for(bundles[0]))
         return answer_many(many, text, embedders, k, budget, (), filters or Filters())
