@@ -90,18 +90,20 @@ def check_names(bundles: list[Bundle], filters: Filters, boosts: tuple[str, ...]
     from cora_ci.retrieval.catalog import catalog
     from cora_ci.retrieval.search import _definitions
 
-    langs = sorted({lang for b in bundles for lang in b.manifest["files"]["lang"]})
-    for lang in filters.langs:
-        if lang not in langs:
-            raise CoraError("CORA-CFG-002", f"--lang {lang!r}: no file of that language in the bundle",
-                            f"it has: {', '.join(langs) or 'no files'}")  # fmt: skip
+    if filters.langs:  # (read only when asked: a query's path is hot)
+        langs = sorted({lang for b in bundles for lang in b.manifest["files"]["lang"]})
+        for lang in filters.langs:
+            if lang not in langs:
+                raise CoraError("CORA-CFG-002", f"--lang {lang!r}: no file of that language in the bundle",
+                                f"it has: {', '.join(langs) or 'no files'}")  # fmt: skip
     for text in boosts:
         b = parse_boost(text)
-        paths = [p for bundle in bundles for p in bundle.manifest["files"]["path"]]
-        if b.kind == "path" and b.value not in paths:
+        if b.kind == "path" and all(bundle.chunks.file_index(b.value) is None for bundle in bundles):
             raise CoraError("CORA-CFG-002", f"--boost {text!r}: no file {b.value!r} in the bundle",
                             "paths are relative to the repository root, as results print them")  # fmt: skip
-        if b.kind == "dir" and not any(p.startswith(b.value + "/") for p in paths):
+        under = b.value + "/"
+        if b.kind == "dir" and not any(p.startswith(under) for bundle in bundles
+                                       for p in bundle.manifest["files"]["path"]):  # fmt: skip
             raise CoraError("CORA-CFG-002", f"--boost {text!r}: no file under {b.value!r} in the bundle",
                             "directories are relative to the repository root")  # fmt: skip
         if b.kind == "symbol" and not any(_definitions(catalog(bundle), b.value) for bundle in bundles):
