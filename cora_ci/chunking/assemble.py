@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
-from cora_ci.chunking.model import Chunk, Diagnostic, chunk_id
+from cora_ci.chunking.model import Chunk, Diagnostic, chunk_id, part_key
 from cora_ci.chunking.outline import Sym
 from cora_ci.chunking.pack import Piece, Rows
 from cora_ci.config import Config
@@ -277,7 +277,7 @@ def _emit_pieces(
     for k, piece in enumerate(pieces, start=1):
         part = (k, len(pieces)) if len(pieces) > 1 else None
         c = ctx.add(
-            piece, key=key if k == 1 else f"{key}@part{k}", kind=group[0].kind,
+            piece, key=part_key(key, k), kind=group[0].kind,
             symbols=[g.name for g in group], anchors=anchors or [anchor], hierarchy=hier,
             parent=parent, header=header_for(group, ancestors, part),
         )  # fmt: skip

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
@@ -67,6 +68,25 @@ class Chunk:
 
 ELISION = ". . ."
 ID_BITS = 53  # ids stay exact in JSON consumers that use doubles
+
+
+MAX_PARTS = 256  # parts of one split symbol looked for by its anchor
+
+
+def part_key(key: str, k: int) -> str:
+    """The id key of part `k` (1-based) of a symbol split into several chunks."""
+    return key if k == 1 else f"{key}@part{k}"
+
+
+def later_parts(path: str, qual: str, exists: Callable[[int], bool]) -> list[int]:
+    """The ids of parts 2, 3, ... of the symbol `path::qual`, as long as `exists(id)`."""
+    out: list[int] = []
+    for k in range(2, MAX_PARTS):
+        cid = chunk_id(path, part_key(qual, k))
+        if not exists(cid):
+            break
+        out.append(cid)
+    return out
 
 
 def chunk_id(path: str, key: str) -> int:

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from cora_ci.bundle import Bundle
-from cora_ci.chunking.model import Chunk, chunk_id
+from cora_ci.chunking.model import Chunk, chunk_id, later_parts
 from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import Bound, Stale, WorkTree, bind
@@ -22,7 +22,6 @@ from cora_ci.rebind.view import View, from_chunk, mentions, merge
 from cora_ci.render import nested
 from cora_ci.render.nested import Inner
 
-_MAX_PARTS = 256
 _ATTACHED = ("@", "#", "//", "/*", "*", "[", "--")
 
 
@@ -110,11 +109,8 @@ class BundleChunks:
         out = [chunk]
         if chunk.anchor and "::" in chunk.anchor:
             path, qual = chunk.anchor.split("::", 1)
-            for k in range(2, _MAX_PARTS):
-                part = self.chunk(chunk_id(path, f"{qual}@part{k}"))
-                if part is None:
-                    break
-                out.append(part)
+            parts = later_parts(path, qual, lambda cid: self.chunk(cid) is not None)
+            out += [c for c in map(self.chunk, parts) if c is not None]
         stack = [cid for c in out for cid in c.children]
         while stack:
             c = self.chunk(stack.pop())

@@ -21,7 +21,7 @@ from itertools import chain, zip_longest
 
 import numpy as np
 
-from cora_ci.chunking.model import chunk_id
+from cora_ci.chunking.model import chunk_id, later_parts
 from cora_ci.rebind.view import mentions
 from cora_ci.retrieval.catalog import Catalog, Meta, path_class
 from cora_ci.retrieval.expand import graph_scores
@@ -110,11 +110,7 @@ def _family(cat: Catalog, me: Meta) -> list[int]:
         qual = me.anchor.split("::", 1)[1]
         first = chunk_id(me.path, qual)
         out = [first] if cat.meta(first) is not None else [me.id]
-        for n in range(2, 257):
-            part = chunk_id(me.path, f"{qual}@part{n}")
-            if cat.meta(part) is None:
-                break
-            out.append(part)
+        out += later_parts(me.path, qual, lambda cid: cat.meta(cid) is not None)
         if me.id not in out:
             out.append(me.id)
     return list(dict.fromkeys(out + [d for c in out for d in cat.descendants(c)]))
