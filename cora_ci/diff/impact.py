@@ -12,13 +12,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from cora_ci.bundle import Bundle
-from cora_ci.bundle.manifest import links_of_row
 from cora_ci.diff import Changed
 from cora_ci.graph.build import NameFilter
 from cora_ci.render.source import BundleChunks
 from cora_ci.retrieval.catalog import Catalog, catalog
 from cora_ci.retrieval.expand import graph_scores
-from cora_ci.retrieval.related import _family, _neighbours
+from cora_ci.retrieval.related import _family, _neighbours, without_import_lines
 
 
 @dataclass(frozen=True)
@@ -52,31 +51,27 @@ def _referencing(new: Bundle, cat: Catalog, anchor: str, name: str, k: int) -> l
         return []
     family = _family(cat, me)
     _, ins = _neighbours(cat, family)
-    named = [c for c in ins if name in _refs(new, cat, c)]
-    busy = {m.path for c in named if (m := cat.meta(c)) is not None and m.kind != "file"}
-    named = [c for c in named if (m := cat.meta(c)) is not None and (m.kind != "file" or m.path not in busy)]
+    named = without_import_lines(cat, [c for c in ins if name in _refs(cat, c)])
     mass = graph_scores(cat.graph, dict.fromkeys(family, 1.0), 1.0)
     ranked = sorted(named, key=lambda c: (-mass.get(c, 0.0), -ins[c], c))[:k]
     return [_impact(cat, c, "references it") for c in ranked]
 
 
-def _refs(bundle: Bundle, cat: Catalog, cid: int) -> list[str]:
+def _refs(cat: Catalog, cid: int) -> list[str]:
     """The names chunk `cid` uses."""
     m = cat.meta(cid)
-    fi = cat.table.file_index(m.path) if m is not None else None
-    names: list[str] = links_of_row(bundle.shards.row(fi)).refs.get(cid, []) if fi is not None else []
-    return names
+    links = cat.links(m.path) if m is not None else None
+    return links.refs.get(cid, []) if links is not None else []
 
 
 def _still_named(new: Bundle, cat: Catalog, name: str, k: int) -> list[Impact]:
     files = new.manifest["files"]
     found: list[int] = []
     for path in NameFilter(dict(zip(files["path"], files["refs_h"], strict=True))).paths_with([name]):
-        fi = cat.table.file_index(path)
-        if fi is None:
+        links = cat.links(path)
+        if links is None:
             continue
-        refs = links_of_row(new.shards.row(fi)).refs
-        found += sorted(cid for cid, names in refs.items() if name in names)
+        found += sorted(cid for cid, names in links.refs.items() if name in names)
         if len(found) >= k:
             break
     return [_impact(cat, c, "still uses the old name") for c in found[:k]]

@@ -17,8 +17,11 @@ import numpy as np
 import numpy.typing as npt
 
 from cora_ci.bundle import Bundle
+from cora_ci.bundle.manifest import links_of_row
+from cora_ci.graph.build import FileLinks
 from cora_ci.retrieval.query import split_qualified
 
+_LINKS_KEPT = 512
 _OVERLOAD = re.compile(r"\(.*$|#\d+$", re.DOTALL)
 
 # Path classes ranked lower unless asked for. Directory names, then file-name patterns.
@@ -135,6 +138,7 @@ class Catalog:
         self.table = bundle.chunks
         self._meta: dict[int, Meta] = {}  # by row
         self._generated: dict[str, bool] = {}
+        self._links: dict[str, FileLinks | None] = {}
 
     def __len__(self) -> int:
         return len(self.table)
@@ -198,6 +202,16 @@ class Catalog:
                 out.append(c)
                 todo.append(c)
         return out
+
+    def links(self, path: str) -> FileLinks | None:
+        """The graph links of the file `path` (the names it defines and uses, by chunk), decoded
+        once per open bundle; the last `_LINKS_KEPT` files are kept (a session's hits recur)."""
+        if path not in self._links:
+            fi = self.table.file_index(path)
+            if len(self._links) >= _LINKS_KEPT:
+                self._links.pop(next(iter(self._links)))
+            self._links[path] = None if fi is None else links_of_row(self.bundle.shards.row(fi))
+        return self._links[path]
 
     @cached_property
     def graph(self) -> GraphArrays:

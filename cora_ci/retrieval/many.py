@@ -25,7 +25,6 @@ from functools import partial
 from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
-from cora_ci.bundle.manifest import links_of_row
 from cora_ci.graph.build import NameFilter
 from cora_ci.retrieval.catalog import Catalog, catalog
 from cora_ci.retrieval.features import compile_filters
@@ -213,25 +212,10 @@ def _filter(bundle: Bundle) -> NameFilter:
     return f
 
 
-_LINKS: weakref.WeakKeyDictionary[Bundle, dict[str, Any]] = weakref.WeakKeyDictionary()
-_LINKS_KEPT = 512  # files' links kept per open bundle: the hits of a session's queries recur
-
-
-def _links(bundle: Bundle, cat: Catalog, path: str) -> Any:
-    """The graph links of one file (names it defines and uses), decoded once per open bundle."""
-    kept = _LINKS.setdefault(bundle, {})
-    if path not in kept:
-        fi = cat.table.file_index(path)
-        if len(kept) >= _LINKS_KEPT:
-            kept.pop(next(iter(kept)))
-        kept[path] = None if fi is None else links_of_row(bundle.shards.row(fi))
-    return kept[path]
-
-
 def _external(bundle: Bundle, cat: Catalog, cid: int) -> list[str]:
     """The names chunk `cid` uses that no file of its own bundle defines."""
     m = cat.meta(cid)
-    links = _links(bundle, cat, m.path) if m is not None else None
+    links = cat.links(m.path) if m is not None else None
     if links is None:
         return []
     own = _filter(bundle)
@@ -245,8 +229,10 @@ def _defined(bundle: Bundle, cat: Catalog, names: Iterable[str]) -> list[tuple[i
     wanted = set(names)
     found: dict[str, list[int]] = {}
     for path in _filter(bundle).paths_with(wanted)[: _MAX_DEFS * len(wanted)]:
-        links = _links(bundle, cat, path)
-        for n in wanted & set(links.defs if links is not None else ()):
+        links = cat.links(path)
+        if links is None:
+            continue
+        for n in wanted & set(links.defs):
             found.setdefault(n, []).extend(links.defs[n])
     return [(cid, len(ids)) for ids in found.values() if len(ids) <= _MAX_DEFS for cid in ids]
 

@@ -151,7 +151,12 @@ def _callers(cat: Catalog, ins: dict[int, float], me: Meta) -> list[int]:
                 m = cat.meta(c)
                 if m is not None and any(mentions(t, me.symbols[0]) for t in _text(cat, m).split("\n")):
                     found[c] = type_ins[c]
-    metas = [m for m in (cat.meta(c) for c in found) if m is not None]
+    return without_import_lines(cat, list(found))
+
+
+def without_import_lines(cat: Catalog, ids: list[int]) -> list[int]:
+    """`ids` without the file chunks (import lines) of files that have another chunk among them."""
+    metas = [m for m in (cat.meta(c) for c in ids) if m is not None]
     busy = {m.path for m in metas if m.kind != "file"}
     return [m.id for m in metas if m.kind != "file" or m.path not in busy]
 
