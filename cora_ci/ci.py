@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import secrets
 import shutil
@@ -128,14 +129,23 @@ def run_build(repo: Path, bundle_dir: Path, archive: Path, model: str | None, co
     """Index `repo` (or shard `shard` of it) into `bundle_dir` (an update when a previous bundle is
     there), then pack it; with `diff`, also the symbols changed since the previous bundle."""
     existed = (bundle_dir / mf.MANIFEST).is_file()
-    with tempfile.TemporaryDirectory(prefix="cora-previous-") as tmp:
-        previous = Path(tmp) / "bundle"
-        if diff and existed:  # the update replaces the bundle: keep the old one to compare
-            shutil.copytree(bundle_dir, previous)
-        s = build(
+
+    def run() -> Summary:
+        return build(
             repo, bundle_dir, model=model, config_file=config, full=full, progress=progress, shard=shard
         )
-        changes = _changes(previous, bundle_dir) if diff and existed else None
+
+    changes = None
+    if diff and existed:
+        with tempfile.TemporaryDirectory(prefix=".cora-previous-", dir=bundle_dir.parent) as tmp:
+            previous = Path(tmp) / "bundle"
+            # the update swaps a new directory in and never rewrites a file of the old one: hard
+            # links keep the previous bundle without copying its bytes
+            shutil.copytree(bundle_dir, previous, copy_function=os.link)
+            s = run()
+            changes = _changes(previous, bundle_dir)
+    else:
+        s = run()
     packed = write_archive(bundle_dir, archive)
     bundle_id = (bundle_dir / mf.MANIFEST_SUM).read_text().split()[0]
     return Outcome(s, existed and not full and not s.rebuilt, packed, bundle_id, changes)
