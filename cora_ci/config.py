@@ -71,11 +71,27 @@ def _bad(key: str, why: str) -> CoraError:
     return CoraError("CORA-CFG-002", f"{key}: {why}")
 
 
+MAX_GLOBS = 10_000  # a config's globs of one key, and characters of one glob: checked before any
+MAX_GLOB_CHARS = 4_096  # matching, since a glob is a regular expression run on every path
+
+
 def _globs(key: str, value: Any) -> tuple[str, ...]:
+    """Gitignore-style globs, each compiled now: a bad one is an error naming it, before any work."""
+    import pathspec
+
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
         raise _bad(key, "expected a list of glob strings")
+    if len(value) > MAX_GLOBS:
+        raise _bad(key, f"{len(value)} globs, more than {MAX_GLOBS}")
+    for glob in value:
+        if len(glob) > MAX_GLOB_CHARS:
+            raise _bad(key, f"a glob of {len(glob)} characters, more than {MAX_GLOB_CHARS}: {glob[:40]!r}...")
+        try:
+            pathspec.GitIgnoreSpec.from_lines([glob])
+        except Exception as e:  # pathspec's pattern errors have no common base class
+            raise _bad(key, f"invalid glob {glob!r}: {e}") from None
     return tuple(value)
 
 
@@ -143,6 +159,8 @@ def _parse_toml(data: bytes, where: str) -> dict[str, Any]:
         return parsed
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
         raise CoraError("CORA-CFG-003", f"{where}: {e}") from None
+    except RecursionError:  # tomllib parses nested arrays and tables recursively
+        raise CoraError("CORA-CFG-003", f"{where}: values nested too deeply") from None
 
 
 def _read_toml(path: Path) -> dict[str, Any]:

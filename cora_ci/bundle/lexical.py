@@ -46,7 +46,8 @@ _WORD = re.compile(r"\w+")
 _NOT_WORD = re.compile(r" +")
 _TOKEN = r"[\p{L}\p{N}_]+"  # tantivy's (Rust) word pattern; `_words` mirrors it
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
-_HEAP = 64 * 1024 * 1024  # one writer thread; a bucket always fits one segment
+_HEAP = 64 * 1024 * 1024  # one writer thread; a bucket of ordinary files fits one segment
+_HEAPS = (_HEAP, 512 * 1024 * 1024, 4000 * 1024 * 1024)  # then larger, for a bucket of huge files
 _LOCKS = (".tantivy-meta.lock", ".tantivy-writer.lock")
 _MANAGED = ".managed.json"
 # tantivy writes a lock file where it opens an index, so a reader opens a shadow directory of
@@ -221,15 +222,21 @@ def _meta_template(directory: Path) -> dict[str, Any]:
 
 def _write_segment(directory: Path, docs: Sequence[LexicalDoc]) -> Segment:
     """Index `docs` as one segment of a scratch index by one thread, then move its files into
-    `directory` under a name derived from their content: the same docs give the same bytes."""
+    `directory` under a name derived from their content: the same docs give the same bytes.
+    A writer whose memory fills flushes a second segment: then again, with more memory."""
     with _io_errors():
-        return _write_scratch_segment(directory, docs)
+        for heap in _HEAPS:
+            seg = _write_scratch_segment(directory, docs, heap)
+            if seg is not None:
+                return seg
+    raise CoraError("CORA-BND-006", f"{directory}: one bucket's text does not fit one BM25 segment",
+                    "lower max_file_bytes, or exclude the largest files")  # fmt: skip
 
 
-def _write_scratch_segment(directory: Path, docs: Sequence[LexicalDoc]) -> Segment:
+def _write_scratch_segment(directory: Path, docs: Sequence[LexicalDoc], heap: int) -> Segment | None:
     path, index = _scratch(directory)
     try:
-        writer = index.writer(heap_size=_HEAP, num_threads=1)
+        writer = index.writer(heap_size=heap, num_threads=1)
         for d in docs:
             doc = tantivy.Document()
             doc.add_unsigned("id", d.id)
@@ -240,7 +247,10 @@ def _write_scratch_segment(directory: Path, docs: Sequence[LexicalDoc]) -> Segme
         writer.commit()
         writer.wait_merging_threads()
         del writer, index
-        (seg,) = json.loads((path / "meta.json").read_text())["segments"]
+        written = json.loads((path / "meta.json").read_text())["segments"]
+        if len(written) != 1:
+            return None
+        (seg,) = written
         old = seg["segment_id"].replace("-", "")
         files = sorted(p for p in path.iterdir() if p.name.startswith(old + "."))
         h = hashlib.sha256()
