@@ -35,7 +35,7 @@ def identity(path: Path) -> list[int]:
 def load(where: Path) -> dict[str, Any]:
     try:
         records = json.loads(where.read_text())
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return {}
     return records if isinstance(records, dict) else {}
 

@@ -8,15 +8,16 @@ import os
 import stat
 import tarfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
-from cora_ci.bundle.archive import MAX_MEMBER_BYTES, cache_root, prune, write_archive
+from cora_ci.bundle.archive import MAX_MEMBER_BYTES, MAX_MEMBERS, cache_root, limits, prune, write_archive
 from cora_ci.errors import CoraError
 
 FILES = {
@@ -146,6 +147,58 @@ def test_oversized_members_are_refused_before_any_byte_is_written(tmp_path: Path
         open_bundle(archive)
     assert e.value.code == "CORA-BND-008" and "limit" in e.value.message
     assert list(cache_root().iterdir()) == []
+
+
+def _streamed(path: Path, members: Iterator[tuple[str, int]]) -> None:
+    """A gzip'd tar of members of zeros, written as a stream (a bomb never sits in memory)."""
+    with gzip.open(path, "wb", compresslevel=9) as gz, tarfile.open(fileobj=gz, mode="w|") as tar:
+        for name, size in members:
+            info = tarfile.TarInfo(name)
+            info.size = size
+            tar.addfile(info, _Zeros(size))
+
+
+class _Zeros(io.RawIOBase):
+    def __init__(self, size: int) -> None:
+        self.left = size
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, b: Any) -> int:
+        n = min(len(b), self.left)
+        b[:n] = bytes(n)
+        self.left -= n
+        return n
+
+
+def test_a_decompression_bomb_is_refused_at_once_writing_nothing(tmp_path: Path) -> None:
+    """400 MB of zeros packs into ~400 KB: over 100x its size, refused on the member's header."""
+    archive = tmp_path / "bomb.tar.gz"
+    _streamed(archive, iter([("manifest.msgpack", 10), ("vectors.usearch", 400 << 20)]))
+    assert archive.stat().st_size < 1 << 20
+    t = time.perf_counter()
+    with pytest.raises(CoraError) as e:
+        open_bundle(archive)
+    assert time.perf_counter() - t < 1.0
+    assert e.value.code == "CORA-BND-008" and "too many for its size" in e.value.message
+    assert "CORA_ARCHIVE_MAX_RATIO" in e.value.message and list(cache_root().iterdir()) == []
+
+
+def test_a_flood_of_members_is_refused_before_one_is_written(tmp_path: Path) -> None:
+    archive = tmp_path / "flood.tar.gz"
+    _streamed(archive, ((f"shards/{i:05d}", 0) for i in range(MAX_MEMBERS + 1)))
+    with pytest.raises(CoraError) as e:
+        open_bundle(archive)
+    assert e.value.code == "CORA-BND-008" and f"over {MAX_MEMBERS} members" in e.value.message
+    assert list(cache_root().iterdir()) == []
+
+
+def test_the_limits_can_be_raised(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert limits(1 << 20) == (MAX_MEMBER_BYTES, (64 << 20) + 100 * (1 << 20), MAX_MEMBERS)
+    monkeypatch.setenv("CORA_ARCHIVE_MAX_RATIO", "1000")
+    monkeypatch.setenv("CORA_ARCHIVE_MAX_MEMBERS", "50")
+    assert limits(1 << 20) == (MAX_MEMBER_BYTES, (64 << 20) + 1000 * (1 << 20), 50)
 
 
 @pytest.mark.parametrize(

@@ -25,7 +25,7 @@ import tarfile
 import tempfile
 import time
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
@@ -35,9 +35,15 @@ from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.store import sha256_file
 from cora_ci.errors import CoraError
 
-MAX_MEMBER_BYTES = 8 << 30  # far above any real index file, far below a decompression bomb
+# Limits on what an archive may expand to, checked on each member's header before its bytes are
+# written, so a bomb is refused at once. A bundle is ~1,200 files at most (128 shards, 128 BM25
+# segments of a few files each) and compresses ~1.3x (vectors and postings are dense): far below.
+# Each can be raised with an environment variable of the same name prefixed `CORA_ARCHIVE_`.
+MAX_MEMBER_BYTES = 8 << 30
 MAX_TOTAL_BYTES = 32 << 30
-MAX_MEMBERS = 100_000
+MAX_MEMBERS = 10_000
+MAX_RATIO = 100  # expanded bytes per archive byte, beyond the first FREE_BYTES
+FREE_BYTES = 64 << 20
 _BLOCK = 1 << 20
 KEEP_EXTRACTED = 4  # the cache keeps at least the most recently used extractions ...
 IDLE_SECONDS = 24 * 3600  # ... and any other used within a day (a reader may still hold it open)
@@ -210,34 +216,63 @@ def _staging(parent: Path, prefix: str, failure: str) -> Iterator[Path]:
             _remove(tmp)
 
 
+def limits(archive_bytes: int) -> tuple[int, int, int]:
+    """(bytes of one member, bytes of all, members) an archive of `archive_bytes` may expand to."""
+
+    def env(name: str, default: int) -> int:
+        value = os.environ.get(f"CORA_ARCHIVE_{name}", "")
+        return int(value) if value.isdigit() else default
+
+    ratio = env("MAX_RATIO", MAX_RATIO)
+    total = min(
+        env("MAX_TOTAL_BYTES", MAX_TOTAL_BYTES), env("FREE_BYTES", FREE_BYTES) + ratio * archive_bytes
+    )
+    return env("MAX_MEMBER_BYTES", MAX_MEMBER_BYTES), total, env("MAX_MEMBERS", MAX_MEMBERS)
+
+
 def _extract(archive: Path, into: Path) -> None:
+    """Every member checked on its header first (a pass that writes nothing: a bomb or a flood of
+    members is refused before the first byte lands), then written."""
+    bound = limits(archive.stat().st_size)
+    _read(archive, lambda tar, m, count, total: _checked(archive, m, count, total, bound))
+    _read(archive, lambda tar, m, count, total: _write_member(archive, tar, m, into, bound, count, total))
+    if not (into / mf.MANIFEST).is_file():
+        raise CoraError("CORA-BND-009", f"{archive}: no {mf.MANIFEST} in the archive")
+
+
+def _read(archive: Path, each: Callable[[tarfile.TarFile, tarfile.TarInfo, int, int], object]) -> None:
+    """`each(tar, member, members so far, declared bytes so far)` over the archive's members, in order."""
     total = count = 0
     try:
         with tarfile.open(archive, mode="r|gz") as tar:
             for m in tar:
                 count += 1
                 total += max(m.size, 0)
-                rel = _checked(archive, m, count, total)
-                target = into.joinpath(*rel.parts)
-                if m.isdir():
-                    target.mkdir(parents=True, exist_ok=True)
-                    continue
-                target.parent.mkdir(parents=True, exist_ok=True)
-                src = tar.extractfile(m)
-                if src is None:
-                    raise CoraError("CORA-BND-009", f"{archive}: member {m.name!r} has no data")
-                try:
-                    with target.open("xb") as f:
-                        shutil.copyfileobj(src, f, _BLOCK)
-                except FileExistsError:
-                    raise CoraError("CORA-BND-008", f"{archive}: member {m.name!r} appears twice") from None
+                each(tar, m, count, total)
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as e:
         raise CoraError("CORA-BND-009", f"{archive}: not a readable bundle archive ({e})") from None
-    if not (into / mf.MANIFEST).is_file():
-        raise CoraError("CORA-BND-009", f"{archive}: no {mf.MANIFEST} in the archive")
 
 
-def _checked(archive: Path, m: tarfile.TarInfo, count: int, total: int) -> PurePosixPath:
+def _write_member(archive: Path, tar: tarfile.TarFile, m: tarfile.TarInfo, into: Path,
+                  bound: tuple[int, int, int], count: int, total: int) -> None:  # fmt: skip
+    rel = _checked(archive, m, count, total, bound)
+    target = into.joinpath(*rel.parts)
+    if m.isdir():
+        target.mkdir(parents=True, exist_ok=True)
+        return
+    target.parent.mkdir(parents=True, exist_ok=True)
+    src = tar.extractfile(m)
+    if src is None:
+        raise CoraError("CORA-BND-009", f"{archive}: member {m.name!r} has no data")
+    try:
+        with target.open("xb") as f:
+            shutil.copyfileobj(src, f, _BLOCK)
+    except FileExistsError:
+        raise CoraError("CORA-BND-008", f"{archive}: member {m.name!r} appears twice") from None
+
+
+def _checked(archive: Path, m: tarfile.TarInfo, count: int, total: int,
+             bound: tuple[int, int, int]) -> PurePosixPath:  # fmt: skip
     """The member's safe relative path, or CORA-BND-008 naming what is wrong with it."""
 
     def refuse(why: str) -> CoraError:
@@ -253,10 +288,14 @@ def _checked(archive: Path, m: tarfile.TarInfo, count: int, total: int) -> PureP
         raise refuse("links are not allowed")
     if not (m.isreg() or m.isdir()):
         raise refuse("devices, fifos and special files are not allowed")
-    if m.size > MAX_MEMBER_BYTES:
-        raise refuse(f"{m.size} bytes is over the {MAX_MEMBER_BYTES} limit")
-    if total > MAX_TOTAL_BYTES or count > MAX_MEMBERS:
-        raise refuse("the archive expands beyond the size or member limits")
+    member_bytes, total_bytes, members = bound
+    if m.size > member_bytes:
+        raise refuse(f"{m.size} bytes is over the {member_bytes} limit (CORA_ARCHIVE_MAX_MEMBER_BYTES)")
+    if total > total_bytes:
+        raise refuse(f"the archive expands to over {total_bytes} bytes, too many for its size "
+                     "(CORA_ARCHIVE_MAX_RATIO, CORA_ARCHIVE_MAX_TOTAL_BYTES)")  # fmt: skip
+    if count > members:
+        raise refuse(f"over {members} members (CORA_ARCHIVE_MAX_MEMBERS)")
     parts = [p for p in rel.parts if p not in ("", ".")]
     if not parts:
         return PurePosixPath(".")

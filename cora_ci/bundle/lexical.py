@@ -298,6 +298,8 @@ def check_meta(directory: Path, segments: list[Any], scratch: Path) -> None:
         meta = json.loads(raw) if len(raw) <= schema.MAX_META_BYTES else None
     except (OSError, ValueError) as e:
         raise ValueError(f"meta.json unreadable: {e}") from None
+    except RecursionError:  # json parses nested arrays recursively: a hostile file nests deep
+        raise ValueError("meta.json unreadable: nested too deeply") from None
     if not isinstance(meta, dict):
         raise ValueError("meta.json: expected a JSON object")
     want = dict(_reader_template(scratch))

@@ -95,6 +95,8 @@ def _json(path: Path) -> Any:
         return json.loads(_read(path))
     except (json.JSONDecodeError, UnicodeDecodeError) as e:
         raise CoraError("CORA-MDL-001", f"{path} is not valid JSON: {e}") from None
+    except RecursionError:
+        raise CoraError("CORA-MDL-001", f"{path}: JSON nested too deeply") from None
 
 
 def _conventions(model_dir: Path) -> dict[str, Any]:

@@ -97,6 +97,6 @@ def _sniff(first_lines: list[str]) -> str:
         try:
             json.loads("\n".join(first_lines))
             return "json"
-        except ValueError:
+        except (ValueError, RecursionError):  # a file's head that nests deep is not worth parsing
             pass
     return "text"
