@@ -27,6 +27,19 @@ REPO_HELP = "Working tree to re-bind to (default: the current repository, if it 
 _read_only = [False]  # set once a read-only command's answer is written
 
 
+def as_text(arg: str) -> str:
+    """A command-line argument as text: bytes that are not UTF-8 (the shell passes them through as
+    surrogates) become U+FFFD, so `caf\xe9 menu` still searches for `menu`."""
+    return arg.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+
+
+def as_name(arg: str) -> str:
+    """A command-line path or anchor as the bundle names files: non-UTF-8 bytes as U+F780..U+F7FF."""
+    from cora_ci.files.names import from_os
+
+    return from_os(arg)
+
+
 def use_color() -> bool:
     return sys.stdout.isatty() and not os.environ.get("NO_COLOR")
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, read_only_done, use_color
+from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, as_name, read_only_done, use_color
 
 
 @click.command()
@@ -21,7 +21,7 @@ def outline(path: str, fmt: str | None, bundles: tuple[Path, ...], repo: Path | 
     from cora_ci.render.many import run_outline_many, wheres
 
     ws = wheres(bundles, repo, Path.cwd())
-    o, b, ref = run_outline_many(render.as_indexed(path), ws)
+    o, b, ref = run_outline_many(render.as_indexed(as_name(path)), ws)
     fmt = fmt or ("text" if sys.stdout.isatty() else "cora")
     if fmt == "json":
         click.echo(render.as_json(o, ref.path if ref else str(ws[0].bundle), b.id))

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from cora_ci.chunking.model import KINDS
-from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, echo_answer, read_only_done
+from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, as_text, echo_answer, read_only_done
 
 
 @click.command()
@@ -66,7 +66,9 @@ def query(
 
     ws = wheres(bundles, repo, Path.cwd())
     filters = Filters(langs, kinds, paths, excludes)
-    ans, _ = run_query_many(query_text, ws, k=k, budget=budget, boosts=boosts, filters=filters, model=model)
+    ans, _ = run_query_many(
+        as_text(query_text), ws, k=k, budget=budget, boosts=boosts, filters=filters, model=model
+    )
     doc = (as_json(ans.query, ans.bundle, ans.results, explain, ans.bundle_id, ans.bundles, ans.notes)
            if fmt == "json" else "")  # fmt: skip
     echo_answer(fmt, ans.results, ans.commit, doc, explain, ans.bundles, ans.notes)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, echo_answer, read_only_done
+from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, as_name, echo_answer, read_only_done
 
 
 @click.command()
@@ -25,6 +25,7 @@ def related(
     from cora_ci.render.many import run_related_many, wheres
 
     ws = wheres(bundles, repo, Path.cwd())
+    anchor = as_name(anchor)
     rel, b, ref = run_related_many(anchor, ws, k, full)
     commit = (b.manifest.get("source") or {}).get("commit")
     doc: dict[str, object] = {

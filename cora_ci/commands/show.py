@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from cora_ci.commands.common import BUNDLES_HELP, REPO_HELP, read_only_done
+from cora_ci.commands.common import BUNDLES_HELP, REPO_HELP, as_name, read_only_done
 
 
 @click.command()
@@ -27,6 +27,7 @@ def show(anchor: str, bundles: tuple[Path, ...], repo: Path | None, fmt: str) ->
     from cora_ci.render.formats import shown_dict, visible
     from cora_ci.render.many import run_show_many, wheres
 
+    anchor = as_name(anchor)
     shown, ref = run_show_many(anchor, wheres(bundles, repo, Path.cwd()))
     read_only_done()
     v = shown.view
