@@ -28,7 +28,7 @@ from cora_ci.commands import (
     verify,
 )
 from cora_ci.commands.common import is_read_only_done
-from cora_ci.errors import CODES, CoraError
+from cora_ci.errors import CODES, CoraError, printable
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -77,8 +77,11 @@ def main() -> None:
     except click.exceptions.Abort:
         click.echo("aborted", err=True)
         sys.exit(130)
-    except click.ClickException as e:
-        e.show()
+    except click.ClickException as e:  # a bad command line: one line with its code, like any error
+        ctx = getattr(e, "ctx", None)
+        where = ctx.command_path if ctx is not None else "cora-ci"
+        message = " ".join(e.format_message().split())
+        click.echo(printable(f"error: CORA-CLI-001: {message} (hint: see `{where} --help`)"), err=True)
         sys.exit(e.exit_code)
     except CoraError as e:
         click.echo(e.one_line(), err=True)
@@ -90,5 +93,5 @@ def main() -> None:
         if os.environ.get("CORA_DEBUG"):
             raise
         code = CODES["CORA-INT-001"]
-        click.echo(f"error: {code.code}: {type(e).__name__}: {e} (hint: {code.hint})", err=True)
+        click.echo(printable(f"error: {code.code}: {type(e).__name__}: {e} (hint: {code.hint})"), err=True)
         sys.exit(code.exit_status)

@@ -26,6 +26,7 @@ EXIT_INTERNAL = 70
 CODES: dict[str, Code] = {
     c.code: c
     for c in (
+        Code("CORA-CLI-001", "bad command line (an unknown option, a missing argument)", "see --help", 2),
         Code("CORA-CFG-001", "unknown configuration key", "check its spelling in docs/configuration.md", 3),
         Code("CORA-CFG-002", "invalid configuration value", "fix the value named in the message", 3),
         Code("CORA-CFG-003", "configuration file unreadable or not valid TOML", "fix the TOML syntax", 3),
@@ -166,5 +167,16 @@ class CoraError(Exception):
         return CODES[self.code].exit_status
 
     def one_line(self) -> str:
+        """`error: CODE: message (hint: ...)`, on one line whatever the message quotes: control
+        characters (a newline in a file name) and bytes that are not UTF-8 as backslash escapes."""
         hint = f" (hint: {self.hint})" if self.hint else ""
-        return f"error: {self.code}: {self.message}{hint}"
+        return printable(f"error: {self.code}: {self.message}{hint}")
+
+
+_ESCAPES = {c: f"\\x{c:02x}" for c in (*range(0x20), 0x7F)} | {0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t"}
+
+
+def printable(s: str) -> str:
+    """`s` fit for one line of a terminal or a log: control characters and stray bytes escaped."""
+    s = s.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return s.translate(_ESCAPES)

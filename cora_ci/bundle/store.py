@@ -170,8 +170,8 @@ def resolve(path: Path) -> Path:
         return extracted(path)
     if (path / mf.MANIFEST).is_file():
         return path
-    old = path.with_name(path.name + ".old")
-    if not path.exists() and (old / mf.MANIFEST).is_file():
+    old = path.with_name(path.name + ".old") if path.name else None  # `.` and `/` have no twin
+    if old is not None and not path.exists() and (old / mf.MANIFEST).is_file():
         return old
     raise CoraError("CORA-BND-001", f"no bundle at {path}")
 
