@@ -18,10 +18,9 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from cora_ci.build import row_docs
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
-from cora_ci.bundle.lexical import LexicalDoc, write_index
+from cora_ci.bundle.lexical import LexicalDoc, row_docs, write_index
 
 
 def timed(f: Callable[[], object], runs: int = 3) -> float:

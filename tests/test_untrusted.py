@@ -218,3 +218,22 @@ def test_a_reader_sees_the_bundle_it_opened_or_retries_on_the_new_one(
 
     assert _once_more_if_replaced(Where(b, None, None), read) > 0
     assert len(calls) == 2 and calls[0] != calls[1] == open_bundle(b).id
+
+
+def test_verify_rebuilds_the_bm25_index_and_sees_altered_postings(
+    built: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """A segment file changed in the middle (sizes kept, checksums made to match) opens and may even
+    answer: `verify` writes every segment again from the manifest's chunks and names the odd one."""
+    _, bundle = built
+    assert check(bundle) == []  # an intact bundle rebuilds to the very same segments
+    b = _copy(bundle, tmp_path)
+    postings = next(p for p in sorted((b / "bm25").iterdir()) if p.suffix == ".pos")
+    data = bytearray(postings.read_bytes())
+    data[8] ^= 0x01  # in the postings, not in the footer tantivy checks when it opens the file
+    postings.write_bytes(bytes(data))
+    resign(b)
+    problems = check(b)
+    assert problems == [f"bm25: segment {postings.stem}'s files are not the content it is named for"]
+    out = _cli("verify", str(b))
+    assert out.returncode == 5 and f"FAIL bm25: segment {postings.stem}" in out.stderr

@@ -7,7 +7,6 @@ from cora_ci.build.pipeline import Summary, build, shard_label
 from cora_ci.build.writers import (
     HEADER,
     assemble_manifest,
-    row_docs,
     write_graph,
     write_lexical,
     write_shards,
@@ -20,7 +19,6 @@ __all__ = [
     "assemble_manifest",
     "build",
     "link_files",
-    "row_docs",
     "shard_label",
     "write_graph",
     "write_lexical",

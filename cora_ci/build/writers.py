@@ -10,12 +10,10 @@ from typing import Any
 import numpy as np
 
 from cora_ci import __version__
-from cora_ci.build.common import Row
 from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle.lexical import LexicalDoc, Segment, write_index
+from cora_ci.bundle.lexical import LexicalDoc, Segment, chunk_docs, row_docs, write_index
 from cora_ci.bundle.manifest import bucket_of
-from cora_ci.chunking.model import Chunk
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
 from cora_ci.files.source import Snapshot
@@ -110,7 +108,7 @@ def write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any
     for p in files["path"]:
         b = bucket_of(p, count)
         if b in touched:
-            docs[b].extend(_lexical_docs(fresh[p].chunks) if p in fresh else row_docs(rows[p]))
+            docs[b].extend(chunk_docs(fresh[p].chunks) if p in fresh else row_docs(rows[p]))
     segments = write_index(directory, docs, count, reuse)
     return {"buckets": count, "segments": [[s.id, s.docs] if s else None for s in segments]}
 
@@ -133,25 +131,6 @@ def write_shards(tmp: Path, old: Bundle | None, rows: mf.Rows, count: int,
             (tmp / name).write_bytes(mf.pack_shard(b, count, [rows[p] for p in members[b]]))
         names.append(name)
     return names
-
-
-def _lexical_docs(chunks: list[Chunk]) -> list[LexicalDoc]:
-    return [_lexical_doc(c.id, c.path, c.symbols, c.anchors, c.header, c.text) for c in chunks]
-
-
-def row_docs(row: Row) -> list[LexicalDoc]:
-    c = mf.unpack_blob(row["data"])["chunks"]
-    cols = zip(
-        mf.ids_of(row["ids"]).tolist(), c["symbols"], c["anchors"], c["header"], c["text"], strict=True
-    )
-    return [_lexical_doc(cid, row["path"], *vals) for cid, *vals in cols]
-
-
-def _lexical_doc(
-    cid: int, path: str, symbols: list[str], anchors: list[str], header: str, text: str
-) -> LexicalDoc:
-    names = " ".join([*symbols, *(a.split("::", 1)[-1] for a in anchors)])
-    return LexicalDoc(cid, names, path, f"{header}\n{text}")
 
 
 def write_graph(path: Path, files: dict[str, list[Any]], old: Bundle | None = None) -> None:

@@ -30,14 +30,16 @@ import re
 import shutil
 import tempfile
 import unicodedata
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import tantivy
 
+from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import schema
+from cora_ci.chunking.model import Chunk
 from cora_ci.errors import CoraError
 
 FIELDS = {"name": 3.0, "path": 1.5, "body": 1.0}  # field -> query boost
@@ -198,6 +200,56 @@ def _io_errors() -> Iterator[None]:
             raise
         errno = int(found.group(1)) if found else 5
         raise OSError(errno, os.strerror(errno)) from None
+
+
+def chunk_docs(chunks: list[Chunk]) -> list[LexicalDoc]:
+    """The BM25 documents of a file's chunks: names, path, header and code."""
+    return [_doc(c.id, c.path, c.symbols, c.anchors, c.header, c.text) for c in chunks]
+
+
+def row_docs(row: dict[str, Any]) -> list[LexicalDoc]:
+    """The BM25 documents of a file's manifest row (what an update reuses, what `verify` rebuilds)."""
+    c = mf.unpack_blob(row["data"])["chunks"]
+    cols = zip(
+        mf.ids_of(row["ids"]).tolist(), c["symbols"], c["anchors"], c["header"], c["text"], strict=True
+    )
+    return [_doc(cid, row["path"], *vals) for cid, *vals in cols]
+
+
+def _doc(cid: int, path: str, symbols: list[str], anchors: list[str], header: str, text: str) -> LexicalDoc:
+    names = " ".join([*symbols, *(a.split("::", 1)[-1] for a in anchors)])
+    return LexicalDoc(cid, names, path, f"{header}\n{text}")
+
+
+def rebuilt_problems(
+    manifest: dict[str, Any], rows: Callable[[int], dict[str, Any]], directory: Path, scratch: Path
+) -> list[str]:
+    """Each BM25 segment written again from the manifest's own chunks: segments are deterministic
+    and named after their content, so the files in `directory` must hash to their name and the
+    name must be what the chunks give; altered postings (with checksums made to match) fail one or
+    the other. `rows(fi)` is the file row at index `fi`."""
+    files, lex = manifest["files"], manifest["lexical"]
+    count = lex["buckets"]
+    docs: dict[int, list[LexicalDoc]] = {}
+    for fi, path in enumerate(files["path"]):
+        docs.setdefault(mf.bucket_of(path, count), []).extend(row_docs(rows(fi)))
+    problems = []
+    scratch.mkdir(parents=True, exist_ok=True)
+    for b, want in enumerate(lex["segments"]):
+        got = _write_segment(scratch, docs[b]) if docs.get(b) else None
+        if (got is None) != (want is None) or (got is not None and [got.id, got.docs] != list(want)):
+            problems.append(f"{mf.BM25}: segment of bucket {b} is not what the manifest's chunks index")
+        elif want is not None and _content_id(directory, want[0]) != want[0]:
+            problems.append(f"{mf.BM25}: segment {want[0]}'s files are not the content it is named for")
+    return problems
+
+
+def _content_id(directory: Path, segment: str) -> str:
+    """The id a segment's files give (as `_write_scratch_segment` names them)."""
+    h = hashlib.sha256()
+    for p in sorted(p for p in directory.iterdir() if p.name.startswith(segment + ".")):
+        h.update(p.suffix.encode() + b"\0" + p.read_bytes())
+    return h.hexdigest()[:32]
 
 
 def _scratch(directory: Path) -> tuple[Path, Any]:
