@@ -61,6 +61,7 @@ CODES: dict[str, Code] = {
         Code("CORA-BND-007", "another update of this bundle is running", "wait for it, then retry", 5),
         Code("CORA-BND-008", "unsafe member in a bundle archive", "download the archive again from CI", 5),
         Code("CORA-BND-009", "bundle archive unreadable", "download the archive again from CI", 5),
+        Code("CORA-BND-012", "bundle is not the one expected (digest differs)", "download it again", 5),
         Code("CORA-QRY-001", "empty query", "give words or an identifier to search for", 2),
         Code(
             "CORA-QRY-002",

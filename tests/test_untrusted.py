@@ -237,3 +237,15 @@ def test_verify_rebuilds_the_bm25_index_and_sees_altered_postings(
     assert problems == [f"bm25: segment {postings.stem}'s files are not the content it is named for"]
     out = _cli("verify", str(b))
     assert out.returncode == 5 and f"FAIL bm25: segment {postings.stem}" in out.stderr
+
+
+def test_verify_pins_the_digest_of_what_was_downloaded(built: tuple[Path, Path], tmp_path: Path) -> None:
+    from cora_ci.bundle.archive import write_archive
+
+    _, bundle = built
+    packed = write_archive(bundle, tmp_path / "bundle.tar.gz")
+    assert _cli("verify", str(packed.path), "--digest", packed.sha256.upper()).returncode == 0
+    bundle_id = (bundle / mf.MANIFEST_SUM).read_text().split()[0]
+    assert _cli("verify", str(bundle), "--digest", bundle_id).returncode == 0  # a directory: its bundle id
+    wrong = _cli("verify", str(packed.path), "--digest", bundle_id)
+    assert wrong.returncode == 5 and wrong.stderr.startswith("error: CORA-BND-012: ")
