@@ -52,10 +52,24 @@ FAKES: dict[str, str] = {
     "npm-token": "np" + "m_" + _rand(_ALNUM, 36, 11),
     "pypi-token": "pypi-" + "AgEIcHlwaS5v" + "cmc" + _rand(_ALNUM, 60, 12),
     "private-key": _pem(13),
+    "jwt": "ey" + "JhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiJhbGljZSJ9." + _rand(_ALNUM, 43, 20),
+    "huggingface-token": "h" + "f_" + _rand(string.ascii_letters, 34, 24),
+    "generic-credential": "db_pass" + "word = '" + _rand(_ALNUM, 20, 25) + "!'",
+    "url-credentials": "postgres://app:" + _rand(_ALNUM, 16, 26) + "@db.internal/app",
 }
-# Look alike, but not high-confidence: a JWT, hex digests, short or embedded prefixes.
+# Look alike, but not secrets: hex digests, high-entropy strings under no secret-like name, short or
+# embedded prefixes, placeholders and references, and the examples documentation copies.
 NOT_SECRETS = [
-    "eyJhbGciOiJIUzI1NiJ9." + "eyJzdWIiOiIxMjM0NTY3ODkwIn0." + _rand(_ALNUM, 43, 20),
+    "ey"
+    + "JhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9."
+    + "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIyfQ."
+    + _rand(_ALNUM, 43, 27),
+    'password = "changeme"',
+    'password = os.environ["DB_PASSWORD"]',
+    "api_key = settings.STRIPE_API_KEY",
+    "secret: ${APP_SECRET}",
+    "postgres://user:password@localhost/db",
+    "Authorization: Basic " + "QWxhZGRpbjpvcGVuIHNlc2FtZQ==",
     "sha = " + _rand("0123456789abcdef", 64, 21),
     "entropy = '" + _rand(_ALNUM + "/+", 48, 22) + "'",
     "AK" + "IA" + "SHORT",

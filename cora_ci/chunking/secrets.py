@@ -21,6 +21,7 @@ from typing import NamedTuple
 import pathspec
 
 from cora_ci.chunking.model import Chunk, Diagnostic
+from cora_ci.chunking.secret_rules import GENERIC, PROVIDERS
 
 # Gitignore-style globs of files that conventionally hold secrets (any directory).
 SECRET_FILES = (
@@ -70,6 +71,7 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("npm-token", rf"npm_(?<![{_W}_]npm_)[{_W}]{{36}}(?![{_W}])"),
     _p("pypi-token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
 )
+RULES = (*PROVIDERS, *GENERIC)
 _END_KEY = re.compile(r"-----END[A-Z ]{0,24} PRIVATE KEY(?: BLOCK)?-----")
 _KEY_BODY = re.compile(rf"^\s*(?:{_B64}{{16,}}|[A-Za-z-]+: .*|)\s*$")  # base64, or a PEM header line
 # Key material: a run of base64 as a key body has it (a line of a block, or after an escaped `\n`).
@@ -85,10 +87,15 @@ class Finding(NamedTuple):
 
 
 def _matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
-    """(kind, match) of every secret in `text`, pattern by pattern."""
+    """(kind, match) of every secret in `text`, pattern by pattern, then the broader rules of
+    `secret_rules`, whose matches must also pass their check."""
     for p in PATTERNS:
         for m in p.regex.finditer(text):
             yield p.kind, m
+    for r in RULES:
+        for m in r.regex.finditer(text):
+            if r.check is None or r.check(m):
+                yield r.kind, m
 
 
 def contains_secret(text: str) -> str | None:
@@ -115,7 +122,17 @@ def scan_lines(lines: list[str]) -> list[Finding]:
             if not _KEY_MATERIAL.search(text, m.end(), starts[last - 1] + len(lines[last - 1])):
                 continue  # a bare marker (a parser's constant, a doc): no key to leak
         out.append(Finding(kind, first, last))
-    return sorted(out)
+    return _distinct(out)
+
+
+_GENERIC_KINDS = frozenset(r.kind for r in GENERIC)
+
+
+def _distinct(found: list[Finding]) -> list[Finding]:
+    """One finding per secret: a provider's kind over a generic one on the same lines (`api_key =
+    sk_live_...` is a Stripe key), and each kind once per span."""
+    specific = {(f.first, f.last) for f in found if f.kind not in _GENERIC_KINDS}
+    return sorted({f for f in found if f.kind not in _GENERIC_KINDS or (f.first, f.last) not in specific})
 
 
 def _key_block_end(lines: list[str], begin: int) -> int:

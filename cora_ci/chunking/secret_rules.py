@@ -1,0 +1,211 @@
+"""The rules `secrets` scans with beyond its first high-confidence ones: provider token formats (the
+kinds gitleaks' and detect-secrets' default rule sets know), credentials in URLs and headers,
+JWTs, and generic credential assignments (a secret-like key given a random-looking value).
+
+Each regex starts with a literal (a word boundary is a lookbehind after it), so `re` skips ahead at
+memchr speed. The generic rules also pass a check on what they matched: enough entropy, not a
+placeholder (`changeme`, `<password>`, `${DB_PASSWORD}`, `xxxx`), not a variable or a call, so
+`password = os.environ["PASSWORD"]` and `token = get_token()` stay code.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import json
+import math
+import re
+import unicodedata
+import urllib.parse
+from collections import Counter
+from collections.abc import Callable
+from typing import NamedTuple
+
+_W = "A-Za-z0-9"
+
+
+class Rule(NamedTuple):
+    kind: str
+    regex: re.Pattern[str]
+    check: Callable[[re.Match[str]], bool] | None = None
+
+
+def _r(kind: str, rx: str, check: Callable[[re.Match[str]], bool] | None = None, flags: int = 0) -> Rule:
+    return Rule(kind, re.compile(rx, flags), check)
+
+
+def _end(chars: str = _W) -> str:
+    return f"(?![{chars}])"
+
+
+PROVIDERS: tuple[Rule, ...] = (
+    _r("adafruit-key", rf"aio_(?<![{_W}_]aio_)[{_W}]{{28}}{_end()}"),
+    _r("alibaba-access-key", rf"LTAI(?<![{_W}]LTAI)[{_W}]{{20}}{_end()}"),
+    _r("atlassian-token", rf"ATATT3(?<![{_W}]ATATT3)[{_W}_=-]{{150,}}"),
+    _r("azure-storage-key", rf"AccountKey=[{_W}+/]{{86}}=="),
+    _r("clojars-token", rf"CLOJARS_[a-z0-9]{{60}}{_end()}"),
+    _r("databricks-token", rf"dapi(?<![{_W}_]dapi)[a-f0-9]{{32}}(?:-\d)?{_end()}"),
+    _r("digitalocean-token", rf"do[opr]_v1_(?<![{_W}_]do[opr]_v1_)[a-f0-9]{{64}}{_end()}"),
+    _r("discord-webhook", rf"discord(?:app)?\.com/api/webhooks/\d{{17,20}}/[{_W}_-]{{60,}}"),
+    _r("doppler-token", rf"dp\.pt\.(?<![{_W}_]dp\.pt\.)[{_W}]{{43}}{_end()}"),
+    _r("dropbox-token", rf"sl\.(?<![{_W}_.]sl\.)[{_W}_-]{{130,}}"),
+    _r("dynatrace-token", rf"dt0c01\.[A-Z0-9]{{24}}\.[A-Z0-9]{{64}}{_end()}"),
+    _r("easypost-key", rf"EZ[AT]K(?<![{_W}]EZ[AT]K)[{_W}]{{54}}{_end()}"),
+    _r("figma-token", rf"figd_(?<![{_W}_]figd_)[{_W}_-]{{40}}{_end('A-Za-z0-9_-')}"),
+    _r("flutterwave-key", r"FLW(?:SECK|PUBK)_TEST-[a-h0-9]{32}-X"),
+    _r("flutterwave-key", rf"FLWSECK-(?<![{_W}]FLWSECK-)[a-h0-9]{{32}}-X"),
+    _r("gitlab-token", rf"(?<![{_W}_])gl(?:ptt|rt|dt|ft|oas|cbt)-[{_W}_-]{{20,}}"),
+    _r("gitlab-token", rf"GR1348941[{_W}_-]{{20,}}"),
+    _r("grafana-token", rf"glc_(?<![{_W}_]glc_)[{_W}+/]{{32,400}}={{0,2}}"),
+    _r("grafana-token", rf"glsa_(?<![{_W}_]glsa_)[{_W}]{{32}}_[a-fA-F0-9]{{8}}{_end()}"),
+    _r("hashicorp-vault-token", rf"hv[sb]\.(?<![{_W}_.]hv[sb]\.)[{_W}_-]{{90,}}"),
+    _r("hashicorp-tf-token", rf"\.atlasv1\.[{_W}_=-]{{60,70}}"),
+    _r("heroku-key", rf"HRKU-(?<![{_W}]HRKU-)[{_W}_-]{{60}}"),
+    _r("hubspot-token", rf"pat-(?:na|eu)1-(?<![{_W}]pat-(?:na|eu)1-)[a-f0-9-]{{36}}{_end()}"),
+    _r("huggingface-token", rf"hf_(?<![{_W}_]hf_)[A-Za-z]{{34}}{_end()}"),
+    _r("linear-key", rf"lin_api_(?<![{_W}_]lin_api_)[{_W}]{{40}}{_end()}"),
+    _r("mailchimp-key", rf"[a-f0-9]{{32}}-us\d{{1,2}}{_end()}"),
+    _r("mailgun-key", rf"key-(?<![{_W}_-]key-)[a-f0-9]{{32}}{_end()}"),
+    _r("mapbox-token", rf"sk\.eyJ(?<![{_W}_.]sk\.eyJ)[{_W}_-]{{50,}}\.[{_W}_-]{{20,}}"),
+    _r("newrelic-key", rf"NRA[KJ]-(?<![{_W}]NRA[KJ]-)[A-Z0-9]{{27}}{_end()}"),
+    _r(
+        "planetscale-token",
+        rf"(?<![{_W}_])pscale_(?:tkn|pw|oauth)_[{_W}_.=-]{{32,64}}",
+    ),
+    _r("postman-key", rf"PMAK-(?<![{_W}]PMAK-)[a-f0-9]{{24}}-[a-f0-9]{{34}}{_end()}"),
+    _r("prefect-key", rf"pnu_(?<![{_W}_]pnu_)[{_W}]{{36}}{_end()}"),
+    _r("pulumi-token", rf"pul-(?<![{_W}_-]pul-)[a-f0-9]{{40}}{_end()}"),
+    _r("rubygems-key", rf"rubygems_(?<![{_W}_]rubygems_)[a-f0-9]{{48}}{_end()}"),
+    _r("sendgrid-key", rf"SG\.(?<![{_W}_.]SG\.)[{_W}_-]{{22}}\.[{_W}_-]{{43}}{_end('A-Za-z0-9_-')}"),
+    _r("sendinblue-key", rf"xkeysib-(?<![{_W}_-]xkeysib-)[a-f0-9]{{64}}-[{_W}]{{16}}"),
+    _r("shopify-token", rf"shp(?:at|ss|ca|pa)_(?<![{_W}_]shp(?:at|ss|ca|pa)_)[a-fA-F0-9]{{32}}{_end()}"),
+    _r("square-token", rf"sq0(?:atp|csp)-(?<![{_W}_-]sq0(?:atp|csp)-)[{_W}_-]{{22,60}}"),
+    _r("square-token", rf"EAAA(?<![{_W}]EAAA)[{_W}+=_-]{{60}}{_end('A-Za-z0-9+=_-')}"),
+    _r("stripe-key", rf"k_test_(?<![{_W}_][sr]k_test_)(?<=[sr]k_test_)[{_W}]{{24,}}"),
+    _r("stripe-key", rf"whsec_(?<![{_W}_]whsec_)[{_W}]{{32,}}"),
+    _r(
+        "telegram-bot-token",
+        rf":AA(?<=\d:AA)[A-Za-z0-9_-]{{33}}{_end('A-Za-z0-9_-')}",
+    ),
+    _r("twilio-key", rf"SK(?<![{_W}]SK)[0-9a-f]{{32}}{_end()}"),
+    _r("twilio-key", rf"AC(?<![{_W}]AC)[0-9a-f]{{32}}{_end()}", lambda m: _entropy(m.group(0)) > 3.3),
+    _r("typeform-token", rf"tfp_(?<![{_W}_]tfp_)[{_W}_=.-]{{59}}"),
+    _r("openai-api-key", rf"(?<![{_W}_-])sk-(?:proj|svcacct|admin)-[{_W}_-]{{40,}}"),
+    _r("anthropic-api-key", rf"sk-ant-(?:api|admin)\d{{2}}-[{_W}_-]{{20,79}}(?![{_W}_-])"),
+    _r("age-secret-key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+)
+
+# Placeholders and references: values that stand for a secret instead of being one.
+_PLACEHOLDER = re.compile(
+    r"^(?:\$\{?\w+\}?|\{\{.*\}\}|<[^>]*>|%\(?\w+\)?s?|\*+|x+|X+|\.{3,}|null|none|true|false|"
+    r"(?:your|my|the|some|example|sample|dummy|fake|test|changeme|change_me|placeholder|redacted|secret|"
+    r"password|passwd|token|xxx+|todo|tbd|default|admin|root|user|guest|demo)[\w.-]*)$",
+    re.I,
+)
+_KEYWORD = (r"(?:password|passwd|pwd|passphrase|secret|client_secret|api_?key|apikey|access_?key|"
+            r"auth_?token|access_?token|refresh_?token|secret_?key|private_?key|token)")  # fmt: skip
+
+
+# Examples every documentation and test suite copies: RFC 7617's Aladdin, jwt.io's token, AWS's
+# documented keys. They are public; a value holding one is not a secret.
+_WELL_KNOWN = (
+    "QWxhZGRpbjpvcGVuIHNlc2FtZQ",
+    "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIy",
+    "EXAMPLE",
+    "example",
+)
+
+
+def _well_known(value: str) -> bool:
+    return any(w in value for w in _WELL_KNOWN)
+
+
+def _entropy(s: str) -> float:
+    n = len(s)
+    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
+
+
+def _credential(m: re.Match[str]) -> bool:
+    """A generic assignment's value is a credential: long and random enough, no placeholder, no
+    elided example (`eyJ...`), and when unquoted not a name (`password: _PasswordType`, a type)."""
+    value = m.group("value")
+    if len(value) < 12 or _PLACEHOLDER.match(value) or value.isdigit() or _well_known(value):
+        return False
+    if "..." in value or "\u2026" in value:
+        return False
+    quoted = "q" in m.re.groupindex and bool(m.group("q"))
+    if not quoted and _name_like(value):
+        return False
+    if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+|[a-z_]+|[A-Z_]+", value):  # a name: code, not a secret
+        return False
+    return _classes(value) >= 3 and _entropy(value) >= 3.5
+
+
+def _name_like(value: str) -> bool:
+    """Shaped like an identifier made of words (`PKCS7PrivateKeyTypes`), not random characters:
+    few changes between lower case, upper case and digits for its length."""
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
+        return False
+    kinds = ["l" if c.islower() else "u" if c.isupper() else "d" if c.isdigit() else "_" for c in value]
+    changes = sum(a != b for a, b in itertools.pairwise(kinds))
+    return changes / len(value) < 0.5
+
+
+def _jwt(m: re.Match[str]) -> bool:
+    """Three base64url parts whose first decodes to a JSON header with `alg`."""
+    if _well_known(m.group(0)):
+        return False
+    head = m.group(0).split(".", 1)[0]
+    try:
+        decoded = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
+    except (ValueError, UnicodeDecodeError):
+        return False
+    return isinstance(decoded, dict) and "alg" in decoded
+
+
+def _url_password(m: re.Match[str]) -> bool:
+    return _real_password(urllib.parse.unquote(m.group("password")))
+
+
+def _basic(m: re.Match[str]) -> bool:
+    """`Basic base64(user:password)` with a real password."""
+    value = m.group("value")
+    if _well_known(value):
+        return False
+    try:
+        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
+    except (ValueError, UnicodeDecodeError):
+        return False
+    _, sep, password = decoded.partition(":")
+    return bool(sep) and _real_password(password)
+
+
+def _real_password(password: str) -> bool:
+    """Not a placeholder, not words (`a secret`), long and varied enough."""
+    plain = "".join(c for c in unicodedata.normalize("NFKD", password) if not unicodedata.combining(c))
+    if any(c.isspace() for c in plain) or _PLACEHOLDER.match(plain) or len(plain) < 6:
+        return False
+    return _classes(plain) >= 3 and _entropy(plain) >= 2.5
+
+
+def _classes(s: str) -> int:
+    """How many of lower case, upper case, digits and other characters `s` mixes."""
+    return sum(bool(re.search(rx, s)) for rx in (r"[a-z]", r"[A-Z]", r"\d", r"[^A-Za-z0-9]"))
+
+
+GENERIC: tuple[Rule, ...] = (
+    _r("jwt", rf"eyJ(?<![{_W}_-]eyJ)[{_W}_-]{{10,}}\.eyJ[{_W}_-]{{10,}}\.[{_W}_-]{{16,}}", _jwt),
+    _r(
+        "url-credentials",
+        r"://(?P<user>[\w.%+-]{1,64}):(?P<password>[^\s:@/\"'`]{1,128})@[\w.-]+",
+        _url_password,
+    ),
+    _r("bearer-token", rf"[Bb]earer\s+(?P<value>[{_W}._~+/-]{{20,}}=*)", _credential),
+    _r("basic-auth-header", rf"[Bb]asic\s+(?P<value>[{_W}+/]{{16,}}={{0,2}})(?![{_W}+/=])", _basic),
+    _r(
+        "generic-credential",
+        rf"{_KEYWORD}[\"']?\s*(?:[:=]|:=|=>)\s*(?P<q>[\"'`]?)(?P<value>[{_W}+/=_.~!@#$%^&*-]{{12,200}})[\"'`]?",
+        _credential,
+        re.I,
+    ),
+)
