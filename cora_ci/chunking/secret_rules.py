@@ -11,7 +11,6 @@ placeholder (`changeme`, `<password>`, `${DB_PASSWORD}`, `xxxx`), not a variable
 from __future__ import annotations
 
 import base64
-import itertools
 import json
 import math
 import re
@@ -28,10 +27,42 @@ class Rule(NamedTuple):
     kind: str
     regex: re.Pattern[str]
     check: Callable[[re.Match[str]], bool] | None = None
+    # words one of which a match holds: `finditer` then runs only near them (the rule's own regex
+    # starts with an alternation `re` cannot skip ahead on)
+    near: tuple[str, ...] = ()
 
 
-def _r(kind: str, rx: str, check: Callable[[re.Match[str]], bool] | None = None, flags: int = 0) -> Rule:
-    return Rule(kind, re.compile(rx, flags), check)
+def _r(kind: str, rx: str, check: Callable[[re.Match[str]], bool] | None = None, flags: int = 0,
+       near: tuple[str, ...] = ()) -> Rule:  # fmt: skip
+    return Rule(kind, re.compile(rx, flags), check, near)
+
+
+_SPAN = 260  # what a generic assignment can span: a key, a separator and a value of 200
+
+
+def find(rule: Rule, text: str) -> list[re.Match[str]]:
+    """The rule's matches in `text`; with `near`, searched only around those words (lower case)."""
+    if not rule.near:
+        return list(rule.regex.finditer(text))
+    low = text.lower()
+    starts = sorted({i for w in rule.near for i in _occurrences(low, w)})
+    out: dict[int, re.Match[str]] = {}
+    done = -1
+    for i in starts:
+        if i < done:
+            continue
+        for m in rule.regex.finditer(text, max(0, i - 16), min(len(text), i + _SPAN)):
+            out.setdefault(m.start(), m)
+            done = max(done, m.end())
+    return [out[k] for k in sorted(out)]
+
+
+def _occurrences(text: str, word: str) -> list[int]:
+    out, i = [], text.find(word)
+    while i >= 0:
+        out.append(i)
+        i = text.find(word, i + 1)
+    return out
 
 
 def _end(chars: str = _W) -> str:
@@ -54,7 +85,7 @@ PROVIDERS: tuple[Rule, ...] = (
     _r("figma-token", rf"figd_(?<![{_W}_]figd_)[{_W}_-]{{40}}{_end('A-Za-z0-9_-')}"),
     _r("flutterwave-key", r"FLW(?:SECK|PUBK)_TEST-[a-h0-9]{32}-X"),
     _r("flutterwave-key", rf"FLWSECK-(?<![{_W}]FLWSECK-)[a-h0-9]{{32}}-X"),
-    _r("gitlab-token", rf"(?<![{_W}_])gl(?:ptt|rt|dt|ft|oas|cbt)-[{_W}_-]{{20,}}"),
+    _r("gitlab-token", rf"gl(?<![{_W}_]gl)(?:ptt|rt|dt|ft|oas|cbt)-[{_W}_-]{{20,}}"),
     _r("gitlab-token", rf"GR1348941[{_W}_-]{{20,}}"),
     _r("grafana-token", rf"glc_(?<![{_W}_]glc_)[{_W}+/]{{32,400}}={{0,2}}"),
     _r("grafana-token", rf"glsa_(?<![{_W}_]glsa_)[{_W}]{{32}}_[a-fA-F0-9]{{8}}{_end()}"),
@@ -64,13 +95,13 @@ PROVIDERS: tuple[Rule, ...] = (
     _r("hubspot-token", rf"pat-(?:na|eu)1-(?<![{_W}]pat-(?:na|eu)1-)[a-f0-9-]{{36}}{_end()}"),
     _r("huggingface-token", rf"hf_(?<![{_W}_]hf_)[A-Za-z]{{34}}{_end()}"),
     _r("linear-key", rf"lin_api_(?<![{_W}_]lin_api_)[{_W}]{{40}}{_end()}"),
-    _r("mailchimp-key", rf"[a-f0-9]{{32}}-us\d{{1,2}}{_end()}"),
+    _r("mailchimp-key", rf"-us(?<=[^{_W}][a-f0-9]{{32}}-us)\d{{1,2}}{_end()}"),
     _r("mailgun-key", rf"key-(?<![{_W}_-]key-)[a-f0-9]{{32}}{_end()}"),
     _r("mapbox-token", rf"sk\.eyJ(?<![{_W}_.]sk\.eyJ)[{_W}_-]{{50,}}\.[{_W}_-]{{20,}}"),
     _r("newrelic-key", rf"NRA[KJ]-(?<![{_W}]NRA[KJ]-)[A-Z0-9]{{27}}{_end()}"),
     _r(
         "planetscale-token",
-        rf"(?<![{_W}_])pscale_(?:tkn|pw|oauth)_[{_W}_.=-]{{32,64}}",
+        rf"pscale_(?<![{_W}_]pscale_)(?:tkn|pw|oauth)_[{_W}_.=-]{{32,64}}",
     ),
     _r("postman-key", rf"PMAK-(?<![{_W}]PMAK-)[a-f0-9]{{24}}-[a-f0-9]{{34}}{_end()}"),
     _r("prefect-key", rf"pnu_(?<![{_W}_]pnu_)[{_W}]{{36}}{_end()}"),
@@ -90,7 +121,7 @@ PROVIDERS: tuple[Rule, ...] = (
     _r("twilio-key", rf"SK(?<![{_W}]SK)[0-9a-f]{{32}}{_end()}"),
     _r("twilio-key", rf"AC(?<![{_W}]AC)[0-9a-f]{{32}}{_end()}", lambda m: _entropy(m.group(0)) > 3.3),
     _r("typeform-token", rf"tfp_(?<![{_W}_]tfp_)[{_W}_=.-]{{59}}"),
-    _r("openai-api-key", rf"(?<![{_W}_-])sk-(?:proj|svcacct|admin)-[{_W}_-]{{40,}}"),
+    _r("openai-api-key", rf"sk-(?<![{_W}_-]sk-)(?:proj|svcacct|admin)-[{_W}_-]{{40,}}"),
     _r("anthropic-api-key", rf"sk-ant-(?:api|admin)\d{{2}}-[{_W}_-]{{20,79}}(?![{_W}_-])"),
     _r("age-secret-key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
 )
@@ -142,13 +173,18 @@ def _credential(m: re.Match[str]) -> bool:
 
 
 def _name_like(value: str) -> bool:
-    """Shaped like an identifier made of words (`PKCS7PrivateKeyTypes`), not random characters:
-    few changes between lower case, upper case and digits for its length."""
+    """Shaped like an identifier made of words (`_PasswordType`, `PKCS7PrivateKeyTypes`), not of
+    random characters: a few parts, each a word with a vowel, an acronym or a number."""
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
         return False
-    kinds = ["l" if c.islower() else "u" if c.isupper() else "d" if c.isdigit() else "_" for c in value]
-    changes = sum(a != b for a, b in itertools.pairwise(kinds))
-    return changes / len(value) < 0.5
+    parts = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", value)
+    return 0 < len(parts) <= 6 and all(
+        (p.isdigit() and len(p) <= 6)
+        or (p.isupper() and len(p) <= 5)
+        or len(p) <= 3
+        or re.search(r"[aeiouy]", p.lower())
+        for p in parts
+    )
 
 
 def _jwt(m: re.Match[str]) -> bool:
@@ -185,7 +221,8 @@ def _real_password(password: str) -> bool:
     plain = "".join(c for c in unicodedata.normalize("NFKD", password) if not unicodedata.combining(c))
     if any(c.isspace() for c in plain) or _PLACEHOLDER.match(plain) or len(plain) < 6:
         return False
-    return _classes(plain) >= 3 and _entropy(plain) >= 2.5
+    long_random = len(plain) >= 12 and _entropy(plain) >= 3.3  # letters only, but many of them
+    return (_classes(plain) >= 3 or long_random) and _entropy(plain) >= 2.5
 
 
 def _classes(s: str) -> int:
@@ -207,5 +244,17 @@ GENERIC: tuple[Rule, ...] = (
         rf"{_KEYWORD}[\"']?\s*(?:[:=]|:=|=>)\s*(?P<q>[\"'`]?)(?P<value>[{_W}+/=_.~!@#$%^&*-]{{12,200}})[\"'`]?",
         _credential,
         re.I,
+        (
+            "pass",
+            "pwd",
+            "secret",
+            "apikey",
+            "api_key",
+            "accesskey",
+            "access_key",
+            "privatekey",
+            "private_key",
+            "token",
+        ),
     ),
 )

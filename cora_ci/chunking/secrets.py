@@ -21,7 +21,7 @@ from typing import NamedTuple
 import pathspec
 
 from cora_ci.chunking.model import Chunk, Diagnostic
-from cora_ci.chunking.secret_rules import GENERIC, PROVIDERS
+from cora_ci.chunking.secret_rules import GENERIC, PROVIDERS, find
 
 # Gitignore-style globs of files that conventionally hold secrets (any directory).
 SECRET_FILES = (
@@ -93,7 +93,7 @@ def _matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
         for m in p.regex.finditer(text):
             yield p.kind, m
     for r in RULES:
-        for m in r.regex.finditer(text):
+        for m in find(r, text):
             if r.check is None or r.check(m):
                 yield r.kind, m
 
