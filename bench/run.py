@@ -73,6 +73,7 @@ STEPS = (
     Step("quality", ("--fresh",), ("--quick",),
          "click, itsdangerous, jinja2, rxjs; 45 queries each; cached bundles, so index seconds are "
          "their last first build's (full: 8 repositories, 180 each, built now)"),
+    Step("secrets", (), ()),
     Step("airgap", (), ()),
 )  # fmt: skip
 
