@@ -39,6 +39,7 @@ class Config:
     secrets: str = "drop"  # "drop": skip secrets files, drop chunks holding a secret; "off"
     secret_files: tuple[str, ...] = ()  # globs of more secrets files
     allow_secret_files: tuple[str, ...] = ()  # globs of files indexed although they look like secrets
+    allow_secrets: tuple[str, ...] = ()  # `rule:KIND`, `fingerprint:HEX`, `path:GLOB`: findings not secrets
     lock_files: bool = False  # index dependency lock files (uv.lock, package-lock.json, ...); off: noise
     model: str = "default"  # "default" (bundled MiniLM), "none" (lexical only) or an ONNX model directory
     bundles: tuple[str, ...] = ()  # bundles of dependencies (paths, archives) that queries also search
@@ -95,6 +96,15 @@ def _globs(key: str, value: Any) -> tuple[str, ...]:
     return tuple(value)
 
 
+def _allow_entries(key: str, value: Any) -> tuple[str, ...]:
+    entries = _globs(key, value)
+    for e in entries:
+        kind, sep, what = e.partition(":")
+        if not sep or kind not in ("rule", "fingerprint", "path") or not what:
+            raise _bad(key, f"{e!r}: expected rule:KIND, fingerprint:HEX or path:GLOB")
+    return entries
+
+
 def from_mapping(data: dict[str, Any], source: str = "mapping") -> Config:
     """Validate a parsed `[tool.cora-ci]` table into a Config."""
     known = {f for f in Config.__dataclass_fields__ if f != "source"}
@@ -109,6 +119,8 @@ def from_mapping(data: dict[str, Any], source: str = "mapping") -> Config:
             if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
                 raise _bad(key, f"expected an integer from {lo} to {hi}, got {value!r}")
             values[key] = value
+        elif key == "allow_secrets":
+            values[key] = _allow_entries(key, value)
         elif key == "bundles":
             if isinstance(value, str):
                 value = [value]

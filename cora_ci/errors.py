@@ -132,6 +132,12 @@ CODES: dict[str, Code] = {
         Code("CORA-CHK-010", "Git LFS pointer skipped", "the content lives in LFS storage, not in git", 0),
         Code("CORA-CHK-011", "file gone from the working tree while indexing", "index again", 0),
         Code(
+            "CORA-SEC-003",
+            "secrets found (--fail-on-secret)",
+            "remove them from the repository and rotate them",
+            7,
+        ),
+        Code(
             "CORA-SEC-001",
             "conventional secrets file skipped",
             "allow_secret_files indexes it if it holds no secret",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import string
 import subprocess
 import sys
@@ -147,7 +148,9 @@ def test_only_the_chunk_with_the_secret_goes() -> None:
     assert "c.py::Client.token" not in anchors
     assert all(token not in c.text and token not in c.header for c in r.chunks)
     (diag,) = [d for d in r.diagnostics if d.code == "CORA-SEC-002"]
-    assert diag.line == line and diag.message == f"github-token on line {line}: chunk dropped"
+    assert diag.line == line and re.fullmatch(
+        rf"github-token on line {line} \(fingerprint [0-9a-f]{{12}}\): chunk dropped", diag.message
+    )
     assert token not in repr(r.diagnostics)
 
 
@@ -280,7 +283,8 @@ def test_no_secret_reaches_a_bundle_full_and_incremental(
     assert "canaryword" in _bundle_texts(out) and "app.py::canary_visible" in _query(repo, "canaryword")
     diags = _diags(out)
     assert diags[".env"][0][0] == "CORA-SEC-001" and diags["deploy/server.pem"][0][0] == "CORA-SEC-001"
-    assert ["CORA-SEC-002", "github-token on line 30: chunk dropped", 30] in diags["app.py"]
+    assert any(code == "CORA-SEC-002" and n == 30 and msg.startswith("github-token on line 30 (fingerprint ")
+               for code, msg, n in diags["app.py"])  # fmt: skip
     assert any(d[0] == "CORA-SEC-002" and d[2] == 3 for d in diags["docs/setup.md"])
     assert "Plain words here" in _bundle_texts(out)
 
@@ -312,3 +316,23 @@ def test_default_model_bundle_holds_no_secret(make_repo: Callable[[dict[str, str
     res = _cli("index", "-q", cwd=repo)
     assert res.returncode == 0, res.stderr
     _assert_nowhere(repo / ".cora" / "index", [gl], res.stdout + res.stderr)
+
+
+def test_findings_can_be_allowed_by_rule_fingerprint_path_or_inline() -> None:
+    token = "gh" + "p_" + _rand(_ALNUM, 36, 40)
+    generic = "db_pass" + "word = '" + _rand(_ALNUM, 20, 41) + "!'"
+    src = f'A = "{token}"\n{generic}\nB = "{token}"  # cora: allow-secret\n'
+    found = run_chunk("app.py", src).diagnostics
+    kinds = sorted(d.message.split(" ")[0] for d in found if d.code == "CORA-SEC-002")
+    assert kinds == ["generic-credential", "github-token"]  # line 3's token is allowed inline
+    fp = re.search(r"fingerprint ([0-9a-f]{12})", next(d.message for d in found if "github" in d.message))
+    assert fp is not None
+    by_rule = run_chunk("app.py", src, allow_secrets=["rule:generic-credential"]).diagnostics
+    assert [d.message.split(" ")[0] for d in by_rule if d.code == "CORA-SEC-002"] == ["github-token"]
+    by_fp = run_chunk("app.py", src, allow_secrets=[f"fingerprint:{fp.group(1)}"]).diagnostics
+    assert [d.message.split(" ")[0] for d in by_fp if d.code == "CORA-SEC-002"] == ["generic-credential"]
+    by_path = run_chunk("tests/app.py", src, allow_secrets=["path:tests/"]).diagnostics
+    assert not [d for d in by_path if d.code == "CORA-SEC-002"]
+    with pytest.raises(CoraError) as e:
+        from_mapping({"allow_secrets": ["github-token"]})
+    assert e.value.code == "CORA-CFG-002" and "rule:KIND" in e.value.message

@@ -15,7 +15,7 @@ from cora_ci.chunking.assemble import FileCtx, assign_anchors, emit_rows, emit_s
 from cora_ci.chunking.model import Chunk, Diagnostic
 from cora_ci.chunking.outline import Outline, Sym, outline
 from cora_ci.chunking.pack import Rows
-from cora_ci.chunking.secrets import file_rule, screen
+from cora_ci.chunking.secrets import file_rule, screen, secrets_allowed
 from cora_ci.chunking.tokens import TokenCounter, default_counter
 from cora_ci.config import Config
 from cora_ci.files.langs import MARKUP, detect, grammar_available
@@ -99,8 +99,8 @@ def chunk_file(
         emit_rows(ctx, [([], list(range(len(lines))))], "lines", None, max_rows=cfg.lines_per_chunk)
     chunks = sorted(ctx.chunks, key=lambda c: (c.kind != "file", c.start_line, len(c.hierarchy), c.end_line))
     dropped: list[tuple[int, int]] = []
-    if cfg.secrets == "drop":
-        chunks, found, dropped = screen(chunks, lines)
+    if cfg.secrets == "drop" and not secrets_allowed(path, cfg.allow_secrets):
+        chunks, found, dropped = screen(chunks, lines, cfg.allow_secrets)
         diags.extend(found)
     link_children(chunks)
     if chunks:

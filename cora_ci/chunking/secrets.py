@@ -12,6 +12,7 @@ A finding is reported by kind and line, never by its text.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import itertools
 import re
 from collections.abc import Iterable, Iterator
@@ -79,11 +80,16 @@ _KEY_MATERIAL = re.compile(rf"{_B64}{{32,}}")
 
 
 class Finding(NamedTuple):
-    """A secret's kind and the 1-based lines it spans (a key block spans many)."""
+    """A secret's kind, the 1-based lines it spans (a key block spans many) and its fingerprint
+    (the first 12 hex digits of the matched text's sha256: an allowlist entry, never the text)."""
 
     kind: str
     first: int
     last: int
+    fingerprint: str = ""
+
+
+ALLOW_MARK = "cora: allow-secret"  # on a line, the findings of that line are not secrets
 
 
 def _matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
@@ -121,7 +127,9 @@ def scan_lines(lines: list[str]) -> list[Finding]:
             last = _key_block_end(lines, last)
             if not _KEY_MATERIAL.search(text, m.end(), starts[last - 1] + len(lines[last - 1])):
                 continue  # a bare marker (a parser's constant, a doc): no key to leak
-        out.append(Finding(kind, first, last))
+        if ALLOW_MARK in lines[first - 1]:
+            continue
+        out.append(Finding(kind, first, last, hashlib.sha256(m.group(0).encode()).hexdigest()[:12]))
     return _distinct(out)
 
 
@@ -132,7 +140,8 @@ def _distinct(found: list[Finding]) -> list[Finding]:
     """One finding per secret: a provider's kind over a generic one on the same lines (`api_key =
     sk_live_...` is a Stripe key), and each kind once per span."""
     specific = {(f.first, f.last) for f in found if f.kind not in _GENERIC_KINDS}
-    return sorted({f for f in found if f.kind not in _GENERIC_KINDS or (f.first, f.last) not in specific})
+    kept = [f for f in found if f.kind not in _GENERIC_KINDS or (f.first, f.last) not in specific]
+    return sorted({(f.kind, f.first, f.last): f for f in kept}.values())
 
 
 def _key_block_end(lines: list[str], begin: int) -> int:
@@ -159,6 +168,12 @@ class FileRule(NamedTuple):
         return bool(self.secret.match_file(path)) and not self.allowed.match_file(path)
 
 
+def secrets_allowed(path: str, allow: tuple[str, ...]) -> bool:
+    """The config's `path:GLOB` entries of `allow_secrets` name this file: its content is not screened."""
+    globs = tuple(a.split(":", 1)[1] for a in allow if a.startswith("path:"))
+    return bool(globs) and bool(_spec(globs).match_file(path))
+
+
 @lru_cache(maxsize=8)
 def file_rule(extra: tuple[str, ...] = (), allowed: tuple[str, ...] = ()) -> FileRule:
     return FileRule(_spec([*SECRET_FILES, *extra]), _spec([*NOT_SECRET_FILES, *allowed]))
@@ -180,15 +195,16 @@ class Screened(NamedTuple):
     dropped: list[tuple[int, int]]
 
 
-def screen(chunks: list[Chunk], lines: list[str]) -> Screened:
+def screen(chunks: list[Chunk], lines: list[str], allow: tuple[str, ...] = ()) -> Screened:
     """Drop every chunk that holds a line of a secret or names one in its metadata (a Markdown
     heading lives on in its subsections' hierarchy); children of a dropped chunk move up to its
-    nearest kept ancestor."""
-    findings = scan_lines(lines)
+    nearest kept ancestor. `allow`: `rule:KIND` and `fingerprint:HEX` entries of the config."""
+    findings = [f for f in scan_lines(lines) if f"rule:{f.kind}" not in allow
+                and f"fingerprint:{f.fingerprint}" not in allow]  # fmt: skip
     if not findings and not any(contains_secret(_meta(c)) for c in chunks):
         return Screened(chunks, [], [])
     secret_lines = {n for f in findings for n in range(f.first, f.last + 1)}
-    diags = [Diagnostic("CORA-SEC-002", f"{f.kind} on {_lines(f)}: chunk dropped", f.first) for f in findings]
+    diags = [Diagnostic("CORA-SEC-002", _dropped(f), f.first) for f in findings]
     gone: dict[int, int | None] = {}
     for c in chunks:
         if not secret_lines.isdisjoint(c.covered_lines()):
@@ -209,6 +225,10 @@ def screen(chunks: list[Chunk], lines: list[str]) -> Screened:
 
 def _meta(c: Chunk) -> str:
     return "\n".join([c.header, *c.hierarchy, *c.symbols, *c.anchors])
+
+
+def _dropped(f: Finding) -> str:
+    return f"{f.kind} on {_lines(f)} (fingerprint {f.fingerprint}): chunk dropped"
 
 
 def _lines(f: Finding) -> str:

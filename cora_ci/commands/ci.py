@@ -51,10 +51,12 @@ def ci_prepare(path: str, bundle_dir: str, artifact_name: str, model: str, confi
               help="Rebuild from scratch even if a bundle was restored.")  # fmt: skip
 @click.option("--shard", envvar="CORA_CI_SHARD", metavar="I/N", default=None, callback=shard_spec,
               help="Index only shard I of N (cora-ci index --shard).")  # fmt: skip
+@click.option("--fail-on-secret", envvar="CORA_CI_FAIL_ON_SECRET", type=bool, default=False,
+              help="Fail (CORA-SEC-003) when secrets were found, after the outputs are written.")  # fmt: skip
 @click.option("--diff", envvar="CORA_CI_DIFF", type=bool, default=False,
               help="Add the symbols changed since the restored bundle to the job summary.")  # fmt: skip
 def ci_build(repo: Path, bundle_dir: Path, archive: Path, model: str | None, config: str | None,
-             full: bool, shard: ShardSpec | None, diff: bool) -> None:  # fmt: skip
+             full: bool, shard: ShardSpec | None, fail_on_secret: bool, diff: bool) -> None:  # fmt: skip
     """Index (an update when a bundle was restored), pack, write outputs and the job summary."""
     from cora_ci import ci
     from cora_ci.render.progress import Reporter
@@ -74,3 +76,7 @@ def ci_build(repo: Path, bundle_dir: Path, archive: Path, model: str | None, con
     click.echo(f"packed {o.packed.path}: {o.packed.files} files, {o.packed.bytes / 1e6:.2f} MB, "
                f"sha256 {o.packed.sha256}")  # fmt: skip
     ci.publish(os.environ, ci.outcome_outputs(o), ci.job_summary(o), click.echo)
+    if fail_on_secret:
+        from cora_ci.commands.common import fail_on_secrets
+
+        fail_on_secrets(o.summary.notes)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -78,6 +78,15 @@ def echo_answer(fmt: str | None, results: list[Result], commit: str | None, as_j
             click.echo(line, color=color)
     if not results and fmt != "json":
         click.echo("no results", err=True)
+
+
+def fail_on_secrets(notes: Sequence[Any]) -> None:
+    """CORA-SEC-003 when the run found secrets (their chunks or files are not in the bundle)."""
+    found = [n for n in notes if n.code in ("CORA-SEC-001", "CORA-SEC-002")]
+    if found:
+        where = ", ".join(f"{n.path}:{n.line}" if n.line else n.path for n in found[:3])
+        more = f" and {len(found) - 3} more" if len(found) > 3 else ""
+        raise CoraError("CORA-SEC-003", f"{len(found)} secret(s) found: {where}{more}")
 
 
 def read_only_done() -> None:

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cora_ci.commands.common import shard_spec
+from cora_ci.commands.common import fail_on_secrets, shard_spec
 
 if TYPE_CHECKING:
     from cora_ci.files.shard import ShardSpec
@@ -39,10 +39,16 @@ if TYPE_CHECKING:
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress, only the summary.")
 @click.option("--timings", is_flag=True, help="Also print the seconds spent in each stage.")
+@click.option(
+    "--fail-on-secret",
+    is_flag=True,
+    help="Fail (CORA-SEC-003) if secrets were found (the bundle is written without them).",
+)
 @click.option("--shard", metavar="I/N", default=None, callback=shard_spec,
               help="Index only shard I of N of the files (by size); `cora-ci merge` joins them.")  # fmt: skip
 def index(repo: Path, out: Path | None, rev: str | None, kind: str | None, model: str | None, full: bool,
-          config_file: Path | None, quiet: bool, timings: bool, shard: ShardSpec | None) -> None:  # fmt: skip
+          config_file: Path | None, quiet: bool, timings: bool, fail_on_secret: bool,
+          shard: ShardSpec | None) -> None:  # fmt: skip
     """Build the bundle of a git commit, the staging area, the working tree or a plain directory."""
     from cora_ci.build import build
     from cora_ci.render.progress import Reporter
@@ -55,3 +61,5 @@ def index(repo: Path, out: Path | None, rev: str | None, kind: str | None, model
               progress=(lambda *_: None) if quiet else Reporter(), shard=shard)  # fmt: skip
     for line in summary_lines(s, timings):
         click.echo(line)
+    if fail_on_secret:
+        fail_on_secrets(s.notes)
