@@ -132,6 +132,12 @@ CODES: dict[str, Code] = {
         Code("CORA-CHK-010", "Git LFS pointer skipped", "the content lives in LFS storage, not in git", 0),
         Code("CORA-CHK-011", "file gone from the working tree while indexing", "index again", 0),
         Code(
+            "CORA-SEC-004",
+            "file whose name holds a secret left out (its name is not printed)",
+            "rename the file; the secret is in git's history",
+            0,
+        ),
+        Code(
             "CORA-SEC-003",
             "secrets found (--fail-on-secret)",
             "remove them from the repository and rotate them",
@@ -154,8 +160,8 @@ CODES: dict[str, Code] = {
 
 
 # Diagnostics that mean content left the bundle (a file skipped, a secret dropped): listed first.
-LEFT_OUT = frozenset({"CORA-SEC-001", "CORA-SEC-002", "CORA-CHK-003", "CORA-CHK-004", "CORA-CHK-009",
-                      "CORA-CHK-010", "CORA-CHK-011"})  # fmt: skip
+LEFT_OUT = frozenset({"CORA-SEC-001", "CORA-SEC-002", "CORA-SEC-004", "CORA-CHK-003", "CORA-CHK-004",
+                      "CORA-CHK-009", "CORA-CHK-010", "CORA-CHK-011"})  # fmt: skip
 
 
 class CoraError(Exception):

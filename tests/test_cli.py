@@ -147,3 +147,15 @@ def _fp(secret: str) -> str:
     import hashlib
 
     return hashlib.sha256(secret.encode()).hexdigest()[:12]
+
+
+def test_a_file_whose_name_holds_a_secret_stays_out_unnamed(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    token = "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
+    repo = make_repo({f"keys/{token}.txt": "nothing here\n", "ok.py": "x = 1\n"})
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache")}
+    out = cora("index", "--model", "none", "-q", cwd=repo, **env)
+    assert out.returncode == 0, out.stderr
+    assert "  (a file name): CORA-SEC-004 github-token in a file's name: file left out" in out.stdout
+    assert token not in out.stdout and "1 files" in out.stdout
+    for p in (repo / ".cora" / "index").rglob("*"):
+        assert not p.is_file() or token.encode() not in p.read_bytes(), p

@@ -163,6 +163,8 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
     stages["write"] = time.perf_counter() - t
     indexed = [i for i, st in enumerate(files["strategy"]) if st is not None]
     notes = notes_of(fresh.values())
+    notes[:0] = [Note("(a file name)", None, "CORA-SEC-004", f"{kind} in a file's name: file left out")
+                 for kind in snap.withheld]  # fmt: skip
     return Summary(
         out=out, files=len(indexed), skipped=len(files["path"]) - len(indexed),
         chunks=sum(len(b) // 8 for b in files["ids"]), embedded=vec.embedded if vec is not None else 0,
