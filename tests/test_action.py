@@ -60,7 +60,8 @@ def test_the_schema_check_fails_on_a_broken_action(tmp_path: Path) -> None:
 
 
 def _readme_workflows() -> list[str]:
-    blocks = re.findall(r"^```yaml\n(.*?)^```$", (ROOT / "docs" / "action.md").read_text(), re.M | re.S)
+    text = "\n".join((ROOT / "docs" / name).read_text() for name in ("action.md", "security.md"))
+    blocks = re.findall(r"^```yaml\n(.*?)^```$", text, re.M | re.S)
     return [b for b in blocks if re.search(r"^jobs:", b, re.M)]
 
 
