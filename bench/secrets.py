@@ -107,6 +107,32 @@ FORMATS: dict[str, Maker] = {
     ),
     "url-credentials": lambda g: "postgres://svc:" + _r(g, ALNUM, 18) + "@db.internal:5432/app",
     "bearer": lambda g: "Authorization: Bearer " + _r(g, ALNUM, 40),
+    "slack-app": lambda g: (
+        "xa" + "pp-1-" + _r(g, UPPER + DIGITS, 11) + "-" + _r(g, DIGITS, 13) + "-" + _r(g, HEX, 64)
+    ),
+    "azure-ad": lambda g: _r(g, ALNUM, 3) + "8" + "Q~" + _r(g, ALNUM + "_~.-", 34),
+    "notion": lambda g: "sec" + "ret_" + _r(g, ALNUM, 43),
+    "airtable": lambda g: "pa" + "t" + _r(g, ALNUM, 14) + "." + _r(g, HEX, 64),
+    "contentful": lambda g: "CF" + "PAT-" + _r(g, ALNUM, 43),
+    "duffel": lambda g: "duf" + "fel_live_" + _r(g, ALNUM, 43),
+    "plaid": lambda g: (
+        "acc"
+        + "ess-production-"
+        + _r(g, HEX, 8)
+        + "-"
+        + _r(g, HEX, 4)
+        + "-"
+        + _r(g, HEX, 4)
+        + "-"
+        + _r(g, HEX, 4)
+        + "-"
+        + _r(g, HEX, 12)
+    ),
+    "readme": lambda g: "rd" + "me_" + _r(g, LOWER + DIGITS, 70),
+    "openshift": lambda g: "sha" + "256~" + _r(g, ALNUM, 43),
+    "sentry-dsn": lambda g: "https://" + _r(g, HEX, 32) + "@o" + _r(g, DIGITS, 6) + ".ingest.sentry.io/42",
+    "npm-authtoken": lambda g: "//registry.npmjs.org/:_auth" + "Token=" + _r(g, ALNUM, 36),
+    "yandex": lambda g: "y" + "0_" + _r(g, ALNUM, 55),
     "generic-password": lambda g: "db_pass" + "word=" + _r(g, ALNUM, 20) + "!",
     "generic-api-key": lambda g: "api" + "_key: " + _r(g, ALNUM, 32),
     "generic-client-secret": lambda g: "client" + "_secret = " + _r(g, ALNUM + "-_", 40),

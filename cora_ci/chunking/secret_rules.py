@@ -124,6 +124,24 @@ PROVIDERS: tuple[Rule, ...] = (
     _r("openai-api-key", rf"sk-(?<![{_W}_-]sk-)(?:proj|svcacct|admin)-[{_W}_-]{{40,}}"),
     _r("anthropic-api-key", rf"sk-ant-(?:api|admin)\d{{2}}-[{_W}_-]{{20,79}}(?![{_W}_-])"),
     _r("age-secret-key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
+    _r("slack-app-token", rf"xapp-(?<![{_W}_-]xapp-)\d-[A-Z0-9]+-\d+-[a-f0-9]{{64}}"),
+    _r("slack-config-token", rf"xoxe\.xox[bp]-(?<![{_W}_-]xoxe\.xox[bp]-)\d-[A-Z0-9]{{146,}}"),
+    _r("azure-ad-client-secret", rf"Q~(?<=[{_W}_~.]{{3}}\dQ~)[{_W}_~.-]{{31,34}}(?![{_W}_~.-])"),
+    _r("notion-token", rf"secret_(?<![{_W}_]secret_)[{_W}]{{43}}{_end()}"),
+    _r("airtable-token", rf"pat(?<![{_W}_]pat)[{_W}]{{14}}\.[a-f0-9]{{64}}{_end()}"),
+    _r("contentful-token", rf"CFPAT-(?<![{_W}_-]CFPAT-)[{_W}_-]{{43}}{_end('A-Za-z0-9_-')}"),
+    _r("duffel-token", rf"duffel_(?<![{_W}_]duffel_)(?:test|live)_[{_W}_=-]{{43}}"),
+    _r("frameio-token", rf"fio-u-(?<![{_W}_-]fio-u-)[{_W}_=-]{{64}}"),
+    _r(
+        "plaid-token",
+        rf"access-(?<![{_W}_-]access-)(?:sandbox|development|production)-[0-9a-f]{{8}}-[0-9a-f]{{4}}"
+        rf"-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}}",
+    ),
+    _r("readme-key", rf"rdme_(?<![{_W}_]rdme_)[a-z0-9]{{70}}{_end()}"),
+    _r("openshift-token", rf"sha256~(?<![{_W}_-]sha256~)[{_W}_-]{{43}}{_end('A-Za-z0-9_-')}"),
+    _r("sentry-dsn", r"@o(?<=//[a-f0-9]{32}@o)\d+\.ingest\.(?:[a-z]+\.)?sentry\.io"),
+    _r("npm-auth-token", rf"_authToken=(?!\$\{{)[{_W}_./+=-]{{20,}}"),
+    _r("yandex-token", rf"y0_(?<![{_W}_]y0_)[{_W}_-]{{55}}{_end('A-Za-z0-9_-')}"),
 )
 
 # Placeholders and references: values that stand for a secret instead of being one.
