@@ -204,7 +204,7 @@ _MAX_ANNOTATIONS = 50  # GitHub shows a step's first few anyway; the job summary
 
 
 def annotation_lines(notes: list[Note]) -> list[str]:
-    """A `::warning` workflow command per file skipped or secret dropped, on its file and line, so
+    """A `::warning` workflow command per file skipped or secret redacted, on its file and line, so
     the run's page shows what left the bundle (never the secret: the message names its kind)."""
     out = []
     left = [n for n in notes if n.code in LEFT_OUT]

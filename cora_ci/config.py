@@ -36,7 +36,7 @@ class Config:
     lines_per_chunk: int = 60
     max_file_bytes: int = 2_000_000
     languages: dict[str, LanguageConfig] = field(default_factory=dict)
-    secrets: str = "drop"  # "drop": skip secrets files, drop chunks holding a secret; "off"
+    secrets: str = "drop"  # "drop": skip secrets files, redact secrets in place; "off"
     secret_files: tuple[str, ...] = ()  # globs of more secrets files
     allow_secret_files: tuple[str, ...] = ()  # globs of files indexed although they look like secrets
     allow_secrets: tuple[str, ...] = ()  # `rule:KIND`, `fingerprint:HEX`, `path:GLOB`: findings not secrets

@@ -151,7 +151,7 @@ CODES: dict[str, Code] = {
         ),
         Code(
             "CORA-SEC-002",
-            "chunk holding a high-confidence secret dropped",
+            "secret redacted in place",
             "move the secret out of the repository and rotate it",
             0,
         ),
@@ -159,7 +159,7 @@ CODES: dict[str, Code] = {
 }
 
 
-# Diagnostics that mean content left the bundle (a file skipped, a secret dropped): listed first.
+# Diagnostics that mean content left the bundle (a file skipped, a secret redacted): listed first.
 LEFT_OUT = frozenset({"CORA-SEC-001", "CORA-SEC-002", "CORA-SEC-004", "CORA-CHK-003", "CORA-CHK-004",
                       "CORA-CHK-009", "CORA-CHK-010", "CORA-CHK-011"})  # fmt: skip
 

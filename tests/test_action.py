@@ -484,11 +484,11 @@ def test_what_left_the_bundle_is_annotated_on_its_file_and_line() -> None:
     from cora_ci.ci import annotation_lines
 
     notes = [Note("a,b:c.env", None, "CORA-SEC-001", "conventional secrets file skipped"),
-             Note("src/k.py", 3, "CORA-SEC-002", "aws-access-key-id on line 3: chunk dropped"),
+             Note("src/k.py", 3, "CORA-SEC-002", "aws-access-key-id on line 3 (fingerprint 0123456789ab): redacted"),
              Note("src/x.py", 1, "CORA-CHK-002", "1 parse error(s)\nstructure may be partial")]  # fmt: skip
     assert annotation_lines(notes) == [
         "::warning file=a%2Cb%3Ac.env,title=CORA-SEC-001::conventional secrets file skipped",
-        "::warning file=src/k.py,line=3,title=CORA-SEC-002::aws-access-key-id on line 3: chunk dropped",
+        "::warning file=src/k.py,line=3,title=CORA-SEC-002::aws-access-key-id on line 3 (fingerprint 0123456789ab): redacted",
     ]  # a parse error is in the summary, not an annotation
     many = [Note(f"f{i}.bin", None, "CORA-CHK-003", "binary file skipped") for i in range(60)]
     lines = annotation_lines(many)

@@ -132,7 +132,7 @@ def test_what_was_left_out_is_named_in_the_summary_and_listed_by_info(make_repo,
     assert named[:3] == [
         ".env: CORA-SEC-001 conventional secrets file skipped (allow_secret_files indexes it)",
         "blob.bin: CORA-CHK-003 binary file skipped",
-        f"creds.py:1: CORA-SEC-002 aws-access-key-id on line 1 (fingerprint {_fp(aws)}): chunk dropped",
+        f"creds.py:1: CORA-SEC-002 aws-access-key-id on line 1 (fingerprint {_fp(aws)}): redacted",
     ]
     assert len(named) == 6 and named[-1] == "+3 more: cora-ci info --diagnostics"
     assert aws not in out.stdout
@@ -140,13 +140,13 @@ def test_what_was_left_out_is_named_in_the_summary_and_listed_by_info(make_repo,
     assert len(listed) == 8 and listed[:3] == named[:3] and listed[-1].startswith("bad4.py: CORA-CHK-002")
     doc = json.loads(cora("info", "--diagnostics", "--format", "json", cwd=repo, **env).stdout)
     assert doc["diagnostics"][2] == {"path": "creds.py", "line": 1, "code": "CORA-SEC-002",
-                                     "message": f"aws-access-key-id on line 1 (fingerprint {_fp(aws)}): chunk dropped"}  # fmt: skip
+                                     "message": f"aws-access-key-id on line 1 (fingerprint {_fp(aws)}): redacted"}  # fmt: skip
 
 
 def _fp(secret: str) -> str:
-    import hashlib
+    from cora_ci.chunking.secrets import fingerprint
 
-    return hashlib.sha256(secret.encode()).hexdigest()[:12]
+    return fingerprint(secret)
 
 
 def test_a_file_whose_name_holds_a_secret_stays_out_unnamed(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

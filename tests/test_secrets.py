@@ -1,5 +1,5 @@
-"""Secrets never leave in a bundle: secrets files are skipped (CORA-SEC-001), chunks holding a
-high-confidence secret are dropped (CORA-SEC-002), and no byte of a secret reaches any file of the
+"""Secrets never leave in a bundle: secrets files are skipped (CORA-SEC-001), a secret's value in
+any other file is redacted in place (CORA-SEC-002), and no byte of a secret reaches any file of the
 bundle, in full builds and updates alike.
 
 Every fake secret is assembled at run time from pieces, so this file holds nothing a secret
@@ -22,7 +22,7 @@ from conftest import git, run_chunk, uncovered
 
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
-from cora_ci.chunking.secrets import contains_secret, scan_lines
+from cora_ci.chunking.secrets import contains_secret, fingerprint, scan_lines
 from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
 
@@ -119,21 +119,22 @@ def test_cora_ci_itself_holds_no_secret() -> None:
         assert scan_lines(path.read_text().splitlines()) == [], path
 
 
-def test_a_key_block_split_over_chunks_is_dropped_whole() -> None:
+def test_a_key_block_split_over_chunks_is_redacted_whole() -> None:
     text = "\n".join([*(f"line {i}" for i in range(30)), _pem(40), *(f"tail {i}" for i in range(30))])
     r = run_chunk("notes.txt", text.encode(), lines_per_chunk=5, overlap_lines=0)
     assert r.strategy == "lines"
-    key_lines = _pem(40).splitlines()
-    for c in r.chunks:
-        assert not any(k in c.text for k in key_lines)
-    assert any("line 0" in c.text for c in r.chunks) and any("tail 29" in c.text for c in r.chunks)
+    body = [k for k in _pem(40).splitlines() if "-----" not in k]
+    assert not any(k in c.text for c in r.chunks for k in body)
+    assert not uncovered(r, text.encode()) and not r.dropped  # every line kept, the key's as REDACTED
+    redacted = [n for c in r.chunks for n, line in enumerate(c.text.splitlines(), c.start_line)
+                if line == "REDACTED"]  # fmt: skip
+    assert sorted(set(redacted)) == list(range(32, 44))  # between the BEGIN and END lines
     (diag,) = [d for d in r.diagnostics if d.code == "CORA-SEC-002"]
     assert diag.line == 31 and "private-key on lines 31-44" in diag.message
-    allowed = {n for a, b in r.dropped for n in range(a, b + 1)}
-    assert set(uncovered(r, text.encode())) <= allowed and set(range(31, 45)) <= allowed
 
 
-def test_only_the_chunk_with_the_secret_goes() -> None:
+def test_only_the_value_is_redacted() -> None:
+    """The method that holds a token keeps its anchor and code: only the token's characters go."""
     token = FAKES["github-token"]
     body = "".join(f"        step_{i} = compute({i}, name, other_argument)\n" for i in range(12))
     src = (
@@ -144,30 +145,37 @@ def test_only_the_chunk_with_the_secret_goes() -> None:
     line = src.splitlines().index(f"        return '{token}'") + 1
     r = run_chunk("c.py", src)
     anchors = {a for c in r.chunks for a in c.anchors}
-    assert {"c.py::Client", "c.py::Client.login", "c.py::helper"} <= anchors  # the skeleton elides it
-    assert "c.py::Client.token" not in anchors
+    assert {"c.py::Client", "c.py::Client.login", "c.py::Client.token", "c.py::helper"} <= anchors
+    (chunk,) = [c for c in r.chunks if "c.py::Client.token" in c.anchors]
+    assert "        return 'REDACTED'" in chunk.text.splitlines() and "step_11 = compute" in chunk.text
     assert all(token not in c.text and token not in c.header for c in r.chunks)
     (diag,) = [d for d in r.diagnostics if d.code == "CORA-SEC-002"]
     assert diag.line == line and re.fullmatch(
-        rf"github-token on line {line} \(fingerprint [0-9a-f]{{12}}\): chunk dropped", diag.message
+        rf"github-token on line {line} \(fingerprint [0-9a-f]{{12}}\): redacted", diag.message
     )
     assert token not in repr(r.diagnostics)
 
 
-def test_children_of_a_dropped_chunk_move_up() -> None:
-    token = FAKES["github-token"]
-    body = "".join(f"        step_{i} = compute({i}, name, other_argument)\n" for i in range(12))
-    src = f"class Client:\n    KEY = '{token}'\n\n    def login(self):\n{body}        return 1\n"
-    r = run_chunk("c.py", src)
-    assert [c.anchors for c in r.chunks] == [["c.py::Client.login"]]
-    assert r.chunks[0].parent is None
+def test_a_generic_credential_keeps_its_key() -> None:
+    password = "Vq7" + "#pLm2" + "!xR9wT"
+    r = run_chunk("settings.yaml", f"db:\n  host: db.internal\n  password: '{password}'\n")
+    assert "password: 'REDACTED'" in r.chunks[0].text and password not in repr(r.chunks)
+    assert fingerprint(password) in r.diagnostics[0].message  # the value's, not the line's
 
 
-def test_a_heading_with_a_secret_takes_its_subsections() -> None:
+def test_a_heading_with_a_secret_keeps_its_section() -> None:
     token = FAKES["npm-token"]
     r = run_chunk("d.md", f"# Setup\n\nintro\n\n## Token {token}\n\nbody\n\n### Deeper\n\nmore\n")
     assert all(token not in c.text and all(token not in h for h in c.hierarchy) for c in r.chunks)
-    assert any("intro" in c.text for c in r.chunks)
+    assert any("## Token REDACTED" in c.text for c in r.chunks) and any("more" in c.text for c in r.chunks)
+
+
+def test_a_path_holding_a_secret_drops_the_chunks_it_names() -> None:
+    """The net behind redaction: a chunk whose context (here the path in its anchors; a build leaves
+    such a file out before chunking, CORA-SEC-004) holds a secret goes, lines and all."""
+    token = FAKES["github-token"]
+    r = run_chunk(f"keys/{token}.py", "def f():\n    return 1\n")
+    assert r.chunks == [] and r.dropped and all("chunk dropped" in d.message for d in r.diagnostics)
 
 
 def test_secrets_off_keeps_everything() -> None:
@@ -288,7 +296,7 @@ def test_no_secret_reaches_a_bundle_full_and_incremental(
     assert any(d[0] == "CORA-SEC-002" and d[2] == 3 for d in diags["docs/setup.md"])
     assert "Plain words here" in _bundle_texts(out)
 
-    # A secret added by a later commit is dropped by the update, as a full build would.
+    # A secret added by a later commit is redacted by the update, as a full build would.
     stripe = FAKES["stripe-key"]
     (repo / "pay.py").write_text(_fn("charge", f"pay('{stripe}')") + _fn("refund", "1"))
     git(repo, "add", "-A")
@@ -296,7 +304,8 @@ def test_no_secret_reaches_a_bundle_full_and_incremental(
     res = _cli("index", "--model", "none", cwd=repo)
     assert res.returncode == 0 and "full rebuild" not in res.stdout + res.stderr
     _assert_nowhere(out, [gh, aws, pem, stripe], res.stdout + res.stderr)
-    assert "pay.py::refund" in _query(repo, "refund") and "pay.py::charge" not in _query(repo, "charge")
+    assert "pay.py::refund" in _query(repo, "refund") and "pay.py::charge" in _query(repo, "charge")
+    assert "pay('REDACTED')" in _cli("show", "pay.py::charge", cwd=repo).stdout
     full = tmp_path / "full"
     assert _cli("index", "--model", "none", "--out", str(full), cwd=repo).returncode == 0
     assert (full / mf.MANIFEST).read_bytes() == (out / mf.MANIFEST).read_bytes()

@@ -31,7 +31,8 @@ def chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str,
         t1 = clock()
         res = chunk_file(entry.path, data, cfg, counter, keep_tree=True)
         t2 = clock()
-        refs = extract_refs(entry.path, res.lang, data, res.chunks, tree=res.tree) if res.chunks else None
+        text = res.redacted or data  # the tree was parsed from the redacted text
+        refs = extract_refs(entry.path, res.lang, text, res.chunks, tree=res.tree) if res.chunks else None
         t3 = clock()
         t_read, t_chunk, t_refs = t_read + t1 - t, t_chunk + t2 - t1, t_refs + t3 - t2
         fresh[entry.path] = mf.FileEntry(

@@ -138,7 +138,7 @@ def _consistency(b: Bundle) -> list[str]:
 
 def diagnostics(b: Bundle) -> list[tuple[str, int | None, str, str]]:
     """Every diagnostic the bundle records, (path, line, code, message): files skipped or left
-    out and secrets dropped first, then the rest, each by path and line."""
+    out and secrets redacted first, then the rest, each by path and line."""
     out: set[tuple[str, int | None, str, str]] = set()
     t = b.chunks
     for fi, path in enumerate(b.manifest["files"]["path"]):

@@ -15,7 +15,7 @@ from cora_ci.chunking.assemble import FileCtx, assign_anchors, emit_rows, emit_s
 from cora_ci.chunking.model import Chunk, Diagnostic
 from cora_ci.chunking.outline import Outline, Sym, outline
 from cora_ci.chunking.pack import Rows
-from cora_ci.chunking.secrets import file_rule, screen, secrets_allowed
+from cora_ci.chunking.secrets import file_rule, screen_chunks, screen_lines, secrets_allowed
 from cora_ci.chunking.tokens import TokenCounter, default_counter
 from cora_ci.config import Config
 from cora_ci.files.langs import MARKUP, detect, grammar_available
@@ -38,7 +38,8 @@ class FileResult(NamedTuple):
     chunks: list[Chunk]
     diagnostics: list[Diagnostic]
     tree: Any = None  # the tree-sitter tree, only with `keep_tree` (the reference graph reuses it)
-    dropped: tuple[tuple[int, int], ...] = ()  # line ranges of chunks dropped for a secret (uncovered)
+    dropped: tuple[tuple[int, int], ...] = ()  # line ranges of chunks dropped for a secret in their context
+    redacted: bytes | None = None  # the text chunked when secrets were redacted (`extract_refs` reads it)
 
 
 def chunk_file(
@@ -74,6 +75,11 @@ def chunk_file(
     if lines and len(data) > 2000 and len(data) / len(lines) > _MINIFIED_AVG_LINE:
         diags.append(Diagnostic("CORA-CHK-005", "minified file chunked by lines"))
         strategy = "lines"
+    screened = cfg.secrets == "drop" and not secrets_allowed(path, cfg.allow_secrets)
+    redacted: list[Diagnostic] = []
+    if screened:
+        lines, redacted = screen_lines(lines, cfg.allow_secrets)
+        diags.extend(redacted)
     src = "\n".join(lines).encode("utf-8")
     ctx = FileCtx(path, lang, Rows.of(lines, counter), cfg, strategy)
     tree: Any = None
@@ -99,13 +105,15 @@ def chunk_file(
         emit_rows(ctx, [([], list(range(len(lines))))], "lines", None, max_rows=cfg.lines_per_chunk)
     chunks = sorted(ctx.chunks, key=lambda c: (c.kind != "file", c.start_line, len(c.hierarchy), c.end_line))
     dropped: list[tuple[int, int]] = []
-    if cfg.secrets == "drop" and not secrets_allowed(path, cfg.allow_secrets):
-        chunks, found, dropped = screen(chunks, lines, cfg.allow_secrets)
+    if screened:
+        chunks, found, dropped = screen_chunks(chunks)
         diags.extend(found)
     link_children(chunks)
     if chunks:
         chunks[0].diagnostics[:0] = diags
-    return FileResult(path, lang, ctx.strategy, chunks, diags, tree, tuple(dropped))
+    return FileResult(
+        path, lang, ctx.strategy, chunks, diags, tree, tuple(dropped), src if redacted else None
+    )
 
 
 def _claimed(syms: list[Sym]) -> set[int]:

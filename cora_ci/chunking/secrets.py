@@ -1,12 +1,13 @@
-"""Secrets never reach a bundle: conventional secrets files are skipped, chunks holding a
-high-confidence secret are dropped.
+"""Secrets never reach a bundle: conventional secrets files are skipped, a secret's value in any
+other file is redacted in place before the file is chunked.
 
 A bundle is an artifact that leaves the machine (CI uploads it, forks build it), so this runs where
 chunks are made (`chunk_file`): full builds, updates, `cora-ci chunk` and re-binding all agree.
-Detection is by file name (`SECRET_FILES`) and by patterns whose shape alone makes a match
-almost surely a live credential (`PATTERNS`: key blocks, cloud keys, tokens with a registered
-prefix). Generic high-entropy strings and JWTs are left alone: they match too much ordinary code.
-A finding is reported by kind and line, never by its text.
+Redacting the source lines (not the chunks) means nothing derived from them, chunk text, headers,
+symbols, the reference graph, BM25 terms or vectors, can hold the secret, while the code around it
+stays searchable. Detection is by file name (`SECRET_FILES`), by patterns whose shape alone makes a
+match a credential (`PATTERNS`) and by the broader rules of `secret_rules`. A finding is reported
+by kind, line and a slow-hash fingerprint, never by its text.
 """
 
 from __future__ import annotations
@@ -57,8 +58,14 @@ _W = "A-Za-z0-9"
 PATTERNS: tuple[Pattern, ...] = (
     _p("private-key", r"-----BEGIN[A-Z ]{0,24} PRIVATE KEY(?: BLOCK)?-----"),
     _p("aws-access-key-id", rf"A[KS]IA(?<![{_W}]A[KS]IA)[A-Z0-9]{{16}}(?![{_W}])"),
-    _p("aws-secret-access-key", rf"ecret_?[Aa]ccess_?[Kk]ey[\"']?\s*[:=]\s*[\"']?[{_W}/+]{{40}}(?![{_W}/+])"),
-    _p("aws-secret-access-key", rf"ECRET_?ACCESS_?KEY[\"']?\s*[:=]\s*[\"']?[{_W}/+]{{40}}(?![{_W}/+])"),
+    _p(
+        "aws-secret-access-key",
+        rf"ecret_?[Aa]ccess_?[Kk]ey[\"']?\s*[:=]\s*[\"']?(?P<value>[{_W}/+]{{40}})(?![{_W}/+])",
+    ),
+    _p(
+        "aws-secret-access-key",
+        rf"ECRET_?ACCESS_?KEY[\"']?\s*[:=]\s*[\"']?(?P<value>[{_W}/+]{{40}})(?![{_W}/+])",
+    ),
     _p("github-token", rf"gh[pousr]_(?<![{_W}_]gh[pousr]_)[{_W}]{{36}}(?![{_W}])"),
     _p("github-token", rf"github_pat_(?<![{_W}_]github_pat_)[{_W}]{{22}}_[{_W}]{{59}}(?![{_W}])"),
     _p("gitlab-token", rf"glpat-(?<![{_W}_]glpat-)[{_W}_-]{{20,}}"),
@@ -80,16 +87,27 @@ _KEY_MATERIAL = re.compile(rf"{_B64}{{32,}}")
 
 
 class Finding(NamedTuple):
-    """A secret's kind, the 1-based lines it spans (a key block spans many) and its fingerprint
-    (the first 12 hex digits of the matched text's sha256: an allowlist entry, never the text)."""
+    """A secret's kind, the 1-based lines it spans (a key block spans many), its fingerprint (an
+    allowlist entry, never the text) and the character span of the value to redact in the file's
+    text (lines joined by newlines)."""
 
     kind: str
     first: int
     last: int
     fingerprint: str = ""
+    span: tuple[int, int] = (0, 0)
 
 
 ALLOW_MARK = "cora: allow-secret"  # on a line, the findings of that line are not secrets
+REDACTED = "REDACTED"  # what a secret's value becomes: a word every grammar reads as a name or text
+# A fingerprint is a slow, salted hash, so that a published bundle's diagnostics cannot be used to
+# test guesses of a weak password (a truncated sha256 could be, by the billion a second).
+_FP_SALT = b"cora-ci secret fingerprint v1"
+
+
+def fingerprint(value: str) -> str:
+    """12 hex digits that name a secret's value in diagnostics and `allow_secrets`."""
+    return hashlib.scrypt(value.encode(), salt=_FP_SALT, n=2**12, r=8, p=1, dklen=6).hex()
 
 
 def _matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
@@ -109,11 +127,24 @@ def contains_secret(text: str) -> str | None:
     return next((kind for kind, _ in _matches(text)), None)
 
 
+def _value(m: re.Match[str], text: str) -> tuple[int, int]:
+    """The span of what is secret in a match: its `value` or `password` group (a rule that matches
+    `password = "..."` keeps its key), else all of it with the token characters before it (a rule
+    starting after the first letters of its prefix, `k_live_` of `sk_live_`, to start on a literal)."""
+    for group in ("value", "password"):
+        if group in m.re.groupindex and m.start(group) >= 0:
+            return m.span(group)
+    start = m.start()
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "_-"):
+        start -= 1
+    return start, m.end()
+
+
 def scan_lines(lines: list[str]) -> list[Finding]:
     """Every secret of a file's lines. A private key block spans its lines through its END line
-    (or, without one, through the base64 that follows), so chunk boundaries never split a key:
-    every chunk holding any line of it is dropped. A marker with no base64 after it in its block
-    holds no key (`b"-----BEGIN OPENSSH PRIVATE KEY-----"` in a key parser)."""
+    (or, without one, through the base64 that follows), and its value is everything between the
+    markers. A marker with no base64 after it in its block holds no key
+    (`b"-----BEGIN OPENSSH PRIVATE KEY-----"` in a key parser)."""
     text = "\n".join(lines)
     found = list(_matches(text))
     if not found:
@@ -123,13 +154,17 @@ def scan_lines(lines: list[str]) -> list[Finding]:
     for kind, m in found:
         first = bisect.bisect_right(starts, m.start())
         last = bisect.bisect_right(starts, m.end() - 1)
+        span = _value(m, text)
         if kind == "private-key":
             last = _key_block_end(lines, last)
-            if not _KEY_MATERIAL.search(text, m.end(), starts[last - 1] + len(lines[last - 1])):
+            block_end = starts[last - 1] + len(lines[last - 1])
+            if not _KEY_MATERIAL.search(text, m.end(), block_end):
                 continue  # a bare marker (a parser's constant, a doc): no key to leak
+            end = _END_KEY.search(text, m.end(), block_end)
+            span = (m.end(), end.start() if end else block_end)
         if ALLOW_MARK in lines[first - 1]:
             continue
-        out.append(Finding(kind, first, last, hashlib.sha256(m.group(0).encode()).hexdigest()[:12]))
+        out.append(Finding(kind, first, last, fingerprint(text[span[0] : span[1]]), span))
     return _distinct(out)
 
 
@@ -142,6 +177,34 @@ def _distinct(found: list[Finding]) -> list[Finding]:
     specific = {(f.first, f.last) for f in found if f.kind not in _GENERIC_KINDS}
     kept = [f for f in found if f.kind not in _GENERIC_KINDS or (f.first, f.last) not in specific]
     return sorted({(f.kind, f.first, f.last): f for f in kept}.values())
+
+
+def redact(lines: list[str], findings: list[Finding]) -> list[str]:
+    """The lines with each finding's value replaced by `REDACTED` (once per line it spans, its
+    indentation kept), so the line count and every other character stay as they were."""
+    text = "\n".join(lines)
+    spans = sorted(f.span for f in findings)
+    merged: list[list[int]] = []
+    for a, b in spans:
+        if merged and a <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], b)
+        else:
+            merged.append([a, b])
+    parts, at = [], 0
+    for a, b in merged:
+        parts += [text[at:a], "\n".join(_mask(piece) for piece in text[a:b].split("\n"))]
+        at = b
+    parts.append(text[at:])
+    return "".join(parts).split("\n")
+
+
+def _mask(piece: str) -> str:
+    body = piece.strip()
+    if not body:
+        return piece
+    lead = piece[: len(piece) - len(piece.lstrip())]
+    trail = piece[len(piece.rstrip()) :]
+    return f"{lead}{REDACTED}{trail}"
 
 
 def _key_block_end(lines: list[str], begin: int) -> int:
@@ -186,8 +249,19 @@ def _spec(globs: Iterable[str]) -> pathspec.PathSpec:  # type: ignore[type-arg,u
     )
 
 
+def screen_lines(lines: list[str], allow: tuple[str, ...] = ()) -> tuple[list[str], list[Diagnostic]]:
+    """A file's lines with every secret redacted, and a `CORA-SEC-002` diagnostic per secret.
+    `allow`: the config's `rule:KIND` and `fingerprint:HEX` entries."""
+    findings = [f for f in scan_lines(lines) if f"rule:{f.kind}" not in allow
+                and f"fingerprint:{f.fingerprint}" not in allow]  # fmt: skip
+    if not findings:
+        return lines, []
+    diags = [Diagnostic("CORA-SEC-002", _redacted(f), f.first) for f in findings]
+    return redact(lines, findings), diags
+
+
 class Screened(NamedTuple):
-    """What survives of a file's chunks, a `CORA-SEC-002` diagnostic per secret found, and the
+    """What survives of a file's chunks, a `CORA-SEC-002` diagnostic per chunk dropped, and the
     verbatim line ranges of the dropped chunks (deliberately covered by no chunk)."""
 
     chunks: list[Chunk]
@@ -195,26 +269,21 @@ class Screened(NamedTuple):
     dropped: list[tuple[int, int]]
 
 
-def screen(chunks: list[Chunk], lines: list[str], allow: tuple[str, ...] = ()) -> Screened:
-    """Drop every chunk that holds a line of a secret or names one in its metadata (a Markdown
-    heading lives on in its subsections' hierarchy); children of a dropped chunk move up to its
-    nearest kept ancestor. `allow`: `rule:KIND` and `fingerprint:HEX` entries of the config."""
-    findings = [f for f in scan_lines(lines) if f"rule:{f.kind}" not in allow
-                and f"fingerprint:{f.fingerprint}" not in allow]  # fmt: skip
-    if not findings and not any(contains_secret(_meta(c)) for c in chunks):
-        return Screened(chunks, [], [])
-    secret_lines = {n for f in findings for n in range(f.first, f.last + 1)}
-    diags = [Diagnostic("CORA-SEC-002", _dropped(f), f.first) for f in findings]
+def screen_chunks(chunks: list[Chunk]) -> Screened:
+    """Drop a chunk whose context names a secret that no line of the file holds whole (a name
+    joined with its parents' in the hierarchy): its lines were redacted already, this is the net
+    behind them. Children of a dropped chunk move up to its nearest kept ancestor."""
     gone: dict[int, int | None] = {}
+    diags: list[Diagnostic] = []
     for c in chunks:
-        if not secret_lines.isdisjoint(c.covered_lines()):
+        kind = contains_secret(_meta(c))
+        if kind is not None:
             gone[c.id] = c.parent
-        else:
-            kind = contains_secret(_meta(c))
-            if kind is not None:
-                gone[c.id] = c.parent
-                diags.append(Diagnostic("CORA-SEC-002", f"{kind} in the chunk's context: chunk dropped",
-                                        c.start_line))  # fmt: skip
+            diags.append(
+                Diagnostic("CORA-SEC-002", f"{kind} in the chunk's context: chunk dropped", c.start_line)
+            )
+    if not gone:
+        return Screened(chunks, [], [])
     kept = [c for c in chunks if c.id not in gone]
     for c in kept:
         while c.parent in gone:
@@ -227,8 +296,8 @@ def _meta(c: Chunk) -> str:
     return "\n".join([c.header, *c.hierarchy, *c.symbols, *c.anchors])
 
 
-def _dropped(f: Finding) -> str:
-    return f"{f.kind} on {_lines(f)} (fingerprint {f.fingerprint}): chunk dropped"
+def _redacted(f: Finding) -> str:
+    return f"{f.kind} on {_lines(f)} (fingerprint {f.fingerprint}): redacted"
 
 
 def _lines(f: Finding) -> str:

@@ -81,8 +81,9 @@ def echo_answer(fmt: str | None, results: list[Result], commit: str | None, as_j
 
 
 def fail_on_secrets(notes: Sequence[Any]) -> None:
-    """CORA-SEC-003 when the run found secrets (their chunks or files are not in the bundle)."""
-    found = [n for n in notes if n.code in ("CORA-SEC-001", "CORA-SEC-002")]
+    """CORA-SEC-003 when the run found secrets (skipped, redacted or withheld: none is in the bundle,
+    but each is in the repository, to be moved out and rotated)."""
+    found = [n for n in notes if n.code in ("CORA-SEC-001", "CORA-SEC-002", "CORA-SEC-004")]
     if found:
         where = ", ".join(f"{n.path}:{n.line}" if n.line else n.path for n in found[:3])
         more = f" and {len(found) - 3} more" if len(found) > 3 else ""
