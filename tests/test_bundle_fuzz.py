@@ -7,8 +7,8 @@ panic's dump, a traceback, CORA-INT-001, a crash or a hang. `verify` names every
 
 Most inputs run in one driver process (this file run as a script), so a crash or a hang is that
 process dying or timing out and whatever Rust prints lands on its stderr; the command line itself
-reads one mutation of each file, the reported case (postings altered behind consistent checksums)
-and crafted doc store and fast field files. ~60 s on 2 cores; CORA_FUZZ_PER_FILE for more inputs.
+reads one mutation of each file, the reported case (postings altered behind consistent checksums,
+on the command line and behind `cora-ci mcp`) and crafted doc store and fast field files. ~60 s on 2 cores; CORA_FUZZ_PER_FILE for more inputs.
 """
 
 from __future__ import annotations
@@ -253,6 +253,31 @@ def test_postings_altered_behind_consistent_checksums_never_print_a_panic(
     v = cli(cache, "verify", str(b))
     assert_clean(v, verify=True)
     assert v.returncode == 5 and "FAIL bm25: segment " in v.stderr
+
+
+def test_the_mcp_server_answers_a_coded_tool_error_and_goes_on(bundle: Path, tmp_path: Path) -> None:
+    """The same postings behind `cora-ci mcp`: a tool error with the code, no dump on its stderr,
+    and the next call (no BM25 in it) answered."""
+    import anyio
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    b = postings_that_panic(bundle, tmp_path)
+    params = StdioServerParameters(command=sys.executable, args=["-m", "cora_ci", "mcp", "--bundle", str(b)],
+                                   env=_env(tmp_path / "cache"), cwd=str(tmp_path))  # fmt: skip
+    log = tmp_path / "server.log"
+
+    async def run() -> None:
+        with log.open("w") as errlog:
+            async with stdio_client(params, errlog=errlog) as (r, w), ClientSession(r, w) as session:
+                await session.initialize()
+                failed = await session.call_tool("search", {"query": QUERY})
+                assert failed.is_error and "CORA-BND-004" in str(failed.content), failed
+                outline = await session.call_tool("outline", {"path": "src/auth.py"})
+                assert not outline.is_error and "login" in str(outline.content), outline
+
+    anyio.run(run)
+    assert not any(s in log.read_text() for s in PANIC_SIGNS), log.read_text()
 
 
 def _resigned(bundle: Path, dest: Path, suffix: str, change: Any) -> Path:
