@@ -26,6 +26,7 @@ _STORE_FOOTER = 28  # doc store version (u32), skip index offset (u64), compress
 _STORE_VERSIONS = (1, 2)
 _LZ4 = 1  # the doc store compressor of our index settings (meta.json, checked)
 _MAX_LAYERS = 16  # skip index layers: one per factor of 8 of the doc store's blocks
+_MAX_SKIP_BYTES = 16 << 20  # a few bytes per block of ~16 KB: a doc store of gigabytes needs ~1 MB
 _COLUMNAR_FOOTER = 20  # column dictionary length (u64), rows (u32), version (u32), magic
 _COLUMNAR_MAGIC = bytes([2, 113, 119, 66])
 _MAX_COLUMNS_BYTES = 1 << 20  # the dictionary of our one column takes ~50 bytes
@@ -75,7 +76,8 @@ def check_store(path: Path) -> None:
         )  # fmt: skip
         need(version in _STORE_VERSIONS and compressor == _LZ4 and foot[13:] == bytes(15),
              f"{path.name}: not a doc store of this index")  # fmt: skip
-        need(offset <= body - _STORE_FOOTER, f"{path.name}: skip index outside the file")
+        need(body - _STORE_FOOTER - _MAX_SKIP_BYTES <= offset <= body - _STORE_FOOTER,
+             f"{path.name}: skip index out of place")  # fmt: skip
         index = os.pread(fd, body - _STORE_FOOTER - offset, offset)
     finally:
         os.close(fd)
