@@ -193,10 +193,18 @@ class VectorIndex:
 
     def get(self, ids: list[int]) -> npt.NDArray[np.float32]:
         """Stored vectors (decoded from int8) of the given chunk ids."""
-        got = self._index.get(np.asarray(ids, dtype=np.uint64), dtype="f32")
-        return np.asarray(got, dtype=np.float32).reshape(len(ids), self.ndim)
+        got: npt.NDArray[np.float32] = self._get(ids, "f32", np.float32)
+        return got
 
     def get_stored(self, ids: list[int]) -> npt.NDArray[np.int8]:
         """The vectors of the given chunk ids exactly as stored (int8), to copy into another index."""
-        got = self._index.get(np.asarray(ids, dtype=np.uint64), dtype=DTYPE)
-        return np.asarray(got, dtype=np.int8).reshape(len(ids), self.ndim)
+        got: npt.NDArray[np.int8] = self._get(ids, DTYPE, np.int8)
+        return got
+
+    def _get(self, ids: list[int], dtype: str, out: Any) -> Any:
+        """One row per id; an id the index lacks is CORA-BND-004, not a row of None."""
+        try:
+            got = self._index.get(np.asarray(ids, dtype=np.uint64), dtype=dtype)
+            return np.asarray(got, dtype=out).reshape(len(ids), self.ndim)
+        except (ValueError, TypeError, RuntimeError) as e:
+            raise CoraError("CORA-BND-004", f"{self._name}: vectors of the chunks unreadable: {e}") from None
