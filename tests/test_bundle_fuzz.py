@@ -20,6 +20,7 @@ import random
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -42,12 +43,13 @@ def _env(cache: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def bundle(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def bundle(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     root = tmp_path_factory.mktemp("bundle-fuzz")
-    os.environ["XDG_CACHE_HOME"] = str(root / "cache")
-    out = root / "bundle"
-    build(make_repo(root), out, model="default")
-    return out
+    with pytest.MonkeyPatch.context() as mp:  # this module's own verified records
+        mp.setenv("XDG_CACHE_HOME", str(root / "cache"))
+        out = root / "bundle"
+        build(make_repo(root), out, model="default")
+        yield out
 
 
 # --- mutations ----------------------------------------------------------------------------------
