@@ -8,6 +8,7 @@ import sys
 import click
 
 from cora_ci import __version__
+from cora_ci.bundle.panics import is_panic
 from cora_ci.commands import (
     agents,
     chunk,
@@ -89,8 +90,8 @@ def main() -> None:
     except BrokenPipeError:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         sys.exit(1)
-    except Exception as e:
-        if os.environ.get("CORA_DEBUG"):
+    except BaseException as e:  # a Rust panic (pyo3's PanicException) is no Exception
+        if os.environ.get("CORA_DEBUG") or not (isinstance(e, Exception) or is_panic(e)):
             raise
         code = CODES["CORA-INT-001"]
         click.echo(printable(f"error: {code.code}: {type(e).__name__}: {e} (hint: {code.hint})"), err=True)

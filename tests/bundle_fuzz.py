@@ -4,9 +4,10 @@ command reads them. Shared by tests/test_fuzz.py (a few hundred inputs) and benc
 An input is one mutation of one file: bytes (a bit flipped, a cut, bytes inserted or overwritten)
 or structure (msgpack that unpacks fine but holds another shape: a value anywhere in the manifest,
 a shard or a file's chunk blob replaced by a hypothesis-drawn one). Most are re-signed, their
-checksums made consistent again as a fork's CI would, so they reach the shape checks and the
-indexes instead of stopping at the checksum; tantivy segment files are not (`_segment_file`). The only acceptable outcomes are success and a
-`CoraError` (not CORA-INT-001): anything else propagates and fails the caller.
+checksums made consistent again as a fork's CI would (a tantivy segment file's own CRC too, see
+`refooter`), so they reach the shape checks and the indexes instead of stopping at the checksum.
+The only acceptable outcomes are success and a `CoraError` (not CORA-INT-001): anything else
+propagates and fails the caller.
 """
 
 from __future__ import annotations
@@ -14,8 +15,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import itertools
+import json
 import shutil
 import subprocess
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -163,26 +166,34 @@ def mutate_bytes(fx: Fixture, data: st.DataObject) -> Path:
     p = dest / rel
     edit = data.draw(byte_edit(p.stat().st_size), label="edit")
     p.write_bytes(edit(p.read_bytes()))
-    if (
-        rel not in (mf.MANIFEST, mf.MANIFEST_SUM)
-        and not _segment_file(rel)
-        and data.draw(st.integers(0, 9), label="resign")
-    ):
+    if rel not in (mf.MANIFEST, mf.MANIFEST_SUM) and data.draw(st.integers(0, 9), label="resign"):
+        if segment_file(rel):
+            p.write_bytes(refooter(p.read_bytes()))
         resign(dest)
     return dest
 
 
-def _segment_file(rel: str) -> bool:
-    """A tantivy segment file. Never re-signed: tantivy trusts their content (a hostile one can make
-    it panic, or abort the process on a huge allocation), so only their checksums guard them."""
-    return rel.startswith("bm25/") and rel.rsplit(".", 1)[-1] in (
-        "idx",
-        "term",
-        "pos",
-        "store",
-        "fast",
-        "fieldnorm",
-    )
+def segment_file(rel: str) -> bool:
+    """A tantivy segment file: it ends with tantivy's footer (see `refooter`)."""
+    return rel.startswith("bm25/") and rel.rsplit(".", 1)[-1] in SEGMENT_SUFFIXES
+
+
+SEGMENT_SUFFIXES = ("idx", "term", "pos", "store", "fast", "fieldnorm")
+
+
+def refooter(data: bytes) -> bytes:
+    """A tantivy file with its footer's CRC made right for its (changed) body, as a hostile writer
+    would: the footer is JSON (`{"version": ..., "crc": N}`), its length (u32) and a magic number
+    (u32), the CRC a crc32 of everything before it. A file whose footer no longer parses is kept."""
+    try:
+        n = int.from_bytes(data[-8:-4], "little")
+        footer = json.loads(data[-8 - n : -8])
+        body = data[: -8 - n]
+        footer["crc"] = zlib.crc32(body)
+    except (ValueError, TypeError, IndexError):
+        return data
+    packed = json.dumps(footer, separators=(",", ":")).encode()
+    return body + packed + len(packed).to_bytes(4, "little") + data[-4:]
 
 
 def mutate_archive(fx: Fixture, data: st.DataObject) -> Path:
@@ -301,8 +312,6 @@ def mutate_structure(fx: Fixture, data: st.DataObject) -> Path:
         value = data.draw(mutated(mf.unpack_blob(blobs[i])), label="blob")
         packed = _packs(value)
         if packed is not None:
-            import zlib
-
             blobs[i] = zlib.compress(packed)
         body = _packs(shard)
     else:

@@ -38,7 +38,8 @@ from typing import Any, NamedTuple
 import tantivy
 
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle import schema
+from cora_ci.bundle.panics import is_panic, quiet
+from cora_ci.bundle.segments import check_fast, check_meta, check_store, uuid
 from cora_ci.chunking.model import Chunk
 from cora_ci.errors import CoraError
 
@@ -174,7 +175,7 @@ def write_index(
         segments.append(seg)
     meta = _meta_template(directory)
     meta["segments"] = [
-        {"deletes": None, "max_doc": s.docs, "segment_id": _uuid(s.id)} for s in segments if s is not None
+        {"deletes": None, "max_doc": s.docs, "segment_id": uuid(s.id)} for s in segments if s is not None
     ]
     meta["opstamp"] = sum(s.docs for s in segments if s is not None)
     (directory / "meta.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
@@ -316,16 +317,14 @@ def _write_scratch_segment(directory: Path, docs: Sequence[LexicalDoc], heap: in
         shutil.rmtree(path, ignore_errors=True)
 
 
-def _uuid(hex32: str) -> str:
-    return f"{hex32[:8]}-{hex32[8:12]}-{hex32[12:16]}-{hex32[16:20]}-{hex32[20:]}"
-
-
 @contextlib.contextmanager
 def _unreadable(name: Path) -> Iterator[None]:
     """tantivy's failures on a damaged index (ValueError, or a Rust panic: pyo3's PanicException is
-    a BaseException) as CORA-BND-004 naming the index, never a traceback."""
+    a BaseException) as CORA-BND-004 naming the index, never a traceback, and a panic's message
+    kept off stderr (`panics.quiet`)."""
     try:
-        yield
+        with quiet():
+            yield
     except (ValueError, OSError) as e:
         file = _FILE.search(str(e))
         where = name / file.group(1) if file else name
@@ -334,30 +333,9 @@ def _unreadable(name: Path) -> Iterator[None]:
             "CORA-BND-004", f"{where}: unreadable BM25 index ({(why.group(1) if why else str(e))[:160]})"
         ) from None
     except BaseException as e:
-        if type(e).__name__ != "PanicException":
+        if not is_panic(e):
             raise
         raise CoraError("CORA-BND-004", f"{name}: unreadable BM25 index (tantivy panicked)") from None
-
-
-def check_meta(directory: Path, segments: list[Any], scratch: Path) -> None:
-    """meta.json must be exactly what `write_index` writes for the manifest's `segments`: our
-    schema and settings, the listed segments and nothing else. tantivy opens the files meta.json
-    names, so nothing a hostile bundle writes there can point it elsewhere (ValueError)."""
-    try:
-        fd = os.open(directory / "meta.json", os.O_RDONLY | os.O_NOFOLLOW)
-        with os.fdopen(fd, "rb") as f:
-            raw = f.read(schema.MAX_META_BYTES + 1)
-        meta = json.loads(raw) if len(raw) <= schema.MAX_META_BYTES else None
-    except (OSError, ValueError) as e:
-        raise ValueError(f"meta.json unreadable: {e}") from None
-    except RecursionError:  # json parses nested arrays recursively: a hostile file nests deep
-        raise ValueError("meta.json unreadable: nested too deeply") from None
-    if not isinstance(meta, dict):
-        raise ValueError("meta.json: expected a JSON object")
-    want = dict(_reader_template(scratch))
-    want["segments"] = [{"deletes": None, "max_doc": s[1], "segment_id": _uuid(s[0])} for s in segments if s]
-    for key in ("index_settings", "schema", "segments"):
-        schema.need(meta.get(key) == want[key], f"meta.json: {key} differ from the manifest's index")
 
 
 _TEMPLATE: list[dict[str, Any]] = []
@@ -372,9 +350,10 @@ def _reader_template(scratch: Path) -> dict[str, Any]:
 
 class LexicalIndex:
     """A read-only view of a bundle's BM25 index: `names` (default: every file of `directory`) are
-    linked into a private directory that tantivy opens. With `segments` (the manifest's), meta.json
-    is checked first (`check_meta`); `name` is the index as errors name it; `keep` is kept alive as
-    long as this index (the bundle holding the directory fd its links go through)."""
+    linked into a private directory that tantivy opens. With `segments` (the manifest's), meta.json,
+    doc stores and fast fields are checked first (`segments`); `name` is the index as errors name
+    it; `keep` is kept alive as long as this index (the bundle holding the directory fd its links
+    go through)."""
 
     def __init__(self, directory: Path, names: list[str] | None = None, segments: list[Any] | None = None,
                  name: Path | None = None, keep: object = None) -> None:  # fmt: skip
@@ -389,7 +368,11 @@ class LexicalIndex:
                     os.symlink(os.path.join(real, n), shadow / n)
             if segments is not None:
                 try:
-                    check_meta(directory, segments, shadow / "scratch")
+                    check_meta(directory, segments, _reader_template(shadow / "scratch"))
+                    for seg in segments:
+                        if seg:
+                            check_store(directory / f"{seg[0]}.store")
+                            check_fast(directory / f"{seg[0]}.fast")
                 except ValueError as e:
                     raise CoraError("CORA-BND-004", f"{self._name}: {e}") from None
             with _unreadable(self._name):
@@ -403,7 +386,8 @@ class LexicalIndex:
 
     @property
     def num_docs(self) -> int:
-        n: int = self._searcher.num_docs
+        with _unreadable(self._name):
+            n: int = self._searcher.num_docs
         return n
 
     def search(self, query: str, k: int) -> list[tuple[int, float]]:
@@ -426,10 +410,11 @@ class LexicalIndex:
         ]  # fmt: skip
         out = []
         with _unreadable(self._name):
-            result = self._searcher.search(tantivy.Query.boolean_query(clauses), k)
-            for score, addr in result.hits:
-                (cid,) = self._searcher.doc(addr)["id"]
-                if math.isfinite(score):
-                    out.append((int(cid), float(score)))
+            hits = self._searcher.search(tantivy.Query.boolean_query(clauses), k).hits
+            # ids from the fast field: the doc store's blocks are never decompressed (`segments`)
+            ids = self._searcher.fast_field_values("id", [addr for _, addr in hits])
+            for (score, _), cid in zip(hits, ids, strict=True):
+                if isinstance(cid, int) and math.isfinite(score):
+                    out.append((cid, float(score)))
         out.sort(key=lambda t: (-t[1], t[0]))
         return out

@@ -103,6 +103,7 @@ def _consistency(b: Bundle) -> list[str]:
         problems.append("chunk ids are not unique")
     try:
         for fi, path in enumerate(files["path"]):
+            b.chunks.file_chunks(fi)  # every column well typed: what the BM25 rebuild below reads
             cols = mf.unpack_blob(b.shards.get(fi, "data"))["chunks"]
             mine = set(mf.ids_of(files["ids"][fi]).tolist())
             problems += [
@@ -117,22 +118,39 @@ def _consistency(b: Bundle) -> list[str]:
         return [*problems, e.message]
     except Exception as e:
         problems.append(f"chunk data unreadable: {type(e).__name__}: {e}")
-    try:
-        if b.lexical.num_docs != n:
-            problems.append(f"bm25: {b.lexical.num_docs} documents for {n} chunks")
-    except CoraError as e:  # an index that does not even open
-        problems.append(e.message)
-    if not problems:  # every segment written again from the chunks: altered postings show here
-        with tempfile.TemporaryDirectory(prefix="cora-verify-") as tmp:
+    if not problems:  # every segment written again from the chunks: altered postings show here,
+        with tempfile.TemporaryDirectory(prefix="cora-verify-") as tmp:  # before tantivy reads them
             problems += rebuilt_problems(m, b.shards.row, b.base / mf.BM25, Path(tmp) / "bm25")
-    if b.vectors is not None:
-        if b.vectors.size != n:
-            problems.append(f"vectors: {b.vectors.size} vectors for {n} chunks")
-        if b.model and b.vectors.ndim != b.model["dim"]:
-            problems.append(f"vectors: dimension {b.vectors.ndim}, model says {b.model['dim']}")
+        try:
+            if not problems and b.lexical.num_docs != n:
+                problems.append(f"bm25: {b.lexical.num_docs} documents for {n} chunks")
+        except CoraError as e:  # an index that does not even open
+            problems.append(e.message)
+    problems += _vector_problems(b, n)
     g = b.graph
     if any(not 0 <= j < len(g.ids) for j in g.indices) or not set(g.ids) <= set(ids):
         problems.append("graph: edges to nodes that are not chunks")
+    return problems
+
+
+def _vector_problems(b: Bundle, n: int) -> list[str]:
+    """The vector index opens after its layout checks (every node's key, level and neighbours),
+    holds one vector per chunk, and none of them is all zeros."""
+    from cora_ci.bundle.vectors import zero_vectors
+
+    try:
+        v = b.vectors
+    except CoraError as e:
+        return [e.message]
+    if v is None:
+        return []
+    problems = []
+    if v.size != n:
+        problems.append(f"vectors: {v.size} vectors for {n} chunks")
+    if b.model and v.ndim != b.model["dim"]:
+        problems.append(f"vectors: dimension {v.ndim}, model says {b.model['dim']}")
+    elif zeros := zero_vectors(b.base / mf.VECTORS, v.ndim):
+        problems.append(f"vectors: {zeros} vectors are all zeros")
     return problems
 
 

@@ -7,6 +7,7 @@ loading it, so opening a large bundle costs next to nothing and writes nothing.
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Any
@@ -117,6 +118,19 @@ def check_layout(path: Path, dim: int, ids: npt.NDArray[np.uint64]) -> None:
     _check_lists(buf, upper + step * (4 + 4 * conn), conn, slots)
 
 
+def zero_vectors(path: Path, dim: int) -> int:
+    """How many stored vectors are all zeros (`verify`, after `check_layout`): an embedding is a
+    unit vector, so a zero one was never written by a build, and its cosine is undefined."""
+    buf = np.memmap(path, dtype=np.uint8, mode="r") if os.path.getsize(path) else np.zeros(0, np.uint8)
+    slots = int(buf[:4].view("<u4")[0]) if len(buf) >= 8 else 0
+    rows = max(1, (16 << 20) // max(dim, 1))  # 16 MB at a time
+    zeros = 0
+    for i in range(0, slots, rows):
+        block = buf[8 + i * dim : 8 + min(slots, i + rows) * dim].reshape(-1, dim)
+        zeros += int((~block.any(axis=1)).sum())
+    return zeros
+
+
 def need(ok: bool, what: str) -> None:
     if not ok:
         raise ValueError(what)
@@ -170,15 +184,27 @@ class VectorIndex:
         """Nearest chunks by cosine: (chunk id, similarity), best first."""
         if k <= 0 or len(self._index) == 0:
             return []
-        m = self._index.search(query, min(k, len(self._index)))
-        return [(int(key), 1.0 - float(dist)) for key, dist in zip(m.keys, m.distances, strict=True)]
+        try:
+            m = self._index.search(query, min(k, len(self._index)))
+            got = list(zip(m.keys.tolist(), m.distances.tolist(), strict=True))
+        except (ValueError, RuntimeError) as e:
+            raise CoraError("CORA-BND-004", f"{self._name}: unreadable vector index: {e}") from None
+        return [(key, 1.0 - dist) for key, dist in got if math.isfinite(dist)]  # a zero vector: NaN
 
     def get(self, ids: list[int]) -> npt.NDArray[np.float32]:
         """Stored vectors (decoded from int8) of the given chunk ids."""
-        got = self._index.get(np.asarray(ids, dtype=np.uint64), dtype="f32")
-        return np.asarray(got, dtype=np.float32).reshape(len(ids), self.ndim)
+        got: npt.NDArray[np.float32] = self._get(ids, "f32", np.float32)
+        return got
 
     def get_stored(self, ids: list[int]) -> npt.NDArray[np.int8]:
         """The vectors of the given chunk ids exactly as stored (int8), to copy into another index."""
-        got = self._index.get(np.asarray(ids, dtype=np.uint64), dtype=DTYPE)
-        return np.asarray(got, dtype=np.int8).reshape(len(ids), self.ndim)
+        got: npt.NDArray[np.int8] = self._get(ids, DTYPE, np.int8)
+        return got
+
+    def _get(self, ids: list[int], dtype: str, out: Any) -> Any:
+        """One row per id; an id the index lacks is CORA-BND-004, not a row of None."""
+        try:
+            got = self._index.get(np.asarray(ids, dtype=np.uint64), dtype=dtype)
+            return np.asarray(got, dtype=out).reshape(len(ids), self.ndim)
+        except (ValueError, TypeError, RuntimeError) as e:
+            raise CoraError("CORA-BND-004", f"{self._name}: vectors of the chunks unreadable: {e}") from None

@@ -20,6 +20,7 @@ from mcp.types import ToolAnnotations
 from pydantic import Field
 
 from cora_ci import __version__
+from cora_ci.bundle.panics import is_panic
 from cora_ci.errors import CODES, CoraError
 from cora_ci.render.bundles import first_answer, refs_of
 from cora_ci.render.formats import result_dict, shown_dict
@@ -154,7 +155,9 @@ def _call(run: Callable[[], T]) -> T:
         return run()
     except CoraError as e:
         raise ToolError(e.one_line().removeprefix("error: ")) from None
-    except Exception as e:  # a bug: reported to the model and logged, the server goes on
+    except BaseException as e:  # a bug or a Rust panic: reported to the model and logged, the server goes on
+        if not (isinstance(e, Exception) or is_panic(e)):
+            raise
         _log.error("cora-ci tool failed:\n%s", traceback.format_exc())
         code = CODES["CORA-INT-001"]
         raise ToolError(f"{code.code}: {type(e).__name__}: {e} (hint: {code.hint})") from None
