@@ -50,7 +50,10 @@ def save(where: Path, records: dict[str, Any]) -> None:
 
 
 _KEEP = 64  # bundle versions remembered per check
-CONTENT_CHECKS = ("manifest", "bm25", "vectors")  # the deep checks of `Bundle` and `read_manifest`
+# The BM25 files' check is named after what it covers, so a cora-ci that checks more (the doc store
+# and fast fields before tantivy opens them) does not trust a record an older one left.
+BM25_CHECK = "bm25-store-fast"
+CONTENT_CHECKS = ("manifest", BM25_CHECK, "vectors")  # the deep checks of `Bundle` and `read_manifest`
 
 
 def checked(kind: str, bundle_id: str | None) -> bool:

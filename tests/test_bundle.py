@@ -398,11 +398,11 @@ def test_a_bundle_written_here_is_noted_as_checked_and_passes_the_checks_it_skip
     out = repo / ".cora" / "index"
     where = tmp_path / "cache" / "cora-ci" / "verified" / "checked.json"
     bundle_id = hashlib.sha256((out / mf.MANIFEST).read_bytes()).hexdigest()
-    assert json.loads(where.read_text()) == {k: [bundle_id] for k in ("manifest", "bm25", "vectors")}
+    assert json.loads(where.read_text()) == {k: [bundle_id] for k in ("manifest", "bm25-store-fast", "vectors")}
     where.unlink()  # as on another machine: every deep check runs, and passes
     b = open_bundle(out)
     assert b.lexical.num_docs == len(b.chunks) and b.vectors is not None
-    assert json.loads(where.read_text()) == {k: [b.id] for k in ("manifest", "bm25", "vectors")}
+    assert json.loads(where.read_text()) == {k: [b.id] for k in ("manifest", "bm25-store-fast", "vectors")}
     # `verify` trusts no record: a re-signed bad manifest noted as checked is still found out
     _rewrite_manifest(out, stats="not a table")
     bad_id = hashlib.sha256((out / mf.MANIFEST).read_bytes()).hexdigest()

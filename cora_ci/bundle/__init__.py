@@ -103,11 +103,11 @@ class Bundle:
         manifest's segments (CORA-BND-004 naming the file otherwise)."""
         self._current()
         names = [rel.split("/", 1)[1] for rel in self.manifest["artifacts"] if rel.startswith(mf.BM25 + "/")]
-        known = verified.checked("bm25", self._verified_id)
+        known = verified.checked(verified.BM25_CHECK, self._verified_id)
         segments = None if known else self.manifest["lexical"]["segments"]
         index = LexicalIndex(self.base / mf.BM25, names, segments, self.root / mf.BM25, keep=self)
         if not known:
-            verified.note_checked("bm25", self._verified_id)
+            verified.note_checked(verified.BM25_CHECK, self._verified_id)
         return index
 
     @cached_property
