@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import itertools
 import json
 import math
 import re
@@ -188,21 +189,36 @@ def real_password(password: str) -> bool:
 
 def kubernetes_data(m: re.Match[str]) -> bool:
     """A value under `data:` (base64) of a YAML document whose `kind` is `Secret`."""
-    text, start = m.string, m.start("value")
-    if not random_text(m.group("value"), 3.0):
-        return False
-    begin = text.rfind("\n---", 0, start) + 1
-    end = text.find("\n---", start)
-    doc = text[begin : end if end >= 0 else len(text)]
-    if not re.search(r"(?m)^[ \t]*kind:[ \t]*[\"']?Secret[\"']?[ \t]*$", doc):
-        return False
-    indent = len(m.group("indent"))
-    at = m.start("indent") - 1  # the newline before the value's line
-    while at > begin:  # up the lines to the parent key: it must be `data:`
-        prev = text.rfind("\n", 0, at)
-        line = text[prev + 1 : at]
-        at = prev
-        stripped = line.lstrip(" ")
-        if stripped and not stripped.startswith("#") and len(line) - len(stripped) < indent:
-            return bool(re.fullmatch(r"(?:binaryD|d)ata:[ \t]*", stripped))
-    return False
+    return m.start("indent") in _secret_data_lines(m.string) and random_text(m.group("value"), 3.0)
+
+
+_KIND_SECRET = re.compile(r"(?m)^[ \t]*kind:[ \t]*[\"']?Secret[\"']?[ \t]*$")
+_DATA = re.compile(r"(?m)^([ \t]*)(?:binaryD|d)ata:[ \t]*$")
+_LAST_SECRETS: list[tuple[str, frozenset[int]]] = []  # the last text's answer: its values share it
+
+
+def _secret_data_lines(text: str) -> frozenset[int]:
+    """Where the lines under `data:` of the text's Kubernetes Secrets start: worked out once per
+    text, in one pass (a manifest may hold thousands of values)."""
+    last = _LAST_SECRETS[-1] if _LAST_SECRETS else None
+    if last is not None and last[0] is text:
+        return last[1]
+    out: set[int] = set()
+    bounds = [0, *(d.start() for d in re.finditer(r"(?m)^---", text)), len(text)]
+    for begin, end in itertools.pairwise(bounds):
+        if not _KIND_SECRET.search(text, begin, end):
+            continue
+        for data in _DATA.finditer(text, begin, end):
+            indent, at = len(data.group(1)), data.end() + 1
+            while at < end:  # the block: the lines indented deeper than `data:`
+                nl = text.find("\n", at, end)
+                line_end = end if nl < 0 else nl
+                line = text[at:line_end]
+                body = line.lstrip(" \t")
+                if body and not body.startswith("#"):
+                    if len(line) - len(body) <= indent:
+                        break
+                    out.add(at)
+                at = line_end + 1
+    _LAST_SECRETS[:] = [(text, frozenset(out))]
+    return _LAST_SECRETS[-1][1]
