@@ -40,6 +40,12 @@ _WELL_KNOWN = (
 _TYPED = re.compile(
     r"(?i)012345|123456|234567|345678|456789|abcdef|bcdefg|qwerty|([a-z0-9])\1{5}|(?:xx|XX|00){4}"
 )
+# A value of a provider's shape that stands for one (`your_api_key`, `<token>`, `${TOKEN}`): not a
+# random value that happens to start with `my` or `the`.
+_STANDS_FOR = re.compile(
+    r"(?i)^(?:your|my|the|some|example|sample|dummy|fake|changeme|placeholder|redacted|insert|replace|enter)"
+    r"[_.-]|^(?:\$\{?\w+\}?|\{\{.*\}\}|<[^>]*>|%\(?\w+\)?s?|\*+|x+|X+)$"
+)
 _DIGIT = re.compile(r"\d")
 _LETTER = re.compile(r"[A-Za-z]")
 
@@ -106,7 +112,7 @@ def keyed_value(m: re.Match[str]) -> bool:
     or both cases and not words: a name is code), no placeholder. The entropy bar is low enough for
     a random hex string of its length to clear it 999 times in 1000."""
     value = m.group("value")
-    if PLACEHOLDER.match(value) or not _LETTER.search(value):
+    if _STANDS_FOR.match(value) or not _LETTER.search(value):
         return False
     if not _DIGIT.search(value) and (value.islower() or value.isupper() or _name_like(value)):
         return False

@@ -36,8 +36,9 @@ class Rule(NamedTuple):
     # every rule's literals finds where each rule's regex is tried
     starts: tuple[str, ...] = ()
     need: str = ""  # a literal every match holds: a text without it is not searched
-    # a keyed rule: words one of which the key of an assignment holds (a provider's name), or ends
-    # with (`key_end`: `password`); `regex`: what the value must be
+    # a keyed rule: words one of which the key of an assignment holds (a provider's name, in lower
+    # case without `_.-`: `datadog` in `DATADOG_API_KEY`, `linkedin` in `linked-in.secret`), or ends
+    # with (`key_end`: `password`, `api_key`); `regex`: what the value must be
     keys: tuple[str, ...] = ()
     key_end: bool = False
     back: int = 16
@@ -318,15 +319,15 @@ KEYED: tuple[Rule, ...] = (
     _k("bittrex-key", ("bittrex",), f"{_AN}{{32}}"),
     _k("cisco-meraki-key", ("meraki",), "[0-9a-f]{40}"),
     _k("cloudant-key", ("cloudant",), "[0-9a-f]{64}|[a-z]{24}"),
-    _k("cloudflare-key", ("cloudflare", "cf_api"), f"[{_W}_-]{{40}}|[a-f0-9]{{37}}"),
+    _k("cloudflare-key", ("cloudflare", "cfapi"), f"[{_W}_-]{{40}}|[a-f0-9]{{37}}"),
     _k("codecov-token", ("codecov",), f"{_AN}{{32}}|{_UUID}"),
-    _k("cohere-key", ("cohere", "co_api_key"), f"{_AN}{{40}}"),
+    _k("cohere-key", ("cohere", "coapikey"), f"{_AN}{{40}}"),
     _k("coinbase-token", ("coinbase",), f"[{_W}_-]{{64}}"),
     _k("confluent-secret", ("confluent",), f"{_AN}{{64}}"),
     _k("contentful-token", ("contentful",), f"{_AN_}{{43}}"),
-    _k("datadog-key", ("datadog", "dd_api_key", "dd_app_key"), "[a-f0-9]{32}|[a-f0-9]{40}"),
+    _k("datadog-key", ("datadog", "ddapikey", "ddappkey"), "[a-f0-9]{32}|[a-f0-9]{40}"),
     _k("discord-secret", ("discord",), rf"{_AN_}{{32}}|[MNO][\w-]{{23,25}}\.[\w-]{{6}}\.[\w-]{{27,38}}"),
-    _k("droneci-token", ("droneci", "drone_token"), f"{_AN}{{32}}"),
+    _k("droneci-token", ("droneci", "dronetoken"), f"{_AN}{{32}}"),
     _k("dropbox-token", ("dropbox",), f"{_AN}{{11}}AAAAAAAAAA{_AN_}{{43}}", ck.dropbox_long_lived),
     _k("etsy-token", ("etsy",), f"{_AN}{{24}}"),
     _k(
@@ -343,28 +344,28 @@ KEYED: tuple[Rule, ...] = (
     _k("gocardless-token", ("gocardless",), f"live_{_AN_}{{40}}"),
     _k("heroku-key", ("heroku",), _UUID),
     _k("hubspot-key", ("hubspot", "hapikey"), _UUID),
-    _k("ibm-cloud-key", ("ibm_cloud", "ibmcloud", "ibm_api", "ibm_iam"), r"[\w-]{44}"),
+    _k("ibm-cloud-key", ("ibmcloud", "ibmapi", "ibmiam"), r"[\w-]{44}"),
     _k("intercom-token", ("intercom",), f"{_AN_}{{60}}"),
     _k("jfrog-key", ("jfrog", "artifactory", "bintray", "xray"), _sizes(_AN, 64, 73)),
     _k("kraken-key", ("kraken",), f"[{_W}/=_+-]{{80,90}}"),
     _k("kucoin-key", ("kucoin",), f"[a-f0-9]{{24}}|{_UUID}"),
-    _k("launchdarkly-token", ("launchdarkly", "launch_darkly"), f"{_AN_}{{40}}"),
+    _k("launchdarkly-token", ("launchdarkly",), f"{_AN_}{{40}}"),
     _k("linear-secret", ("linear",), "[a-f0-9]{32}"),
-    _k("linkedin-secret", ("linkedin", "linked_in", "linked-in"), f"{_AN}{{16}}"),
-    _k("lob-key", ("lob_", "lob."), "(?:live|test)_[a-f0-9]{35}"),
+    _k("linkedin-secret", ("linkedin",), f"{_AN}{{16}}"),
+    _k("lob-key", ("lob",), "(?:live|test)_[a-f0-9]{35}"),
     _k("looker-secret", ("looker",), f"{_AN}{{24}}"),
     _k("mailgun-key", ("mailgun",), "[a-h0-9]{32}-[a-h0-9]{8}-[a-h0-9]{8}"),
-    _k("mailjet-key", ("mailjet", "mj_apikey"), "[a-f0-9]{32}"),
+    _k("mailjet-key", ("mailjet", "mjapikey"), "[a-f0-9]{32}"),
     _k("mattermost-token", ("mattermost",), f"{_AN}{{26}}"),
-    _k("messagebird-key", ("messagebird", "message_bird", "message-bird"), f"{_AN}{{25}}"),
+    _k("messagebird-key", ("messagebird",), f"{_AN}{{25}}"),
     _k("mistral-key", ("mistral",), f"{_AN}{{32}}"),
     _k("netlify-token", ("netlify",), f"{_AN_}{{40,46}}"),
-    _k("nytimes-token", ("nytimes", "newyorktimes", "new_york_times"), f"{_AN_}{{32}}"),
+    _k("nytimes-token", ("nytimes", "newyorktimes"), f"{_AN_}{{32}}"),
     _k("okta-token", ("okta",), f"00{_AN_}{{40}}"),
     _k("pinecone-key", ("pinecone",), _UUID),
     _k("plaid-secret", ("plaid",), f"{_AN}{{30}}"),
     _k("postmark-token", ("postmark",), _UUID),
-    _k("rapidapi-key", ("rapidapi", "rapid_api", "x-rapidapi-key"), f"[{_W}_-]{{50}}"),
+    _k("rapidapi-key", ("rapidapi",), f"[{_W}_-]{{50}}"),
     _k("sendbird-token", ("sendbird",), "[a-f0-9]{40}"),
     _k("sentry-token", ("sentry",), "[a-f0-9]{64}"),
     _k("snyk-token", ("snyk",), _UUID),

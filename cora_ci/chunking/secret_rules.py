@@ -128,6 +128,7 @@ _ASSIGNED = re.compile(
 # The key before a separator, read backwards: quotes and spaces, then the key's characters.
 _KEY_REVERSED = re.compile(r"[\s'\"`\]=:]{0,5}([\w.-]{2,80})")
 _DIGIT = re.compile(r"\d")
+_SEPARATORS = str.maketrans("", "", "_.-")
 _CONTAINED: dict[str, list[Rule]] = defaultdict(list)  # provider names: in the key
 _ENDING: list[Rule] = []  # generic names: at the key's end
 for _rule in (*KEYED, *GENERIC):
@@ -189,7 +190,7 @@ def _keyed(text: str) -> dict[int, list[re.Match[str]]]:
                 if key.endswith(rule.keys) and rule.regex.fullmatch(value):
                     out[id(rule)].append(m)
         if _DIGIT.search(value) or not (value.islower() or value.isupper()):  # random: digits or both cases
-            for word in set(_WORDS.findall(key)):
+            for word in set(_WORDS.findall(key.translate(_SEPARATORS))):
                 for rule in _CONTAINED[word]:
                     if rule.regex.fullmatch(value):
                         out[id(rule)].append(m)
