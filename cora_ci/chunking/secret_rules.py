@@ -1,278 +1,207 @@
-"""The rules `secrets` scans with beyond its first high-confidence ones: provider token formats (the
-kinds gitleaks' and detect-secrets' default rule sets know), credentials in URLs and headers,
-JWTs, and generic credential assignments (a secret-like key given a random-looking value).
+"""The rules `secrets` scans with beyond its first high-confidence ones: the providers' formats
+(`secret_providers`: the kinds gitleaks' and detect-secrets' default rule sets know), credentials
+in URLs and headers, JWTs, and generic credential assignments (a secret-like key given a
+random-looking value), and `find`, which runs one rule over a text.
 
-Each regex starts with a literal (a word boundary is a lookbehind after it), so `re` skips ahead at
-memchr speed. The generic rules also pass a check on what they matched: enough entropy, not a
-placeholder (`changeme`, `<password>`, `${DB_PASSWORD}`, `xxxx`), not a variable or a call, so
-`password = os.environ["PASSWORD"]` and `token = get_token()` stay code.
+Speed, with some 250 formats: no rule scans a text on its own from every position. A token
+rule names the literals its matches start with (`ghp_`, `xoxb-`): one search of the text for all
+of them (a trie, at word starts) says where each rule's regex is tried. The keyed rules (a
+provider's key given a value of its shape) and the generic assignment share one scan of the text
+for assignments. The few others need a rare literal (a text without it is skipped after one
+substring search) or run only near their words. What the rules share about a text (its token
+starts, its assignments, its lower case) is worked out once, for the last text scanned.
 """
 
 from __future__ import annotations
 
-import base64
-import json
-import math
 import re
-import unicodedata
-import urllib.parse
-from collections import Counter
-from collections.abc import Callable
-from typing import NamedTuple
+from collections import defaultdict
+from typing import Any
+
+from cora_ci.chunking import secret_checks as ck
+from cora_ci.chunking.secret_providers import KEYED, PROVIDERS, Rule
+
+__all__ = ["GENERIC", "PROVIDERS", "Rule", "find"]
 
 _W = "A-Za-z0-9"
+# A generic assignment's key ends with one of these (lower case): `DB_PASSWORD = ...`, `apiKey: ...`.
+_KEY_NAMES = (f"{w}{sep}key" for w in ("api", "access", "secret", "private") for sep in ("", "_"))
+_SECRET_NAMES = ("password", "passwd", "pwd", "passphrase", "secret", "token", *_KEY_NAMES)
 
-
-class Rule(NamedTuple):
-    kind: str
-    regex: re.Pattern[str]
-    check: Callable[[re.Match[str]], bool] | None = None
-    # words one of which a match holds: `finditer` then runs only near them (the rule's own regex
-    # starts with an alternation `re` cannot skip ahead on)
-    near: tuple[str, ...] = ()
-
-
-def _r(kind: str, rx: str, check: Callable[[re.Match[str]], bool] | None = None, flags: int = 0,
-       near: tuple[str, ...] = ()) -> Rule:  # fmt: skip
-    return Rule(kind, re.compile(rx, flags), check, near)
-
-
-_SPAN = 260  # what a generic assignment can span: a key, a separator and a value of 200
+GENERIC: tuple[Rule, ...] = (
+    Rule(
+        "jwt",
+        re.compile(rf"eyJ(?<![{_W}_-]eyJ)[{_W}_-]{{10,}}\.eyJ[{_W}_-]{{10,}}\.[{_W}_-]{{16,}}"),
+        ck.jwt,
+        starts=("eyJ",),
+    ),
+    Rule(
+        "url-credentials",
+        re.compile(r"://(?P<user>[\w.%+-]{1,64}):(?P<password>[^\s:@/\"'`]{1,128})@[\w.-]+"),
+        ck.url_password,
+        need="://",
+    ),
+    # `earer`/`asic`: a literal start, the capital or not is checked behind it
+    Rule(
+        "bearer-token",
+        re.compile(rf"earer(?<=[Bb]earer)\s+(?P<value>[{_W}._~+/-]{{20,}}=*)"),
+        ck.credential,
+        need="earer",
+    ),
+    Rule(
+        "basic-auth-header",
+        re.compile(rf"asic(?<=[Bb]asic)\s+(?P<value>[{_W}+/]{{16,}}={{0,2}})(?![{_W}+/=])"),
+        ck.basic,
+        need="asic",
+    ),
+    Rule(
+        "generic-credential",
+        re.compile(rf"[{_W}+/=_.~!@#$%^&*-]{{12,1000}}"),
+        ck.credential,
+        keys=_SECRET_NAMES,
+        key_end=True,
+    ),
+)
 
 
 def find(rule: Rule, text: str) -> list[re.Match[str]]:
-    """The rule's matches in `text`; with `near`, searched only around those words (lower case)."""
+    """The rule's matches in `text` (its check is the caller's to apply)."""
+    if rule.starts:
+        at = _memo(text).starts().get(id(rule))
+        return [m for i in at if (m := rule.regex.match(text, i))] if at else []
+    if rule.keys:
+        return _memo(text).keyed().get(id(rule), [])
+    if rule.need and rule.need not in text:
+        return []
     if not rule.near:
         return list(rule.regex.finditer(text))
-    low = text.lower()
-    starts = sorted({i for w in rule.near for i in _occurrences(low, w)})
+    memo = _memo(text)
+    starts = sorted({i for w in rule.near for i in memo.occurrences(w)})
     out: dict[int, re.Match[str]] = {}
     done = -1
     for i in starts:
         if i < done:
             continue
-        for m in rule.regex.finditer(text, max(0, i - 16), min(len(text), i + _SPAN)):
+        for m in rule.regex.finditer(text, max(0, i - rule.back), min(len(text), i + rule.span)):
             out.setdefault(m.start(), m)
             done = max(done, m.end())
     return [out[k] for k in sorted(out)]
 
 
-def _occurrences(text: str, word: str) -> list[int]:
-    out, i = [], text.find(word)
-    while i >= 0:
-        out.append(i)
-        i = text.find(word, i + 1)
+def _trie(words: list[str]) -> str:
+    """A regex matching any of `words`, the longest first, as a trie (`re` tries an alternation's
+    branches one by one: a trie tries each character once)."""
+    node: dict[str, Any] = {}
+    for w in words:
+        at = node
+        for ch in w:
+            at = at.setdefault(ch, {})
+        at[""] = {}
+
+    def emit(at: dict[str, Any]) -> str:
+        alts = [re.escape(ch) + emit(sub) for ch, sub in sorted(at.items()) if ch]
+        if not alts:
+            return ""
+        body = alts[0] if len(alts) == 1 and "" not in at else f"(?:{'|'.join(alts)})"
+        return f"{body}?" if "" in at else body
+
+    return emit(node)
+
+
+# Every token rule's literals, in one search: where one starts a word, the rules starting with it
+# (or with a shorter literal it begins with) are tried there.
+_STARTING: dict[str, list[Rule]] = defaultdict(list)
+for _rule in (*PROVIDERS, *GENERIC):
+    for _lit in _rule.starts:
+        _STARTING[_lit].append(_rule)
+_BY_START = {lit: list({id(r): None for p in _STARTING if lit.startswith(p) for r in _STARTING[p]})
+             for lit in _STARTING}  # fmt: skip
+_STARTS = re.compile(f"(?<![{_W}])(?=({_trie(sorted(_STARTING))}))")
+
+
+# An assignment: a separator (`=`, `:`, `=>`, `,`, a tag's `>`), spaces, a quote, then 12 to 1000
+# characters a value may hold (`=` only as padding at the end).
+_VALUE = r"A-Za-z0-9_.+/%|~!@#$^&*-"
+_ASSIGNED = re.compile(
+    rf"[=:>,][ \t>]{{0,3}}(?P<q>[\"'`]?)(?P<value>[{_VALUE}]{{12,1000}}={{0,3}})(?![{_VALUE}=])"
+)
+# The key before a separator, read backwards: quotes and spaces, then the key's characters.
+_KEY_REVERSED = re.compile(r"[\s'\"`\]=:]{0,5}([\w.-]{2,80})")
+_DIGIT = re.compile(r"\d")
+_SEPARATORS = str.maketrans("", "", "_.-")
+_CONTAINED: dict[str, list[Rule]] = defaultdict(list)  # provider names: in the key
+_ENDING: list[Rule] = []  # generic names: at the key's end
+for _rule in (*KEYED, *GENERIC):
+    if _rule.key_end:
+        _ENDING.append(_rule)
+    for _word in _rule.keys if not _rule.key_end else ():
+        _CONTAINED[_word].append(_rule)
+_WORDS = re.compile("|".join(sorted(map(re.escape, _CONTAINED), key=len, reverse=True)))
+
+
+class _Memo:
+    """What the rules share about one text: its lower case, where a word occurs, the keyed
+    rules' matches."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self._low: str | None = None
+        self._keyed: dict[int, list[re.Match[str]]] | None = None
+        self._starts: dict[int, list[int]] | None = None
+
+    def starts(self) -> dict[int, list[int]]:
+        if self._starts is None:
+            self._starts = defaultdict(list)
+            for m in _STARTS.finditer(self.text):
+                for rule in _BY_START[m.group(1)]:
+                    self._starts[rule].append(m.start())
+        return self._starts
+
+    def occurrences(self, word: str) -> list[int]:
+        if self._low is None:
+            self._low = self.text.lower()
+        low, out = self._low, []
+        i = low.find(word)
+        while i >= 0:
+            out.append(i)
+            i = low.find(word, i + 1)
+        return out
+
+    def keyed(self) -> dict[int, list[re.Match[str]]]:
+        if self._keyed is None:
+            self._keyed = _keyed(self.text)
+        return self._keyed
+
+
+def _keyed(text: str) -> dict[int, list[re.Match[str]]]:
+    """Each keyed rule's matches: assignments whose key names the provider (or ends with a generic
+    name, not in a comparison) and whose value has the rule's shape (whether it is random is the
+    rule's check)."""
+    out: dict[int, list[re.Match[str]]] = defaultdict(list)
+    for m in _ASSIGNED.finditer(text):
+        s = m.start()
+        line = text.rfind("\n", max(0, s - 90), s) + 1 or max(0, s - 90)
+        found = _KEY_REVERSED.match(text[line:s][::-1])
+        if found is None:
+            continue
+        key, value = found.group(1)[::-1].lower(), m.group("value")
+        if text[s] in ":=" and text[s - 1] not in "=!<>" and text[s + 1 : s + 2] != "=":
+            for rule in _ENDING:
+                if key.endswith(rule.keys) and rule.regex.fullmatch(value):
+                    out[id(rule)].append(m)
+        if _DIGIT.search(value) or not (value.islower() or value.isupper()):  # random: digits or both cases
+            for word in set(_WORDS.findall(key.translate(_SEPARATORS))):
+                for rule in _CONTAINED[word]:
+                    if rule.regex.fullmatch(value):
+                        out[id(rule)].append(m)
     return out
 
 
-def _end(chars: str = _W) -> str:
-    return f"(?![{chars}])"
+_LAST: list[_Memo | None] = [None]  # the last text's memo: every rule of a scan asks about the same text
 
 
-PROVIDERS: tuple[Rule, ...] = (
-    _r("adafruit-key", rf"aio_(?<![{_W}_]aio_)[{_W}]{{28}}{_end()}"),
-    _r("alibaba-access-key", rf"LTAI(?<![{_W}]LTAI)[{_W}]{{20}}{_end()}"),
-    _r("atlassian-token", rf"ATATT3(?<![{_W}]ATATT3)[{_W}_=-]{{150,}}"),
-    _r("azure-storage-key", rf"AccountKey=[{_W}+/]{{86}}=="),
-    _r("clojars-token", rf"CLOJARS_[a-z0-9]{{60}}{_end()}"),
-    _r("databricks-token", rf"dapi(?<![{_W}_]dapi)[a-f0-9]{{32}}(?:-\d)?{_end()}"),
-    _r("digitalocean-token", rf"do[opr]_v1_(?<![{_W}_]do[opr]_v1_)[a-f0-9]{{64}}{_end()}"),
-    _r("discord-webhook", rf"discord(?:app)?\.com/api/webhooks/\d{{17,20}}/[{_W}_-]{{60,}}"),
-    _r("doppler-token", rf"dp\.pt\.(?<![{_W}_]dp\.pt\.)[{_W}]{{43}}{_end()}"),
-    _r("dropbox-token", rf"sl\.(?<![{_W}_.]sl\.)[{_W}_-]{{130,}}"),
-    _r("dynatrace-token", rf"dt0c01\.[A-Z0-9]{{24}}\.[A-Z0-9]{{64}}{_end()}"),
-    _r("easypost-key", rf"EZ[AT]K(?<![{_W}]EZ[AT]K)[{_W}]{{54}}{_end()}"),
-    _r("figma-token", rf"figd_(?<![{_W}_]figd_)[{_W}_-]{{40}}{_end('A-Za-z0-9_-')}"),
-    _r("flutterwave-key", r"FLW(?:SECK|PUBK)_TEST-[a-h0-9]{32}-X"),
-    _r("flutterwave-key", rf"FLWSECK-(?<![{_W}]FLWSECK-)[a-h0-9]{{32}}-X"),
-    _r("gitlab-token", rf"gl(?<![{_W}_]gl)(?:ptt|rt|dt|ft|oas|cbt)-[{_W}_-]{{20,}}"),
-    _r("gitlab-token", rf"GR1348941[{_W}_-]{{20,}}"),
-    _r("grafana-token", rf"glc_(?<![{_W}_]glc_)[{_W}+/]{{32,400}}={{0,2}}"),
-    _r("grafana-token", rf"glsa_(?<![{_W}_]glsa_)[{_W}]{{32}}_[a-fA-F0-9]{{8}}{_end()}"),
-    _r("hashicorp-vault-token", rf"hv[sb]\.(?<![{_W}_.]hv[sb]\.)[{_W}_-]{{90,}}"),
-    _r("hashicorp-tf-token", rf"\.atlasv1\.[{_W}_=-]{{60,70}}"),
-    _r("heroku-key", rf"HRKU-(?<![{_W}]HRKU-)[{_W}_-]{{60}}"),
-    _r("hubspot-token", rf"pat-(?:na|eu)1-(?<![{_W}]pat-(?:na|eu)1-)[a-f0-9-]{{36}}{_end()}"),
-    _r("huggingface-token", rf"hf_(?<![{_W}_]hf_)[A-Za-z]{{34}}{_end()}"),
-    _r("linear-key", rf"lin_api_(?<![{_W}_]lin_api_)[{_W}]{{40}}{_end()}"),
-    _r("mailchimp-key", rf"-us(?<=[^{_W}][a-f0-9]{{32}}-us)\d{{1,2}}{_end()}"),
-    _r("mailgun-key", rf"key-(?<![{_W}_-]key-)[a-f0-9]{{32}}{_end()}"),
-    _r("mapbox-token", rf"sk\.eyJ(?<![{_W}_.]sk\.eyJ)[{_W}_-]{{50,}}\.[{_W}_-]{{20,}}"),
-    _r("newrelic-key", rf"NRA[KJ]-(?<![{_W}]NRA[KJ]-)[A-Z0-9]{{27}}{_end()}"),
-    _r(
-        "planetscale-token",
-        rf"pscale_(?<![{_W}_]pscale_)(?:tkn|pw|oauth)_[{_W}_.=-]{{32,64}}",
-    ),
-    _r("postman-key", rf"PMAK-(?<![{_W}]PMAK-)[a-f0-9]{{24}}-[a-f0-9]{{34}}{_end()}"),
-    _r("prefect-key", rf"pnu_(?<![{_W}_]pnu_)[{_W}]{{36}}{_end()}"),
-    _r("pulumi-token", rf"pul-(?<![{_W}_-]pul-)[a-f0-9]{{40}}{_end()}"),
-    _r("rubygems-key", rf"rubygems_(?<![{_W}_]rubygems_)[a-f0-9]{{48}}{_end()}"),
-    _r("sendgrid-key", rf"SG\.(?<![{_W}_.]SG\.)[{_W}_-]{{22}}\.[{_W}_-]{{43}}{_end('A-Za-z0-9_-')}"),
-    _r("sendinblue-key", rf"xkeysib-(?<![{_W}_-]xkeysib-)[a-f0-9]{{64}}-[{_W}]{{16}}"),
-    _r("shopify-token", rf"shp(?:at|ss|ca|pa)_(?<![{_W}_]shp(?:at|ss|ca|pa)_)[a-fA-F0-9]{{32}}{_end()}"),
-    _r("square-token", rf"sq0(?:atp|csp)-(?<![{_W}_-]sq0(?:atp|csp)-)[{_W}_-]{{22,60}}"),
-    _r("square-token", rf"EAAA(?<![{_W}]EAAA)[{_W}+=_-]{{60}}{_end('A-Za-z0-9+=_-')}"),
-    _r("stripe-key", rf"k_test_(?<![{_W}_][sr]k_test_)(?<=[sr]k_test_)[{_W}]{{24,}}"),
-    _r("stripe-key", rf"whsec_(?<![{_W}_]whsec_)[{_W}]{{32,}}"),
-    _r(
-        "telegram-bot-token",
-        rf":AA(?<=\d:AA)[A-Za-z0-9_-]{{33}}{_end('A-Za-z0-9_-')}",
-    ),
-    _r("twilio-key", rf"SK(?<![{_W}]SK)[0-9a-f]{{32}}{_end()}"),
-    _r("twilio-key", rf"AC(?<![{_W}]AC)[0-9a-f]{{32}}{_end()}", lambda m: _entropy(m.group(0)) > 3.3),
-    _r("typeform-token", rf"tfp_(?<![{_W}_]tfp_)[{_W}_=.-]{{59}}"),
-    _r("openai-api-key", rf"sk-(?<![{_W}_-]sk-)(?:proj|svcacct|admin)-[{_W}_-]{{40,}}"),
-    _r("anthropic-api-key", rf"sk-ant-(?:api|admin)\d{{2}}-[{_W}_-]{{20,79}}(?![{_W}_-])"),
-    _r("age-secret-key", r"AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}"),
-    _r("slack-app-token", rf"xapp-(?<![{_W}_-]xapp-)\d-[A-Z0-9]+-\d+-[a-f0-9]{{64}}"),
-    _r("slack-config-token", rf"xoxe\.xox[bp]-(?<![{_W}_-]xoxe\.xox[bp]-)\d-[A-Z0-9]{{146,}}"),
-    _r("azure-ad-client-secret", rf"Q~(?<=[{_W}_~.]{{3}}\dQ~)[{_W}_~.-]{{31,34}}(?![{_W}_~.-])"),
-    _r("notion-token", rf"secret_(?<![{_W}_]secret_)[{_W}]{{43}}{_end()}"),
-    _r("airtable-token", rf"pat(?<![{_W}_]pat)[{_W}]{{14}}\.[a-f0-9]{{64}}{_end()}"),
-    _r("contentful-token", rf"CFPAT-(?<![{_W}_-]CFPAT-)[{_W}_-]{{43}}{_end('A-Za-z0-9_-')}"),
-    _r("duffel-token", rf"duffel_(?<![{_W}_]duffel_)(?:test|live)_[{_W}_=-]{{43}}"),
-    _r("frameio-token", rf"fio-u-(?<![{_W}_-]fio-u-)[{_W}_=-]{{64}}"),
-    _r(
-        "plaid-token",
-        rf"access-(?<![{_W}_-]access-)(?:sandbox|development|production)-[0-9a-f]{{8}}-[0-9a-f]{{4}}"
-        rf"-[0-9a-f]{{4}}-[0-9a-f]{{4}}-[0-9a-f]{{12}}",
-    ),
-    _r("readme-key", rf"rdme_(?<![{_W}_]rdme_)[a-z0-9]{{70}}{_end()}"),
-    _r("openshift-token", rf"sha256~(?<![{_W}_-]sha256~)[{_W}_-]{{43}}{_end('A-Za-z0-9_-')}"),
-    _r("sentry-dsn", r"@o(?<=//[a-f0-9]{32}@o)\d+\.ingest\.(?:[a-z]+\.)?sentry\.io"),
-    _r("npm-auth-token", rf"_authToken=(?!\$\{{)[{_W}_./+=-]{{20,}}"),
-    _r("yandex-token", rf"y0_(?<![{_W}_]y0_)[{_W}_-]{{55}}{_end('A-Za-z0-9_-')}"),
-)
-
-# Placeholders and references: values that stand for a secret instead of being one.
-_PLACEHOLDER = re.compile(
-    r"^(?:\$\{?\w+\}?|\{\{.*\}\}|<[^>]*>|%\(?\w+\)?s?|\*+|x+|X+|\.{3,}|null|none|true|false|"
-    r"(?:your|my|the|some|example|sample|dummy|fake|test|changeme|change_me|placeholder|redacted|secret|"
-    r"password|passwd|token|xxx+|todo|tbd|default|admin|root|user|guest|demo)[\w.-]*)$",
-    re.I,
-)
-_KEYWORD = (r"(?:password|passwd|pwd|passphrase|secret|client_secret|api_?key|apikey|access_?key|"
-            r"auth_?token|access_?token|refresh_?token|secret_?key|private_?key|token)")  # fmt: skip
-
-
-# Examples every documentation and test suite copies: RFC 7617's Aladdin, jwt.io's token, AWS's
-# documented keys. They are public; a value holding one is not a secret.
-_WELL_KNOWN = (
-    "QWxhZGRpbjpvcGVuIHNlc2FtZQ",
-    "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4gRG9lIiwiaWF0IjoxNTE2MjM5MDIy",
-    "EXAMPLE",
-    "example",
-)
-
-
-def _well_known(value: str) -> bool:
-    return any(w in value for w in _WELL_KNOWN)
-
-
-def _entropy(s: str) -> float:
-    n = len(s)
-    return -sum(c / n * math.log2(c / n) for c in Counter(s).values()) if n else 0.0
-
-
-def _credential(m: re.Match[str]) -> bool:
-    """A generic assignment's value is a credential: long and random enough, no placeholder, no
-    elided example (`eyJ...`), and when unquoted not a name (`password: _PasswordType`, a type)."""
-    value = m.group("value")
-    if len(value) < 12 or _PLACEHOLDER.match(value) or value.isdigit() or _well_known(value):
-        return False
-    if "..." in value or "\u2026" in value:
-        return False
-    quoted = "q" in m.re.groupindex and bool(m.group("q"))
-    if not quoted and _name_like(value):
-        return False
-    if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+|[a-z_]+|[A-Z_]+", value):  # a name: code, not a secret
-        return False
-    return _classes(value) >= 3 and _entropy(value) >= 3.5
-
-
-def _name_like(value: str) -> bool:
-    """Shaped like an identifier made of words (`_PasswordType`, `PKCS7PrivateKeyTypes`), not of
-    random characters: a few parts, each a word with a vowel, an acronym or a number."""
-    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
-        return False
-    parts = re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+", value)
-    return 0 < len(parts) <= 6 and all(
-        (p.isdigit() and len(p) <= 6)
-        or (p.isupper() and len(p) <= 5)
-        or len(p) <= 3
-        or re.search(r"[aeiouy]", p.lower())
-        for p in parts
-    )
-
-
-def _jwt(m: re.Match[str]) -> bool:
-    """Three base64url parts whose first decodes to a JSON header with `alg`."""
-    if _well_known(m.group(0)):
-        return False
-    head = m.group(0).split(".", 1)[0]
-    try:
-        decoded = json.loads(base64.urlsafe_b64decode(head + "=" * (-len(head) % 4)))
-    except (ValueError, UnicodeDecodeError):
-        return False
-    return isinstance(decoded, dict) and "alg" in decoded
-
-
-def _url_password(m: re.Match[str]) -> bool:
-    return _real_password(urllib.parse.unquote(m.group("password")))
-
-
-def _basic(m: re.Match[str]) -> bool:
-    """`Basic base64(user:password)` with a real password."""
-    value = m.group("value")
-    if _well_known(value):
-        return False
-    try:
-        decoded = base64.b64decode(value + "=" * (-len(value) % 4), validate=True).decode("utf-8")
-    except (ValueError, UnicodeDecodeError):
-        return False
-    _, sep, password = decoded.partition(":")
-    return bool(sep) and _real_password(password)
-
-
-def _real_password(password: str) -> bool:
-    """Not a placeholder, not words (`a secret`), long and varied enough."""
-    plain = "".join(c for c in unicodedata.normalize("NFKD", password) if not unicodedata.combining(c))
-    if any(c.isspace() for c in plain) or _PLACEHOLDER.match(plain) or len(plain) < 6:
-        return False
-    long_random = len(plain) >= 12 and _entropy(plain) >= 3.3  # letters only, but many of them
-    return (_classes(plain) >= 3 or long_random) and _entropy(plain) >= 2.5
-
-
-def _classes(s: str) -> int:
-    """How many of lower case, upper case, digits and other characters `s` mixes."""
-    return sum(bool(re.search(rx, s)) for rx in (r"[a-z]", r"[A-Z]", r"\d", r"[^A-Za-z0-9]"))
-
-
-GENERIC: tuple[Rule, ...] = (
-    _r("jwt", rf"eyJ(?<![{_W}_-]eyJ)[{_W}_-]{{10,}}\.eyJ[{_W}_-]{{10,}}\.[{_W}_-]{{16,}}", _jwt),
-    _r(
-        "url-credentials",
-        r"://(?P<user>[\w.%+-]{1,64}):(?P<password>[^\s:@/\"'`]{1,128})@[\w.-]+",
-        _url_password,
-    ),
-    _r("bearer-token", rf"[Bb]earer\s+(?P<value>[{_W}._~+/-]{{20,}}=*)", _credential),
-    _r("basic-auth-header", rf"[Bb]asic\s+(?P<value>[{_W}+/]{{16,}}={{0,2}})(?![{_W}+/=])", _basic),
-    _r(
-        "generic-credential",
-        rf"{_KEYWORD}[\"']?\s*(?:[:=]|:=|=>)\s*(?P<q>[\"'`]?)(?P<value>[{_W}+/=_.~!@#$%^&*-]{{12,200}})[\"'`]?",
-        _credential,
-        re.I,
-        (
-            "pass",
-            "pwd",
-            "secret",
-            "apikey",
-            "api_key",
-            "accesskey",
-            "access_key",
-            "privatekey",
-            "private_key",
-            "token",
-        ),
-    ),
-)
+def _memo(text: str) -> _Memo:
+    memo = _LAST[0]
+    if memo is None or memo.text is not text:
+        memo = _LAST[0] = _Memo(text)  # one assignment: another thread sees this memo or the last, whole
+    return memo
