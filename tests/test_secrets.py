@@ -345,3 +345,12 @@ def test_findings_can_be_allowed_by_rule_fingerprint_path_or_inline() -> None:
     with pytest.raises(CoraError) as e:
         from_mapping({"allow_secrets": ["github-token"]})
     assert e.value.code == "CORA-CFG-002" and "rule:KIND" in e.value.message
+
+
+@pytest.mark.parametrize("text", [
+    "aws_access_key_id = " + "AKIA" + "IOSFODNN7" + "EXAMPLE",  # AWS's documented example
+    "token = '" + "gh" + "p_" + "x" * 36 + "'",  # a token's shape filled in by hand
+    "NPM_TOKEN=" + "np" + "m_" + "0" * 36,
+])  # fmt: skip
+def test_documented_examples_and_filled_in_shapes_are_not_secrets(text: str) -> None:
+    assert scan_lines([text]) == []
