@@ -25,6 +25,7 @@ from cora_ci.bundle.lexical import terms
 from cora_ci.bundle.report import check
 from cora_ci.bundle.store import write_bundle
 from cora_ci.errors import CoraError
+from cora_ci.verified import CONTENT_CHECKS
 
 FILES = {
     "src/auth.py": '''\
@@ -398,11 +399,11 @@ def test_a_bundle_written_here_is_noted_as_checked_and_passes_the_checks_it_skip
     out = repo / ".cora" / "index"
     where = tmp_path / "cache" / "cora-ci" / "verified" / "checked.json"
     bundle_id = hashlib.sha256((out / mf.MANIFEST).read_bytes()).hexdigest()
-    assert json.loads(where.read_text()) == {k: [bundle_id] for k in ("manifest", "bm25-store-fast", "vectors")}
+    assert json.loads(where.read_text()) == {key: [bundle_id] for key in CONTENT_CHECKS}
     where.unlink()  # as on another machine: every deep check runs, and passes
     b = open_bundle(out)
     assert b.lexical.num_docs == len(b.chunks) and b.vectors is not None
-    assert json.loads(where.read_text()) == {k: [b.id] for k in ("manifest", "bm25-store-fast", "vectors")}
+    assert json.loads(where.read_text()) == {key: [b.id] for key in CONTENT_CHECKS}
     # `verify` trusts no record: a re-signed bad manifest noted as checked is still found out
     _rewrite_manifest(out, stats="not a table")
     bad_id = hashlib.sha256((out / mf.MANIFEST).read_bytes()).hexdigest()
