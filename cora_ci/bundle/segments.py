@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -63,12 +65,7 @@ def check_meta(directory: Path, segments: list[Any], template: dict[str, Any]) -
 def check_store(path: Path) -> None:
     """A segment's doc store (`.store`) as tantivy opens it: its footers, and a skip index of a
     few layers whose offsets stay within it (ValueError naming the file otherwise)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError as e:
-        raise ValueError(f"{path.name}: unreadable ({e.strerror or e})") from None
-    try:
-        body = _body(fd, os.fstat(fd).st_size, path.name)
+    with _opened(path) as (fd, body):
         need(body >= _STORE_FOOTER, f"{path.name}: shorter than its doc store footer")
         foot = os.pread(fd, _STORE_FOOTER, body - _STORE_FOOTER)
         version, offset, compressor = (
@@ -79,8 +76,6 @@ def check_store(path: Path) -> None:
         need(body - _STORE_FOOTER - _MAX_SKIP_BYTES <= offset <= body - _STORE_FOOTER,
              f"{path.name}: skip index out of place")  # fmt: skip
         index = os.pread(fd, body - _STORE_FOOTER - offset, offset)
-    finally:
-        os.close(fd)
     layers, at = _vint(index, 0, path.name)
     need(1 <= layers <= _MAX_LAYERS, f"{path.name}: {layers} skip index layers")
     ends = []
@@ -94,21 +89,28 @@ def check_fast(path: Path) -> None:
     """A segment's fast fields (`.fast`): its footers, and no zstd frame in the dictionary of its
     columns. tantivy sizes a buffer from a zstd frame's header before decompressing it, and our
     single small column's dictionary is never compressed (ValueError otherwise)."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except OSError as e:
-        raise ValueError(f"{path.name}: unreadable ({e.strerror or e})") from None
-    try:
-        body = _body(fd, os.fstat(fd).st_size, path.name)
+    with _opened(path) as (fd, body):
         need(body >= _COLUMNAR_FOOTER, f"{path.name}: shorter than its columnar footer")
         foot = os.pread(fd, _COLUMNAR_FOOTER, body - _COLUMNAR_FOOTER)
         size = int.from_bytes(foot[:8], "little")
         need(foot[16:] == _COLUMNAR_MAGIC and size <= min(body - _COLUMNAR_FOOTER, _MAX_COLUMNS_BYTES),
              f"{path.name}: bad columnar footer")  # fmt: skip
         columns = os.pread(fd, size, body - _COLUMNAR_FOOTER - size)
+    need(not any(m in columns for m in _ZSTD_MAGICS), f"{path.name}: compressed column dictionary")
+
+
+@contextmanager
+def _opened(path: Path) -> Iterator[tuple[int, int]]:
+    """A segment file opened without following a link, and the length of its body once its
+    footer passed `_body` (ValueError naming the file otherwise)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except OSError as e:
+        raise ValueError(f"{path.name}: unreadable ({e.strerror or e})") from None
+    try:
+        yield fd, _body(fd, os.fstat(fd).st_size, path.name)
     finally:
         os.close(fd)
-    need(not any(m in columns for m in _ZSTD_MAGICS), f"{path.name}: compressed column dictionary")
 
 
 def _body(fd: int, size: int, name: str) -> int:
