@@ -77,8 +77,10 @@ def test_query_json_from_the_repository_uses_its_bundle(repo: Path, env: dict[st
     assert doc["query"] == "login" and doc["bundle"] == str(repo / ".cora" / "index")
     first = doc["results"][0]
     assert first["anchor"] == "src/auth.py::Auth.login" and first["stale"] is None and not first["elided"]
-    assert "return password == token" in first["text"] and first["text"].startswith("class Auth:")
-    keys = {"path", "start_line", "end_line", "symbol", "anchor", "kind", "score", "text", "elided", "stale"}
+    assert "return password == token" in first["text"] and first["text"].startswith("    def login(")
+    assert first["parent"]["anchor"] == "src/auth.py::Auth" and first["parent"]["text"] == "class Auth:"
+    keys = {"path", "start_line", "end_line", "symbol", "anchor", "kind", "score", "text", "elided", "stale",
+            "parent"}  # fmt: skip
     assert all(set(r) == keys for r in doc["results"])
 
 
@@ -115,9 +117,9 @@ def test_results_follow_edits_in_the_working_tree(repo: Path, env: dict[str, str
     auth.write_text(text.replace("import os\n", "import os\nimport sys\n\nDEBUG = sys.argv\n"))
     doc = json.loads(cora("query", "login", "--format", "json", "-k", "1", cwd=repo, **env).stdout)
     first = doc["results"][0]
-    assert first["stale"] == "moved" and first["start_line"] == 8
+    assert first["stale"] == "moved" and first["start_line"] == 11
     lines = auth.read_text().splitlines()
-    assert first["text"].splitlines()[:4] == lines[7:11]
+    assert first["text"].splitlines() == lines[10:14] and first["parent"]["start_line"] == 8
     start = text.index("    def login")
     auth.write_text(text[:start] + text[text.index("    def logout") :])
     doc = json.loads(cora("query", "login", "--format", "json", "-k", "1", cwd=repo, **env).stdout)

@@ -56,6 +56,11 @@ def shard_spec(ctx: click.Context, param: click.Parameter, value: str | None) ->
         raise click.BadParameter(e.message) from None
 
 
+def default_format() -> str:
+    """Text for a person at a terminal, `<cora:chunk>` blocks for a program reading a pipe."""
+    return "text" if sys.stdout.isatty() else "cora"
+
+
 def echo_answer(fmt: str | None, results: list[Result], commit: str | None, as_json: str,
                 explain: bool = False, bundles: Sequence[BundleRef] = (),
                 notes: Sequence[str] = ()) -> None:  # fmt: skip
@@ -63,7 +68,7 @@ def echo_answer(fmt: str | None, results: list[Result], commit: str | None, as_j
     (which holds the `notes`; other formats print them on stderr)."""
     from cora_ci.render.formats import as_cora, as_text
 
-    fmt = fmt or ("text" if sys.stdout.isatty() else "cora")
+    fmt = fmt or default_format()
     if fmt == "json":
         click.echo(as_json)
         return

@@ -8,7 +8,15 @@ from pathlib import Path
 import click
 
 from cora_ci.chunking.model import KINDS
-from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, as_text, echo_answer, read_only_done
+from cora_ci.commands.common import (
+    BUNDLES_HELP,
+    FORMAT_HELP,
+    REPO_HELP,
+    as_text,
+    default_format,
+    echo_answer,
+    read_only_done,
+)
 
 
 @click.command()
@@ -60,15 +68,17 @@ def query(
 ) -> None:
     """Search a bundle: hybrid ranking, graph expansion, boosts, within a token budget."""
     gc.disable()  # one short-lived answer: collections over the bundle's objects would only cost time
-    from cora_ci.render.formats import as_json
+    from cora_ci.render.formats import as_json, overhead
     from cora_ci.render.many import run_query_many, wheres
     from cora_ci.retrieval.types import Filters
 
     ws = wheres(bundles, repo, Path.cwd())
     filters = Filters(langs, kinds, paths, excludes)
-    ans, _ = run_query_many(
-        as_text(query_text), ws, k=k, budget=budget, boosts=boosts, filters=filters, model=model
-    )
+    query_text = as_text(query_text)
+    fmt = fmt or default_format()
+    printed = overhead(fmt, explain) if budget is not None else None  # the budget is what is printed
+    ans, _ = run_query_many(query_text, ws, k=k, budget=budget, boosts=boosts, filters=filters, model=model,
+                            overhead=printed)  # fmt: skip
     doc = (as_json(ans.query, ans.bundle, ans.results, explain, ans.bundle_id, ans.bundles, ans.notes)
            if fmt == "json" else "")  # fmt: skip
     echo_answer(fmt, ans.results, ans.commit, doc, explain, ans.bundles, ans.notes)

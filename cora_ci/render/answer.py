@@ -1,19 +1,25 @@
-"""Hits to an answer within a token budget: best chunks verbatim, the rest cut to signatures.
+"""Hits to an answer within a token budget: each result is the code that matched, its own lines.
 
-Packing starts from every hit cut to its signature (dropping the lowest-ranked while even that is
-over budget), then, best first, gives each hit its full text and its parent type's skeleton, or
-just its full text, if the answer still fits. Hits with `full` (boosts) are always verbatim. All
-views of one file that overlap are merged into one result, so a line is never printed twice and
-a member that is a hit appears in full inside its type's skeleton.
+A result's lines are its hit's chunk: a method hit is the method, never the class around it. The
+enclosing symbol (a method's class, a nested function's function, a subsection's section) is
+context, reported apart as a `Parent` (its anchor, its whole span, its declaration only), so a
+frame can never be detached from the hit: its span always holds the hit's lines. Views of one file
+that overlap (two hits on the same lines, a class skeleton and one of its members) merge into one
+result, named after the best-ranked hit in it, so a line is never printed twice.
 
-The budget counts the code each result shows (its lines and `. . .` markers) with the embedding
-model's tokenizer, the unit of a chunk's `tokens`; metadata and commentary around it are not
-counted. Only `full` hits may exceed it, and only by themselves.
+Packing keeps rank order: every hit starts at its signature (the lowest-ranked dropped while even
+that is over budget), then, best first, each gets its full text if the answer still fits; the
+first that does not fit stays a signature and so does everything below it, so a result is never
+elided while a lower-ranked one is printed whole. The budget counts what is printed: the code
+(its lines and `. . .` markers) and, when `overhead` is given, each result's metadata and
+commentary, with the embedding model's tokenizer (the unit of a chunk's `tokens`). Hits with
+`full` (boosts) are always verbatim and may exceed the budget by themselves, and so may the best
+hit's signature: an answer is never empty for a small budget.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Protocol
@@ -24,7 +30,7 @@ from cora_ci.rebind.bind import Bound, Stale
 from cora_ci.rebind.view import View, merge, signature
 from cora_ci.retrieval.types import Hit
 
-Mode = Literal["sig", "full", "full+parent"]
+Mode = Literal["sig", "full"]
 
 
 class ChunkSource(Protocol):
@@ -32,22 +38,47 @@ class ChunkSource(Protocol):
 
     def bind(self, chunk: Chunk) -> Bound: ...
 
+    def family(self, chunk: Chunk) -> list[Chunk]: ...
+
+
+@dataclass(frozen=True)
+class Parent:
+    """The symbol around a result: where it is and its declaration, not its code."""
+
+    path: str
+    start: int  # the whole symbol's span (all parts of a split one), which holds the result's lines
+    end: int
+    symbol: str
+    anchor: str | None
+    kind: str
+    label: str  # `class Auth`, `section Install`: its last hierarchy entry, readable
+    text: str  # the declaration alone (decorators, `class Auth(Base):`, a heading)
+
 
 @dataclass
 class Result:
     """One block of the answer: a hit, with whatever overlapped it merged in."""
 
     view: View
-    chunk: Chunk  # the best hit of the block: its symbol, anchor and kind name the result
+    chunk: Chunk  # the best hit of the block: its kind and, unless `named`, its symbol and anchor
     hit: Hit
     elided: bool  # the best hit was cut to its signature for the budget
     stale: Stale
-    parent: Chunk | None  # the type whose skeleton frames the hit, when it was merged in
+    parent: Parent | None  # the symbol around the best hit (context, outside the result's lines)
     members: list[int] = field(default_factory=list)  # chunk ids of all hits merged here
+    named: tuple[str, str | None] | None = None  # (symbol, anchor) of the member of the chunk that matched
 
     @property
     def text(self) -> str:
         return self.view.text()
+
+    @property
+    def symbol(self) -> str:
+        return self.named[0] if self.named else self.chunk.symbol
+
+    @property
+    def anchor(self) -> str | None:
+        return self.named[1] if self.named else self.chunk.anchor
 
     @cached_property
     def tokens(self) -> int:
@@ -65,56 +96,83 @@ class _Item:
     hit: Hit
     chunk: Chunk
     bound: Bound
-    parent: Chunk | None
-    parent_bound: Bound | None
+    parent: Parent | None
     mode: Mode | None = None
     _sig: View | None = None
 
-    def views(self) -> list[tuple[View, bool]]:
-        """The views this item adds in its mode, each with whether it is in current coordinates."""
-        current = self.bound.stale != "missing"
+    @property
+    def current(self) -> bool:
+        return self.bound.stale != "missing"
+
+    def view(self) -> View | None:
+        """The view this item shows in its mode (None: dropped for the budget)."""
         if self.mode is None:
-            return []
+            return None
         if self.mode == "sig":
             if self._sig is None:
                 self._sig = signature(self.bound.view, self.chunk.symbol)
-            return [(self._sig, current)]
-        out = [(self.bound.view, current)]
-        if self.mode == "full+parent" and self.parent_bound is not None:
-            out.append((self.parent_bound.view, self.parent_bound.stale != "missing"))
-        return out
+            return self._sig
+        return self.bound.view
 
 
-def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None) -> list[Result]:
-    """The answer for `hits` (best first) within `budget` tokens (None: everything verbatim); with
-    several bundles, `source` has one source per bundle and each hit's `origin` says which."""
+Overhead = Callable[[Result], int]
+
+
+def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None,
+         k: int | None = None, overhead: Overhead | None = None, words: Sequence[str] = ()) -> list[Result]:  # fmt: skip
+    """The answer for `hits` (best first) within `budget` tokens (None: everything verbatim), at most
+    `k` results once overlapping hits are merged; with several bundles, `source` has one source
+    per bundle and each hit's `origin` says which. `words`: the query's, to name a result holding
+    several members after the one they name."""
     items = _items(hits, source if isinstance(source, Sequence) else [source])
-    counter = _Counter()
-    forced = [i for i in items if i.hit.full]
-    for i in forced:
+    for i in items:
         i.mode = "full"
+    groups = _groups(items)
+    if k is not None and len(groups) > k:  # the cut is on results, so k hits merged are not k results
+        keep = {id(it) for _, members in sorted(groups, key=_rank)[:k] for it in members}
+        items = [i for i in items if id(i) in keep]
+    forced = [i for i in items if i.hit.full]
     rest = [i for i in items if not i.hit.full]
-    if budget is None:
-        for i in rest:
-            i.mode = "full+parent" if i.parent_bound is not None else "full"
-        return _results(items)
+    if budget is not None:
+        _spend(rest, items, budget, _Cost(overhead, words))
+    return _results(items, words)
+
+
+def filled(k: int, attempt: Callable[[int], tuple[list[Hit], list[Result]]]) -> list[Result]:
+    """`k` results when the ranking has them: `attempt(n)` ranks `n` hits and packs at most `k`
+    results; hits that merge (overlapping lines) leave fewer, so the ranking is asked again for
+    as many more as were merged away, twice over, up to three times."""
+    want = k
+    for _ in range(4):
+        hits, results = attempt(want)
+        ranked = sum(not h.full for h in hits)
+        if len(results) >= k or ranked < want:
+            break
+        want += 2 * (k - len(results))
+    return results
+
+
+def _spend(rest: list[_Item], items: list[_Item], budget: int, cost: _Cost) -> None:
+    """Signatures for all, the lowest-ranked dropped while over (never the best: an answer is
+    never empty); then full texts in rank order up to the first that does not fit."""
     for i in rest:
         i.mode = "sig"
-    cost = counter.cost(items)
-    for i in reversed(rest):  # even signatures are too many: drop the lowest-ranked
-        if cost <= budget:
+    kept = 0 if len(rest) < len(items) else 1  # with no boost, the best stays even alone over the budget
+    for i in reversed(rest[kept:]):
+        if cost(items) <= budget:
             break
         i.mode = None
-        cost = counter.cost(items)
     for i in rest:
         if i.mode is None:
-            continue
-        for mode in ("full+parent", "full") if i.parent_bound is not None else ("full",):
-            i.mode = mode
-            if counter.cost(items) <= budget:
-                break
+            break
+        i.mode = "full"
+        if cost(items) > budget:
             i.mode = "sig"
-    return _results(items)
+            break
+
+
+def _rank(group: tuple[View, list[_Item]]) -> int:
+    return min(it.rank for it in group[1])
 
 
 def _items(hits: list[Hit], sources: Sequence[ChunkSource]) -> list[_Item]:
@@ -129,71 +187,110 @@ def _items(hits: list[Hit], sources: Sequence[ChunkSource]) -> list[_Item]:
         if chunk is None:
             continue
         bound = source.bind(chunk)
-        parent = source.chunk(chunk.parent) if chunk.parent is not None else None
-        # the parent type's skeleton frames a hit that is where the skeleton is: not a missing one
-        framed = parent is not None and parent.kind == "type" and bool(parent.elided)
-        parent = parent if framed and bound.stale != "missing" else None
-        parent_bound = source.bind(parent) if parent is not None else None
-        if parent_bound is not None and parent_bound.stale == "missing":
-            parent, parent_bound = None, None
-        out.append(_Item(rank, h, chunk, bound, parent, parent_bound))
+        out.append(_Item(rank, h, chunk, bound, parent_of(source, chunk, bound)))
     return out
 
 
-def _groups(items: list[_Item]) -> list[tuple[View, list[tuple[_Item, View]]]]:
-    """Merged views, each with the item views it is made of; views of one file that overlap merge
+def parent_of(source: ChunkSource, chunk: Chunk, bound: Bound) -> Parent | None:
+    """The symbol around `chunk` (not its file): the whole span of all its parts, in the same line
+    numbering as the chunk's view, and its declaration."""
+    p = source.chunk(chunk.parent) if chunk.parent is not None else None
+    if p is None or p.kind == "file" or not p.hierarchy:
+        return None
+    parts = [c for c in source.family(p) if c.anchor == p.anchor and c.kind == p.kind]
+    missing = bound.stale == "missing"
+    views = [c_view for c in parts if (c_view := _view(source, c, missing)) is not None]
+    if not views:
+        return None
+    first = min(views, key=lambda v: v.start)
+    decl = signature(first, p.symbol)
+    text = "\n".join(t for n, t in decl.rendered() if n is not None)
+    label = p.hierarchy[-1].replace(":", " ", 1)
+    return Parent(p.path, first.start, max(v.end for v in views), p.symbol, p.anchor, p.kind, label, text)
+
+
+def _view(source: ChunkSource, c: Chunk, indexed: bool) -> View | None:
+    """A part's view as the working tree has it, or as indexed for a hit that is `missing`."""
+    if indexed:
+        from cora_ci.rebind.view import from_chunk
+
+        return from_chunk(c)
+    b = source.bind(c)
+    return b.view if b.stale != "missing" else None
+
+
+def _groups(items: list[_Item]) -> list[tuple[View, list[_Item]]]:
+    """Merged views, each with the items it is made of; views of one file that overlap merge
     (never across the indexed/current line numbering of a `missing` result, nor across bundles)."""
-    pieces: list[tuple[tuple[int, str, bool], View, _Item]] = []
-    for it in items:
-        for view, current in it.views():
-            pieces.append(((it.hit.origin, view.path, current), view, it))
+    pieces = [((it.hit.origin, v.path, it.current), v, it) for it in items if (v := it.view()) is not None]
     pieces.sort(key=lambda p: (p[0], p[1].start, p[1].end))
-    out: list[tuple[View, list[tuple[_Item, View]]]] = []
-    group: list[tuple[_Item, View]] = []
+    out: list[tuple[View, list[_Item]]] = []
+    group: list[tuple[View, _Item]] = []
     key: tuple[int, str, bool] | None = None
     end = 0
     for k, view, it in pieces:
         if group and k == key and view.start <= end:
-            group.append((it, view))
+            group.append((view, it))
             end = max(end, view.end)
             continue
         if group:
-            out.append((merge([v for _, v in group]), group))
-        group, key, end = [(it, view)], k, view.end
+            out.append((merge([v for v, _ in group]), [i for _, i in group]))
+        group, key, end = [(view, it)], k, view.end
     if group:
-        out.append((merge([v for _, v in group]), group))
+        out.append((merge([v for v, _ in group]), [i for _, i in group]))
     return out
 
 
-class _Counter:
-    """Tokens of merged views, remembered by the views they merge: packing re-costs the answer
-    once per decision, and most groups are unchanged from one decision to the next."""
+class _Cost:
+    """Tokens of the answer: merged views' code (remembered by the views they merge, since packing
+    re-costs the answer once per decision and most groups are unchanged) plus each result's
+    printed metadata and commentary when `overhead` says how much."""
 
-    def __init__(self) -> None:
+    def __init__(self, overhead: Overhead | None, words: Sequence[str]) -> None:
         self._groups: dict[tuple[int, ...], int] = {}
+        self._overhead = overhead
+        self._words = words
 
-    def cost(self, items: list[_Item]) -> int:
+    def __call__(self, items: list[_Item]) -> int:
         total = 0
-        for view, members in _groups(items):
-            key = tuple(id(v) for _, v in members)
+        groups = _groups(items)
+        for view, members in groups:
+            key = tuple(id(it.view()) for it in members)
             if key not in self._groups:
                 self._groups[key] = view_tokens(view)
             total += self._groups[key]
+        if self._overhead is not None:
+            total += sum(self._overhead(r) for r in _results(items, self._words, groups))
         return total
 
 
-def _results(items: list[_Item]) -> list[Result]:
+def _results(items: list[_Item], words: Sequence[str],
+             groups: list[tuple[View, list[_Item]]] | None = None) -> list[Result]:  # fmt: skip
     ranked: list[tuple[int, Result]] = []
-    for view, members in _groups(items):
-        own = [it for it, v in members if v is not (it.parent_bound.view if it.parent_bound else None)]
-        best = min(own or [it for it, _ in members], key=lambda it: it.rank)
-        pb = best.parent_bound
-        framed = best.mode == "full+parent" and pb is not None and any(v is pb.view for _, v in members)
+    for view, members in groups if groups is not None else _groups(items):
+        best = min(members, key=lambda it: it.rank)
         stale: Stale = best.bound.stale
-        if stale is None and any(it.bound.stale == "moved" for it, _ in members):
+        if stale is None and any(it.bound.stale == "moved" for it in members):
             stale = "moved"
-        ids = list(dict.fromkeys(it.chunk.id for it, _ in sorted(members, key=lambda m: m[0].rank)))
-        elided = best.mode == "sig" and best.views()[0][0] is not best.bound.view  # cut, not short
-        result = Result(view, best.chunk, best.hit, elided, stale, best.parent if framed else None, ids)
+        ids = [it.chunk.id for it in sorted(members, key=lambda it: it.rank)]
+        elided = best.mode == "sig" and best.view() is not best.bound.view  # cut, not short
+        result = Result(view, best.chunk, best.hit, elided, stale, best.parent, ids, named(best.chunk, words))
         ranked.append((best.rank, result))
     return [r for _, r in sorted(ranked, key=lambda t: t[0])]
+
+
+def named(chunk: Chunk, words: Sequence[str]) -> tuple[str, str | None] | None:
+    """For a chunk of several members (small siblings merged), the member the query's `words` name
+    most, if it is not the first: `Auth.login` for a query about logging in, not `Auth.hash`."""
+    if len(chunk.symbols) < 2 or not words:
+        return None
+    from cora_ci.bundle.lexical import terms
+
+    wanted = {w.lower() for w in words}
+    scores = [len(wanted & set(terms(s))) for s in chunk.symbols]
+    best = max(range(len(scores)), key=lambda i: (scores[i], -i))
+    if best == 0 or scores[best] == 0:
+        return None
+    symbol = chunk.symbols[best]
+    anchor = next((a for a in chunk.anchors if a.endswith(("." + symbol, "::" + symbol))), chunk.anchor)
+    return symbol, anchor

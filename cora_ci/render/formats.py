@@ -18,7 +18,7 @@ import click
 from cora_ci.chunking.assemble import first_sentence
 from cora_ci.chunking.model import Chunk
 from cora_ci.rebind.view import mentions
-from cora_ci.render.answer import Result
+from cora_ci.render.answer import Overhead, Parent, Result
 from cora_ci.render.bundles import BundleRef
 from cora_ci.render.source import Shown
 
@@ -58,12 +58,14 @@ def _score(x: float) -> str:
     return f"{x:.4f}".rstrip("0").rstrip(".") if x else "0"
 
 
-def doc_sentence(chunk: Chunk) -> str:
-    """The first sentence of the symbol's doc comment or docstring, if its code has one."""
+def doc_sentence(chunk: Chunk, symbol: str | None = None) -> str:
+    """The first sentence of the symbol's doc comment or docstring (of `symbol`, one of the chunk's,
+    else its first), if its code has one."""
     lines = chunk.text.split("\n")
     if chunk.kind in ("file", "module"):
         return _head_doc(lines)
-    at = next((i for i, t in enumerate(lines) if chunk.symbol and mentions(t, chunk.symbol)), None)
+    symbol = symbol or chunk.symbol
+    at = next((i for i, t in enumerate(lines) if symbol and mentions(t, symbol)), None)
     if at is None:
         return ""
     above: list[str] = []
@@ -97,7 +99,7 @@ def commentary(r: Result, explain: bool, commit: str | None) -> list[str]:
     """Header, doc sentence, parent, staleness and (with --explain) the ranking's reasons."""
     out: list[str] = []
     header = r.chunk.header.strip()
-    doc = doc_sentence(r.chunk)
+    doc = doc_sentence(r.chunk, r.symbol)
     if doc and header.endswith(" " + doc):
         header = header[: -len(doc) - 1]
     if header:
@@ -107,8 +109,9 @@ def commentary(r: Result, explain: bool, commit: str | None) -> list[str]:
     if r.hit.relation is not None:
         out.append(f"Related as {_RELATED[r.hit.relation]}.")
     if r.parent is not None:
-        where = f"{r.parent.hierarchy[-1].replace(':', ' ', 1)}" if r.parent.hierarchy else r.parent.symbol
-        out.append(f"Parent: {where} ({r.parent.anchor}), its skeleton shown around this result.")
+        p = r.parent
+        decl = " ".join(line.strip() for line in p.text.splitlines())
+        out.append(f"Parent: {p.label} ({p.anchor}, lines {p.start}-{p.end}): {decl}")
     elif len(r.chunk.hierarchy) > 1:
         out.append("Parent: " + " > ".join(h.replace(":", " ", 1) for h in r.chunk.hierarchy[:-1]) + ".")
     if r.elided:
@@ -165,11 +168,11 @@ def as_cora(results: Iterable[Result], explain: bool = False, commit: str | None
         name, at = _origin(r, commit, bundles)
         meta = [("bundle", name)] if name else []
         meta += [("file", r.view.path), ("lines", _lines(r))]
-        if r.chunk.symbol:
-            meta.append(("symbol", r.chunk.symbol))
+        if r.symbol:
+            meta.append(("symbol", r.symbol))
         meta += [("kind", r.chunk.kind)]
-        if r.chunk.anchor:
-            meta.append(("anchor", r.chunk.anchor))
+        if r.anchor:
+            meta.append(("anchor", r.anchor))
         meta.append(("score", _score(r.hit.score)))
         if r.hit.relation is not None:
             meta.append(("relation", r.hit.relation))
@@ -198,19 +201,25 @@ def result_dict(r: Result, explain: bool = False, bundles: Sequence[BundleRef] =
         "path": r.view.path,
         "start_line": r.view.start,
         "end_line": r.view.end,
-        "symbol": r.chunk.symbol or None,
-        "anchor": r.chunk.anchor,
+        "symbol": r.symbol or None,
+        "anchor": r.anchor,
         "kind": r.chunk.kind,
         "score": round(r.hit.score, 6),
         "text": r.text,
         "elided": r.elided,
         "stale": r.stale,
+        "parent": _parent_dict(r.parent) if r.parent is not None else None,
     }
     if r.hit.relation is not None:
         d["relation"] = r.hit.relation
     if explain:
         d["explain"] = r.hit.explain
     return d
+
+
+def _parent_dict(p: Parent) -> dict[str, Any]:
+    return {"path": p.path, "start_line": p.start, "end_line": p.end, "symbol": p.symbol or None,
+            "anchor": p.anchor, "kind": p.kind, "text": p.text}  # fmt: skip
 
 
 def _ref_dict(b: BundleRef) -> dict[str, str]:
@@ -251,8 +260,8 @@ def as_text(results: Iterable[Result], explain: bool = False, commit: str | None
         title = f"{visible(name)}:" if name else ""
         title += f"{visible(r.view.path)}:{r.view.start}:"  # `path:line:`, which editors open
         tags = [click.style(f"lines {_lines(r)}", dim=True), click.style(r.chunk.kind, fg="cyan")]
-        if r.chunk.symbol:
-            tags.append(click.style(visible(r.chunk.symbol), fg="yellow"))
+        if r.symbol:
+            tags.append(click.style(visible(r.symbol), fg="yellow"))
         tags.append(click.style(_score(r.hit.score), dim=True))
         if r.hit.relation is not None:
             tags.append(click.style(r.hit.relation, fg="blue", bold=True))
@@ -263,8 +272,8 @@ def as_text(results: Iterable[Result], explain: bool = False, commit: str | None
                 click.style(f"[{r.stale}]", fg="red" if r.stale == "missing" else "yellow", bold=True)
             )
         yield click.style("── ", dim=True) + click.style(title, bold=True) + "  " + "  ".join(tags)
-        if r.chunk.anchor:
-            yield click.style(f"   {visible(r.chunk.anchor)}", dim=True)
+        if r.anchor:
+            yield click.style(f"   {visible(r.anchor)}", dim=True)
         for c in commentary(r, explain, at):
             yield click.style(f"   {visible(c)}", fg="green")
         width = len(str(r.view.end))
@@ -272,3 +281,27 @@ def as_text(results: Iterable[Result], explain: bool = False, commit: str | None
             number = click.style(f"{n if n is not None else '':>{width}} │ ", dim=True)
             yield number + visible(t, _CODE_CONTROLS)
         yield ""
+
+
+def overhead(fmt: str, explain: bool = False) -> Overhead:
+    """What a result prints in `fmt` besides its code, in tokens, for the budget to count: its
+    metadata, commentary and, in text, line numbers (the printed block less its code)."""
+    from cora_ci.chunking.tokens import default_counter
+
+    counter = default_counter()
+    seen: dict[tuple[object, ...], int] = {}
+
+    def printed(r: Result) -> str:
+        if fmt == "json":
+            return json.dumps(result_dict(r, explain), indent=2, ensure_ascii=False)
+        if fmt == "cora":
+            return as_cora([r], explain)
+        return "\n".join(click.unstyle(line) for line in as_text([r], explain))
+
+    def cost(r: Result) -> int:
+        key = (r.hit.origin, r.chunk.id, r.elided, r.view.start, r.view.end, r.named, r.stale, r.parent)
+        if key not in seen:
+            seen[key] = max(0, sum(counter.count_lines(printed(r).split("\n"))) - r.tokens)
+        return seen[key]
+
+    return cost

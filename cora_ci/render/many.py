@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.config import dependency_bundles
 from cora_ci.errors import CoraError
-from cora_ci.render.answer import pack
+from cora_ci.render.answer import Overhead, Result, filled, pack
 from cora_ci.render.bundles import BundleRef, first_answer, refs_of
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.query import (
@@ -33,7 +33,7 @@ from cora_ci.render.query import (
 )
 from cora_ci.render.related import Related, related_results
 from cora_ci.render.source import BundleChunks, Shown, show, work_tree
-from cora_ci.retrieval.types import Filters
+from cora_ci.retrieval.types import Filters, Hit
 
 T = TypeVar("T")
 
@@ -86,17 +86,20 @@ def open_many(ws: list[Where]) -> Many:
 
 def run_query_many(text: str, ws: list[Where], *, k: int = 10, budget: int | None = None,
                    boosts: tuple[str, ...] = (), filters: Filters = Filters(),  # noqa: B008
-                   model: str | None = None) -> tuple[Answer, Many | None]:  # fmt: skip
+                   model: str | None = None, overhead: Overhead | None = None,
+                   ) -> tuple[Answer, Many | None]:  # fmt: skip
     """`run_query` over several bundles: one ranking (`retrieval.many`), one budget."""
     if len(ws) == 1:
-        return run_query(text, ws[0], k=k, budget=budget, boosts=boosts, filters=filters, model=model), None
+        one = run_query(text, ws[0], k=k, budget=budget, boosts=boosts, filters=filters, model=model,
+                        overhead=overhead)  # fmt: skip
+        return one, None
     many = open_many(ws)
     embedders = _embedders(many, model)
-    return answer_many(many, text, embedders, k, budget, boosts, filters), many
+    return answer_many(many, text, embedders, k, budget, boosts, filters, overhead), many
 
 
 def answer_many(many: Many, text: str, embedders: list[Any], k: int, budget: int | None,
-                boosts: tuple[str, ...], filters: Filters) -> Answer:  # fmt: skip
+                boosts: tuple[str, ...], filters: Filters, overhead: Overhead | None = None) -> Answer:  # fmt: skip
     """Rank and pack over the open bundles (the command line's and the MCP server's)."""
     from cora_ci.retrieval.many import Part, search_many
 
@@ -104,9 +107,16 @@ def answer_many(many: Many, text: str, embedders: list[Any], k: int, budget: int
     trees = [work_tree(b, w.repo, w.default_repo) for b, w in zip(many.bundles, many.wheres, strict=True)]
     parts = [Part(b, e, boosts_for(b, boosts, t.root if t is not None else None))
              for b, e, t in zip(many.bundles, embedders, trees, strict=True)]  # fmt: skip
-    hits = search_many(parts, text, k=k, filters=filters)
+    from cora_ci.retrieval.query import analyse
+
     sources = [BundleChunks(b, t) for b, t in zip(many.bundles, trees, strict=True)]
-    results = pack(hits, sources, budget)
+    words = sorted(analyse(text).words)
+
+    def attempt(n: int) -> tuple[list[Hit], list[Result]]:
+        hits = search_many(parts, text, k=n, filters=filters)
+        return hits, pack(hits, sources, budget, k, overhead, words)
+
+    results = filled(k, attempt)
     first = many.refs[0]
     return Answer(text, first.path, results, first.commit, first.bundle_id, many.refs, list(many.notes))
 

@@ -17,12 +17,12 @@ from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.errors import CoraError
 from cora_ci.files.walk import git_toplevel
 from cora_ci.rebind.bind import WorkTree
-from cora_ci.render.answer import Result, pack
+from cora_ci.render.answer import Overhead, Result, filled, pack
 from cora_ci.render.bundles import BundleRef
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.related import Related, related_results
 from cora_ci.render.source import BundleChunks, Shown, show, work_tree
-from cora_ci.retrieval.types import Boost, Filters
+from cora_ci.retrieval.types import Boost, Filters, Hit
 
 T = TypeVar("T")
 
@@ -129,11 +129,13 @@ def run_query(
     boosts: tuple[str, ...] = (),
     filters: Filters = Filters(),  # noqa: B008 - frozen
     model: str | None = None,
+    overhead: Overhead | None = None,
 ) -> Answer:
-    """Rank the bundle's chunks for `text` and pack the answer, re-bound to the working tree."""
+    """Rank the bundle's chunks for `text` and pack the answer, re-bound to the working tree;
+    `overhead` counts what each result prints besides its code against the budget."""
 
     def answer(bundle: Bundle) -> Answer:
-        return _answer(bundle, text, where, k, budget, boosts, filters, model)
+        return _answer(bundle, text, where, k, budget, boosts, filters, model, overhead)
 
     return _once_more_if_replaced(where, answer)
 
@@ -151,7 +153,7 @@ def _once_more_if_replaced(where: Where, run: Callable[[Bundle], T]) -> T:
 
 
 def _answer(bundle: Bundle, text: str, where: Where, k: int, budget: int | None, boosts: tuple[str, ...],
-            filters: Filters, model: str | None) -> Answer:  # fmt: skip
+            filters: Filters, model: str | None, overhead: Overhead | None) -> Answer:  # fmt: skip
     from cora_ci.retrieval.catalog import catalog
     from cora_ci.retrieval.search import prefetch
 
@@ -163,16 +165,24 @@ def _answer(bundle: Bundle, text: str, where: Where, k: int, budget: int | None,
         bundle.lexical, bundle.vectors, catalog(bundle).graph  # opened while the model loads
         prefetch(bundle, text, k, filters)
         embedder = ahead.result()
-    return answer_with(bundle, text, tree, embedder, str(where.bundle), k, budget, all_boosts, filters)
+    return answer_with(bundle, text, tree, embedder, str(where.bundle), k, budget, all_boosts, filters, overhead)
 
 
 def answer_with(bundle: Bundle, text: str, tree: WorkTree | None, embedder: Any, name: str, k: int,
-                budget: int | None, boosts: tuple[Boost, ...], filters: Filters) -> Answer:  # fmt: skip
+                budget: int | None, boosts: tuple[Boost, ...], filters: Filters,
+                overhead: Overhead | None = None) -> Answer:  # fmt: skip
     """Rank and pack with everything at hand: a one-shot query and the MCP server's warm one."""
     from cora_ci.retrieval import search
+    from cora_ci.retrieval.query import analyse
 
-    hits = search(bundle, text, k=k, embedder=embedder, filters=filters, boosts=boosts)
-    results = pack(hits, BundleChunks(bundle, tree), budget)
+    source = BundleChunks(bundle, tree)
+    words = sorted(analyse(text).words)
+
+    def attempt(n: int) -> tuple[list[Hit], list[Result]]:
+        hits = search(bundle, text, k=n, embedder=embedder, filters=filters, boosts=boosts)
+        return hits, pack(hits, source, budget, k, overhead, words)
+
+    results = filled(k, attempt)
     commit = (bundle.manifest.get("source") or {}).get("commit")
     return Answer(text, name, results, commit, bundle.id)
 
