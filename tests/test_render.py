@@ -112,16 +112,18 @@ def test_a_member_hit_is_its_own_lines_and_its_parent_is_context(bundle: Bundle)
     assert (p.start, p.end) == (5, 20) and p.start <= r.view.start <= r.view.end <= p.end
 
 
-def test_overlapping_and_nested_hits_are_merged_and_no_line_is_printed_twice(bundle: Bundle) -> None:
+def test_a_type_below_its_member_is_its_context_and_above_it_takes_it_in(bundle: Bundle) -> None:
+    src = BundleChunks(bundle, None)
     hits = [_hit("src/auth.py::Auth.login"), _hit("src/auth.py::Auth", 0.9), _hit("src/auth.py::Auth.refresh", 0.8),
             _hit("src/auth.py::Auth.login", 0.5)]  # fmt: skip
-    results = pack(hits, BundleChunks(bundle, None), None)
-    assert len(results) == 1
-    r = results[0]
+    login, refresh = pack(hits, src, None)  # the class is where both sit, not a result of its own
+    assert (login.chunk.anchor, refresh.chunk.anchor) == ("src/auth.py::Auth.login", "src/auth.py::Auth.refresh")
+    assert login.parent is not None and login.parent.anchor == "src/auth.py::Auth" and "class" not in login.text
+    (r,) = pack([_hit("src/auth.py::Auth"), _hit("src/auth.py::Auth.login", 0.5)], src, None)
     nums = _numbers(r)
-    assert nums == sorted(set(nums))
-    assert "return password == token" in r.text and 'return self.login(user, "again")' in r.text
-    assert r.members[0] == _hit("src/auth.py::Auth.login").chunk_id and len(r.members) == 3
+    assert nums == sorted(set(nums)) and r.chunk.anchor == "src/auth.py::Auth"
+    assert r.text.startswith("class Auth:") and "return password == token" in r.text  # the member in full
+    assert "    def logout(self, user):\n        . . ." in r.text and r.members[1] == _hit("src/auth.py::Auth.login").chunk_id
 
 
 def test_results_of_different_places_stay_apart_in_rank_order(bundle: Bundle) -> None:
@@ -246,7 +248,7 @@ def test_missing_results_never_merge_with_current_lines(repo: Path, bundle: Bund
     start = text.index("    def login")
     p.write_text(text[:start] + text[text.index("    def logout") :])
     src = BundleChunks(bundle, WorkTree(repo))
-    results = pack([_hit("src/auth.py::Auth.login"), _hit("src/auth.py::Auth", 0.5)], src, None)
+    results = pack([_hit("src/auth.py::Auth"), _hit("src/auth.py::Auth.login", 0.5)], src, None)
     by = {r.chunk.anchor: r for r in results}
     login, auth = by["src/auth.py::Auth.login"], by["src/auth.py::Auth"]
     assert login.stale == "missing" and "return password == token" in login.text

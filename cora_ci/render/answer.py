@@ -188,6 +188,25 @@ def _items(hits: list[Hit], sources: Sequence[ChunkSource]) -> list[_Item]:
             continue
         bound = source.bind(chunk)
         out.append(_Item(rank, h, chunk, bound, parent_of(source, chunk, bound)))
+    return _unframed(out, sources)
+
+
+def _unframed(items: list[_Item], sources: Sequence[ChunkSource]) -> list[_Item]:
+    """The items less those that enclose a better-ranked one (a class skeleton below one of its
+    methods): that one's `parent` says where it sits, and its lines are not the answer's."""
+    around: set[tuple[int, str]] = set()
+    out: list[_Item] = []
+    for it in items:
+        if it.chunk.anchor is not None and (it.hit.origin, it.chunk.anchor) in around and not it.hit.full:
+            continue
+        out.append(it)
+        c: Chunk | None = it.chunk
+        for _ in range(64):  # the chain of enclosing chunks (bounded: a damaged bundle may loop)
+            c = sources[it.hit.origin].chunk(c.parent) if c is not None and c.parent is not None else None
+            if c is None or c.kind == "file":
+                break
+            if c.anchor is not None:
+                around.add((it.hit.origin, c.anchor))
     return out
 
 
