@@ -216,16 +216,17 @@ def parent_of(source: ChunkSource, chunk: Chunk, bound: Bound) -> Parent | None:
     p = source.chunk(chunk.parent) if chunk.parent is not None else None
     if p is None or p.kind == "file" or not p.hierarchy:
         return None
-    parts = [c for c in source.family(p) if c.anchor == p.anchor and c.kind == p.kind]
+    family = source.family(p)  # its parts and everything inside it: a section's subsections too
     missing = bound.stale == "missing"
-    views = [c_view for c in parts if (c_view := _view(source, c, missing)) is not None]
-    if not views:
+    views = [c_view for c in family if (c_view := _view(source, c, missing)) is not None]
+    head = _view(source, p, missing)
+    if not views or head is None:
         return None
-    first = min(views, key=lambda v: v.start)
-    decl = signature(first, p.symbol)
+    decl = signature(head, p.symbol)
     text = "\n".join(t for n, t in decl.rendered() if n is not None)
     label = p.hierarchy[-1].replace(":", " ", 1)
-    return Parent(p.path, first.start, max(v.end for v in views), p.symbol, p.anchor, p.kind, label, text)
+    return Parent(p.path, min(v.start for v in views), max(v.end for v in views), p.symbol, p.anchor, p.kind,
+                  label, text)  # fmt: skip
 
 
 def _view(source: ChunkSource, c: Chunk, indexed: bool) -> View | None:
