@@ -117,13 +117,21 @@ def test_a_type_below_its_member_is_its_context_and_above_it_takes_it_in(bundle:
     hits = [_hit("src/auth.py::Auth.login"), _hit("src/auth.py::Auth", 0.9), _hit("src/auth.py::Auth.refresh", 0.8),
             _hit("src/auth.py::Auth.login", 0.5)]  # fmt: skip
     login, refresh = pack(hits, src, None)  # the class is where both sit, not a result of its own
-    assert (login.chunk.anchor, refresh.chunk.anchor) == ("src/auth.py::Auth.login", "src/auth.py::Auth.refresh")
-    assert login.parent is not None and login.parent.anchor == "src/auth.py::Auth" and "class" not in login.text
+    assert (login.chunk.anchor, refresh.chunk.anchor) == (
+        "src/auth.py::Auth.login",
+        "src/auth.py::Auth.refresh",
+    )
+    assert (
+        login.parent is not None and login.parent.anchor == "src/auth.py::Auth" and "class" not in login.text
+    )
     (r,) = pack([_hit("src/auth.py::Auth"), _hit("src/auth.py::Auth.login", 0.5)], src, None)
     nums = _numbers(r)
     assert nums == sorted(set(nums)) and r.chunk.anchor == "src/auth.py::Auth"
     assert r.text.startswith("class Auth:") and "return password == token" in r.text  # the member in full
-    assert "    def logout(self, user):\n        . . ." in r.text and r.members[1] == _hit("src/auth.py::Auth.login").chunk_id
+    assert (
+        "    def logout(self, user):\n        . . ." in r.text
+        and r.members[1] == _hit("src/auth.py::Auth.login").chunk_id
+    )
 
 
 def test_results_of_different_places_stay_apart_in_rank_order(bundle: Bundle) -> None:

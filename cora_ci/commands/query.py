@@ -68,7 +68,7 @@ def query(
 ) -> None:
     """Search a bundle: hybrid ranking, graph expansion, boosts, within a token budget."""
     gc.disable()  # one short-lived answer: collections over the bundle's objects would only cost time
-    from cora_ci.render.formats import as_json, overhead
+    from cora_ci.render.formats import as_json, code_budget, overhead
     from cora_ci.render.many import run_query_many, wheres
     from cora_ci.retrieval.types import Filters
 
@@ -77,6 +77,8 @@ def query(
     query_text = as_text(query_text)
     fmt = fmt or default_format()
     printed = overhead(fmt, explain) if budget is not None else None  # the budget is what is printed
+    if budget is not None:
+        budget = code_budget(fmt, budget, query_text, str(ws[0].bundle))
     ans, _ = run_query_many(query_text, ws, k=k, budget=budget, boosts=boosts, filters=filters, model=model,
                             overhead=printed)  # fmt: skip
     doc = (as_json(ans.query, ans.bundle, ans.results, explain, ans.bundle_id, ans.bundles, ans.notes)

@@ -305,3 +305,14 @@ def overhead(fmt: str, explain: bool = False) -> Overhead:
         return seen[key]
 
     return cost
+
+
+def code_budget(fmt: str, budget: int, query: str, bundle: str) -> int:
+    """The budget left for the results once the answer's own frame is counted: JSON's `query`,
+    `bundle` and `bundle_id` (the other formats print nothing around their results)."""
+    if fmt != "json":
+        return budget
+    from cora_ci.chunking.tokens import default_counter
+
+    frame = as_json(query, bundle, [], bundle_id="0" * 64)
+    return max(1, budget - sum(default_counter().count_lines(frame.split("\n"))))

@@ -165,7 +165,9 @@ def _answer(bundle: Bundle, text: str, where: Where, k: int, budget: int | None,
         bundle.lexical, bundle.vectors, catalog(bundle).graph  # opened while the model loads
         prefetch(bundle, text, k, filters)
         embedder = ahead.result()
-    return answer_with(bundle, text, tree, embedder, str(where.bundle), k, budget, all_boosts, filters, overhead)
+    return answer_with(
+        bundle, text, tree, embedder, str(where.bundle), k, budget, all_boosts, filters, overhead
+    )
 
 
 def answer_with(bundle: Bundle, text: str, tree: WorkTree | None, embedder: Any, name: str, k: int,

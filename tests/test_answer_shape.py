@@ -1,0 +1,114 @@
+"""What a query hands back is the code asked for: each result its own lines, its parent apart and
+around it, `k` distinct results, no line twice, named after what matched; on real bundles of real
+git repositories, through the library and the command line."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cora_ci.build import build
+from cora_ci.bundle import open_bundle
+from cora_ci.render.query import Where, run_query
+
+pytestmark = pytest.mark.usefixtures("private_cache")
+
+VERBS = ["fetch", "store", "parse", "render", "merge", "split", "encode", "decode", "load", "save",
+         "open", "close", "send", "poll", "sort", "scan"]  # fmt: skip
+NOUNS = ["record", "header", "column", "packet"] * 3
+NOUNS = [f"{n}{i // 4}" for i, n in enumerate(NOUNS)]  # 12 distinct nouns: 16 x 12 > 160 methods
+
+
+def _big_class() -> str:
+    """A class of 160 methods, each a few lines with its own words."""
+    out = ['"""A registry of handlers."""\n\n\nclass Registry:\n    """Every handler, by name."""\n\n']
+    for i in range(160):
+        verb, noun = VERBS[i % 16], NOUNS[i // 16]
+        out.append(
+            f"    def {verb}_{noun}(self, item):\n"
+            f'        """{verb.capitalize()} one {noun} item for the registry."""\n'
+            f"        value = self.table.get('{noun}', {i})\n"
+            f"        return self.{verb}er(item, value)\n\n"
+        )
+    return "".join(out)
+
+
+def _cora(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "cora_ci", *args], cwd=cwd, capture_output=True, text=True)
+
+
+@pytest.fixture
+def repo(make_repo: Callable[[dict[str, str]], Path]) -> Path:
+    repo = make_repo({
+        "src/registry.py": _big_class(),
+        "src/auth.py": (
+            "class Auth:\n"
+            "    def hash(self, word):\n        return word[::-1]\n\n"
+            "    def login(self, user, password):\n        return self.hash(password) == user.secret\n\n"
+            "    def audit(self, name):\n"
+            + "".join(f"        step_{i} = compute({i}, name, other_argument)\n" for i in range(40))
+            + "        return step_1\n"
+        ),
+    })  # fmt: skip
+    build(repo, model="none")
+    return repo
+
+
+def test_a_method_of_a_class_of_160_is_its_own_lines_with_its_class_around(repo: Path) -> None:
+    ans = run_query("decode column1 item", Where.of(None, None, repo), k=5)
+    first = ans.results[0]
+    lines = (repo / "src/registry.py").read_text().splitlines()
+    assert first.anchor == "src/registry.py::Registry.decode_column1"
+    assert lines[first.view.start - 1].strip() == "def decode_column1(self, item):"
+    assert first.view.end - first.view.start == 3 and "class Registry" not in first.text
+    p = first.parent
+    assert p is not None and p.anchor == "src/registry.py::Registry" and p.text == "class Registry:"
+    last = max(n for n, line in enumerate(lines, 1) if line.strip())
+    assert p.start == 4 and p.end == last and p.start <= first.view.start <= first.view.end <= p.end
+
+
+def test_every_parent_holds_its_result_and_no_line_is_shown_twice(repo: Path) -> None:
+    for words in ("registry item value", "handler registry", "load save column", "Registry"):
+        ans = run_query(words, Where.of(None, None, repo), k=10)
+        shown = [(r.view.path, n) for r in ans.results for n, _ in r.view.rendered() if n is not None]
+        assert len(shown) == len(set(shown)), words
+        for r in ans.results:
+            if r.parent is not None:
+                assert r.parent.start <= r.view.start <= r.view.end <= r.parent.end, (words, r.anchor)
+
+
+@pytest.mark.parametrize("k", [1, 3, 10, 25])
+def test_k_means_k_distinct_results(repo: Path, k: int) -> None:
+    """The class skeleton and its methods overlap: merged, they must not leave fewer than `k`."""
+    ans = run_query("registry item value", Where.of(None, None, repo), k=k)
+    assert len(ans.results) == k
+    assert len({r.chunk.id for r in ans.results}) == k
+
+
+def test_a_chunk_of_several_members_is_named_after_the_one_asked_for(repo: Path) -> None:
+    bundle = open_bundle(repo / ".cora" / "index")
+    t = bundle.chunks
+    merged = next(t.chunk(r) for r in range(len(t)) if "login" in t.chunk(r).symbols)
+    assert merged.symbols == ["hash", "login"]  # small siblings, one chunk
+    out = _cora("query", "login user password", "--format", "json", "-k", "1", cwd=repo)
+    (r,) = json.loads(out.stdout)["results"]
+    assert (r["symbol"], r["anchor"]) == ("login", "src/auth.py::Auth.login")
+
+
+def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> None:
+    from cora_ci.chunking.tokens import default_counter
+
+    counter = default_counter()
+    for fmt in ("json", "cora", "text"):
+        out = _cora("query", "registry item value", "--format", fmt, "-k", "8", "--budget", "400", cwd=repo)
+        assert out.returncode == 0, out.stderr
+        assert sum(counter.count_lines(out.stdout.split("\n"))) <= 400 * 1.05, fmt  # what is printed
+    doc = json.loads(_cora("query", "registry item value", "--format", "json", "-k", "8", "--budget", "400",
+                           cwd=repo).stdout)  # fmt: skip
+    elided = [r["elided"] for r in doc["results"]]
+    assert elided == sorted(elided)  # never a result in full below an elided one
