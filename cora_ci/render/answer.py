@@ -118,8 +118,8 @@ class _Item:
 Overhead = Callable[[Result], int]
 
 
-def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None,
-         k: int | None = None, overhead: Overhead | None = None, words: Sequence[str] = ()) -> list[Result]:  # fmt: skip
+def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None, k: int | None = None,
+         overhead: Overhead | None = None, words: Sequence[str] = ()) -> list[Result]:  # fmt: skip
     """The answer for `hits` (best first) within `budget` tokens (None: everything verbatim), at most
     `k` results once overlapping hits are merged; with several bundles, `source` has one source
     per bundle and each hit's `origin` says which. `words`: the query's, to name a result holding
@@ -131,7 +131,6 @@ def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: i
     if k is not None and len(groups) > k:  # the cut is on results, so k hits merged are not k results
         keep = {id(it) for _, members in sorted(groups, key=_rank)[:k] for it in members}
         items = [i for i in items if id(i) in keep]
-    forced = [i for i in items if i.hit.full]
     rest = [i for i in items if not i.hit.full]
     if budget is not None:
         _spend(rest, items, budget, _Cost(overhead, words))
