@@ -118,8 +118,9 @@ class _Item:
 Overhead = Callable[[Result], int]
 
 
-def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None, k: int | None = None,
-         overhead: Overhead | None = None, words: Sequence[str] = ()) -> list[Result]:  # fmt: skip
+def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None,
+         k: int | None = None, overhead: Overhead | None = None,
+         words: Sequence[str] = ()) -> list[Result]:  # fmt: skip
     """The answer for `hits` (best first) within `budget` tokens (None: everything verbatim), at most
     `k` results once overlapping hits are merged; with several bundles, `source` has one source
     per bundle and each hit's `origin` says which. `words`: the query's, to name a result holding

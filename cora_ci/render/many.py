@@ -98,8 +98,9 @@ def run_query_many(text: str, ws: list[Where], *, k: int = 10, budget: int | Non
     return answer_many(many, text, embedders, k, budget, boosts, filters, overhead), many
 
 
-def answer_many(many: Many, text: str, embedders: list[Any], k: int, budget: int | None, boosts: tuple[str, ...],
-                filters: Filters, overhead: Overhead | None = None) -> Answer:  # fmt: skip
+def answer_many(many: Many, text: str, embedders: list[Any], k: int, budget: int | None,
+                boosts: tuple[str, ...], filters: Filters,
+                overhead: Overhead | None = None) -> Answer:  # fmt: skip
     """Rank and pack over the open bundles (the command line's and the MCP server's)."""
     from cora_ci.retrieval.many import Part, search_many
 
