@@ -27,12 +27,14 @@ from typing import Any, Literal
 from cora_ci.bundle import Bundle
 from cora_ci.graph.build import NameFilter
 from cora_ci.retrieval.catalog import Catalog, catalog
+from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.features import compile_filters
 from cora_ci.retrieval.fusion import fuse
 from cora_ci.retrieval.query import Query, analyse
 from cora_ci.retrieval.search import (
     PARAMS,
     Params,
+    _add_pointed,
     _blank,
     _Cand,
     _demotion,
@@ -89,8 +91,10 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
     cands = _candidates(parts, cats, q, k, filters, params, accept)
     if params.features:
         for o, (p, cat) in enumerate(zip(parts, cats, strict=True)):
+            told = pointed(cat, query) if params.evidence > 0 else Pointed({}, {})
+            _add_pointed(cat, q, cands, told, accept, partial(_key, o), o)
             mine = {key: c for key, c in cands.items() if c.origin == o}
-            _features(cat, q, mine, filters, p.boosts, params)
+            _features(cat, q, mine, filters, p.boosts, params, told)
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand_all(parts, cats, q, cands, filters, params, accept)
     pinned = [

@@ -3,8 +3,9 @@
 Steps, each visible in a hit's `explain`:
 
 1. candidates: BM25 top-`pool` and vector top-`pool`, fused (`fusion.py`), filtered;
-2. query-aware features: an identifier query's definition first (`definition`), symbol and file
-   names that match the query (`name`), tests/examples/vendored/generated code, prose and type
+2. query-aware features: an identifier query's definition first (`definition`), the code a bug
+   report's traceback frames and paths point at (`evidence`), symbol and file names that match the
+   query (`name`), tests/examples/vendored/generated code, prose and type
    stubs lower unless asked for (`demoted`), `dir:` boosts (`dir`), and a share of the other strong
    chunks of the same file (`file`), so a file with several good chunks rises;
 3. reference expansion: personalized PageRank seeded by the best hits lifts candidates they are
@@ -23,6 +24,7 @@ from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
 from cora_ci.retrieval.catalog import Catalog, Meta, catalog, path_class, prose_class
+from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match
 from cora_ci.retrieval.fusion import Fused, Fusion, fuse
@@ -31,7 +33,7 @@ from cora_ci.retrieval.types import Boost, Filters, Hit
 
 EXPLAIN_KEYS = (
     "query", "bm25_rank", "bm25_score", "vector_rank", "vector_score", "fused", "definition", "name",
-    "demoted", "dir", "file", "graph", "diversity", "boost",
+    "evidence", "demoted", "dir", "file", "graph", "diversity", "boost",
 )  # fmt: skip
 _LEVEL_SHARE = {3: 1.0, 2: 0.6, 1: 0.15}  # of Params.definition, by definition_level
 
@@ -54,6 +56,10 @@ class Params:
     dir_boost: float = 1.5  # multiplier for chunks under a `dir:` boost
     file: float = 0.1  # times the sum of the file's next two best scores
     diversity: float = 0.8  # the n-th chunk of one file is multiplied by this to the n
+    evidence: float = 1.0  # added for the chunk a traceback's innermost frame in the repository names
+    evidence_file: float = (
+        0.3  # ... for the other candidates of a file a report names (times the clue's weight)
+    )
     seeds: int = 5  # top hits that seed PageRank
     graph: float = 0.1  # added: this times the graph score (PageRank mass / the largest mass)
     graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
@@ -102,7 +108,9 @@ def search(
     cat = catalog(bundle)
     cands = _candidates(bundle, cat, q, k, embedder, filters, params, accept)
     if params.features:
-        _features(cat, q, cands, filters, boosts, params)
+        told = pointed(cat, query) if params.evidence > 0 else Pointed({}, {})
+        _add_pointed(cat, q, cands, told, accept)
+        _features(cat, q, cands, filters, boosts, params, told)
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand(cat, q, cands, filters, params, accept)
     pinned = _pinned(cat, boosts)
@@ -174,8 +182,18 @@ def _in_dir(path: str, d: str) -> bool:
     return path == d or path.startswith(d + "/")
 
 
+def _add_pointed(cat: Catalog, q: Query, cands: dict[int, _Cand], told: Pointed, accept: Any,
+                 key: Callable[[int], int] = int, origin: int = 0) -> None:  # fmt: skip
+    """The chunks a report's clues name, as candidates even when no word of it matched them."""
+    for cid in told.at:
+        if key(cid) not in cands:
+            m = cat.meta(cid)
+            if m is not None and accept(m):
+                cands[key(cid)] = _Cand(m, 0.0, "search", _blank(q), origin)
+
+
 def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
-              boosts: tuple[Boost, ...], params: Params) -> None:  # fmt: skip
+              boosts: tuple[Boost, ...], params: Params, told: Pointed | None = None) -> None:  # fmt: skip
     dirs = [b.value for b in boosts if b.kind == "dir"]
     idents = [(q.identifier, params.definition)] if q.identifier else []
     idents += [(q.named, params.definition)] if q.named else []  # "where is `abort` defined"
@@ -196,6 +214,13 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
                 bonus = max(bonus, weight * share)
         if bonus:
             ex["definition"] = round(bonus, 6)
+        if told is not None and (told.at or told.files):
+            clue = params.evidence * told.at.get(m.id, 0.0) or params.evidence_file * told.files.get(
+                m.path, 0.0
+            )
+            if clue:
+                ex["evidence"] = round(clue, 6)
+                bonus += clue
         nm = params.name * name_match(q, m)
         if nm:
             ex["name"] = round(nm, 6)

@@ -1,0 +1,229 @@
+"""What a bug report points at: traceback frames, file paths, dotted names, matched to the bundle.
+
+A report that pastes a traceback says where the failure went through; the innermost frame inside
+the repository is the strongest single clue (the fix is there or a call or two up), the frames
+around it weaker, a path or a `module.function` merely mentioned weaker still. Frames of the
+standard library or of other packages match nothing in the bundle and fall away by themselves,
+so "innermost" means innermost among the frames that resolve.
+
+Formats read: Python (`File "x.py", line 3, in f`), JavaScript/TypeScript (V8's `at f (x.ts:3:5)`),
+Java (`at a.b.C.f(C.java:3)`), C# (`at A.B.F() in /x/B.cs:line 3`), Go (`a/b.F(...)` then its
+`/x/b.go:3 +0x1f` line) and Rust (`panicked at src/x.rs:3:5`, backtraces' `at ./src/x.rs:3:5`).
+"""
+
+from __future__ import annotations
+
+import re
+import weakref
+from collections.abc import Iterator
+from functools import cached_property
+from typing import NamedTuple
+
+from cora_ci.retrieval.catalog import Catalog
+
+MAX_CHARS = 100_000  # a report is read this far for clues (the query's words stop much earlier)
+_EXT = r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|java|kt|scala|cs|go|rs|rb|php|c|h|cc|cpp|hpp|swift|m)"
+_PATH = rf"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.{_EXT}"
+
+_PYTHON = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<name>[\w<>.]+))?')
+_V8 = re.compile(rf"^\s*at (?:(?:async )?(?P<name>[\w$.<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
+                 r"(?::\d+)?\)?\s*$", re.M)  # fmt: skip
+_JAVA = re.compile(r"^\s*at (?P<qual>[\w$.]+)\.(?P<name>[\w$<>]+)"
+                   r"\((?P<file>[\w$]+\.(?:java|kt|scala)):(?P<line>\d+)\)", re.M)  # fmt: skip
+_CSHARP = re.compile(rf"^\s*at (?P<qual>[\w.`<>]+)\.(?P<name>[\w<>`]+)\(.*?\) "
+                     rf"in (?P<path>{_PATH}):line (?P<line>\d+)", re.M)  # fmt: skip
+_GO = re.compile(rf"^(?P<qual>[\w./-]+)\.(?P<name>[\w]+)\(.*\)\n\s+(?P<path>{_PATH}):(?P<line>\d+)", re.M)
+_RUST = re.compile(rf"(?:panicked at |^\s*at )(?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?", re.M)
+_MENTION = re.compile(rf"(?<![\w/.\\-])(?P<path>{_PATH})(?::(?P<line>\d+))?(?![\w/])")
+_DOTTED = re.compile(r"(?<![\w.])(?P<qual>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w.])")
+
+
+class Clue(NamedTuple):
+    path: str | None  # as written: absolute, relative, under some site-packages
+    name: str | None  # the function or method a frame is in, or a dotted name's last part
+    line: int | None
+    frame: bool  # a traceback frame (not a mere mention)
+    dotted: tuple[str, ...] = ()  # `pkg.module.Class.method` as parts, its module to be found
+
+
+def clues(text: str) -> list[Clue]:
+    """The report's clues, innermost frames first, then mentions in the order written (less what
+    a frame already says: its path again, its file name, its qualified name)."""
+    text = text[:MAX_CHARS]
+    frames = list(_frames(text))
+    said = {c.path for c in frames} | {_base(c.path) for c in frames} | {c.name for c in frames}
+    return frames + [c for c in _mentions(text) if (c.path or c.name) not in said]
+
+
+def _base(path: str | None) -> str | None:
+    return re.split(r"[/\\]", path)[-1] if path else None
+
+
+def _frames(text: str) -> Iterator[Clue]:
+    # Python prints the innermost frame last: each traceback's frames are read backwards
+    for block in re.split(r"\n(?=Traceback \(most recent call last\))", text):
+        py = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for m in _PYTHON.finditer(block)]
+        yield from reversed(py)
+    for m in _V8.finditer(text):
+        yield Clue(m["path"], _last(m["name"]), int(m["line"]), True)
+    for m in _JAVA.finditer(text):
+        package = m["qual"].rsplit(".", 1)[0].replace(".", "/") if "." in m["qual"] else ""
+        yield Clue(f"{package}/{m['file']}".lstrip("/"), m["name"], int(m["line"]), True)
+    for pattern in (_CSHARP, _GO):
+        for m in pattern.finditer(text):
+            yield Clue(m["path"], m["name"], int(m["line"]), True)
+    for m in _RUST.finditer(text):
+        yield Clue(m["path"], None, int(m["line"]), True)
+
+
+def _mentions(text: str) -> Iterator[Clue]:
+    for m in _MENTION.finditer(text):
+        if "://" not in text[max(0, m.start() - 8) : m.start()]:  # a URL's path is not the repository's
+            yield Clue(m["path"], None, int(m["line"]) if m["line"] else None, False)
+    for m in _DOTTED.finditer(text):
+        parts = tuple(m["qual"].split("."))
+        if not re.fullmatch(_EXT, parts[-1]):  # `a.b.py` is a path, read above
+            yield Clue(None, parts[-1], None, False, parts)
+
+
+def _last(name: str | None) -> str | None:
+    """`Foo.bar`, `Object.<anonymous>`, `<module>` -> the function's own name, if it has one."""
+    if not name:
+        return None
+    last = re.split(r"[.\s]", name.strip())[-1]
+    return last if re.fullmatch(r"[A-Za-z_$][\w$]*", last) else None
+
+
+class Resolved(NamedTuple):
+    path: str  # a file of the bundle
+    name: str | None
+    line: int | None
+    weight: float  # how strongly the report points at it (1.0: the innermost frame)
+
+
+class Paths:
+    """The bundle's paths by file name, to match a path as written to the files it may be."""
+
+    def __init__(self, cat: Catalog) -> None:
+        self._cat = cat
+
+    @cached_property
+    def _by_name(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for p in self._cat.bundle.manifest["files"]["path"]:
+            out.setdefault(p.rsplit("/", 1)[-1], []).append(p)
+        return out
+
+    @cached_property
+    def _by_stem(self) -> dict[str, list[str]]:
+        """Files by name without extension (`query` -> `django/db/models/query.py`), packages'
+        `__init__`/`index` files also by their directory's name."""
+        out: dict[str, list[str]] = {}
+        for p in self._cat.bundle.manifest["files"]["path"]:
+            stem = _stem_parts(p)
+            if stem:
+                out.setdefault(stem[-1], []).append(p)
+        return out
+
+    def module(self, dotted: tuple[str, ...]) -> list[str]:
+        """The file a dotted name's module is (`django.db.models.query.QuerySet.delete`): the
+        longest prefix that is a file's path without extension, by at least two components."""
+        for i in range(len(dotted) - 1, 1, -1):
+            head = list(dotted[:i])
+            found = [p for p in self._by_stem.get(head[-1], []) if _common_tail(head, _stem_parts(p)) >= 2]
+            if found:
+                return found
+        return []
+
+    def match(self, written: str) -> list[str]:
+        """The bundle's files sharing the longest run of trailing components with `written`
+        (`/usr/lib/python3/site-packages/django/db/models/query.py` -> `django/db/models/query.py`);
+        a bare file name matches only a name held by one file."""
+        parts = [p for p in re.split(r"[/\\]", written) if p not in ("", ".")]
+        if not parts:
+            return []
+        found = self._by_name.get(parts[-1], [])
+        if not found:
+            return []
+        scored = [(_common_tail(parts, p.split("/")), p) for p in found]
+        best = max(n for n, _ in scored)
+        top = [p for n, p in scored if n == best]
+        return top if best > 1 or len(top) == 1 else []
+
+
+def _stem_parts(path: str) -> list[str]:
+    parts = path.split("/")
+    parts[-1] = parts[-1].split(".", 1)[0]
+    if parts[-1] in ("__init__", "index", "mod", "lib") and len(parts) > 1:
+        parts.pop()
+    return parts
+
+
+def _common_tail(a: list[str], b: list[str]) -> int:
+    n = 0
+    while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
+        n += 1
+    return n
+
+
+FRAME_DECAY = 0.6  # each frame further out from the innermost one that resolved
+MENTION = 0.4  # a path or dotted name mentioned, not in a frame
+
+
+def resolve(found: list[Clue], paths: Paths) -> list[Resolved]:
+    """The clues that name files of the bundle, weighted: 1.0 for the innermost frame that
+    resolves, `FRAME_DECAY` less for each one further out, `MENTION` for mentions."""
+    out: list[Resolved] = []
+    frames = 0
+    for c in found:
+        files = paths.match(c.path) if c.path else paths.module(c.dotted) if c.dotted else []
+        if not files:
+            continue
+        weight = FRAME_DECAY**frames if c.frame else MENTION
+        frames += c.frame
+        out.extend(Resolved(f, c.name, c.line, weight / len(files)) for f in files)
+    return out
+
+
+_PATHS: weakref.WeakKeyDictionary[Catalog, Paths] = weakref.WeakKeyDictionary()  # one per open bundle
+
+
+class Pointed(NamedTuple):
+    """Chunks a report points at: `at` the chunk a clue names (its function, or the line of its
+    frame), `files` each file named, with the weight of its strongest clue."""
+
+    at: dict[int, float]
+    files: dict[str, float]
+
+
+def pointed(cat: Catalog, text: str) -> Pointed:
+    """What the clues of `text` point at in the bundle of `cat`."""
+    found = clues(text)
+    if not found:
+        return Pointed({}, {})
+    at: dict[int, float] = {}
+    files: dict[str, float] = {}
+    paths = _PATHS.get(cat)
+    if paths is None:
+        paths = _PATHS[cat] = Paths(cat)
+    for r in resolve(found, paths):
+        files[r.path] = max(files.get(r.path, 0.0), r.weight)
+        cid = _chunk_at(cat, r.path, r.name, r.line)
+        if cid is not None:
+            at[cid] = max(at.get(cid, 0.0), r.weight)
+    return Pointed(at, files)
+
+
+def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None) -> int | None:
+    """The chunk of `path` defining `name`, else the innermost one holding `line`."""
+    metas = [cat.row_meta(r) for r in cat.file_rows(path)]
+    if name:
+        named = [m for m in metas if name in m.symbols and m.kind != "file"]
+        if named:
+            return min(named, key=lambda m: (line is not None and not m.start_line <= line <= m.end_line,
+                                             m.start_line)).id  # fmt: skip
+    if line is not None:
+        holding = [m for m in metas if m.start_line <= line <= m.end_line]
+        if holding:
+            return min(holding, key=lambda m: m.end_line - m.start_line).id
+    return None

@@ -1,0 +1,115 @@
+"""A bug report finds the code to change: its traceback frames, paths and dotted names are read
+(every format), matched to the bundle's files by their trailing components, and the innermost
+frame inside the repository outranks changelogs, translation catalogues and the words around."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cora_ci.build import build
+from cora_ci.render.query import Where, run_query
+from cora_ci.retrieval.evidence import clues
+
+pytestmark = pytest.mark.usefixtures("private_cache")
+
+
+@pytest.mark.parametrize(
+    ("report", "first"),
+    [
+        ('Traceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n    main()\n'
+         '  File "/venv/lib/python3.12/site-packages/shop/orders.py", line 41, in total\n    x\nKeyError: 1',
+         ("/venv/lib/python3.12/site-packages/shop/orders.py", "total", 41)),
+        ("TypeError: x is undefined\n    at Cart.total (/home/u/shop/src/cart.ts:12:9)\n"
+         "    at main (/home/u/shop/src/index.ts:3:1)\n    at node:internal/main:5:3",
+         ("/home/u/shop/src/cart.ts", "total", 12)),
+        ('Exception in thread "main" java.lang.NullPointerException\n'
+         "\tat com.shop.Cart.total(Cart.java:12)\n\tat com.shop.Main.main(Main.java:5)",
+         ("com/shop/Cart.java", "total", 12)),
+        ("System.NullReferenceException: Object reference not set\n"
+         "   at Shop.Cart.Total() in C:\\src\\Shop\\Cart.cs:line 12\n   at Shop.Program.Main() in C:\\src\\Shop\\Program.cs:line 5",
+         ("C:\\src\\Shop\\Cart.cs", "Total", 12)),
+        ("panic: runtime error\n\ngoroutine 1 [running]:\nshop/cart.Total(...)\n\t/home/u/shop/cart/cart.go:12 +0x1d\n"
+         "main.main()\n\t/home/u/shop/main.go:5 +0x20",
+         ("/home/u/shop/cart/cart.go", "Total", 12)),
+        ("thread 'main' panicked at src/cart.rs:12:9:\nindex out of bounds", ("src/cart.rs", None, 12)),
+    ],
+)  # fmt: skip
+def test_the_innermost_frame_comes_first_in_every_format(
+    report: str, first: tuple[str, str | None, int]
+) -> None:
+    c = clues(report)[0]
+    assert (c.path, c.name, c.line, c.frame) == (*first, True)
+
+
+def test_mentions_paths_and_dotted_names_follow_frames() -> None:
+    found = clues("Calling shop.orders.Order.total fails, see src/shop/orders.py:41 (https://x.org/a/b.py).")
+    assert [(c.path, c.name, c.line, c.dotted) for c in found] == [
+        ("src/shop/orders.py", None, 41, ()),
+        (None, "total", None, ("shop", "orders", "Order", "total")),
+    ]
+
+
+ORDERS = '''\
+    """Orders of the shop."""
+
+
+    class Order:
+        """An order: lines of items."""
+
+        def __init__(self, lines):
+            self.lines = lines
+
+        def total(self):
+            """The order's total price."""
+            return sum(line["price"] * line["qty"] for line in self.lines)
+
+        def describe(self):
+            return ", ".join(line["name"] for line in self.lines)
+
+
+    def parse_order(text):
+        """An order from its text form."""
+        return Order([dict(zip(("name", "price", "qty"), row.split(";"))) for row in text.splitlines()])
+    '''
+
+REPORT = """Order total crashes with a KeyError when an order line has no quantity
+
+When I compute the total price of an order whose line has no quantity, the total fails:
+
+Traceback (most recent call last):
+  File "/home/me/site/checkout.py", line 12, in <module>
+    print(order.total())
+  File "/home/me/.venv/lib/python3.12/site-packages/shop/orders.py", line 12, in total
+    return sum(line["price"] * line["qty"] for line in self.lines)
+  File "/home/me/.venv/lib/python3.12/site-packages/shop/orders.py", line 12, in <genexpr>
+    return sum(line["price"] * line["qty"] for line in self.lines)
+KeyError: 'qty'
+
+The total price of an order should treat a missing quantity as one.
+"""
+
+
+def test_a_traceback_report_finds_the_frame_over_changelog_and_translations(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    noise = "The total price of an order line with no quantity: total, order, price, quantity, KeyError.\n"
+    repo = make_repo({
+        "shop/orders.py": textwrap.dedent(ORDERS),
+        "shop/cart.py": "def cart_total(items):\n    return sum(i.price for i in items)\n",
+        "CHANGES.rst": "Changes\n=======\n\n" + "".join(f"1.{i}\n---\n\n- {noise}\n" for i in range(30)),
+        "shop/locale/fr/LC_MESSAGES/shop.po": "".join(
+            f'msgid "{noise.strip()} {i}"\nmsgstr "Le prix total {i}"\n\n' for i in range(30)),
+        ".github/ISSUE_TEMPLATE/bug_report.md": "## Bug\n\nThe total price of an order is wrong. KeyError.\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    ans = run_query(REPORT, Where.of(None, None, repo), k=5)
+    first = ans.results[0]
+    assert first.anchor == "shop/orders.py::Order.total", [r.anchor for r in ans.results]
+    assert first.hit.explain["evidence"] == 1.0
+    files = list(dict.fromkeys(r.view.path for r in ans.results))
+    assert files[0] == "shop/orders.py"
+    assert not {"CHANGES.rst", "shop/locale/fr/LC_MESSAGES/shop.po"} & set(files[:2])
