@@ -239,7 +239,7 @@ def emit_symbols(
                 stack.append((s.children, parent, h, [*ancestors, s]))
                 continue
             whole = list(range(s.start, s.end + 1))
-            if s.children and s.kind == "type":
+            if s.children and s.kind in ("type", "method"):  # a function holding functions, too
                 size = sum(rows.tokens[r] for r in whole)
                 fits = size <= (cfg.max_tokens if level == "class" else cfg.min_tokens)
                 decompose = not fits and s.start != s.end

@@ -23,6 +23,9 @@ _PY_PROPERTY = re.compile(
     r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
 )
 _MAX_SIGNATURE = 240
+# Functions whose body is read for nested functions and classes (statements that declare one).
+NESTING = frozenset({"function", "method", "constructor"})
+_DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration", "variable_declarator"})
 _SIG_TAIL = re.compile(r"(\s*(=>|->|[{:;=,]))+\s*$")
 
 
@@ -313,8 +316,12 @@ class _Extractor:
         return row - 1
 
     # ---- the walk -----------------------------------------------------------------------------
-    def scan(self, container: Node, in_type: bool) -> list[tuple[Node, Node, tuple[str, str, str]]]:
-        """Symbols below `container`, not descending into them: (outer node, node, classification)."""
+    def scan(
+        self, container: Node, in_type: bool, shallow: bool = False
+    ) -> list[tuple[Node, Node, tuple[str, str, str]]]:
+        """Symbols below `container`, not descending into them: (outer node, node, classification).
+        `shallow` (a function's body): only its statements and the wrappers around them are read, not
+        the code inside them, so a long body costs its statement count, not its node count."""
         found: list[tuple[Node, Node, tuple[str, str, str]]] = []
         wrap_count: dict[int, int] = {}
         stack: list[tuple[Node, Node | None]] = [(c, None) for c in reversed(container.named_children)]
@@ -337,17 +344,19 @@ class _Extractor:
                 found.append((n, n, ("namespace", "namespace", self.name_of(n))))
                 continue
             new_wrap = (wrap if wrap is not None else n) if t in self.spec.wrappers else None
+            if shallow and new_wrap is None and t not in _DECLARATIONS:
+                continue
             stack.extend((c, new_wrap) for c in reversed(n.named_children))
         # a wrapper holding several symbols (`export const a = () => 1, b = () => 2`) is nobody's
         return [(o if o is n or wrap_count.get(o.id, 0) == 1 else n, n, i) for o, n, i in found]
 
     def build(self, root: Node, lines: list[str]) -> list[Sym]:
         top: list[Sym] = []
-        work: list[tuple[Node, bool, list[Sym]]] = [(root, False, top)]
+        work: list[tuple[Node, bool, list[Sym], bool]] = [(root, False, top, False)]
         while work:
-            container, in_type, out = work.pop()
+            container, in_type, out, shallow = work.pop()
             file_ns: Sym | None = None
-            for outer, n, (kind, label, name) in self.scan(container, in_type):
+            for outer, n, (kind, label, name) in self.scan(container, in_type, shallow):
                 body = self.body_of(n)
                 start, head, doc = self.expand_up(outer)
                 doc = self.docstring(body) or doc
@@ -369,7 +378,9 @@ class _Extractor:
                 if kind == "namespace" and label != "object":
                     self._namespace_rows(n, body)
                 if kind in ("type", "namespace") and body is not None:
-                    work.append((body, kind == "type", sym.children))
+                    work.append((body, kind == "type", sym.children, False))
+                elif kind == "method" and body is not None and label in NESTING:
+                    work.append((body, False, sym.children, True))  # nested functions and classes
         self._sort(top)
         return top
 

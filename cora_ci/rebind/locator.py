@@ -24,7 +24,7 @@ from typing import Any
 
 import tree_sitter
 
-from cora_ci.chunking.outline import Sym, _Extractor, last_row, parser_for
+from cora_ci.chunking.outline import NESTING, Sym, _Extractor, last_row, parser_for
 
 Node = Any
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
@@ -65,7 +65,9 @@ class Located:
         body = self.extractor.body_of(self.node)
         if body is None:
             return []
-        return [_sym(self.extractor, o, n, i, self.nrows) for o, n, i in self.extractor.scan(body, True)]
+        in_type = self.sym.kind == "type"  # else a function: its nested functions and classes
+        found = self.extractor.scan(body, in_type, shallow=not in_type)
+        return [_sym(self.extractor, o, n, i, self.nrows) for o, n, i in found]
 
 
 @dataclass
@@ -439,11 +441,11 @@ def _candidates(ex: _Extractor, root: Node, qual: str, sep: str, nrows: int) -> 
     """Symbols whose qualified name is `qual` without its overload suffix, found by descending only
     into the containers on its path; a record is built only for those."""
     cands: list[_Found] = []
-    work: list[tuple[Node, bool, tuple[str, ...]]] = [(root, False, ())]
+    work: list[tuple[Node, bool, tuple[str, ...], bool]] = [(root, False, (), False)]
     while work:
-        container, in_type, prefix = work.pop()
+        container, in_type, prefix, shallow = work.pop()
         ns = prefix
-        for outer, n, info in ex.scan(container, in_type):
+        for outer, n, info in ex.scan(container, in_type, shallow):
             kind, name = info[0], info[2]
             if n.type in ex.spec.file_namespaces:
                 ns = (*prefix, name)  # what follows a `namespace X;` lies inside it
@@ -454,10 +456,11 @@ def _candidates(ex: _Extractor, root: Node, qual: str, sep: str, nrows: int) -> 
                 sym = _sym(ex, outer, n, info, nrows)
                 sym.params = ex.params(n)
                 cands.append(_Found(joined, sym, n))
-            if kind in ("type", "namespace") and qual.startswith(joined + sep):
+            nests = kind in ("type", "namespace") or (kind == "method" and info[1] in NESTING)
+            if nests and qual.startswith(joined + sep):
                 body = ex.body_of(n)
                 if body is not None:
-                    work.append((body, kind == "type", q))
+                    work.append((body, kind == "type", q, kind == "method"))
     return cands
 
 
