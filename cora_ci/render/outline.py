@@ -76,7 +76,7 @@ def _entry(source: BundleChunks, anchor: str, parts: list[tuple[Chunk, str]]) ->
         bound = source.bind(c)
         if bound.stale == "missing" and views:
             continue
-        view = sibling(bound.view, c, name) if len(c.anchors) > 1 else bound.view
+        view = sibling(bound.view, c, anchor) if len(c.anchors) > 1 else bound.view
         views.append(view)
         stale = bound.stale if bound.stale == "missing" or stale is None else stale
     line = next((t for v in views for n, t in v.rendered() if n is not None and mentions(t, name)), None)

@@ -21,6 +21,7 @@ from cora_ci.rebind.locator import locate
 from cora_ci.rebind.view import View, from_chunk, mentions, merge
 from cora_ci.render import nested
 from cora_ci.render.nested import Inner
+from cora_ci.retrieval.catalog import OVERLOAD
 
 _ATTACHED = ("@", "#", "//", "/*", "*", "[", "--")
 
@@ -50,18 +51,25 @@ class BundleChunks:
         return c.start_line if c is not None and c.path == path else None
 
     def by_anchor(self, anchor: str) -> Chunk | None:
-        """The chunk whose anchors include `anchor` (`path::Qualified.name`, or a file's path)."""
+        """The chunk whose anchors include `anchor` (`path::Qualified.name`, or a file's path); for
+        the bare name of overloads (`Context.invoke` for `Context.invoke(self, f)` and the rest),
+        the implementation: the longest of them."""
         path, sep, qual = anchor.partition("::")
         c = self.chunk(chunk_id(path, qual if sep else "file"))
         if c is not None and c.path == path and (anchor in c.anchors or (not sep and c.kind == "file")):
             return c
         if not sep:
             return None
+        family: list[Chunk] = []
         for cid, _ in self.bundle.lexical.search(qual, 500):
             c = self.chunk(cid)
-            if c is not None and anchor in c.anchors:
+            if c is None or c.path != path:
+                continue
+            if anchor in c.anchors:
                 return c
-        return None
+            if any(OVERLOAD.sub("", a) == anchor for a in c.anchors if a.startswith(anchor)):
+                family.append(c)
+        return max(family, key=lambda c: (c.end_line - c.start_line, -c.start_line), default=None)
 
     def suggestions(self, anchor: str, n: int = 3) -> list[str]:
         """Anchors that look like `anchor`, for the error message of a mistyped one."""
@@ -198,7 +206,7 @@ def show(source: BundleChunks, anchor: str) -> Shown:
     name = chunk.symbols[chunk.anchors.index(anchor)] if anchor in chunk.anchors else chunk.symbol
     indexed = merge([from_chunk(c) for c in source.family(chunk)])
     if len(chunk.anchors) > 1:  # small siblings share the chunk: only this one's lines
-        indexed = sibling(indexed, chunk, name)
+        indexed = sibling(indexed, chunk, anchor)
     tree = source.tree
     if tree is None:
         return Shown(chunk, _filled(indexed, None), None, name)
@@ -241,13 +249,14 @@ def unknown_anchor(source: BundleChunks, anchor: str) -> CoraError:
     return CoraError("CORA-QRY-002", f"no symbol anchored {anchor!r} in {source.bundle.root}", hint)
 
 
-def sibling(view: View, chunk: Chunk, name: str) -> View:
+def sibling(view: View, chunk: Chunk, anchor: str) -> View:
     """One symbol's lines in a chunk of merged siblings: from the line declaring it (with attribute,
-    decorator and comment lines just above) to the line before the next sibling's."""
+    decorator and comment lines just above) to the line before the next sibling's. By its anchor's
+    place among the chunk's, so of two overloads of one name the second is the second."""
     rows = sorted(view.shown.items())
     if not rows:
         return view
-    k = chunk.symbols.index(name)
+    k = chunk.anchors.index(anchor) if anchor in chunk.anchors else 0
     starts = _declarations(rows, chunk.symbols[: k + 2])
     mine, after = starts[k], starts[k + 1] if k + 1 < len(starts) else None
     at = mine if mine is not None else 0

@@ -23,7 +23,7 @@ from functools import partial
 from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
-from cora_ci.retrieval.catalog import Catalog, Meta, catalog, path_class, prose_class
+from cora_ci.retrieval.catalog import OVERLOAD, Catalog, Meta, catalog, path_class, prose_class
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match
@@ -35,7 +35,9 @@ EXPLAIN_KEYS = (
     "query", "bm25_rank", "bm25_score", "vector_rank", "vector_score", "fused", "definition", "name",
     "evidence", "demoted", "dir", "file", "graph", "diversity", "boost",
 )  # fmt: skip
-_LEVEL_SHARE = {3: 1.0, 2: 0.6, 1: 0.15}  # of Params.definition, by definition_level
+# of Params.definition, by definition_level: a name in another case (`reader` for `Reader`) well below
+# the exact one, which comes first even from the second place in BM25 and a file's second pick
+_LEVEL_SHARE = {3: 1.0, 2: 0.35, 1: 0.15}
 
 
 @dataclass(frozen=True)
@@ -192,25 +194,51 @@ def _add_pointed(cat: Catalog, q: Query, cands: dict[int, _Cand], told: Pointed,
                 cands[key(cid)] = _Cand(m, 0.0, "search", _blank(q), origin)
 
 
+def _family(m: Meta) -> str:
+    """What a definition's parts and overloads share: its anchor without an overload suffix."""
+    a = m.anchor or ""
+    return OVERLOAD.sub("", a) if "::" in a else a
+
+
+def _principal(cands: dict[int, _Cand]) -> dict[str, int]:
+    """Per definition family, the candidate that gets the full definition bonus: a split one's
+    first part; of overloads (`f(int)`, `f(str)` and the `f(x)` that implements them), the longest
+    (the implementation, not a bare signature), the first in the file of equals. Keys are chunk
+    ids, or bundle and chunk id (`many.py`)."""
+    best: dict[str, int] = {}
+    for key, c in cands.items():
+        if c.meta.anchor is None:
+            continue
+        fam = _family(c.meta)
+        have = best.get(fam)
+        if have is None:
+            best[fam] = key
+            continue
+        h = cands[have].meta
+        if c.meta.anchor == h.anchor:  # parts of one split definition: the first
+            better = c.meta.start_line < h.start_line
+        else:  # overloads: the longest
+            better = (c.meta.end_line - c.meta.start_line, -c.meta.start_line) > (h.end_line - h.start_line,
+                                                                                 -h.start_line)  # fmt: skip
+        if better:
+            best[fam] = key
+    return best
+
+
 def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
               boosts: tuple[Boost, ...], params: Params, told: Pointed | None = None) -> None:  # fmt: skip
     dirs = [b.value for b in boosts if b.kind == "dir"]
     idents = [(q.identifier, params.definition)] if q.identifier else []
     idents += [(q.named, params.definition)] if q.named else []  # "where is `abort` defined"
     idents += [(c, params.definition_in_text) for c in q.codey if c != q.named]
-    first_part: dict[str, int] = {}  # a split definition's first part gets the full bonus
-    for key, c in cands.items():  # keys are chunk ids, or bundle and chunk id (`many.py`)
-        if c.meta.anchor is not None:
-            have = first_part.get(c.meta.anchor)
-            if have is None or c.meta.start_line < cands[have].meta.start_line:
-                first_part[c.meta.anchor] = key
+    first_part = _principal(cands)
     for key, c in cands.items():
         m, ex = c.meta, c.explain
         bonus = 0.0
         for ident, weight in idents:
             level = definition_level(ident, m, partial(cat.table.text, m.row))
             if level:
-                share = _LEVEL_SHARE[level] * (1.0 if first_part.get(m.anchor or "") == key else 0.5)
+                share = _LEVEL_SHARE[level] * (1.0 if first_part.get(_family(m)) == key else 0.5)
                 bonus = max(bonus, weight * share)
         if bonus:
             ex["definition"] = round(bonus, 6)

@@ -1,0 +1,77 @@
+"""Overload families and names told apart by case: the implementation first, every member
+reachable, exact case before folded; on a real bundle of a real git repository."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from cora_ci.build import build
+from cora_ci.render.query import Where, run_query, run_show
+
+pytestmark = pytest.mark.usefixtures("private_cache")
+
+BODY = "".join(f"    const step{i} = compute({i}, value, options);\n" for i in range(12))
+FILES = {
+    "src/convert.ts": (
+        "export function convert(value: string): number;\n"
+        "export function convert(value: number): number;\n"
+        "export function convert(value: string | number, options?: object): number {\n"
+        f"{BODY}    return step1 + step2;\n}}\n"
+    ),
+    "src/shapes.py": (
+        "from typing import overload\n\n\n"
+        "class Scale:\n"
+        "    @overload\n    def apply(self, x: int) -> int: ...\n\n"
+        "    @overload\n    def apply(self, x: str) -> str: ...\n\n"
+        "    def apply(self, x):\n"
+        + "".join(f"        y{i} = self.factor * {i} + len(str(x))\n" for i in range(10))
+        + "        return x if isinstance(x, str) else x * self.factor\n"
+    ),
+    "src/io.py": (
+        "class Reader:\n    '''Reads records from a stream.'''\n\n"
+        "    def __init__(self, stream):\n        self.stream = stream\n\n"
+        "    def records(self):\n        return list(self.stream)\n\n\n"
+        "def reader(path):\n    '''A Reader for the file at path.'''\n    return Reader(open(path))\n"
+    ),
+}
+
+
+@pytest.fixture
+def repo(make_repo: Callable[[dict[str, str]], Path]) -> Path:
+    repo = make_repo(FILES)
+    build(repo, model="none")
+    return repo
+
+
+@pytest.mark.parametrize(("query", "anchor_start", "line"), [
+    ("convert", "src/convert.ts::convert(", 3),
+    ("Scale.apply", "src/shapes.py::Scale.apply(", 11),
+])  # fmt: skip
+def test_the_implementation_outranks_bare_overload_signatures(repo: Path, query: str, anchor_start: str,
+                                                              line: int) -> None:  # fmt: skip
+    ans = run_query(query, Where.of(None, None, repo), k=5)
+    first = ans.results[0]
+    assert first.anchor is not None and first.anchor.startswith(anchor_start) and first.view.start == line
+
+
+def test_every_member_of_a_family_is_reachable_and_the_bare_name_is_the_implementation(repo: Path) -> None:
+    where = Where.of(None, None, repo)
+    assert run_show("src/convert.ts::convert", where).view.start == 3
+    assert run_show("src/shapes.py::Scale.apply", where).view.start == 11
+    listed = subprocess.run([sys.executable, "-m", "cora_ci", "outline", "src/convert.ts"], cwd=repo,
+                            capture_output=True, text=True).stdout  # fmt: skip
+    overloads = re.findall(r"\(anchor: (src/convert.ts::convert\(.*\))\)$", listed, re.M)
+    assert len(overloads) == 3, listed
+    assert [run_show(a, where).view.start for a in overloads] == [1, 2, 3]
+
+
+def test_names_that_differ_only_in_case_exact_first(repo: Path) -> None:
+    where = Where.of(None, None, repo)
+    assert run_query("Reader", where, k=3).results[0].anchor == "src/io.py::Reader"
+    assert run_query("reader", where, k=3).results[0].anchor == "src/io.py::reader"
