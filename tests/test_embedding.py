@@ -350,3 +350,16 @@ def test_configured_dim_must_match_the_model(custom_dir: Path, tmp_path: Path) -
     with pytest.raises(CoraError) as err:
         e.embed_query(A)
     assert err.value.code == "CORA-MDL-003" and "384" in err.value.message
+
+
+def test_a_long_query_is_read_whole_in_passages(emb: Embedder) -> None:
+    """A bug report's point may come after the model's 256 tokens: its passages are averaged."""
+    filler = " ".join(f"The weather on day {i} was mild and the garden grew." for i in range(40))
+    point = "Parsing the HTTP cookie header into a dictionary of names and values fails on quotes."
+    long = f"{filler} {point}"
+    assert emb.token_count(long) > 256 + 100
+    pooled, first = emb.embed_query(long), emb.embed_query(long, passages=1)
+    target = emb.embed_query(point)
+    assert abs(float(np.linalg.norm(pooled)) - 1.0) < 1e-5
+    assert float(pooled @ target) > float(first @ target) + 0.05
+    assert np.array_equal(emb.embed_query(point, passages=1), target)  # a short query: one passage

@@ -36,6 +36,9 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 _ORT_INT: dict[str, type[np.signedinteger[Any]]] = {"tensor(int64)": np.int64, "tensor(int32)": np.int32}
 
 
+MAX_PASSAGES = 8  # of a long query, embedded apart and averaged (2,000 tokens with MiniLM)
+
+
 def default_workers() -> int:
     cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
     return max(1, min(cpus, MAX_WORKERS))
@@ -110,10 +113,25 @@ class Embedder:
                 f.result()
         return out
 
-    def embed_query(self, text: str) -> Vector:
-        """float32 [dim] for a search query (the model's query prefix applied)."""
-        enc = self._tok.encode(self.info.query_prefix + text)
-        return self._run(self._ensure_sessions()[0], enc)
+    def embed_query(self, text: str, passages: int = MAX_PASSAGES) -> Vector:
+        """float32 [dim] for a search query (the model's query prefix applied). A query longer than
+        the model reads (a bug report) is cut into up to `passages` consecutive passages at token
+        boundaries, and their vectors are averaged: the model sees the whole question, not its
+        first 256 tokens."""
+        session = self._ensure_sessions()[0]
+        prefix = self.info.query_prefix
+        room = self.info.max_length - 2 - len(self._counter.encode(prefix, add_special_tokens=False).ids)
+        offsets = self._counter.encode(text, add_special_tokens=False).offsets
+        if len(offsets) <= room or passages <= 1 or room <= 0:
+            return self._run(session, self._tok.encode(prefix + text))
+        cuts = [offsets[i][0] for i in range(0, len(offsets), room)][:passages]
+        pieces = [text[a:b] for a, b in zip(cuts, [*cuts[1:], len(text)], strict=True)]
+        vecs = np.stack([self._run(session, self._tok.encode(prefix + piece)) for piece in pieces])
+        vec = vecs.mean(axis=0, dtype=np.float32)
+        if self.normalize:
+            vec = vec / np.float32(max(float(np.linalg.norm(vec)), 1e-12))
+        result: Vector = vec.astype(np.float32, copy=False)
+        return result
 
     def token_count(self, text: str) -> int:
         """Tokens of `text` as given (no prefix), special tokens included, before truncation."""

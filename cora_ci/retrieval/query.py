@@ -13,7 +13,7 @@ from typing import NamedTuple
 from cora_ci.bundle.lexical import terms
 from cora_ci.errors import CoraError
 
-MAX_CHARS = 2000  # a query is a question or a name, not a file; longer text is cut here
+MAX_CHARS = 8000  # a question, a name or a bug report (~2,000 tokens); longer text is cut here
 
 # One identifier, optionally qualified with `.`, `::`, `#` or `->`, optionally followed by `()`.
 _IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$~][\w$]*)*(?:\(\))?")
