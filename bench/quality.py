@@ -17,10 +17,12 @@ Queries:
   relevant = the chunks with that anchor.
 
 Rankers, all in one run: a naive baseline (BM25 over 40-line windows of every file, plain words,
-k1=1.2, b=0.75), the bundle's BM25 alone, its vectors alone, their fusion alone, and the full
-ranking (`cora_ci.retrieval.search` with its defaults). Repositories are split into a *tune* set,
-on which `--tune` searches fusion forms and weights and the ranking features, and a *test* set
-reported separately, so the defaults are not fitted to the figures that judge them.
+k1=1.2, b=0.75), the bundle's BM25 alone, its vectors alone, their fusion alone, the full
+ranking (`cora_ci.retrieval.search` with its defaults, judged by chunk), and the answer the
+command prints (`-k 10`: merged, refilled), judged by each result's own lines: relevant only where
+they show the target's declaration line and at least half of its lines. Repositories are split
+into a *tune* set, on which `--tune` searches fusion forms and weights and the ranking features,
+and a *test* set reported separately, so the defaults are not fitted to the figures that judge them.
 """
 
 from __future__ import annotations
@@ -48,9 +50,11 @@ from benchlib import Figures, json_option
 from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.embedding import load_embedder
+from cora_ci.render.query import answer_with
 from cora_ci.retrieval import PARAMS, Params, search
 from cora_ci.retrieval.catalog import path_class
 from cora_ci.retrieval.fusion import Form, Fusion, fuse
+from cora_ci.retrieval.types import Filters
 
 CACHE = corpora.CACHE_ROOT / "quality"
 K = 10
@@ -458,28 +462,51 @@ def rank_search(repo: Repo, q: Query, emb: Any, params: Params, expand: bool) ->
     return Ranked([i in q.targets for i in ids], [repo.paths[i] for i in ids])
 
 
+def rank_answer(repo: Repo, q: Query, emb: Any) -> Ranked:
+    """The answer `cora-ci query -k 10` prints (merged, refilled, each result its own lines), judged
+    by the lines each result reports: relevant when they show the target's declaration line and
+    at least half of its lines (a class skeleton with the method elided is not the method)."""
+    t = repo.bundle.chunks
+    target: set[int] = set()
+    for cid in q.targets:
+        c = t.chunk(t.row_of[cid])
+        target.update(range(c.start_line, c.end_line + 1))
+    ans = answer_with(repo.bundle, q.text, None, emb, "", K, None, (), Filters())
+    hits, files = [], []
+    for r in ans.results:
+        shown = {n for n, _ in r.view.rendered() if n is not None}
+        hits.append(r.view.path == q.path and q.line in shown and 2 * len(shown & target) >= len(target))
+        files.append(r.view.path)
+    return Ranked(hits, files)
+
+
 def rank_baseline(repo: Repo, q: Query) -> Ranked:
     wins = [repo.baseline.windows[i] for i in repo.baseline.search(q.text, DEPTH)]
     return Ranked([p == q.path and a <= q.line <= b for p, a, b in wins], [p for p, _, _ in wins])
 
 
 BASELINE = "baseline: 40-line windows, BM25"
+ANSWER = "full ranking, by own lines"  # what the command prints, judged by its own lines
 RANKERS: dict[str, tuple[Params | None, bool]] = {
     BASELINE: (None, False),
     "BM25 alone": (replace(PARAMS, vectors=False, features=False), False),
     "vectors alone": (replace(PARAMS, lexical=False, features=False), False),
     "fusion (BM25 + vectors)": (replace(PARAMS, features=False), False),
     "full ranking": (PARAMS, True),
+    ANSWER: (PARAMS, True),
 }
 
 
 def evaluate(
-    repos: Iterable[Repo], emb: Any, params: Params | None, expand: bool
+    repos: Iterable[Repo], emb: Any, params: Params | None, expand: bool, answer: bool = False
 ) -> dict[str, list[dict[str, float]]]:
     out: dict[str, list[dict[str, float]]] = defaultdict(list)
     for repo in repos:
         for q in repo.queries:
-            r = rank_baseline(repo, q) if params is None else rank_search(repo, q, emb, params, expand)
+            if answer:
+                r = rank_answer(repo, q, emb)
+            else:
+                r = rank_baseline(repo, q) if params is None else rank_search(repo, q, emb, params, expand)
             out[q.kind].append(metrics(r, q.path))
     return out
 
@@ -609,7 +636,7 @@ def run_rankers(repos: list[Repo], emb: Any) -> Results:
     for name, (params, expand) in RANKERS.items():
         if params is not None and emb is None and not params.lexical:
             continue
-        out[name] = {r.src.name: evaluate([r], emb, params, expand) for r in repos}
+        out[name] = {r.src.name: evaluate([r], emb, params, expand, name == ANSWER) for r in repos}
     return out
 
 
