@@ -27,7 +27,7 @@ from typing import Literal, Protocol
 from cora_ci.chunking.model import Chunk
 from cora_ci.chunking.tokens import default_counter
 from cora_ci.rebind.bind import Bound, Stale
-from cora_ci.rebind.view import View, merge, signature
+from cora_ci.rebind.view import View, from_chunk, merge, signature
 from cora_ci.retrieval.types import Hit
 
 Mode = Literal["sig", "full"]
@@ -39,6 +39,10 @@ class ChunkSource(Protocol):
     def bind(self, chunk: Chunk) -> Bound: ...
 
     def family(self, chunk: Chunk) -> list[Chunk]: ...
+
+    def unchanged(self, path: str) -> bool: ...
+
+    def span(self, chunk: Chunk) -> tuple[int, int]: ...
 
 
 @dataclass(frozen=True)
@@ -216,25 +220,26 @@ def parent_of(source: ChunkSource, chunk: Chunk, bound: Bound) -> Parent | None:
     p = source.chunk(chunk.parent) if chunk.parent is not None else None
     if p is None or p.kind == "file" or not p.hierarchy:
         return None
-    family = source.family(p)  # its parts and everything inside it: a section's subsections too
     missing = bound.stale == "missing"
-    views = [c_view for c in family if (c_view := _view(source, c, missing)) is not None]
-    head = _view(source, p, missing)
-    if not views or head is None:
+    if missing or source.unchanged(p.path):  # indexed lines: from the catalog, no text decoded
+        head: View | None = from_chunk(p)
+        start, end = source.span(p)
+    else:  # its parts and everything inside it (a section's subsections too), as they are now
+        views = [v for c in source.family(p) if (v := _view(source, c)) is not None]
+        head = _view(source, p)
+        if not views:
+            return None
+        start, end = min(v.start for v in views), max(v.end for v in views)
+    if head is None:
         return None
     decl = signature(head, p.symbol)
     text = "\n".join(t for n, t in decl.rendered() if n is not None)
     label = p.hierarchy[-1].replace(":", " ", 1)
-    return Parent(p.path, min(v.start for v in views), max(v.end for v in views), p.symbol, p.anchor, p.kind,
-                  label, text)  # fmt: skip
+    return Parent(p.path, start, end, p.symbol, p.anchor, p.kind, label, text)
 
 
-def _view(source: ChunkSource, c: Chunk, indexed: bool) -> View | None:
-    """A part's view as the working tree has it, or as indexed for a hit that is `missing`."""
-    if indexed:
-        from cora_ci.rebind.view import from_chunk
-
-        return from_chunk(c)
+def _view(source: ChunkSource, c: Chunk) -> View | None:
+    """A part's view as the working tree has it (None: gone from it)."""
     b = source.bind(c)
     return b.view if b.stale != "missing" else None
 
