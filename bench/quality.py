@@ -465,12 +465,13 @@ def rank_search(repo: Repo, q: Query, emb: Any, params: Params, expand: bool) ->
 def rank_answer(repo: Repo, q: Query, emb: Any) -> Ranked:
     """The answer `cora-ci query -k 10` prints (merged, refilled, each result its own lines), judged
     by the lines each result reports: relevant when they show the target's declaration line and
-    at least half of its lines (a class skeleton with the method elided is not the method)."""
+    at least half of the lines its chunk holds (a class skeleton with the method elided is not the
+    method)."""
     t = repo.bundle.chunks
     target: set[int] = set()
-    for cid in q.targets:
-        c = t.chunk(t.row_of[cid])
-        target.update(range(c.start_line, c.end_line + 1))
+    for cid in q.targets:  # the lines the target chunk holds (a type's skeleton: not its members')
+        for a, b in t.chunk(t.row_of[cid]).verbatim_ranges():
+            target.update(range(a, b + 1))
     ans = answer_with(repo.bundle, q.text, None, emb, "", K, None, (), Filters())
     hits, files = [], []
     for r in ans.results:
