@@ -112,3 +112,10 @@ def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> N
                            cwd=repo).stdout)  # fmt: skip
     elided = [r["elided"] for r in doc["results"]]
     assert elided == sorted(elided)  # never a result in full below an elided one
+
+
+def test_boosted_results_come_beyond_the_k(repo: Path) -> None:
+    ans = run_query("registry item value", Where.of(None, None, repo), k=3, boosts=("path:src/auth.py",))
+    pinned = [r for r in ans.results if r.hit.full]
+    assert pinned and {r.view.path for r in pinned} == {"src/auth.py"}
+    assert len(ans.results) - len(pinned) == 3

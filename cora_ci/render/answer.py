@@ -100,7 +100,7 @@ class _Item:
     hit: Hit
     chunk: Chunk
     bound: Bound
-    parent: Parent | None
+    parent: Parent | None = None  # set once the cut to `k` is made: it costs a look at the family
     mode: Mode | None = None
     _sig: View | None = None
 
@@ -129,13 +129,17 @@ def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: i
     `k` results once overlapping hits are merged; with several bundles, `source` has one source
     per bundle and each hit's `origin` says which. `words`: the query's, to name a result holding
     several members after the one they name."""
-    items = _items(hits, source if isinstance(source, Sequence) else [source])
+    sources = source if isinstance(source, Sequence) else [source]
+    items = _items(hits, sources)
     for i in items:
         i.mode = "full"
-    groups = _groups(items)
-    if k is not None and len(groups) > k:  # the cut is on results, so k hits merged are not k results
-        keep = {id(it) for _, members in sorted(groups, key=_rank)[:k] for it in members}
-        items = [i for i in items if id(i) in keep]
+    if k is not None:  # the cut is on results, so k hits merged are not k results (boosts aside)
+        ranked = [members for _, members in sorted(_groups(items), key=_rank)
+                  if not any(it.hit.full for it in members)]  # fmt: skip
+        gone = {id(it) for members in ranked[k:] for it in members}
+        items = [i for i in items if id(i) not in gone]
+    for i in items:
+        i.parent = parent_of(sources[i.hit.origin], i.chunk, i.bound)
     rest = [i for i in items if not i.hit.full]
     if budget is not None:
         _spend(rest, items, budget, _Cost(overhead, words))
@@ -190,8 +194,7 @@ def _items(hits: list[Hit], sources: Sequence[ChunkSource]) -> list[_Item]:
         chunk = source.chunk(h.chunk_id)
         if chunk is None:
             continue
-        bound = source.bind(chunk)
-        out.append(_Item(rank, h, chunk, bound, parent_of(source, chunk, bound)))
+        out.append(_Item(rank, h, chunk, source.bind(chunk)))
     return _unframed(out, sources)
 
 
