@@ -105,3 +105,20 @@ def test_cached_line_counts_equal_the_full_tokenizer(lines: list[str]) -> None:
     expected = [counter.count(line) for line in lines]
     assert counter.count_lines(lines) == expected
     assert counter.count_lines(lines) == expected  # again, now from the cache
+
+
+def test_a_function_holding_an_object_of_methods_and_nested_functions_loses_no_line() -> None:
+    """Nested functions get chunks of their own; an object literal in a function stays its code."""
+    body = "".join(f"    const step{i} = compute({i}, value);\n" for i in range(30))
+    src = (
+        "export class Scheduler {\n  createDelegates(value: number) {\n"
+        "    const delegate = {\n      set(handle: number) {\n        return handle + 1;\n      },\n"
+        "      clear(handle: number) {\n        return handle - 1;\n      },\n    };\n"
+        f"    const run = (x: number) => {{\n{body}      return x;\n    }};\n"
+        "    return { delegate, run };\n  }\n}\n"
+    )
+    r = run_chunk("s.ts", src, max_tokens=120)
+    assert uncovered(r, src.encode()) == []
+    anchors = {a for c in r.chunks for a in c.anchors}
+    assert "s.ts::Scheduler.createDelegates.run" in anchors
+    assert not any(".delegate." in a for a in anchors)

@@ -357,6 +357,8 @@ class _Extractor:
             container, in_type, out, shallow = work.pop()
             file_ns: Sym | None = None
             for outer, n, (kind, label, name) in self.scan(container, in_type, shallow):
+                if shallow and kind == "namespace":
+                    continue  # an object literal in a function is its code, not a scope of symbols
                 body = self.body_of(n)
                 start, head, doc = self.expand_up(outer)
                 doc = self.docstring(body) or doc

@@ -67,7 +67,9 @@ class Located:
             return []
         in_type = self.sym.kind == "type"  # else a function: its nested functions and classes
         found = self.extractor.scan(body, in_type, shallow=not in_type)
-        return [_sym(self.extractor, o, n, i, self.nrows) for o, n, i in found]
+        return [
+            _sym(self.extractor, o, n, i, self.nrows) for o, n, i in found if in_type or i[0] != "namespace"
+        ]
 
 
 @dataclass
@@ -456,6 +458,8 @@ def _candidates(ex: _Extractor, root: Node, qual: str, sep: str, nrows: int) -> 
                 sym = _sym(ex, outer, n, info, nrows)
                 sym.params = ex.params(n)
                 cands.append(_Found(joined, sym, n))
+            if shallow and kind == "namespace":
+                continue  # as the outline has it: an object literal in a function is its code
             nests = kind in ("type", "namespace") or (kind == "method" and info[1] in NESTING)
             if nests and qual.startswith(joined + sep):
                 body = ex.body_of(n)
