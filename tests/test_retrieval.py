@@ -26,6 +26,7 @@ from cora_ci.retrieval import (
     search,
 )
 from cora_ci.retrieval.catalog import catalog, path_class
+from cora_ci.retrieval.query import analyse
 
 FILES = {
     ".cora.toml": "min_tokens = 0\n",  # every symbol its own chunk, however small
@@ -530,3 +531,26 @@ def test_local_pagerank_equals_the_whole_graph_when_the_neighbourhood_is_whole(s
     assert want and set(got) == set(want)
     for k, v in want.items():
         assert got[k] == pytest.approx(v, rel=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("path", "cls"),
+    [
+        ("CHANGES.rst", "changelog"), ("docs/changelog.md", "changelog"), ("HISTORY.md", "changelog"),
+        ("NEWS", "changelog"), ("docs/releases/4.2.txt", "changelog"), ("changes/123.bugfix", "changelog"),
+        ("django/conf/locale/de/LC_MESSAGES/django.po", "translation"), ("po/messages.pot", "translation"),
+        (".github/ISSUE_TEMPLATE/bug.md", "template"), (".github/PULL_REQUEST_TEMPLATE.md", "template"),
+        ("static/js/jquery-3.6.0.js", "vendored"), ("static/js/jquery.min.js", "generated"),
+        # code named like history is code
+        ("src/changes.py", None), ("src/history.py", None), ("lib/news_feed.py", None),
+        ("src/changes/models.py", None), ("src/releases/api.py", None), ("src/jquery_helpers.js", None),
+    ],
+)  # fmt: skip
+def test_what_is_not_code_but_full_of_its_names_has_a_class(path: str, cls: str | None) -> None:
+    assert path_class(path) == cls
+
+
+def test_a_question_about_history_or_translations_asks_for_them() -> None:
+    assert "changelog" in analyse("when was the timeout option deprecated in the changelog").wants
+    assert "translation" in analyse("the german translation of the login error").wants
+    assert not analyse("parse the request headers").wants

@@ -31,7 +31,42 @@ _DIRS = {
     "vendored": {"vendor", "vendored", "_vendor", "third_party", "thirdparty", "third-party",
                  "node_modules", "bower_components", "extern", "external"},
     "generated": {"generated", "__generated__", "gen-src"},
+    "translation": {"locale", "locales", "translations"},
+    "template": {"ISSUE_TEMPLATE", "PULL_REQUEST_TEMPLATE", "DISCUSSION_TEMPLATE"},
 }  # fmt: skip
+# Not code, yet full of code's names: the history of a project, its messages in other languages,
+# its issue forms, and copies of well-known libraries. They rank below source unless asked for.
+_TEXT_EXT = r"(\.(md|rst|txt|adoc|asciidoc|markdown|org))?$"
+_CHANGELOG_FILE = re.compile(
+    rf"^(CHANGE[SL]?(OG)?|HISTORY|NEWS|RELEASE[-_ ]?NOTES|WHATSNEW){_TEXT_EXT}", re.I
+)
+# release notes kept one file per version, or per change (towncrier's fragments): text files only
+_CHANGELOG_DIRS = {"changelog.d", "changes", "newsfragments", "releasenotes", "release-notes",
+                   "release_notes", "releases"}  # fmt: skip
+_NOTE_EXTS = {
+    "md",
+    "rst",
+    "txt",
+    "adoc",
+    "asciidoc",
+    "markdown",
+    "org",  # and towncrier's fragment kinds
+    "bugfix",
+    "feature",
+    "doc",
+    "removal",
+    "misc",
+    "breaking",
+    "deprecation",
+    "trivial",
+    "change",
+}
+_TRANSLATION_FILE = re.compile(r"\.(po|pot|mo|xlf|xliff)$")
+_TEMPLATE_FILE = re.compile(
+    r"^(ISSUE|PULL_REQUEST|BUG[-_]REPORT|FEATURE[-_]REQUEST)[-_]?TEMPLATE(\..*)?$", re.I
+)
+_VENDORED_FILE = re.compile(r"^(jquery|bootstrap|lodash|underscore|moment|d3|angular|react(-dom)?|vue)"
+                            r"([-.]\d[\w.-]*)?(\.(min|slim|bundle))?\.js$", re.I)  # fmt: skip
 _TEST_FILE = re.compile(
     r"(^test_.*\.py$|_tests?\.(py|go|rs|c|cc|cpp)$|\.(test|spec)\.[cm]?[jt]sx?$|^conftest\.py$"
     r"|Tests?\.(java|cs|kt|swift)$|_spec\.rb$)"
@@ -43,10 +78,18 @@ _GENERATED_FILE = re.compile(
 
 
 def path_class(path: str) -> str | None:
-    """test | example | vendored | generated (by path alone), or None for ordinary code and docs."""
+    """test | example | vendored | generated | changelog | translation | template (by path alone),
+    or None for ordinary code and docs."""
     *dirs, name = path.split("/")
     if _GENERATED_FILE.search(name):
         return "generated"
+    for cls, pattern in (("changelog", _CHANGELOG_FILE), ("translation", _TRANSLATION_FILE),
+                         ("template", _TEMPLATE_FILE), ("vendored", _VENDORED_FILE)):  # fmt: skip
+        if pattern.search(name):
+            return cls
+    notes = "." not in name or bool(_NOTE_EXTS & {x.lower() for x in name.split(".")[1:]})
+    if notes and any(d.lower() in _CHANGELOG_DIRS for d in dirs):
+        return "changelog"
     for d in dirs:
         for cls, names in _DIRS.items():
             if d in names:
