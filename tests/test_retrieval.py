@@ -554,3 +554,33 @@ def test_a_question_about_history_or_translations_asks_for_them() -> None:
     assert "changelog" in analyse("when was the timeout option deprecated in the changelog").wants
     assert "translation" in analyse("the german translation of the login error").wants
     assert not analyse("parse the request headers").wants
+
+
+def test_a_sentence_that_names_an_identifier_finds_its_definition_first(
+    tmp_path: Path, private_cache: None
+) -> None:
+    """`abort` is a plain English word used all over the code; asked about by name, its definition
+    comes first, as for the bare identifier."""
+    uses = "".join(f"def step_{i}(job):\n    if job.failed:\n        abort(job)  # abort the job, abort it now\n\n\n"
+                   for i in range(12))  # fmt: skip
+    files = {
+        "src/control.py": "def abort(job):\n    job.stop()\n",
+        "src/errors.py": 'class AbortError(Exception):\n    """Raised to abort: abort defined here."""\n',
+        "src/policy.py": "def should_abort(job):\n    # abort when defined limits are hit: abort, abort\n"
+        "    return job.tries > 3\n\n\ndef abort_all(jobs):\n    for j in jobs:\n"
+        "        j.abort()  # abort each, as defined\n",
+        "src/steps.py": "from control import abort\n\n\n" + uses,
+        "docs/guide.md": "# Guide\n\nTo abort a job, abort it: abort stops and abort cleans up.\n",
+    }
+    repo = init_repo(tmp_path / "repo", files)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    for query in (
+        "where is `abort` defined",
+        "where is abort defined",
+        "definition of abort",
+        "what calls abort",
+    ):
+        hits = search(b, query)
+        assert anchor_of(b, hits[0].chunk_id) == "src/control.py::abort", query
+        assert hits[0].explain["definition"] == 2.0, query

@@ -50,6 +50,7 @@ class Query(NamedTuple):
     codey: tuple[tuple[str, ...], ...]  # identifiers named inside a sentence, as parts
     words: frozenset[str]  # lower-cased terms (identifier-aware), stopwords removed
     wants: frozenset[str]  # path classes the query asks for: test, example, vendored, generated
+    named: tuple[str, ...] | None = None  # the one identifier a sentence asks about: `X`, "definition of X"
 
 
 def split_qualified(name: str) -> tuple[str, ...]:
@@ -58,6 +59,25 @@ def split_qualified(name: str) -> tuple[str, ...]:
     if name.endswith("()"):
         name = name[:-2]
     return tuple(p for p in _SEP.sub(".", name).split(".") if p)
+
+
+_NAME = r"([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)(?:\(\))?"
+_KIND = r"(?:the\s+)?(?:class\s+|function\s+|method\s+|type\s+|struct\s+|interface\s+)?"
+# Sentences that name what they ask about, whatever the name looks like (`abort`, `Reader`).
+_NAMING = [
+    re.compile(r"`([^`\s]+)`"),
+    re.compile(rf"\b(?:definition|declaration|source|implementation)s?\s+of\s+{_KIND}{_NAME}", re.I),
+    re.compile(rf"\bwhere\s+(?:is|are)\s+{_KIND}{_NAME}\s+(?:defined|declared|implemented)\b", re.I),
+    re.compile(rf"\b(?:what|who|which\s+code)\s+(?:calls|uses|references)\s+{_KIND}{_NAME}", re.I),
+    re.compile(rf"\b(?:callers|usages|uses)\s+of\s+{_KIND}{_NAME}", re.I),
+]
+
+
+def _named(text: str) -> tuple[str, ...] | None:
+    """The identifier a sentence names, when it names exactly one."""
+    found = {m.group(1).removesuffix("()") for p in _NAMING for m in p.finditer(text)}
+    found = {n for n in found if n.lower() not in STOPWORDS and _IDENT_FULL.fullmatch(n)}
+    return split_qualified(found.pop()) if len(found) == 1 else None
 
 
 def analyse(text: str) -> Query:
@@ -74,4 +94,7 @@ def analyse(text: str) -> Query:
     words = frozenset(t for t in all_terms if t not in STOPWORDS)
     raw = {t for t in all_terms}
     wants = frozenset(k for k, v in WANTS.items() if raw & v)
-    return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants)
+    named = _named(text) if identifier is None else None
+    return Query(
+        text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants, named
+    )

@@ -178,7 +178,8 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
               boosts: tuple[Boost, ...], params: Params) -> None:  # fmt: skip
     dirs = [b.value for b in boosts if b.kind == "dir"]
     idents = [(q.identifier, params.definition)] if q.identifier else []
-    idents += [(c, params.definition_in_text) for c in q.codey]
+    idents += [(q.named, params.definition)] if q.named else []  # "where is `abort` defined"
+    idents += [(c, params.definition_in_text) for c in q.codey if c != q.named]
     first_part: dict[str, int] = {}  # a split definition's first part gets the full bonus
     for key, c in cands.items():  # keys are chunk ids, or bundle and chunk id (`many.py`)
         if c.meta.anchor is not None:
