@@ -70,7 +70,8 @@ REPOS = (
     Spec("serde", "serde-rs/serde", "fa7da4a93567ed347ad0735c28e439fca688ef26", "", True),
     Spec("sinatra", "sinatra/sinatra", "f891dd2b6f4911e356600efe6c3b82af97d262c6", "lib", False, True),
     Spec("trpc", "trpc/trpc", "c188dab0822caf3615199e4ac95147bc7560d26f", "packages/server/src", False),
-    Spec("vitest", "vitest-dev/vitest", "596f73986abe2161a9a06f0ca03df68e82690b21", "packages/vitest/src", True),
+    Spec("vitest", "vitest-dev/vitest", "596f73986abe2161a9a06f0ca03df68e82690b21", "packages/vitest/src",
+         True),
     Spec("zod", "colinhacks/zod", "c7805073fef5b6b8857307c3d4b3597a70613bc2", "packages/zod/src", True),
 )  # fmt: skip
 CATEGORIES = ("architecture", "semantic", "symbol")
@@ -189,7 +190,8 @@ def report(runs: list[Scored], published: dict[str, dict[str, Any]], fig: Figure
     base = ir.mean([ir.mean(r.scores["40-line BM25"]) for r in runs])
     title = f"semble subset, NDCG@10 ({len(runs)} repositories, mean over repositories)"
     fig.add("semble.ndcg10", "cora-ci NDCG@10, mean over repositories", overall, target=(">=", 0.87),
-            source="issue 16 (semble-hybrid 0.83 on these 14)", cell=(title, "cora-ci", "NDCG@10"))  # fmt: skip
+            source="issue 16 (semble-hybrid 0.83 on these 14)",
+            cell=(title, "cora-ci", "NDCG@10"))  # fmt: skip
     fig.add("semble.baseline", "40-line BM25 NDCG@10", base, cell=(title, "40-line BM25", "NDCG@10"))
     for r in runs:
         fig.add(f"semble.{r.spec.name}", f"{r.spec.name}: cora-ci NDCG@10", ir.mean(r.scores["cora-ci"]),
