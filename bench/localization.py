@@ -1,6 +1,6 @@
 """Issue localization: which file (and function) a real issue's fix edits, from the issue's text.
 
-    python bench/localization.py [--repo NAME ...] [--limit N] [--model default|none|DIR]
+    python bench/localization.py [--quick] [--repo NAME ...] [--limit N] [--model default|none|DIR]
                                  [--mirrors DIR] [--losses N] [--json FILE]
 
 Data: ../shared/bench-data/issue-localization-dev.jsonl (`$CORA_LOCALIZATION_DATA`; 218 issues of
@@ -147,6 +147,8 @@ def exact_checkout(repo: str, commit: str, mirrors: Path) -> Path:
         shutil.rmtree(work, ignore_errors=True)
         work.parent.mkdir(parents=True, exist_ok=True)
         src = mirrors / repo.replace("/", "+") / "repo"
+        if not (src / "HEAD").exists():
+            raise LookupError(f"no git mirror of {repo} at {src}")
         subprocess.run(["git", "clone", "-q", "--shared", "--no-checkout", str(src), str(work)], check=True)
     # A mirror may lack its largest blobs (a snapshot keeps none of 4 MiB and more: data files);
     # those paths are left out of the checkout, which would fail on them.
@@ -365,11 +367,16 @@ def main(argv: list[str] | None = None) -> None:
     names = {r.split("/")[1]: r for r in (*EXACT, *RELEASES)}
     ap.add_argument("--repo", nargs="+", choices=sorted(names), help="only these repositories")
     ap.add_argument("--limit", type=int, default=0, metavar="N", help="the first N issues of each repository")
-    ap.add_argument("--model", default="default", help="default | none | an ONNX model directory")
+    ap.add_argument("--quick", action="store_true",
+                    help="astropy's first 2 issues, without a model unless --model says")  # fmt: skip
+    ap.add_argument("--model", help="default | none | an ONNX model directory (default: default)")
     ap.add_argument("--mirrors", type=Path, default=MIRRORS, help="where <owner>+<name>/repo mirrors are")
     ap.add_argument("--losses", type=int, default=0, metavar="N", help="list the N worst issues")
     json_option(ap)
     args = ap.parse_args(argv)
+    if args.quick:
+        args.repo, args.limit = args.repo or ["astropy"], args.limit or 2
+    args.model = args.model or ("none" if args.quick else "default")
     t0 = time.perf_counter()
     print(f"issue localization, model {args.model}, load average {load_average()}", flush=True)
     rows = sorted((parse(json.loads(line)) for line in DATA.read_text().splitlines() if line.strip()),
@@ -384,7 +391,12 @@ def main(argv: list[str] | None = None) -> None:
     for repo in repos:
         insts = by_repo[repo][: args.limit] if args.limit else by_repo[repo]
         t = time.perf_counter()
-        outs[repo], times = run_repo(repo, insts, args.model, args.mirrors, emb)
+        try:
+            outs[repo], times = run_repo(repo, insts, args.model, args.mirrors, emb)
+        except LookupError as e:
+            print(f"  {repo}: skipped, {e}", flush=True)
+            fig.skip(f"localization.{repo}", repo, str(e))
+            continue
         spent = ", ".join(f"{k} {v:.0f} s" for k, v in times.items() if k != "snapshots")
         print(f"  {repo}: {len(insts)} issues, {times['snapshots']:.0f} snapshots in "
               f"{time.perf_counter() - t:.0f} s ({spent})", flush=True)  # fmt: skip

@@ -73,6 +73,11 @@ STEPS = (
     Step("quality", ("--fresh",), ("--quick",),
          "click, itsdangerous, jinja2, rxjs; 45 queries each; cached bundles, so index seconds are "
          "their last first build's (full: 8 repositories, 180 each, built now)"),
+    Step("semble", (), ("--quick",),
+         "axum, chi, express, sinatra (full: the 14 repositories of the semble subset)"),
+    Step("localization", ("--repo", "sympy", "astropy"), ("--quick",),
+         "astropy's first 2 issues without a model (full: the 72 exact instances, sympy and astropy, "
+         "with the model; django, scikit-learn and matplotlib only by running the script alone)"),
     Step("airgap", (), ()),
 )  # fmt: skip
 
