@@ -270,6 +270,10 @@ def rank(inst: Instance, exact: bool, work: Path, bundle: Any, emb: Any, windows
     return out
 
 
+def _shown(rank: int | None) -> str:
+    return "-" if rank is None else str(rank + 1)
+
+
 def file_rank(o: Outcome, ranker: str) -> int | None:
     match = (
         (lambda p: p == o.inst.gold) if o.inst.repo in EXACT else (lambda p: ir.suffix_match(p, o.inst.gold))
@@ -310,6 +314,10 @@ def run_repo(
         print(f"  {repo} {snap[:12]}: {len(insts)} issue(s); {'index' if n == 0 else 'update'} {took:.1f} s "
               f"({s.rechunked} files chunked, {s.embedded} embedded, {s.chunks} chunks)",
               flush=True)  # fmt: skip
+        for o in out[-len(insts) :]:
+            ranks = ", ".join(f"{name} {_shown(file_rank(o, name))}" for name in RANKERS)
+            fn = "" if o.fn_hit["cora-ci"] is None else f"; fn hit {o.fn_hit['cora-ci']}"
+            print(f"    {o.inst.id}: gold file rank {ranks}{fn}", flush=True)
     times["snapshots"] = len(groups)
     return out, times
 
