@@ -374,9 +374,10 @@ class WindowBM25:
         postings: dict[str, dict[int, int]] = defaultdict(dict)
         lengths = []
         for rel in _run("git", "ls-files", "-z", cwd=repo).split("\0"):
-            if not rel:
+            path = repo / rel
+            if not rel or path.is_symlink() or not path.is_file():  # a submodule, a link
                 continue
-            data = (repo / rel).read_bytes()
+            data = path.read_bytes()
             if b"\0" in data[:8000] or len(data) > 2_000_000:
                 continue
             text_lines = data.decode("utf-8", errors="replace").split("\n")

@@ -14,8 +14,10 @@ reported with the tail of its log (bench/.cache/logs/) and the others still run;
 cora-ci finds them current) and lists what it skipped: about 2 minutes on 2 cores after any earlier
 run, 5 on a fresh clone (which fetches the corpora and builds those bundles once). The full run
 builds the first builds and quality bundles anew: about 11 minutes, 18 when the 50,000-chunk query
-bundle (kept in $CORA_BENCH_DIR while current) must be built too. `--render` writes the last run's
-summary and plot again from its logs (bench/.cache/logs/), measuring nothing.
+bundle (kept in $CORA_BENCH_DIR while current) must be built too, plus about 5 minutes for the
+semble subset and an hour for issue localization's 72 exact instances (without a model).
+`--render` writes the last run's summary and plot again from its logs (bench/.cache/logs/),
+measuring nothing.
 """
 
 from __future__ import annotations
@@ -74,6 +76,12 @@ STEPS = (
          "click, itsdangerous, jinja2, rxjs; 45 queries each; cached bundles, so index seconds are "
          "their last first build's (full: 8 repositories, 180 each, built now)"),
     Step("secrets", (), ()),
+    Step("semble", (), ("--quick",),
+         "axum, chi, express, sinatra (full: the 14 repositories of the semble subset)"),
+    Step("localization", ("--repo", "sympy", "astropy", "--model", "none"), ("--quick",),
+         "astropy's first 2 issues without a model (full: the 72 exact instances, sympy and astropy, "
+         "without a model, about an hour; with the model, and django, scikit-learn and matplotlib, "
+         "only by running the script alone)"),
     Step("airgap", (), ()),
 )  # fmt: skip
 
