@@ -246,13 +246,14 @@ class Outcome:
     fallback: bool = False  # gold lines from the hunks: no edited function existed at base
 
 
-def rank(inst: Instance, exact: bool, work: Path, bundle: Any, emb: Any, windows: WindowBM25,
-         files: ir.FileBM25, snapshot: str) -> Outcome:  # fmt: skip
+def rank(inst: Instance, exact: bool, work: Path, bundle: Any, emb: Any, windows: WindowBM25 | None,
+         files: ir.FileBM25 | None, snapshot: str) -> Outcome:  # fmt: skip
+    """One issue's files by every ranker; without `windows` and `files` (a replay), cora-ci's only."""
     deep = ir.cora_results(bundle, inst.text, DEPTH, emb)
-    wins = ir.window_results(windows, inst.text, WINDOWS)
+    wins = ir.window_results(windows, inst.text, WINDOWS) if windows is not None else []
     ranked = {
         "cora-ci": ir.distinct_files((r.path for r in deep), 10),
-        "BM25 over files": files.search(inst.text, 10),
+        "BM25 over files": files.search(inst.text, 10) if files is not None else [],
         "40-line BM25": ir.distinct_files((r.path for r in wins), 10),
     }
     out = Outcome(inst, snapshot, ranked, dict.fromkeys(RANKERS))
@@ -263,7 +264,9 @@ def rank(inst: Instance, exact: bool, work: Path, bundle: Any, emb: Any, windows
         if not out.gold_spans:
             out.gold_spans, out.fallback = list(inst.changed), True
         top = ir.cora_results(bundle, inst.text, 10, emb)
-        for name, res in (("cora-ci", top), ("40-line BM25", wins[:10])):
+        for name, res in (
+            (("cora-ci", top), ("40-line BM25", wins[:10])) if windows is not None else (("cora-ci", top),)
+        ):
             out.fn_hit[name] = any(
                 r.path == inst.gold and any(ir.overlaps(r.own, a, b) for a, b in out.gold_spans) for r in res
             )
@@ -282,12 +285,16 @@ def file_rank(o: Outcome, ranker: str) -> int | None:
 
 
 def run_repo(
-    repo: str, rows: list[Instance], model: str, mirrors: Path, emb: Any
+    repo: str, rows: list[Instance], model: str, mirrors: Path, emb: Any, replay: bool = False
 ) -> tuple[list[Outcome], dict[str, float]]:
+    """Index, update and rank snapshot by snapshot. Each snapshot's bundle is kept; `replay` ranks
+    with cora-ci only, over the kept bundles (no checkout of a release, no update, no baselines):
+    a ranking change measured in minutes, against the figures of the last full run."""
     exact = repo in EXACT
     bundle_dir = (
         CACHE / "bundles" / f"{repo.split('/')[1]}-{model if model in ('default', 'none') else 'custom'}"
     )
+    kept = bundle_dir.with_name(bundle_dir.name + "-snapshots")
     times: dict[str, float] = defaultdict(float)
     out: list[Outcome] = []
     groups: dict[str, list[Instance]] = defaultdict(list)  # snapshot -> instances, in created_at order
@@ -295,6 +302,9 @@ def run_repo(
         groups[inst.commit if exact else release_for(repo, inst.created)].append(inst)
     files = ir.FileBM25()
     for n, (snap, insts) in enumerate(groups.items()):
+        if replay:
+            out.extend(_replay(repo, snap, insts, kept / snap, mirrors, emb))
+            continue
         t = time.perf_counter()
         work = exact_checkout(repo, snap, mirrors) if exact else release_checkout(repo, snap)
         times["checkout"] += time.perf_counter() - t
@@ -302,6 +312,8 @@ def run_repo(
         s = build(work, bundle_dir, model=model)
         took = time.perf_counter() - t
         times["index" if n == 0 else "update"] += took
+        shutil.rmtree(kept / snap, ignore_errors=True)
+        shutil.copytree(bundle_dir, kept / snap)
         bundle = open_bundle(bundle_dir)
         t = time.perf_counter()
         windows = WindowBM25(work)
@@ -322,6 +334,20 @@ def run_repo(
     return out, times
 
 
+def _replay(repo: str, snap: str, insts: list[Instance], bundle_dir: Path, mirrors: Path,
+            emb: Any) -> list[Outcome]:  # fmt: skip
+    if not bundle_dir.exists():
+        raise LookupError(f"no kept bundle of {repo} at {snap}: run once without --replay")
+    exact = repo in EXACT
+    work = exact_checkout(repo, snap, mirrors) if exact else bundle_dir
+    bundle = open_bundle(bundle_dir)
+    out = [rank(i, exact, work, bundle, emb, None, None, snap[:12] if exact else snap) for i in insts]
+    for o in out:
+        fn = "" if o.fn_hit["cora-ci"] is None else f"; fn hit {o.fn_hit['cora-ci']}"
+        print(f"    {o.inst.id}: gold file rank cora-ci {_shown(file_rank(o, 'cora-ci'))}{fn}", flush=True)
+    return out
+
+
 # ----------------------------------------------------------------------------- report
 
 
@@ -333,6 +359,8 @@ def table(title: str, outs: list[Outcome], fig: Figures | None, key: str) -> Non
     print("| ranker | R@1 | R@5 | R@10 |" + (" fn hit@10 |" if fn else ""))
     print("|---|---|---|---|" + ("---|" if fn else ""))
     for name in RANKERS:
+        if not any(o.files[name] for o in outs):  # a replay: cora-ci's only
+            continue
         ranks = [file_rank(o, name) for o in outs]
         rec = {k: ir.mean([float(r is not None and r < k) for r in ranks]) for k in (1, 5, 10)}
         hits = [float(h) for o in outs if (h := o.fn_hit[name]) is not None]
@@ -379,6 +407,11 @@ def main(argv: list[str] | None = None) -> None:
                     help="astropy's first 2 issues, without a model unless --model says")  # fmt: skip
     ap.add_argument("--model", help="default | none | an ONNX model directory (default: default)")
     ap.add_argument("--mirrors", type=Path, default=MIRRORS, help="where <owner>+<name>/repo mirrors are")
+    ap.add_argument(
+        "--replay",
+        action="store_true",
+        help="rank with cora-ci only, over the bundles a previous run kept (no baselines)",
+    )
     ap.add_argument("--losses", type=int, default=0, metavar="N", help="list the N worst issues")
     json_option(ap)
     args = ap.parse_args(argv)
@@ -400,7 +433,7 @@ def main(argv: list[str] | None = None) -> None:
         insts = by_repo[repo][: args.limit] if args.limit else by_repo[repo]
         t = time.perf_counter()
         try:
-            outs[repo], times = run_repo(repo, insts, args.model, args.mirrors, emb)
+            outs[repo], times = run_repo(repo, insts, args.model, args.mirrors, emb, args.replay)
         except LookupError as e:
             print(f"  {repo}: skipped, {e}", flush=True)
             fig.skip(f"localization.{repo}", repo, str(e))
