@@ -440,3 +440,47 @@ Commits.TestCase.settings = settings(
     max_examples=15, stateful_step_count=8, deadline=None, suppress_health_check=list(HealthCheck)
 )
 test_random_commit_sequences = Commits.TestCase
+
+
+def test_an_update_that_frees_many_vector_slots_writes_the_index_anew(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """usearch aborts loading an index whose free slots pass ~45% of its live vectors: an update
+    that would leave more than MAX_FREE_SHARE free rewrites the index, as a full build writes it."""
+    from cora_ci.bundle.vectors import MAX_FREE_SHARE, slot_counts
+
+    repo = make_repo({f"m/mod_{i:02}.py": "import os\n\n\n" + _function(f"work_{i}") for i in range(40)})
+    out = tmp_path / "o"
+    build(repo, out)
+    for i in range(3):  # a few removals: the freed slots stay, within the share
+        (repo / f"m/mod_{i:02}.py").unlink()
+    commit(repo)
+    build(repo, out)
+    slots, live = slot_counts(out / mf.VECTORS)
+    assert 0 < slots - live <= MAX_FREE_SHARE * live
+    for i in range(3, 30):  # most of the rest: written anew
+        (repo / f"m/mod_{i:02}.py").unlink()
+    commit(repo)
+    build(repo, out)
+    slots, live = slot_counts(out / mf.VECTORS)
+    assert slots == live == open_bundle(out).chunks.id_array.size
+    build(repo, tmp_path / "full", full=True)
+    assert (out / mf.VECTORS).read_bytes() == (tmp_path / "full" / mf.VECTORS).read_bytes()
+    assert_same(out, tmp_path / "full")
+
+
+def test_a_vector_file_with_too_many_free_slots_is_refused_before_usearch_reads_it(
+    make_repo, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    from usearch.index import Index
+
+    from cora_ci.bundle.vectors import VectorIndex
+
+    repo = make_repo({f"m/mod_{i:02}.py": "import os\n\n\n" + _function(f"work_{i}") for i in range(30)})
+    build(repo, tmp_path / "o")
+    index = Index.restore(str(tmp_path / "o" / mf.VECTORS), view=False)
+    assert index is not None
+    keys = np.sort(np.asarray(index.keys, dtype=np.uint64))
+    cut = len(keys) * 2 // 5  # free slots two thirds of the live vectors: usearch would abort
+    index.remove(keys[:cut])
+    index.save(str(tmp_path / "v.usearch"))
+    with pytest.raises(CoraError, match=f"{cut} free slots for {len(keys) - cut} vectors: too many"):
+        VectorIndex(tmp_path / "v.usearch", 384, keys[cut:])

@@ -53,7 +53,12 @@ def update_vectors(old: Path, path: Path, remove: list[int], batches: list[Batch
     """Write to `path` the index at `old` without the `remove` ids and with `batches` added: the
     other vectors and their graph links stay as they are, so the cost follows the change, not the
     index. An int8 batch (vectors copied as stored) is kept exactly: a float copy would be
-    normalised and quantised again, one step of drift per update."""
+    normalised and quantised again, one step of drift per update.
+
+    A removed vector leaves a free slot that a later addition reuses. When more than
+    `MAX_FREE_SHARE` of the live count would stay free, the index is written anew from its live
+    vectors as stored, exactly as a full build writes them (usearch corrupts its heap loading an
+    index with many free slots; bench/RESULTS.md)."""
     index = Index.restore(str(old), view=False)
     if index is None:
         raise ValueError(f"{old} is not a usearch index")
@@ -61,8 +66,28 @@ def update_vectors(old: Path, path: Path, remove: list[int], batches: list[Batch
         index.remove(np.asarray(sorted(remove), dtype=np.uint64))
     _add(index, batches)
     index.save(str(path))
+    slots, live = slot_counts(path)
+    if slots - live > MAX_FREE_SHARE * live:
+        keys = np.sort(np.asarray(index.keys, dtype=np.uint64))
+        stored = np.asarray(index.get(keys, dtype=DTYPE), dtype=np.int8).reshape(len(keys), -1)
+        write_vectors(path, keys, stored)
 
 
+def slot_counts(path: Path) -> tuple[int, int]:
+    """(slots, live vectors) of a usearch file, from its header: slots less live are free."""
+    with path.open("rb") as f:
+        head = f.read(8)
+        slots, dim = np.frombuffer(head, "<u4", 2).tolist() if len(head) == 8 else (0, 0)
+        f.seek(8 + slots * dim + 17)
+        live = f.read(8)
+    return slots, int(np.frombuffer(live, "<u8")[0]) if len(live) == 8 else 0
+
+
+# usearch 2.25.3 aborts ("free(): corrupted unsorted chunks") loading an index whose free slots
+# reach ~45% of its live vectors (a third of all slots; measured from 2,000 to 30,000 vectors).
+# Writers keep them under MAX_FREE_SHARE; readers refuse files past MAX_FREE_READ.
+MAX_FREE_SHARE = 0.125
+MAX_FREE_READ = 0.3
 _HEAD = 64  # usearch's dense index header, after the vectors
 _HNSW = 40  # five u64: size, connectivity, base connectivity, max level, entry slot
 _MAGIC = b"usearch"
@@ -88,6 +113,10 @@ def check_layout(path: Path, dim: int, ids: npt.NDArray[np.uint64]) -> None:
     need(head[:7] == _MAGIC and head[7:9] == b"\x02\x00" and head[13:17] == _KINDS, "not an i8 cosine index")
     present, deleted, dims = np.frombuffer(head, "<u8", 3, 17).tolist()
     need((present, deleted, dims) == (n, slots - n, dim), "header counts differ from the manifest")
+    need(
+        deleted <= MAX_FREE_READ * present,
+        f"{deleted} free slots for {present} vectors: too many to load safely",
+    )
     size, conn, base_conn, top, entry = np.frombuffer(
         bytes(buf[at + _HEAD : at + _HEAD + _HNSW]), "<u8"
     ).tolist()
