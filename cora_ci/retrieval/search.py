@@ -56,7 +56,9 @@ class Params:
     docs: float = 0.3  # ... for prose (Markdown, reStructuredText, plain text)
     stub: float = 0.4  # ... for type stubs and declaration files (.pyi, .d.ts)
     dir_boost: float = 1.5  # multiplier for chunks under a `dir:` boost
-    file: float = 0.1  # times the sum of the file's next two best scores
+    file: float = 0.15  # times the file's other best scores, the n-th weighted file_decay**n,
+    file_decay: float = 0.7  # ... up to file_count of them (bench/RESULTS.md, 2026-11-25: was
+    file_count: int = 5  # 0.1 times the next two, 1.0 and 2)
     diversity: float = 0.8  # the n-th chunk of one file is multiplied by this to the n
     evidence: float = 1.0  # added for the chunk a traceback's innermost frame in the repository names
     evidence_file: float = (
@@ -262,21 +264,28 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             ex["dir"] = params.dir_boost
         c.score = score
     if params.file > 0:
-        by_file: dict[str, list[float]] = {}
-        for c in cands.values():
-            by_file.setdefault(c.meta.path, []).append(c.score)
-        for scores in by_file.values():
-            scores.sort(reverse=True)
-        for c in cands.values():
-            scores = by_file[c.meta.path]
-            others = scores[:3]
-            if c.score in others:
-                others = others.copy()
-                others.remove(c.score)
-            extra = params.file * sum(others[:2])
-            if extra:
-                c.explain["file"] = round(extra, 6)
-                c.score += extra
+        _file_share(cands, params)
+
+
+def _file_share(cands: dict[int, _Cand], params: Params) -> None:
+    """Each candidate gains `params.file` times its file's other best scores, the n-th of them
+    weighted `file_decay`**n, up to `file_count`: a file with several good chunks rises, the more
+    the more it has, without a long file of weak matches outweighing one strong chunk."""
+    by_file: dict[str, list[float]] = {}
+    for c in cands.values():
+        by_file.setdefault(c.meta.path, []).append(c.score)
+    for scores in by_file.values():
+        scores.sort(reverse=True)
+    weights = [params.file * params.file_decay**i for i in range(params.file_count)]
+    for c in cands.values():
+        others = by_file[c.meta.path][: params.file_count + 1]
+        if c.score in others:
+            others = others.copy()
+            others.remove(c.score)
+        extra = sum(w * s for w, s in zip(weights, others, strict=False))
+        if extra:
+            c.explain["file"] = round(extra, 6)
+            c.score += extra
 
 
 def _expand(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters, params: Params,
