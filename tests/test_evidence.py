@@ -13,6 +13,7 @@ import pytest
 from cora_ci.build import build
 from cora_ci.render.query import Where, run_query
 from cora_ci.retrieval.evidence import clues
+from cora_ci.retrieval.noise import without_noise
 
 pytestmark = pytest.mark.usefixtures("private_cache")
 
@@ -113,3 +114,69 @@ def test_a_traceback_report_finds_the_frame_over_changelog_and_translations(
     files = list(dict.fromkeys(r.view.path for r in ans.results))
     assert files[0] == "shop/orders.py"
     assert not {"CHANGES.rst", "shop/locale/fr/LC_MESSAGES/shop.po"} & set(files[:2])
+
+
+SESSION = '''\
+    """The interactive session: a REPL with the shop's names imported."""
+
+    BANNER = """Python 3.12.1 (main, Dec  8 2023, 05:40:51) [GCC 11.4.0] on linux
+    Type "help", "copyright", "credits" or "license" for more information.
+    IPython 8.20.0 -- An enhanced Interactive Python. Type '?' for help.
+    """
+
+
+    def show_versions():
+        """Print the versions of python, numpy, scipy, pandas, setuptools, pip and the machine."""
+        for name in ("python", "numpy", "scipy", "pandas", "setuptools", "pip", "machine"):
+            print(name)
+
+
+    def start_session(banner=BANNER):
+        """Start an IPython session with the banner and the help and copyright notices."""
+        import code
+        code.interact(banner)
+    '''
+
+SESSION_REPORT = """Order describe drops names with a separator
+
+```
+Python 3.12.1 (main, Dec  8 2023, 05:40:51) [GCC 11.4.0] on linux
+Type "help", "copyright", "credits" or "license" for more information.
+IPython 8.20.0 -- An enhanced Interactive Python. Type '?' for help.
+
+In [1]: Order([{"name": "a;b"}]).describe()
+Out[1]: 'a'
+```
+
+The names of an order are joined wrongly when a name holds the separator.
+
+### Versions
+
+System:
+    python: 3.12.1 (main, Dec  8 2023, 05:40:51) [GCC 11.4.0]
+   machine: Linux-6.5.0-x86_64-with-glibc2.35
+Python dependencies:
+         pip: 23.3.1
+  setuptools: 69.0.3
+       numpy: 1.26.2
+       scipy: 1.11.4
+      pandas: 2.1.4
+"""
+
+
+def test_banners_and_version_listings_are_not_read_as_the_question() -> None:
+    text = without_noise(SESSION_REPORT)
+    assert "Order([{" in text and "joined wrongly" in text  # the code and the words stay
+    for gone in ("copyright", "Interactive Python", "GCC", "numpy", "setuptools", "machine", "Versions"):
+        assert gone not in text
+    assert without_noise("python: 3.12.1") == "python: 3.12.1"  # one line: a query as typed
+    assert without_noise("numpy: 1.26\nscipy: 1.11") == "numpy: 1.26\nscipy: 1.11"  # all noise: kept
+
+
+def test_a_pasted_session_and_versions_do_not_rank_the_projects_repl_first(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    repo = make_repo({"shop/orders.py": textwrap.dedent(ORDERS), "shop/session.py": textwrap.dedent(SESSION)})
+    build(repo, model="none")
+    ans = run_query(SESSION_REPORT, Where.of(None, None, repo), k=3)
+    assert ans.results[0].anchor == "shop/orders.py::Order.describe", [r.anchor for r in ans.results]

@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from cora_ci.bundle.lexical import terms
 from cora_ci.errors import CoraError
+from cora_ci.retrieval.noise import without_noise
 
 MAX_CHARS = 8000  # a question, a name or a bug report (~2,000 tokens); longer text is cut here
 
@@ -82,7 +83,7 @@ def _named(text: str) -> tuple[str, ...] | None:
 
 def analyse(text: str) -> Query:
     """Classify the query; an empty one is a CORA-QRY-001 error."""
-    text = text.strip()[:MAX_CHARS]
+    text = without_noise(text.strip())[:MAX_CHARS]
     if not text or not terms(text):
         raise CoraError("CORA-QRY-001", f"empty query {text!r}: nothing to search for")
     m = _IDENT_FULL.fullmatch(text)
