@@ -251,7 +251,8 @@ def test_a_method_whose_calls_remain_is_gone_and_one_defined_beside_calls_is_fou
 
 
 def test_namesakes_in_other_classes_send_a_gone_method_to_one_full_parse() -> None:
-    from cora_ci.rebind.locator import _any_inside, _Text
+    from cora_ci.rebind.locator import _any_inside
+    from cora_ci.rebind.rows import Text as _Text
 
     base = "class Base:\n    def save(self):\n        return 0\n\n\nclass Child(Base):\n    def save(self):\n        return 1\n"
     filler = "".join(f"\n\ndef f{i}(x):\n    return x + {i}\n" for i in range(20))
@@ -522,7 +523,7 @@ def test_climbing_to_an_enclosing_row_matches_a_plain_scan(
 ) -> None:
     """`up` remembers what earlier climbs passed; in any order of questions it answers as a
     row-by-row scan for the nearest code row indented less would."""
-    from cora_ci.rebind.locator import _Text
+    from cora_ci.rebind.rows import Text as _Text
 
     text = _Text("\n".join(rows).encode(), "python")
     for row, level in asks:
