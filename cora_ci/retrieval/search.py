@@ -56,14 +56,12 @@ class Params:
     docs: float = 0.3  # ... for prose (Markdown, reStructuredText, plain text)
     stub: float = 0.4  # ... for type stubs and declaration files (.pyi, .d.ts)
     dir_boost: float = 1.5  # multiplier for chunks under a `dir:` boost
-    file: float = 0.15  # times the file's other best scores, the n-th weighted file_decay**n,
-    file_decay: float = 0.7  # ... up to file_count of them (bench/RESULTS.md, 2026-11-25: was
-    file_count: int = 5  # 0.1 times the next two, 1.0 and 2)
+    file: float = 0.15  # times each of the file's other best scores (up to file_count of them),
+    file_decay: float = 0.7  # ... the n-th weighted this to the n
+    file_count: int = 5
     diversity: float = 0.8  # the n-th chunk of one file is multiplied by this to the n
     evidence: float = 1.0  # added for the chunk a traceback's innermost frame in the repository names
-    evidence_file: float = (
-        0.3  # ... for the other candidates of a file a report names (times the clue's weight)
-    )
+    evidence_file: float = 0.3  # ... for the other candidates of a file a report names, times the clue's
     seeds: int = 5  # top hits that seed PageRank
     graph: float = 0.1  # added: this times the graph score (PageRank mass / the largest mass)
     graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
