@@ -484,3 +484,30 @@ def test_a_vector_file_with_too_many_free_slots_is_refused_before_usearch_reads_
     index.save(str(tmp_path / "v.usearch"))
     with pytest.raises(CoraError, match=f"{cut} free slots for {len(keys) - cut} vectors: too many"):
         VectorIndex(tmp_path / "v.usearch", 384, keys[cut:])
+
+
+def test_an_update_over_vectors_with_too_many_free_slots_rebuilds_them(
+    make_repo, tmp_path: Path, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    """A bundle whose vector file an older writer left with many free slots is rebuilt by the next
+    update (its vectors refused before usearch reads them), never loaded."""
+    import cora_ci.bundle.vectors as v
+
+    repo = make_repo({f"m/mod_{i:02}.py": "import os\n\n\n" + _function(f"work_{i}") for i in range(40)})
+    out = tmp_path / "o"
+    build(repo, out)
+    monkeypatch.setattr(v, "MAX_FREE_SHARE", 10.0)  # as cora-ci wrote them before the limit
+    for i in range(10):
+        (repo / f"m/mod_{i:02}.py").unlink()
+    commit(repo)
+    build(repo, out)
+    slots, live = v.slot_counts(out / mf.VECTORS)
+    assert v.MAX_FREE_READ * live < slots - live < 0.4 * live  # past the reader's limit, short of usearch's
+    monkeypatch.undo()
+    write(repo, "m/new.py", "import os\n\n\n" + _function("fresh"))
+    commit(repo)
+    s = build(repo, out)
+    assert "free slots" in s.rebuilt, s.rebuilt
+    slots, live = v.slot_counts(out / mf.VECTORS)
+    assert slots == live
+    assert open_bundle(out).vectors is not None
