@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from functools import cached_property
 from typing import NamedTuple
 
 from cora_ci.retrieval.catalog import Catalog
+from cora_ci.retrieval.features import stem_parts
 
 MAX_CHARS = 100_000  # a report is read this far for clues (the query's words stop much earlier)
 _EXT = r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|java|kt|scala|cs|go|rs|rb|php|c|h|cc|cpp|hpp|swift|m)"
@@ -120,7 +121,7 @@ class Paths:
         `__init__`/`index` files also by their directory's name."""
         out: dict[str, list[str]] = {}
         for p in self._cat.bundle.manifest["files"]["path"]:
-            stem = _stem_parts(p)
+            stem = stem_parts(p)
             if stem:
                 out.setdefault(stem[-1], []).append(p)
         return out
@@ -130,7 +131,7 @@ class Paths:
         longest prefix that is a file's path without extension, by at least two components."""
         for i in range(len(dotted) - 1, 1, -1):
             head = list(dotted[:i])
-            found = [p for p in self._by_stem.get(head[-1], []) if _common_tail(head, _stem_parts(p)) >= 2]
+            found = [p for p in self._by_stem.get(head[-1], []) if _common_tail(head, stem_parts(p)) >= 2]
             if found:
                 return found
         return []
@@ -151,15 +152,7 @@ class Paths:
         return top if best > 1 or len(top) == 1 else []
 
 
-def _stem_parts(path: str) -> list[str]:
-    parts = path.split("/")
-    parts[-1] = parts[-1].split(".", 1)[0]
-    if parts[-1] in ("__init__", "index", "mod", "lib") and len(parts) > 1:
-        parts.pop()
-    return parts
-
-
-def _common_tail(a: list[str], b: list[str]) -> int:
+def _common_tail(a: Sequence[str], b: Sequence[str]) -> int:
     n = 0
     while n < min(len(a), len(b)) and a[-1 - n] == b[-1 - n]:
         n += 1

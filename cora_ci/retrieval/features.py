@@ -21,7 +21,7 @@ from cora_ci.retrieval.types import Filters
 EXACT, FOLDED, NAME_ONLY = 3, 2, 1  # definition match levels
 
 
-def _stem_parts(path: str) -> tuple[str, ...]:
+def stem_parts(path: str) -> tuple[str, ...]:
     """`src/werkzeug/http.py` -> ("src", "werkzeug", "http"); a package's `__init__`/`index` dropped."""
     parts = path.split("/")
     parts[-1] = parts[-1].split(".", 1)[0]
@@ -43,7 +43,7 @@ def _names(ident: tuple[str, ...], m: Meta, fold: bool) -> bool:
         if _ends_with(name, ident, fold):
             return True
         for cut in range(1, len(ident)):
-            if _ends_with(name, ident[cut:], fold) and _ends_with(_stem_parts(m.path), ident[:cut], fold):
+            if _ends_with(name, ident[cut:], fold) and _ends_with(stem_parts(m.path), ident[:cut], fold):
                 return True
     return False
 
