@@ -16,7 +16,7 @@ import platform
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -124,3 +124,26 @@ def pct(xs: Sequence[float], p: float) -> float:
     """The p-th percentile by nearest rank (no interpolation: every value reported was measured)."""
     s = sorted(xs)
     return s[min(len(s) - 1, round(p / 100 * (len(s) - 1)))]
+
+
+def bm25(postings: Mapping[str, Mapping[int, int]], lengths: Any, query: Mapping[str, int], k1: float,
+         b: float) -> Any:  # fmt: skip
+    """BM25 scores of every document (numpy array, by document number) for `query` (word ->
+    times it is asked for): Lucene's idf, `lengths` the documents' word counts."""
+    import math
+
+    import numpy as np
+
+    n = len(lengths)
+    scores = np.zeros(n)
+    avg = float(lengths.mean()) if n else 1.0
+    for w, qtf in query.items():
+        post = postings.get(w)
+        if not post:
+            continue
+        idf = math.log(1 + (n - len(post) + 0.5) / (len(post) + 0.5))
+        ids = np.fromiter(post.keys(), dtype=np.int64, count=len(post))
+        tf = np.fromiter(post.values(), dtype=np.float64, count=len(post))
+        norm = k1 * (1 - b + b * lengths[ids] / avg)
+        scores[ids] += qtf * idf * tf * (k1 + 1) / (tf + norm)
+    return scores

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
+from benchlib import bm25
 
 from cora_ci.bundle import Bundle
 from cora_ci.render.query import answer_with, boosts_for
@@ -161,20 +162,10 @@ class FileBM25:
         self._tokens = {k: v for k, v in self._tokens.items() if k in live}
         self.postings = postings
         self.lengths = np.asarray(lengths, dtype=np.float64)
-        self.avg = float(self.lengths.mean()) if lengths else 1.0
 
     def search(self, query: str, k: int) -> list[str]:
-        n = len(self.paths)
-        scores = np.zeros(n)
-        for w, qtf in Counter(WORDS.findall(query.lower())).items():
-            post = self.postings.get(w)
-            if not post:
-                continue
-            idf = math.log(1 + (n - len(post) + 0.5) / (len(post) + 0.5))
-            ids = np.fromiter(post.keys(), dtype=np.int64, count=len(post))
-            tf = np.fromiter(post.values(), dtype=np.float64, count=len(post))
-            norm = self.k1 * (1 - self.b + self.b * self.lengths[ids] / self.avg)
-            scores[ids] += qtf * idf * tf * (self.k1 + 1) / (tf + norm)  # a repeated word counts again
+        words = Counter(WORDS.findall(query.lower()))  # a repeated word counts again
+        scores = bm25(self.postings, self.lengths, words, self.k1, self.b)
         top = np.argsort(-scores, kind="stable")[:k]
         return [self.paths[i] for i in top if scores[i] > 0]
 

@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 
 import corpora
 import numpy as np
-from benchlib import Figures, json_option
+from benchlib import Figures, bm25, json_option
 
 from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
@@ -393,20 +393,10 @@ class WindowBM25:
         self.postings = postings
         self.lengths = np.asarray(lengths, dtype=np.float64)
         self.k1, self.b = k1, b
-        self.avg = float(self.lengths.mean()) if len(lengths) else 1.0
 
     def search(self, query: str, k: int) -> list[int]:
-        n = len(self.windows)
-        scores = np.zeros(n)
-        for w in set(_WORDS.findall(query.lower())):
-            post = self.postings.get(w)
-            if not post:
-                continue
-            idf = math.log(1 + (n - len(post) + 0.5) / (len(post) + 0.5))
-            ids = np.fromiter(post.keys(), dtype=np.int64, count=len(post))
-            tf = np.fromiter(post.values(), dtype=np.float64, count=len(post))
-            norm = self.k1 * (1 - self.b + self.b * self.lengths[ids] / self.avg)
-            scores[ids] += idf * tf * (self.k1 + 1) / (tf + norm)
+        words = dict.fromkeys(_WORDS.findall(query.lower()), 1)  # each word once
+        scores = bm25(self.postings, self.lengths, words, self.k1, self.b)
         top = np.argsort(-scores, kind="stable")[:k]
         return [int(i) for i in top if scores[i] > 0]
 
