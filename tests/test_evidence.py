@@ -180,3 +180,39 @@ def test_a_pasted_session_and_versions_do_not_rank_the_projects_repl_first(
     build(repo, model="none")
     ans = run_query(SESSION_REPORT, Where.of(None, None, repo), k=3)
     assert ans.results[0].anchor == "shop/orders.py::Order.describe", [r.anchor for r in ans.results]
+
+
+TEST_ORDERS = """\
+    from shop.orders import Order
+
+
+    def test_describe():
+        order = Order([{"name": "a"}, {"name": "b"}])
+        assert order.describe() == "a, b"
+
+
+    def test_describe_semicolon():
+        order = Order([{"name": "a;b"}, {"name": "c"}])
+        assert order.describe() == "a;b, c"
+    """
+
+
+def test_a_report_that_mentions_tests_in_passing_still_asks_for_the_code(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A question naming tests asks for them; a report mentions them in passing ("my tests")."""
+    repo = make_repo(
+        {"shop/orders.py": textwrap.dedent(ORDERS), "tests/test_orders.py": textwrap.dedent(TEST_ORDERS)}
+    )
+    build(repo, model="none")
+    report = (
+        "Order describe drops names that hold the separator\n\n"
+        "In my tests an order whose names hold the separator is described wrongly:\n\n"
+        '    order = Order([{"name": "a;b"}, {"name": "c"}])\n    order.describe()\n\n'
+        "The test expects the names of the order joined with a comma, and describe should join them. "
+        "I wrote a test for it in my project's test suite and it fails every time the test runs."
+    )
+    where = Where.of(None, None, repo)
+    assert run_query(report, where, k=3).results[0].view.path == "shop/orders.py"
+    question = run_query("the tests of describe with a semicolon", where, k=3)
+    assert question.results[0].view.path == "tests/test_orders.py"

@@ -14,6 +14,7 @@ from cora_ci.bundle.lexical import terms
 from cora_ci.errors import CoraError
 from cora_ci.retrieval.noise import without_noise
 
+ASKING = 40  # a query of more words than this is a report: it asks for no path class by naming it
 MAX_CHARS = 8000  # a question, a name or a bug report (~2,000 tokens); longer text is cut here
 
 # One identifier, optionally qualified with `.`, `::`, `#` or `->`, optionally followed by `()`.
@@ -94,7 +95,9 @@ def analyse(text: str) -> Query:
     all_terms = terms(text)
     words = frozenset(t for t in all_terms if t not in STOPWORDS)
     raw = {t for t in all_terms}
-    wants = frozenset(k for k, v in WANTS.items() if raw & v)
+    # A question that names tests or docs asks for them; a bug report mentions them in passing
+    # ("my tests fail", "the docs say") and asks for the code to change.
+    wants = frozenset(k for k, v in WANTS.items() if raw & v) if len(all_terms) <= ASKING else frozenset()
     named = _named(text) if identifier is None else None
     return Query(
         text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants, named
