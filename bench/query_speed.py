@@ -169,6 +169,7 @@ def in_process(fig: Figures, path: Path, n: int) -> bool:
     print(f"  slowest: {slowest[1]!r} {slowest[0]:.1f} ms")
     if embed_ms:
         print(f"  query embedding (apart)  p50 {pct(embed_ms, 50):6.2f} ms  p90 {pct(embed_ms, 90):6.2f} ms")
+    guard(fig, b, queries, fixed, pct(times["all"], 50))
     big = targets_apply(b)
     size = f"{len(b.chunks):,} chunks, {len(times['all'])} queries"
     fig.add("query.inproc.p50", f"in-process query p50 ({size})", pct(times["all"], 50), "ms",
@@ -177,6 +178,37 @@ def in_process(fig: Figures, path: Path, n: int) -> bool:
     if embed_ms:
         fig.add("query.embed.p50", "query embedding alone, p50", pct(embed_ms, 50), "ms")
     return big
+
+
+def guard(fig: Figures, b: Any, queries: list[str], fixed: Any, p50_ms: float) -> None:
+    """What keeping Rust's panic dumps off stderr costs a query (bundle/panics.py): the guard's
+    calls a search makes, times its cost a call (fd 2 moved to a private file and back)."""
+    from cora_ci.bundle import panics
+
+    calls = 0
+    enter = panics._QUIET.enter
+
+    def counted() -> bool:
+        nonlocal calls
+        calls += 1
+        return enter()
+
+    panics._QUIET.enter = counted  # type: ignore[method-assign]
+    try:
+        for q in queries:
+            search(b, q, embedder=fixed)
+    finally:
+        panics._QUIET.enter = enter  # type: ignore[method-assign]
+    n = 20_000
+    t = time.perf_counter()
+    for _ in range(n):
+        with panics.quiet():
+            pass
+    per_call_us = (time.perf_counter() - t) / n * 1e6
+    per_query_ms = calls / len(queries) * per_call_us / 1e3
+    print(f"  panic guard: {calls / len(queries):.1f} calls a search, {per_call_us:.1f} us a call: "
+          f"{per_query_ms:.3f} ms a query, {per_query_ms / p50_ms:.1%} of the p50")  # fmt: skip
+    fig.add("query.guard.share", "panic guard's share of the in-process p50", per_query_ms / p50_ms)
 
 
 _STAGES = r"""
