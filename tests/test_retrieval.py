@@ -584,3 +584,41 @@ def test_a_sentence_that_names_an_identifier_finds_its_definition_first(
         hits = search(b, query)
         assert anchor_of(b, hits[0].chunk_id) == "src/control.py::abort", query
         assert hits[0].explain["definition"] == 2.0, query
+
+
+STREAMS = {
+    "net/streams.py": '''\
+        class Reader:
+            """Reads the bytes of incoming streams, pausing the transport when its buffer is full."""
+
+            def feed(self, data):
+                self.buffer += data
+        ''',
+    "net/routes.py": '''\
+        def add_route(table, path, handler):
+            """Adds a handler for a path to the routing table."""
+            table[path] = handler
+        ''',
+    "net/stream_ids.py": "def streaming(x):\n    return x\n",
+}
+
+
+def test_a_sentences_words_also_find_their_other_forms_in_the_index(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """`streaming` finds `streams` (the index's words of the same stem, weighted lower); an
+    identifier is searched as written."""
+    from cora_ci.bundle.stems import forms
+
+    repo = make_repo(dedent_files(STREAMS))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    assert "streams" in b.lexical.forms("streaming") and "streaming" in b.lexical.forms("streams")
+    assert b.lexical.forms("routes") == ["route", "routing"]
+    hits = search(b, "pause reading when streaming data fills the buffer", expand=False)
+    assert anchor_of(b, hits[0].chunk_id) == "net/streams.py::Reader"
+    # an identifier: its own definition only, no other forms
+    assert [anchor_of(b, h.chunk_id) for h in search(b, "streaming", expand=False)][:1] == [
+        "net/stream_ids.py::streaming"
+    ]
+    assert b.lexical.search("streaming", 10) == b.lexical.search("streaming", 10, frozenset())
+    assert forms("get", lambda p, n: ["gets", "getting"]) == []  # short words: too many unrelated forms
+    assert forms("run_x", lambda p, n: ["run"]) == []  # not a plain word

@@ -38,6 +38,7 @@ from typing import Any, NamedTuple
 import tantivy
 
 from cora_ci.bundle import manifest as mf
+from cora_ci.bundle import stems
 from cora_ci.bundle.panics import is_panic, quiet
 from cora_ci.bundle.segments import check_fast, check_meta, check_store, uuid
 from cora_ci.chunking.model import Chunk
@@ -382,7 +383,8 @@ class LexicalIndex:
                 self._schema = self._index.schema
         finally:  # the searcher holds its files open (mapped): the links are no longer needed
             shutil.rmtree(shadow, ignore_errors=True)
-        self._last: tuple[tuple[str, int], list[tuple[int, float]]] | None = None
+        self._last: tuple[tuple[str, int, frozenset[str]], list[tuple[int, float]]] | None = None
+        self._forms: dict[str, list[str]] = {}
 
     @property
     def num_docs(self) -> int:
@@ -390,23 +392,40 @@ class LexicalIndex:
             n: int = self._searcher.num_docs
         return n
 
-    def search(self, query: str, k: int) -> list[tuple[int, float]]:
-        """BM25 over the name, path and body fields with their boosts: (chunk id, score), best first.
-        The last answer is kept: a query prefetched while the model loads is not run twice."""
-        if self._last is not None and self._last[0] == (query, k):
+    def search(self, query: str, k: int, expand: frozenset[str] = frozenset()) -> list[tuple[int, float]]:
+        """BM25 over the name, path and body fields with their boosts: (chunk id, score), best first;
+        the words of `expand` also by their other forms in the index (`stems.py`). The last
+        answer is kept: a query prefetched while the model loads is not run twice."""
+        key = (query, k, expand)
+        if self._last is not None and self._last[0] == key:
             return list(self._last[1])
-        out = self._search(query, k)
-        self._last = ((query, k), out)
+        out = self._search(query, k, expand)
+        self._last = (key, out)
         return list(out)
 
-    def _search(self, query: str, k: int) -> list[tuple[int, float]]:
+    def forms(self, word: str) -> list[str]:
+        """`word`'s other forms in this index (remembered: a warm server asks again)."""
+        got = self._forms.get(word)
+        if got is None:
+            with _unreadable(self._name):
+                got = self._forms[word] = stems.forms(word, self._prefixed)
+        return got
+
+    def _prefixed(self, prefix: str, limit: int) -> list[str]:
+        return [t for t, _ in self._searcher.terms_with_prefix("body", prefix, limit=limit)]
+
+    def _search(self, query: str, k: int, expand: frozenset[str]) -> list[tuple[int, float]]:
         words = sorted(set(terms(query)))
         if not words or k <= 0:
             return []
+        weight = dict.fromkeys(words, 1.0)
+        for w in sorted(expand.intersection(words)):  # `streaming` also as `streams`, weighted lower
+            for f in self.forms(w):
+                weight.setdefault(f, stems.WEIGHT)
         clauses = [
             (tantivy.Occur.Should,
-             tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, w), boost))
-            for field, boost in FIELDS.items() for w in words
+             tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, w), boost * wt))
+            for field, boost in FIELDS.items() for w, wt in sorted(weight.items())
         ]  # fmt: skip
         out = []
         with _unreadable(self._name):

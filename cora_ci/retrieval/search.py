@@ -139,14 +139,21 @@ def prefetch(bundle: Bundle, query: str, k: int, filters: Filters) -> None:
     """Run the BM25 side and read its candidates' metadata ahead of `search` (which then finds
     both cached): `cora-ci query` does this while the model loads in another thread."""
     cat = catalog(bundle)
-    for cid, _ in bundle.lexical.search(analyse(query).text, pool_size(len(cat), k, filters)):
+    q = analyse(query)
+    for cid, _ in bundle.lexical.search(q.text, pool_size(len(cat), k, filters), expanded(q)):
         cat.meta(cid)
+
+
+def expanded(q: Query) -> frozenset[str]:
+    """The words BM25 also searches by their other forms (`streaming`: `streams`): a sentence's,
+    never an identifier's (it is searched as written)."""
+    return q.words if q.identifier is None else frozenset()
 
 
 def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, filters: Filters,
                 params: Params, accept: Any) -> dict[int, _Cand]:  # fmt: skip
     pool = pool_size(len(cat), k, filters, params)
-    lexical = bundle.lexical.search(q.text, pool) if params.lexical else []
+    lexical = bundle.lexical.search(q.text, pool, expanded(q)) if params.lexical else []
     vector: list[tuple[int, float]] = []
     weight = params.fusion.vec_weight_ident if q.identifier else params.fusion.vec_weight_text
     if params.vectors and embedder is not None and bundle.vectors is not None and (weight > 0 or not lexical):
