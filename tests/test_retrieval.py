@@ -285,7 +285,7 @@ def widgets(tmp_path_factory: pytest.TempPathFactory) -> Bundle:
         "    if verbose:\n        print('pinged', total, 'times')\n    return total\n",
         "src/one.py": "def frobnicate_widget_alone(widget):\n    return frobnicate(widget)  # frobnicate the widget\n",
         "src/two.py": "def widget_frobnicate_helper(widget):\n    return widget  # frobnicate the widget\n",
-        "src/three.py": "def frobnicate_widgets(widgets):\n    return [frobnicate(w) for w in widgets]  # widget\n",
+        "src/three.py": "def frobnicate_gadgets(gadgets):\n    return [frobnicate(g) for g in gadgets]  # widget\n",
     }
     repo = init_repo(tmp_path_factory.mktemp("widgets") / "repo", dedent_files(files))
     build(repo, model="none")
@@ -622,3 +622,31 @@ def test_a_sentences_words_also_find_their_other_forms_in_the_index(make_repo) -
     assert b.lexical.search("streaming", 10) == b.lexical.search("streaming", 10, frozenset())
     assert forms("get", lambda p, n: ["gets", "getting"]) == []  # short words: too many unrelated forms
     assert forms("run_x", lambda p, n: ["run"]) == []  # not a plain word
+
+
+CHECKS = {
+    ".cora.toml": "min_tokens = 0\n",  # each function its own chunk
+    "check/files.py": '''\
+        def _checked_digest(path):
+            """The digest of a file once every file was checked against the manifest."""
+            return path
+
+
+        def check_files(bundle):
+            """Check a bundle's files against the manifest, each against its digest."""
+            return [f for f in bundle]
+        ''',
+}
+
+
+def test_a_sentence_asks_for_public_code_before_private_helpers(make_repo) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(dedent_files(CHECKS))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "check every file of a bundle against the manifest", expand=False)
+    assert anchors(b, hits)[:2] == ["check/files.py::check_files", "check/files.py::_checked_digest"]
+    assert hits[1].explain["demoted"] == "private"
+    # named, a private helper is what is asked for
+    assert anchors(b, search(b, "_checked_digest", expand=False))[0] == "check/files.py::_checked_digest"
+    named = search(b, "where is `_checked_digest` defined", expand=False)
+    assert anchors(b, named)[0] == "check/files.py::_checked_digest" and named[0].explain["demoted"] is None

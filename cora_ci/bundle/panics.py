@@ -5,7 +5,8 @@ through), after Rust's panic hook has printed `thread '...' panicked at ...` on 
 backtrace under RUST_BACKTRACE=1. Python cannot replace that hook, so while such a call runs fd 2
 points at a private file: its content is dropped if a call panicked and copied to the real stderr
 otherwise (another thread's output is delayed, never lost). The redirection is counted, so bundles
-searched side by side in threads still run in parallel; it costs a few system calls, ~5 µs a call (bench/query_speed.py).
+searched side by side in threads still run in parallel; it costs a few system calls, ~5 µs a call
+(bench/query_speed.py).
 """
 
 from __future__ import annotations

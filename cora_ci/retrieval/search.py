@@ -55,6 +55,7 @@ class Params:
     demote: float = 0.3  # multiplier for tests, examples, vendored and generated code
     docs: float = 0.3  # ... for prose (Markdown, reStructuredText, plain text)
     stub: float = 0.4  # ... for type stubs and declaration files (.pyi, .d.ts)
+    private: float = 0.85  # ... for a private symbol (`_helper`) when a sentence does not name it
     dir_boost: float = 1.5  # multiplier for chunks under a `dir:` boost
     file: float = 0.15  # times each of the file's other best scores (up to file_count of them),
     file_decay: float = 0.7  # ... the n-th weighted this to the n
@@ -187,6 +188,12 @@ def _demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params)
     return (cls, factor) if factor != 1.0 else None
 
 
+def _private(m: Meta) -> bool:
+    """Every symbol of the chunk is private by convention (`_helper`, not `__init__`): a question
+    in words asks first for what the code offers, its helpers a little lower."""
+    return bool(m.symbols) and all(s.startswith("_") and not s.startswith("__") for s in m.symbols)
+
+
 def _in_dir(path: str, d: str) -> bool:
     return path == d or path.startswith(d + "/")
 
@@ -270,6 +277,11 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
         c.score = score
     if params.file > 0:
         _file_share(cands, params)
+    if q.identifier is None and params.private != 1.0:
+        for c in cands.values():
+            if not c.explain["definition"] and not c.explain["demoted"] and _private(c.meta):
+                c.score *= params.private
+                c.explain["demoted"] = "private"
 
 
 def _file_share(cands: dict[int, _Cand], params: Params) -> None:
