@@ -216,3 +216,19 @@ def test_a_report_that_mentions_tests_in_passing_still_asks_for_the_code(
     assert run_query(report, where, k=3).results[0].view.path == "shop/orders.py"
     question = run_query("the tests of describe with a semicolon", where, k=3)
     assert question.results[0].view.path == "tests/test_orders.py"
+
+
+def test_a_report_leans_on_its_words_more_than_a_question() -> None:
+    """A report (over ASKING words) is read mostly by its words: its vector, an average of many
+    passages, weighs 0.3 against a question's 0.5 (bench/RESULTS.md: localization with the model)."""
+    from cora_ci.retrieval.fusion import Fusion, fuse
+    from cora_ci.retrieval.query import ASKING, analyse
+
+    question = analyse("why does the order total fail when a line has no quantity")
+    report = analyse(REPORT)
+    assert not question.report and report.report and len(REPORT.split()) > ASKING
+    lexical, vector = [(1, 10.0), (2, 5.0)], [(2, 0.9), (1, 0.1)]
+    asked = fuse(lexical, vector, Fusion(), False, question.report)
+    told = fuse(lexical, vector, Fusion(), False, report.report)
+    assert asked[1].score == pytest.approx(0.5) and asked[2].score == pytest.approx(0.5)
+    assert told[1].score == pytest.approx(0.7) and told[2].score == pytest.approx(0.3)

@@ -19,7 +19,20 @@ class Fusion:
     form: Form = "minmax"
     vec_weight_ident: float = 0.0  # share of the vector side for a query that is one identifier
     vec_weight_text: float = 0.5  # ... and for natural language
+    vec_weight_report: float = (
+        0.3  # ... and for a report (over query.ASKING words): its evidence is its words
+    )
     rrf_k: float = 60.0
+
+    def vector_share(self, identifier: bool, report: bool = False) -> float:
+        """The vector side's share for a query of this kind."""
+        return (
+            self.vec_weight_ident
+            if identifier
+            else self.vec_weight_report
+            if report
+            else self.vec_weight_text
+        )
 
 
 class Fused(NamedTuple):
@@ -41,10 +54,14 @@ def _normalised(scores: list[float], form: Form) -> list[float]:
 
 
 def fuse(
-    lexical: list[tuple[int, float]], vector: list[tuple[int, float]], fusion: Fusion, identifier: bool
+    lexical: list[tuple[int, float]],
+    vector: list[tuple[int, float]],
+    fusion: Fusion,
+    identifier: bool,
+    report: bool = False,
 ) -> dict[int, Fused]:
     """Fused score per chunk id of either list; a list a chunk is missing from contributes 0."""
-    wv = fusion.vec_weight_ident if identifier else fusion.vec_weight_text
+    wv = fusion.vector_share(identifier, report)
     if not vector:
         wv = 0.0
     elif not lexical:

@@ -120,7 +120,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
 def _candidates(parts: list[Part], cats: list[Catalog], q: Query, k: int, filters: Filters, params: Params,
                 accept: Any) -> dict[int, _Cand]:  # fmt: skip
     """BM25 and vector candidates of every bundle, fused with scores normalised over all of them."""
-    weight = params.fusion.vec_weight_ident if q.identifier else params.fusion.vec_weight_text
+    weight = params.fusion.vector_share(q.identifier is not None, q.report)
     queried: dict[int, Any] = {}  # one query vector per embedder
     for p in parts:
         if params.vectors and p.embedder is not None and weight > 0 and id(p.embedder) not in queried:
@@ -145,7 +145,7 @@ def _candidates(parts: list[Part], cats: list[Catalog], q: Query, k: int, filter
     with_vectors = {o for o, (_, vec) in enumerate(got) if vec}
     lexical.sort(key=lambda t: (-t[1], t[0]))
     vector.sort(key=lambda t: (-t[1], t[0]))
-    fused = fuse(lexical, vector, params.fusion, q.identifier is not None)
+    fused = fuse(lexical, vector, params.fusion, q.identifier is not None, q.report)
     lexical_share = 1.0 - weight if vector and lexical else 1.0
     out: dict[int, _Cand] = {}
     for key, f in fused.items():

@@ -53,6 +53,7 @@ class Query(NamedTuple):
     words: frozenset[str]  # lower-cased terms (identifier-aware), stopwords removed
     wants: frozenset[str]  # path classes the query asks for: test, example, vendored, generated
     named: tuple[str, ...] | None = None  # the one identifier a sentence asks about: `X`, "definition of X"
+    report: bool = False  # over ASKING words: a bug report or a pasted text, not a question
 
 
 def split_qualified(name: str) -> tuple[str, ...]:
@@ -99,6 +100,5 @@ def analyse(text: str) -> Query:
     # ("my tests fail", "the docs say") and asks for the code to change.
     wants = frozenset(k for k, v in WANTS.items() if raw & v) if len(all_terms) <= ASKING else frozenset()
     named = _named(text) if identifier is None else None
-    return Query(
-        text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants, named
-    )
+    return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
+                 named, len(all_terms) > ASKING)  # fmt: skip

@@ -156,10 +156,10 @@ def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, f
     pool = pool_size(len(cat), k, filters, params)
     lexical = bundle.lexical.search(q.text, pool, expanded(q)) if params.lexical else []
     vector: list[tuple[int, float]] = []
-    weight = params.fusion.vec_weight_ident if q.identifier else params.fusion.vec_weight_text
+    weight = params.fusion.vector_share(q.identifier is not None, q.report)
     if params.vectors and embedder is not None and bundle.vectors is not None and (weight > 0 or not lexical):
         vector = bundle.vectors.search(embedder.embed_query(q.text), pool)  # no model run when unweighted
-    fused = fuse(lexical, vector, params.fusion, q.identifier is not None)
+    fused = fuse(lexical, vector, params.fusion, q.identifier is not None, q.report)
     out: dict[int, _Cand] = {}
     for cid, f in fused.items():
         m = cat.meta(cid)
