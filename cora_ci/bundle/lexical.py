@@ -424,8 +424,7 @@ class LexicalIndex:
                 weight.setdefault(f, stems.WEIGHT)
         clauses = [
             (tantivy.Occur.Should,
-             tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, w),
-                                       boost * (1.0 if wt == 1.0 else stems.WEIGHTS[field])))
+             tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, w), boost * wt))
             for field, boost in FIELDS.items() for w, wt in sorted(weight.items())
         ]  # fmt: skip
         out = []

@@ -16,7 +16,6 @@ from functools import lru_cache
 import snowballstemmer
 
 WEIGHT = 0.5  # a form's boost, times its field's, against the word as written
-WEIGHTS = {"name": 0.5, "path": 0.5, "body": 0.5}
 _MIN = 4  # shorter words (`get`, `set`, `id`) have too many unrelated forms
 _LIMIT = 200  # index words read per prefix, the most frequent first
 _STEMMER = snowballstemmer.stemmer("english")

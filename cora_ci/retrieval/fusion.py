@@ -19,20 +19,14 @@ class Fusion:
     form: Form = "minmax"
     vec_weight_ident: float = 0.0  # share of the vector side for a query that is one identifier
     vec_weight_text: float = 0.5  # ... and for natural language
-    vec_weight_report: float = (
-        0.3  # ... and for a report (over query.ASKING words): its evidence is its words
-    )
+    vec_weight_report: float = 0.3  # ... and for a report (query.ASKING): its evidence is its words
     rrf_k: float = 60.0
 
     def vector_share(self, identifier: bool, report: bool = False) -> float:
         """The vector side's share for a query of this kind."""
-        return (
-            self.vec_weight_ident
-            if identifier
-            else self.vec_weight_report
-            if report
-            else self.vec_weight_text
-        )
+        if identifier:
+            return self.vec_weight_ident
+        return self.vec_weight_report if report else self.vec_weight_text
 
 
 class Fused(NamedTuple):
