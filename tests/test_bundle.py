@@ -21,9 +21,9 @@ from cora_ci import verified
 from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
-from cora_ci.bundle.lexical import terms
 from cora_ci.bundle.report import check
 from cora_ci.bundle.store import write_bundle
+from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
 from cora_ci.verified import CONTENT_CHECKS
 

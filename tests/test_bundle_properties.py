@@ -81,7 +81,8 @@ def test_bm25_buckets_score_exactly_like_one_index_of_the_python_terms(
     and spreading documents over bucket segments changes no score: statistics sum over segments."""
     import tantivy
 
-    from cora_ci.bundle.lexical import FIELDS, LexicalDoc, LexicalIndex, terms, write_index
+    from cora_ci.bundle.lexical import FIELDS, LexicalDoc, LexicalIndex, write_index
+    from cora_ci.bundle.terms import terms
 
     lex = [LexicalDoc(i + 1, name, f"src/f{i}.py", body) for i, (name, body) in enumerate(docs)]
     with tempfile.TemporaryDirectory() as tmp:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
-from cora_ci.bundle.lexical import terms
+from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
 from cora_ci.retrieval import (
     EXPLAIN_KEYS,

@@ -1,11 +1,7 @@
 """The BM25 part of a bundle: a tantivy index over identifier-aware terms, in buckets of files.
 
-Terms. An identifier is indexed whole and as its parts (`parseHeaderLinks` and
-`parse_header_links` both give `parse`, `header`, `links`), and queries go through `terms`, so a
-query term always meets the indexed form. tantivy splits the text into lower-cased `\\w+` words
-itself (in Rust); only the extra parts of compound words are computed here and appended to the
-field, which gives each document exactly the terms `terms` yields. Only the chunk id is stored;
-texts live in the manifest.
+Terms are `terms.py`'s: an identifier whole and as its parts, the same for documents and queries.
+Only the chunk id is stored; texts live in the manifest.
 
 Buckets. Files are spread over `manifest.bucket_count(chunks)` buckets by a hash of their path
 (the buckets of the manifest's shards), and each bucket is one tantivy segment, written alone in a
@@ -29,9 +25,7 @@ import os
 import re
 import shutil
 import tempfile
-import unicodedata
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -41,15 +35,12 @@ from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import stems
 from cora_ci.bundle.panics import is_panic, quiet
 from cora_ci.bundle.segments import check_fast, check_meta, check_store, uuid
+from cora_ci.bundle.terms import TOKEN, field_text, terms
 from cora_ci.chunking.model import Chunk
 from cora_ci.errors import CoraError
 
 FIELDS = {"name": 3.0, "path": 1.5, "body": 1.0}  # field -> query boost
 TOKENIZER = "cora_words"
-_WORD = re.compile(r"\w+")
-_NOT_WORD = re.compile(r" +")
-_TOKEN = r"[\p{L}\p{N}_]+"  # tantivy's (Rust) word pattern; `_words` mirrors it
-_PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
 _HEAP = 64 * 1024 * 1024  # one writer thread; a bucket of ordinary files fits one segment
 _HEAPS = (_HEAP, 512 * 1024 * 1024, 4000 * 1024 * 1024)  # then larger, for a bucket of huge files
 _LOCKS = (".tantivy-meta.lock", ".tantivy-writer.lock")
@@ -58,64 +49,6 @@ _MANAGED = ".managed.json"
 # links to the bundle's files instead, removed as soon as the searcher holds the files: in memory
 # where there is such a place (hundreds of links cost ~60 ms on a disk, ~2 ms in tmpfs).
 _SHADOW_DIR = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
-
-
-def terms(text: str) -> list[str]:
-    """Lower-cased words of `text`, each identifier followed by its camelCase / snake_case parts."""
-    out: list[str] = []
-    for word in _WORD.findall(text):
-        out.extend(_word_terms(word))
-    return out
-
-
-@lru_cache(maxsize=1 << 18)
-def _word_terms(word: str) -> tuple[str, ...]:
-    """Code repeats its identifiers, so each distinct word is split once."""
-    out: list[str] = []
-    for w in _words(word):
-        out.append(_lower(w))
-        parts = _PART.findall(w)
-        if len(parts) > 1:
-            out.extend(_lower(p) for p in parts)
-    return tuple(out)
-
-
-@lru_cache(maxsize=1 << 18)
-def _extra_parts(word: str) -> tuple[str, ...]:
-    """The parts of a word's compound sub-words, as written (tantivy lower-cases them)."""
-    out: list[str] = []
-    for w in _words(word):
-        parts = _PART.findall(w)
-        if len(parts) > 1:
-            out.extend(parts)
-    return tuple(out)
-
-
-def _words(match: str) -> list[str]:
-    """A Python `\\w+` match as tantivy's `[\\p{L}\\p{N}_]+` splits it: Python's `\\w` also takes a few
-    symbols with a numeric value (`㊀`), which end a word there. (A character newer than Python's
-    Unicode tables may still be split differently.)"""
-    if match.isascii():
-        return [match]
-    return [w for w in _NOT_WORD.split("".join(c if _is_word(c) else " " for c in match)) if w]
-
-
-def _is_word(c: str) -> bool:
-    return c == "_" or unicodedata.category(c)[0] in "LN"
-
-
-def _lower(s: str) -> str:
-    """Lower case one character at a time, as tantivy does (no final-sigma rule)."""
-    return s.lower() if s.isascii() else "".join(c.lower() for c in s)
-
-
-def field_text(text: str) -> str:
-    """`text` and then the parts of its compound words: what tantivy's word tokenizer and
-    lower-caser turn into exactly `terms(text)`."""
-    extra: list[str] = []
-    for word in _WORD.findall(text):
-        extra.extend(_extra_parts(word))
-    return f"{text}\n{' '.join(extra)}" if extra else text
 
 
 class LexicalDoc(NamedTuple):
@@ -135,9 +68,7 @@ def _schema() -> Any:
 
 def _analyzer() -> Any:
     return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(_TOKEN))
-        .filter(tantivy.Filter.lowercase())
-        .build()
+        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(TOKEN)).filter(tantivy.Filter.lowercase()).build()
     )
 
 

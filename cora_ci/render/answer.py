@@ -312,7 +312,7 @@ def named(chunk: Chunk, words: Sequence[str]) -> tuple[str, str | None] | None:
     most, if it is not the first: `Auth.login` for a query about logging in, not `Auth.hash`."""
     if len(chunk.symbols) < 2 or not words:
         return None
-    from cora_ci.bundle.lexical import terms
+    from cora_ci.bundle.terms import terms
 
     wanted = {w.lower() for w in words}
     scores = [len(wanted & set(terms(s))) for s in chunk.symbols]

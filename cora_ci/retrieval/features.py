@@ -12,7 +12,7 @@ from functools import lru_cache
 
 import pathspec
 
-from cora_ci.bundle.lexical import terms
+from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
 from cora_ci.retrieval.catalog import Meta
 from cora_ci.retrieval.query import Query

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from cora_ci.bundle.lexical import terms
+from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
 from cora_ci.retrieval.noise import without_noise
 
