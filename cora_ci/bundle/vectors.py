@@ -78,7 +78,7 @@ def slot_counts(path: Path) -> tuple[int, int]:
     with path.open("rb") as f:
         head = f.read(8)
         slots, dim = np.frombuffer(head, "<u4", 2).tolist() if len(head) == 8 else (0, 0)
-        f.seek(8 + slots * dim + 17)
+        f.seek(8 + slots * dim + _COUNTS)
         live = f.read(8)
     return slots, int(np.frombuffer(live, "<u8")[0]) if len(live) == 8 else 0
 
@@ -89,6 +89,7 @@ def slot_counts(path: Path) -> tuple[int, int]:
 MAX_FREE_SHARE = 0.125
 MAX_FREE_READ = 0.3
 _HEAD = 64  # usearch's dense index header, after the vectors
+_COUNTS = 17  # where in it three u64 follow: vectors present, deleted (free slots), dimensions
 _HNSW = 40  # five u64: size, connectivity, base connectivity, max level, entry slot
 _MAGIC = b"usearch"
 _KINDS = bytes([99, 23, 14, 15])  # metric cos, scalar i8, key u64, slot u32
@@ -111,7 +112,7 @@ def check_layout(path: Path, dim: int, ids: npt.NDArray[np.uint64]) -> None:
     need(len(buf) >= at + _HEAD + _HNSW, "truncated header")
     head = bytes(buf[at : at + _HEAD])
     need(head[:7] == _MAGIC and head[7:9] == b"\x02\x00" and head[13:17] == _KINDS, "not an i8 cosine index")
-    present, deleted, dims = np.frombuffer(head, "<u8", 3, 17).tolist()
+    present, deleted, dims = np.frombuffer(head, "<u8", 3, _COUNTS).tolist()
     need((present, deleted, dims) == (n, slots - n, dim), "header counts differ from the manifest")
     need(
         deleted <= MAX_FREE_READ * present,

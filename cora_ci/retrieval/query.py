@@ -98,7 +98,8 @@ def analyse(text: str) -> Query:
     raw = {t for t in all_terms}
     # A question that names tests or docs asks for them; a bug report mentions them in passing
     # ("my tests fail", "the docs say") and asks for the code to change.
-    wants = frozenset(k for k, v in WANTS.items() if raw & v) if len(all_terms) <= ASKING else frozenset()
+    report = len(all_terms) > ASKING
+    wants = frozenset() if report else frozenset(k for k, v in WANTS.items() if raw & v)
     named = _named(text) if identifier is None else None
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
-                 named, len(all_terms) > ASKING)  # fmt: skip
+                 named, report)  # fmt: skip
