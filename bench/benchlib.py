@@ -94,6 +94,7 @@ class Run:
     wall: float  # seconds
     rss_mb: float  # peak RSS of this child alone (ru_maxrss from wait4)
     stdout: str
+    cpu: float = 0.0  # user + system seconds of this child: what load from other work inflates least
 
 
 def measured_run(
@@ -117,7 +118,7 @@ def measured_run(
             f"failed ({proc.returncode}): {' '.join(map(str, cmd))}\n{stdout[-2000:]}{stderr[-2000:]}"
         )
     rss = usage.ru_maxrss / 1024  # KiB on Linux
-    return Run(wall, rss, stdout)
+    return Run(wall, rss, stdout, usage.ru_utime + usage.ru_stime)
 
 
 def pct(xs: Sequence[float], p: float) -> float:

@@ -227,7 +227,11 @@ def bundle_for(src: Source, repo: Path, model: str, fresh: bool) -> tuple[Bundle
     """The bundle of a stripped copy, its index seconds and their embedding part: those of this build
     when `fresh` (the cached bundle is removed first, so a full build), else of the cached bundle's
     last full build, recorded beside it."""
-    tag = model if model in ("default", "none") else "custom"
+    tag = (
+        model
+        if model in ("default", "none", "static", "minilm")
+        else "dir-" + re.sub(r"\W+", "-", Path(model).name)
+    )
     out = CACHE / "bundles" / f"{src.name}-{version(src)}-{tag}"
     record = out.with_name(out.name + ".seconds.json")
     if fresh:
@@ -632,6 +636,44 @@ def run_rankers(repos: list[Repo], emb: Any) -> Results:
     return out
 
 
+def rerank_results(repos: list[Repo], emb: Any, n: int, weights: tuple[float, ...]) -> Results:
+    """A combination measured before it is built: the full ranking with this run's model, then its
+    top `n` of a natural-language query re-scored with MiniLM (min-max of the ranking's score and of
+    MiniLM's cosine, mixed by `weight`). MiniLM's chunk vectors are read from the `minilm` bundle of
+    the same repository (same chunk ids), as a query-time embedding of those `n` chunks would make
+    them (but for int8 storage)."""
+    minilm = load_embedder("minilm")
+    assert minilm is not None
+    out: Results = {}
+    for repo in repos:
+        other = bundle_for(repo.src, prepare(repo.src)[0], "minilm", False)[0]
+        assert other.vectors is not None
+        for q in repo.queries:
+            hits = search(repo.bundle, q.text, k=DEPTH, embedder=emb, params=PARAMS, expand=True)
+            ids = [h.chunk_id for h in hits]
+            top = ids[:n]
+            for w in weights:
+                order = ids
+                if q.kind == "text" and len(top) > 1:
+                    s = np.asarray([h.score for h in hits[:n]], dtype=np.float64)
+                    v = other.vectors.get_stored(top).astype(np.float64)
+                    v /= np.maximum(np.linalg.norm(v, axis=1, keepdims=True), 1e-12)
+                    c = v @ np.asarray(minilm.embed_query(q.text), dtype=np.float64)
+                    mixed = (1 - w) * _minmax(s) + w * _minmax(c)
+                    order = [top[i] for i in np.argsort(-mixed, kind="stable")] + ids[n:]
+                name = f"+ MiniLM re-rank of the top {n}, weight {w}"
+                ranked = Ranked([i in q.targets for i in order], [repo.paths[i] for i in order])
+                out.setdefault(name, {}).setdefault(repo.src.name, defaultdict(list))[q.kind].append(
+                    metrics(ranked, q.path)
+                )
+    return out
+
+
+def _minmax(x: np.ndarray) -> np.ndarray:
+    span = float(x.max() - x.min())
+    return (x - x.min()) / span if span > 0 else np.ones_like(x)
+
+
 def pooled(by_repo: dict[str, Rows], repos: list[Repo], kind: str) -> dict[str, float]:
     """Metrics over all queries of `kind` ("all" = both kinds) of `repos`."""
     kinds = ("text", "identifier") if kind == "all" else (kind,)
@@ -716,6 +758,8 @@ def main(argv: list[str] | None = None) -> None:
     )
     ap.add_argument("--model", default="default", help="default | none | an ONNX model directory")
     ap.add_argument("--split", choices=("tune", "test", "all"), default="all")
+    ap.add_argument("--rerank", type=int, default=0, metavar="N",
+                    help="also rank with MiniLM re-scoring text queries' top N (minilm bundles)")  # fmt: skip
     ap.add_argument("--fresh", action="store_true",
                     help="build the bundles anew (first-build index seconds); later runs reuse")  # fmt: skip
     json_option(ap)
@@ -732,6 +776,8 @@ def main(argv: list[str] | None = None) -> None:
     else:
         shown = [r for r in repos if args.split in ("all", r.src.split)]
         results = run_rankers(shown, emb)
+        if args.rerank:
+            results.update(rerank_results(shown, emb, args.rerank, (0.3, 0.5, 0.7)))
         for split, title in (("tune", "tuning repositories"), ("test", "held-out test repositories")):
             if args.split in (split, "all"):
                 table(title, [r for r in shown if r.src.split == split], results)

@@ -62,6 +62,8 @@ STEPS = (
     Step("chunk_speed", (), ("--quick",), "3 latency runs per size; corpus sampled to 15 MB", True),
     Step("embed_speed", (), ("--quick",), "150 chunks, 2 repeats", True),
     Step("index_speed", (), ("--quick",), "click only (full: this repository, werkzeug, rxjs, zod)"),
+    Step("build_speed", (), ("--models", "none,static", "--texts", "500"),
+         "no MiniLM build (full: none, static and minilm on 1,000 files)"),
     Step("update_speed", (), ("--cases", "1000:default", "--runs", "3", "--reuse"),
          "1,000 files with the model only, from the cached first build when it is still "
          "current (full: built now, and 1,000 and 10,000 files without a model for the growth)"),

@@ -41,7 +41,9 @@ class Config:
     allow_secret_files: tuple[str, ...] = ()  # globs of files indexed although they look like secrets
     allow_secrets: tuple[str, ...] = ()  # `rule:KIND`, `fingerprint:HEX`, `path:GLOB`: findings not secrets
     lock_files: bool = False  # index dependency lock files (uv.lock, package-lock.json, ...); off: noise
-    model: str = "default"  # "default" (bundled MiniLM), "none" (lexical only) or an ONNX model directory
+    model: str = (
+        "default"  # "default", "static", "minilm" (bundled), "none" (lexical only) or a model directory
+    )
     bundles: tuple[str, ...] = ()  # bundles of dependencies (paths, archives) that queries also search
     source: str = "defaults"  # where the config came from; not part of the hash
 
@@ -133,7 +135,9 @@ def from_mapping(data: dict[str, Any], source: str = "mapping") -> Config:
             values[key] = value
         elif key == "model":
             if not isinstance(value, str) or not value:
-                raise _bad(key, f'expected "default", "none" or a model directory, got {value!r}')
+                raise _bad(
+                    key, f'expected "default", "static", "minilm", "none" or a model directory, got {value!r}'
+                )
             values[key] = value
         elif key == "secrets":
             if value not in SECRET_MODES:

@@ -526,3 +526,32 @@ def test_reading_bm25_leaves_no_shadow_directory(repo: Path) -> None:
     lex = open_bundle(repo / ".cora" / "index").lexical
     assert set(where.glob("cora-bm25-*")) == before  # the links go once the searcher holds the files
     assert lex.search("parse_header_links", 3) and lex.search("fetchUser", 3)
+
+
+def test_parallel_chunking_gives_the_serial_bundle(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from cora_ci.build import chunks
+
+    monkeypatch.setattr(chunks, "_PARALLEL_MIN", 10**9)
+    serial = build(repo, tmp_path / "serial", model="none")
+    monkeypatch.setattr(chunks, "_PARALLEL_MIN", 2)
+    monkeypatch.setattr(chunks, "_workers", lambda files: 2)  # even where the machine has one core
+    parallel = build(repo, tmp_path / "parallel", model="none")
+    assert parallel.chunks == serial.chunks and "refs" in parallel.stages
+    a, b = _tree_state(tmp_path / "serial"), _tree_state(tmp_path / "parallel")
+    assert {k: v[::2] for k, v in a.items()} == {k: v[::2] for k, v in b.items()}
+
+
+def test_an_unread_file_crosses_to_a_worker() -> None:
+    import pickle
+
+    from cora_ci.files.text import Unread
+
+    u = pickle.loads(pickle.dumps(Unread("CORA-CHK-004", "too big", 5_000_000)))
+    assert isinstance(u, Unread) and (u.code, u.reason, len(u), bytes(u)) == (
+        "CORA-CHK-004",
+        "too big",
+        5_000_000,
+        b"",
+    )

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import multiprocessing
+import os
+import sys
+import threading
 import time
+from collections import deque
 from collections.abc import Iterable
-from typing import NamedTuple
+from concurrent.futures import Future, ProcessPoolExecutor
+from typing import Any, NamedTuple
 
 from cora_ci.build.common import Progress, Row
 from cora_ci.bundle import manifest as mf
@@ -16,34 +22,109 @@ from cora_ci.files.source import Entry, Snapshot
 from cora_ci.graph.build import FileLinks, Linker, NameFilter, changed_names, hashes, pack_edges
 from cora_ci.graph.resolve import Repo
 
+_PARALLEL_MIN = 200  # files: below this, starting workers costs more than they save (a hook's update)
+_MAX_WORKERS = 4
+_JOB: tuple[Config, Any] | None = None  # what forked workers inherit: the config and a token counter
+
 
 def chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str, float],
                todo: list[Entry]) -> dict[str, mf.FileEntry]:  # fmt: skip
-    """Chunks and references of the files in `todo` (timed apart: `read`, `chunk`, `refs`)."""
-    from cora_ci.graph import extract_refs
-
-    counter = default_counter()
+    """Chunks and references of the files in `todo`, on every core for a large build (timed apart
+    when serial: `read`, `chunk`, `refs`; in parallel `chunk` is the wall time of both)."""
+    workers = _workers(len(todo))
     fresh: dict[str, mf.FileEntry] = {}
     clock = time.perf_counter
+    t0 = clock()
+    if workers > 1:
+        _chunk_parallel(snap, cfg, progress, todo, workers, fresh)
+        stages.update(read=0.0, chunk=clock() - t0, refs=0.0)
+        return fresh
+    pairs = snap.read(todo)
+    counter = default_counter()
     t_read = t_chunk = t_refs = 0.0
-    t = clock()
-    for n, (entry, data) in enumerate(snap.read(todo), start=1):
+    t = t0
+    for n, (entry, data) in enumerate(pairs, start=1):
         t1 = clock()
-        res = chunk_file(entry.path, data, cfg, counter, keep_tree=True)
-        t2 = clock()
-        text = res.redacted or data  # the tree was parsed from the redacted text
-        refs = extract_refs(entry.path, res.lang, text, res.chunks, tree=res.tree) if res.chunks else None
-        t3 = clock()
-        t_read, t_chunk, t_refs = t_read + t1 - t, t_chunk + t2 - t1, t_refs + t3 - t2
-        fresh[entry.path] = mf.FileEntry(
-            path=entry.path, blob=entry.blob, lang=res.lang, strategy=res.strategy,
-            diagnostics=res.diagnostics, imports=refs.imports if refs else [], chunks=res.chunks,
-            refs=refs.refs if refs else {}, size=len(data),
-        )  # fmt: skip
+        f, t_c, t_r = _chunk_one(entry.path, entry.blob, data, cfg, counter)
+        fresh[entry.path] = f
+        t_read, t_chunk, t_refs = t_read + t1 - t, t_chunk + t_c, t_refs + t_r
         progress("chunk", n, len(todo))
         t = clock()
     stages.update(read=t_read, chunk=t_chunk, refs=t_refs)
     return fresh
+
+
+def _chunk_parallel(snap: Snapshot, cfg: Config, progress: Progress, todo: list[Entry], workers: int,
+                    fresh: dict[str, mf.FileEntry]) -> None:  # fmt: skip
+    """`todo` chunked by forked workers, in order, with a bounded number of files in flight.
+
+    Every worker is forked before the first file is read: a process forked later would inherit
+    the pipe to `git cat-file` and keep git waiting for input forever. A worker that dies fails
+    the build (BrokenProcessPool) instead of hanging it, and files are read as they are sent, so
+    memory stays bounded as in a serial build."""
+    global _JOB
+    _JOB = (cfg, None)
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # else a warning in each worker
+    window = 16 * workers
+    try:
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            pool.submit(int).result()  # with fork, the first task starts every worker
+            pending: deque[Future[mf.FileEntry]] = deque()
+            done = 0
+            for e, data in snap.read(todo):
+                pending.append(pool.submit(_chunk_job, (e.path, e.blob, data)))
+                while len(pending) >= window or (pending and pending[0].done()):
+                    f = pending.popleft().result()
+                    fresh[f.path] = f
+                    done += 1
+                    progress("chunk", done, len(todo))
+            while pending:
+                f = pending.popleft().result()
+                fresh[f.path] = f
+                done += 1
+                progress("chunk", done, len(todo))
+    finally:
+        _JOB = None
+
+
+def _workers(files: int) -> int:
+    """Processes for chunking: the cores (up to 4) for a large build on Linux, where a fork is
+    cheap and inherits the parsers; one otherwise, and always when other threads run (a fork copies
+    whatever locks they hold)."""
+    if files < _PARALLEL_MIN or sys.platform != "linux" or threading.active_count() > 1:
+        return 1
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(cpus, _MAX_WORKERS))
+
+
+def _chunk_job(job: tuple[str, str, bytes]) -> mf.FileEntry:
+    global _JOB
+    assert _JOB is not None
+    cfg, counter = _JOB
+    if counter is None:  # each worker makes its own, once
+        counter = default_counter()
+        _JOB = (cfg, counter)
+    return _chunk_one(*job, cfg, counter)[0]
+
+
+def _chunk_one(
+    path: str, blob: str, data: bytes, cfg: Config, counter: Any
+) -> tuple[mf.FileEntry, float, float]:
+    """One file's manifest entry, and the seconds its chunking and its references took."""
+    from cora_ci.graph import extract_refs
+
+    t1 = time.perf_counter()
+    res = chunk_file(path, data, cfg, counter, keep_tree=True)
+    t2 = time.perf_counter()
+    text = res.redacted or data  # the tree was parsed from the redacted text
+    refs = extract_refs(path, res.lang, text, res.chunks, tree=res.tree) if res.chunks else None
+    t3 = time.perf_counter()
+    entry = mf.FileEntry(
+        path=path, blob=blob, lang=res.lang, strategy=res.strategy,
+        diagnostics=res.diagnostics, imports=refs.imports if refs else [], chunks=res.chunks,
+        refs=refs.refs if refs else {}, size=len(data),
+    )  # fmt: skip
+    return entry, t2 - t1, t3 - t2
 
 
 def check_unique_ids(kept: mf.Rows, fresh: dict[str, mf.FileEntry]) -> None:

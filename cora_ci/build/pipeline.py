@@ -264,8 +264,8 @@ def _previous(out: Path, cfg: Config, model: dict[str, Any] | None,
 
 
 def _embedder(spec: str, root: Path) -> Any:
-    from cora_ci.embedding import deferred_embedder
+    from cora_ci.embedding import MODELS, deferred_embedder
 
-    if spec not in ("default", "none") and not Path(spec).is_absolute():
+    if spec not in ("default", "none", *MODELS) and not Path(spec).is_absolute():
         spec = str(root / spec) if (root / spec).exists() else spec
     return deferred_embedder(spec)

@@ -63,7 +63,7 @@ def ci_build(repo: Path, bundle_dir: Path, archive: Path, model: str | None, con
     from cora_ci.render.summary import summary_lines
 
     config_file = repo / config if config else None
-    grouped = os.environ.get("GITHUB_ACTIONS") == "true"  # the log folds the progress into a section
+    grouped = os.environ.get("GITHUB_ACTIONS") == "true"  # the log folds the build's output into a section
     if grouped:
         click.echo("::group::cora-ci index")
     o = ci.run_build(repo, bundle_dir, archive, model, config_file, full, Reporter(), shard, diff)

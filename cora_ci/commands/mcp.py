@@ -38,7 +38,11 @@ def _address(ctx: click.Context, param: click.Parameter, value: str | None) -> t
     callback=_address,
     help="Serve streamable HTTP at http://HOST:PORT/mcp instead of stdio (PORT alone: on 127.0.0.1).",
 )
-@click.option("--model", default=None, help='The bundle\'s model: "default", a model directory, or "none".')
+@click.option(
+    "--model",
+    default=None,
+    help='The bundle\'s model (by default its own): "static", "minilm", a directory, or "none".',
+)
 def mcp(
     bundles: tuple[Path, ...], repo: Path | None, http: tuple[str, int] | None, model: str | None
 ) -> None:

@@ -50,7 +50,11 @@ from cora_ci.commands.common import (
 @click.option("--exclude", "excludes", multiple=True, metavar="GLOB", help="Leave out files matching GLOB.")
 @click.option("--explain", is_flag=True, help="Show why each result ranks where it does.")
 @click.option("--repo", type=click.Path(path_type=Path), default=None, help=REPO_HELP)
-@click.option("--model", default=None, help='The bundle\'s model: "default", a model directory, or "none".')
+@click.option(
+    "--model",
+    default=None,
+    help='The bundle\'s model (by default its own): "static", "minilm", a directory, or "none".',
+)
 def query(
     query_text: str,
     bundles: tuple[Path, ...],

@@ -1,8 +1,11 @@
 """Stage 3: chunks to vectors, fully offline.
 
-The default model is an int8 ONNX build of all-MiniLM-L6-v2 shipped in `minilm/` (reproducible with
-tools/model/build_model.py) and verified by sha256 before use; `load_embedder(DIR)` takes any ONNX
-sentence encoder directory instead, and `load_embedder("none")` means a lexical-only bundle.
+Two models ship in the package, verified by sha256 before use: `minilm`, an int8 ONNX build of
+all-MiniLM-L6-v2 in `minilm/` (tools/model/build_model.py), run by onnxruntime; and `static`, its
+model2vec distillation in `minilm_static/` (tools/model/distill_static.py), a token-vector table
+summed in numpy, over 100x faster. `default` names one of them (`DEFAULT_MODEL`, chosen by
+bench/RESULTS.md's quality and build-time table). `load_embedder(DIR)` takes any ONNX sentence
+encoder directory or static table instead, and `load_embedder("none")` means a lexical-only bundle.
 
 Long chunks. Chunks may hold ~800 tokens, the model's window is `max_length` (256 for the default).
 A chunk is embedded as `document_text`: its context (path, symbol hierarchy, header) first, then
@@ -25,19 +28,34 @@ from cora_ci.embedding.info import ModelInfo, document_text
 
 if TYPE_CHECKING:
     from cora_ci.embedding.runtime import Embedder
+    from cora_ci.embedding.static import StaticEmbedder
 
-__all__ = ["Deferred", "Embedder", "ModelInfo", "deferred_embedder", "document_text", "load_embedder"]
+__all__ = ["DEFAULT_MODEL", "MODELS", "Deferred", "Embedder", "ModelInfo", "bundled", "deferred_embedder",
+           "document_text", "load_embedder"]  # fmt: skip
+
+MODELS = ("static", "minilm")  # the bundled models, by the names `--model` takes
+DEFAULT_MODEL = "minilm"  # what "default" (and no --model) means
 
 
-def load_embedder(spec: str | None) -> Embedder | None:
-    """None or "default": the bundled model; "none": no embeddings; anything else: a model directory."""
+def bundled(spec: str | None) -> str | None:
+    """The bundled model a spec names ("default" resolved), or None for "none" and directories."""
+    name = DEFAULT_MODEL if spec is None or spec == "default" else spec
+    return name if name in MODELS else None
+
+
+def load_embedder(spec: str | None) -> Embedder | StaticEmbedder | None:
+    """None or "default": the default bundled model; "static" or "minilm": that bundled model;
+    "none": no embeddings; anything else: a model directory."""
     from cora_ci.embedding import loading
 
-    if spec is None or spec == "default":
+    name = bundled(spec)
+    if name == "minilm":
         return loading.load_default()
+    if name == "static":
+        return loading.load_static()
     if spec == "none":
         return None
-    return loading.load_directory(Path(spec))
+    return loading.load_directory(Path(str(spec)))
 
 
 class Deferred:
@@ -45,10 +63,10 @@ class Deferred:
     imported) on first use of anything else: an update that embeds nothing, such as a hook's
     no-op, then pays none of it."""
 
-    def __init__(self, info: ModelInfo, load: Callable[[], Embedder]) -> None:
+    def __init__(self, info: ModelInfo, load: Callable[[], Embedder | StaticEmbedder]) -> None:
         self.info = info
         self._load = load
-        self._real: Embedder | None = None
+        self._real: Embedder | StaticEmbedder | None = None
 
     def __getattr__(self, name: str) -> Any:  # only what `__init__` did not set
         if self._real is None:
@@ -56,13 +74,16 @@ class Deferred:
         return getattr(self._real, name)
 
 
-def deferred_embedder(spec: str | None) -> Deferred | Embedder | None:
-    """`load_embedder`, except that the bundled model, whose identity is known without reading
-    it, is loaded only when first used."""
+def deferred_embedder(spec: str | None) -> Deferred | Embedder | StaticEmbedder | None:
+    """`load_embedder`, except that a bundled model, whose identity is known without reading it,
+    is loaded only when first used."""
     from cora_ci.embedding import loading
 
-    if spec is None or spec == "default":
+    name = bundled(spec)
+    if name == "minilm":
         return Deferred(loading.DEFAULT_INFO, loading.load_default)
+    if name == "static":
+        return Deferred(loading.STATIC_INFO, loading.load_static)
     return load_embedder(spec)
 
 

@@ -1,8 +1,10 @@
 """Finding, checking and configuring embedding models; nothing is ever downloaded.
 
-The default model ships inside the package (`minilm/`) and is verified against checksums compiled
-into this module before first use. A custom model is a directory: `model.onnx`, `tokenizer.json`
-and optionally `cora-model.json`; sentence-transformers' own files fill in what that file omits.
+Two models ship inside the package, each verified against checksums compiled into this module
+before first use: `minilm/` (the transformer, run by onnxruntime) and `minilm_static/` (its static
+distillation, a token-vector table run in numpy). A custom model is a directory: `model.onnx`,
+`tokenizer.json` and optionally `cora-model.json` (sentence-transformers' own files fill in what
+that file omits), or a static table in the layout of `minilm_static/`.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from cora_ci.errors import CoraError
 
 if TYPE_CHECKING:
     from cora_ci.embedding.runtime import Embedder
+    from cora_ci.embedding.static import StaticEmbedder
 
 DEFAULT_NAME = "all-MiniLM-L6-v2-int8"
 DEFAULT_MODEL_SHA256 = "31d11148b3c61babc62a37992de904bf4d59d90e1f9122fb4ce42c5a7cfcacfc"
@@ -29,6 +32,22 @@ DEFAULT_DIM = 384
 DEFAULT_MAX_LENGTH = 256  # the model was tuned at 128 but its positions reach 512; 256 is the build's choice
 DEFAULT_INFO = ModelInfo(DEFAULT_NAME, DEFAULT_DIM, DEFAULT_MODEL_SHA256, DEFAULT_VOCAB_SHA256,
                          DEFAULT_MAX_LENGTH, "mean", "", "")  # fmt: skip
+STATIC_NAME = "all-MiniLM-L6-v2-static"
+STATIC_VECTORS_SHA256 = "7485352c00e361e2a92a9812472419c56321945f62b7e40832891bffe8541744"
+STATIC_SCALES_SHA256 = "85a7966a311c35d2b922f23da0f5814ee07c489ed3fee99ca6dae912055ceff8"
+STATIC_TOKENS_SHA256 = "2154fe433507696463956bfdd3e6f74a8413e13f3f73e0e10d1b0565b958628d"
+STATIC_DIM = 256
+# model_sha256 pins the table: vectors and scales hashed together (`_static_sha256`).
+STATIC_INFO = ModelInfo(
+    STATIC_NAME,
+    STATIC_DIM,
+    "e47c681a502de2565816feddbb6b43864737696a6a96205ef55e4b7b3b976179",
+    STATIC_TOKENS_SHA256,
+    0,
+    "mean",
+    "",
+    "",
+)
 SETTINGS_FILE = "cora-model.json"
 _SETTING_TYPES: dict[str, type] = {
     "name": str,
@@ -88,6 +107,52 @@ def load_default(model_dir: Path | None = None, **runtime: Any) -> Embedder:
     verify_sha256(vocab, DEFAULT_VOCAB_SHA256)
     tokenizer = partial(BertWordPieceTokenizer, str(vocab), lowercase=True)
     return Embedder(DEFAULT_INFO, model, tokenizer, **runtime)
+
+
+def bundled_named(model_sha256: str) -> str | None:
+    """Which bundled model ("minilm", "static") has this checksum, if any."""
+    known = {DEFAULT_MODEL_SHA256: "minilm", STATIC_INFO.model_sha256: "static"}
+    return known.get(model_sha256)
+
+
+def _static_sha256(vectors: bytes, scales: bytes | None) -> str:
+    """One checksum for a static table: its vectors' sha256, and its scales' when it has them."""
+    digest = _sha256(vectors)
+    return digest if scales is None else _sha256(f"{digest} {_sha256(scales)}".encode())
+
+
+def load_static(model_dir: Path | None = None) -> StaticEmbedder:
+    """The bundled static distillation of all-MiniLM-L6-v2, checked against its checksums."""
+    from cora_ci.embedding.static import StaticEmbedder, parse_table
+
+    if model_dir is None:
+        model_dir = Path(str(resources.files("cora_ci.embedding.minilm_static")))
+    vectors = verify_sha256(model_dir / "vectors.npy", STATIC_VECTORS_SHA256)
+    scales = verify_sha256(model_dir / "scales.npy", STATIC_SCALES_SHA256)
+    tokens = verify_sha256(model_dir / "tokens.txt", STATIC_TOKENS_SHA256)
+    return StaticEmbedder(STATIC_INFO, *parse_table(tokens, vectors, scales))
+
+
+def is_static_directory(model_dir: Path) -> bool:
+    return (model_dir / "tokens.txt").is_file() and (model_dir / "vectors.npy").is_file()
+
+
+def load_static_directory(model_dir: Path) -> StaticEmbedder:
+    """A static table of one's own (tools/model/distill_static.py's output): `tokens.txt`,
+    `vectors.npy`, optionally `scales.npy` and `config.json` (its `name`)."""
+    from cora_ci.embedding.static import StaticEmbedder, parse_table
+
+    tokens, vectors = _read(model_dir / "tokens.txt"), _read(model_dir / "vectors.npy")
+    scales = _read(model_dir / "scales.npy") if (model_dir / "scales.npy").is_file() else None
+    config = _json(model_dir / "config.json") if (model_dir / "config.json").is_file() else {}
+    name = config.get("name") if isinstance(config, dict) else None
+    try:
+        token_list, table = parse_table(tokens, vectors, scales)
+    except ValueError as e:
+        raise CoraError("CORA-MDL-001", f"{model_dir}: not a static table: {e}") from None
+    info = ModelInfo(name if isinstance(name, str) else model_dir.resolve().name, int(table.shape[1]),
+                     _static_sha256(vectors, scales), _sha256(tokens), 0, "mean", "", "")  # fmt: skip
+    return StaticEmbedder(info, token_list, table)
 
 
 def _json(path: Path) -> Any:
@@ -153,14 +218,17 @@ def _settings(model_dir: Path) -> dict[str, Any]:
     return settings
 
 
-def load_directory(model_dir: Path, **runtime: Any) -> Embedder:
-    """Any ONNX sentence encoder: `model.onnx` + `tokenizer.json` (+ `cora-model.json`)."""
+def load_directory(model_dir: Path, **runtime: Any) -> Embedder | StaticEmbedder:
+    """Any ONNX sentence encoder: `model.onnx` + `tokenizer.json` (+ `cora-model.json`); or a
+    static table (`tokens.txt` + `vectors.npy`)."""
     from tokenizers import Tokenizer
 
     from cora_ci.embedding.runtime import Embedder
 
     if not model_dir.is_dir():
         raise CoraError("CORA-MDL-001", f"model directory not found: {model_dir}")
+    if is_static_directory(model_dir):
+        return load_static_directory(model_dir)
     model = _read(model_dir / "model.onnx")
     tokenizer_file = model_dir / "tokenizer.json"
     tokenizer_bytes = _read(tokenizer_file)

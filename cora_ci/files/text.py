@@ -32,6 +32,9 @@ class Unread(bytes):
     def __len__(self) -> int:
         return self.size
 
+    def __reduce__(self) -> tuple[type[Unread], tuple[str, str, int]]:  # to a chunking worker and back
+        return Unread, (self.code, self.reason, self.size)
+
 
 class Decoded(NamedTuple):
     lines: list[str]

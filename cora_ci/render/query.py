@@ -57,29 +57,33 @@ class Where:
 
 
 def embedder_for(bundle: Bundle, model: str | None) -> Any:
-    """The model to embed the query with: the bundle's own (bundled default, or the directory
-    `--model` names, which must be the same model), or None for BM25 only (a bundle built with
-    `--model none`, or `--model none` given)."""
+    """The model to embed the query with: the bundle's own (with no `--model` or "default", the
+    bundled model it was built with, whichever that is; else the model `--model` names, which must
+    be the same), or None for BM25 only (a bundle built with `--model none`, or `--model none` given)."""
     recorded = bundle.model
     if recorded is None or model == "none":
         return None
     from cora_ci.embedding import load_embedder
-    from cora_ci.embedding.loading import DEFAULT_MODEL_SHA256
+    from cora_ci.embedding.loading import bundled_named
 
-    want = recorded.get("model_sha256")
+    want = str(recorded.get("model_sha256"))
+    name, sha = recorded.get("name"), want[:12]
     if model in (None, "default"):
-        if want != DEFAULT_MODEL_SHA256:
-            name, sha = recorded.get("name"), str(want)[:12]
+        own = bundled_named(want)
+        if own is None:
             raise CoraError(
                 "CORA-BND-005",
-                f"{bundle.root} was built with model {name} ({sha}...), not the bundled one",
+                f"{bundle.root} was built with model {name} ({sha}...), not a bundled one",
                 "pass that model's directory with --model DIR, or --model none for BM25 only",
             )
-        return load_embedder("default")
+        return load_embedder(own)
     embedder = load_embedder(model)
     if embedder is None or embedder.info.model_sha256 != want:
-        name, sha = recorded.get("name"), str(want)[:12]
-        raise CoraError("CORA-BND-005", f"{bundle.root} was built with model {name} ({sha}...), not {model}")
+        raise CoraError(
+            "CORA-BND-005",
+            f"{bundle.root} was built with model {name} ({sha}...), not {model}",
+            "leave out --model to use the bundle's own, or --model none for BM25 only",
+        )
     return embedder
 
 

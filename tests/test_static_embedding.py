@@ -1,0 +1,152 @@
+"""The static embedding tier: its tokeniser, its vectors, the bundled table and bundles built with it."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+import pytest
+from conftest import dedent_files, init_repo
+
+from cora_ci.build import build
+from cora_ci.bundle import open_bundle
+from cora_ci.embedding import load_embedder, loading
+from cora_ci.embedding.static import StaticEmbedder, parse_table, wordpiece, words
+from cora_ci.errors import CoraError
+
+CORA = str(Path(sys.executable).with_name("cora-ci"))
+STATIC = Path(str(resources.files("cora_ci.embedding.minilm_static")))
+FILES = {
+    "src/links.py": '''\
+        def parse_header_links(value: str) -> list[str]:
+            """Split a Link header into its URLs."""
+            return [part.strip("<> ") for part in value.split(",")]
+        ''',
+    "src/store.py": '''\
+        class SessionStore:
+            """Keeps user sessions in memory until they expire."""
+
+            def expire_old_sessions(self, now: float) -> int:
+                return 0
+        ''',
+    "web/retry.ts": """\
+        export function retryWithBackoff(attempts: number): number {
+          return attempts * 2;
+        }
+        """,
+}
+
+
+def cora(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "XDG_CACHE_HOME": str(cwd / "cache"), "NO_COLOR": "1"}
+    return subprocess.run([CORA, *args], cwd=cwd, capture_output=True, text=True, env=env, check=False)
+
+
+@pytest.fixture(scope="module")
+def emb() -> StaticEmbedder:
+    e = load_embedder("static")
+    assert isinstance(e, StaticEmbedder)
+    return e
+
+
+def test_words_split_identifiers_at_case_and_underscores() -> None:
+    assert words("parseHTTPResponse") == ["parse", "http", "response"]
+    assert words("expire_old_sessions(now=1.5)") == ["expire", "old", "sessions", "now", "1", "5"]
+    assert words("XMLHttpRequest utf8 __init__") == ["xml", "http", "request", "utf", "8", "init"]
+    assert words("grüße Straße naïveCafé") == ["gruße", "straße", "naive", "cafe"]
+
+
+def test_wordpiece_is_greedy_longest_match() -> None:
+    vocab = {"un": 0, "##aff": 1, "##able": 2, "unaff": 3, "x": 4}
+    assert wordpiece("unaffable", vocab) == [3, 2]
+    assert wordpiece("x", vocab) == [4]
+    assert wordpiece("unq", vocab) == []  # an unknown piece makes the whole word unknown, as in BERT
+
+
+def test_vectors_are_unit_length_and_depend_only_on_their_text(emb: StaticEmbedder) -> None:
+    texts = ["def read_file(path): return open(path).read()", "class RetryPolicy: pass", "x = 1"]
+    together = emb.embed_documents(texts)
+    assert together.dtype == np.float32 and together.shape == (3, emb.info.dim)
+    assert np.allclose(np.linalg.norm(together, axis=1), 1.0, atol=1e-5)
+    for i, t in enumerate(texts):
+        assert emb.embed_documents([t])[0].tobytes() == together[i].tobytes()
+    assert emb.embed_query(texts[1]).tobytes() == together[1].tobytes()
+    assert not emb.embed_documents(["", "(){};"]).any()  # no known token: the zero vector
+    assert emb.embed_documents([]).shape == (0, emb.info.dim)
+
+
+def test_similar_meaning_scores_higher(emb: StaticEmbedder) -> None:
+    docs = emb.embed_documents(["def read_text_file(path): return open(path).read()",
+                                "def add_numbers(a, b): return a + b"])  # fmt: skip
+    q = emb.embed_query("read the contents of a file")
+    assert float(docs[0] @ q) > float(docs[1] @ q)
+    q = emb.embed_query("sum of two numbers")
+    assert float(docs[1] @ q) > float(docs[0] @ q)
+
+
+def test_bundled_table_is_checked(tmp_path: Path) -> None:
+    d = tmp_path / "static"
+    shutil.copytree(STATIC, d)
+    assert loading.load_static(d).info == loading.STATIC_INFO
+    (d / "tokens.txt").write_text("tampered\n")
+    with pytest.raises(CoraError) as e:
+        loading.load_static(d)
+    assert e.value.code == "CORA-MDL-002"
+
+
+def test_bundled_table_checksums_and_size() -> None:
+    vectors, scales = (STATIC / "vectors.npy").read_bytes(), (STATIC / "scales.npy").read_bytes()
+    assert hashlib.sha256(vectors).hexdigest() == loading.STATIC_VECTORS_SHA256
+    assert loading._static_sha256(vectors, scales) == loading.STATIC_INFO.model_sha256
+    assert sum(p.stat().st_size for p in STATIC.iterdir()) < 16 * 2**20  # the wheel's budget is 32 MB
+    names, table = parse_table((STATIC / "tokens.txt").read_bytes(), vectors, scales)
+    assert table.shape == (len(names), loading.STATIC_DIM)
+
+
+def test_a_static_directory_is_a_model(tmp_path: Path) -> None:
+    d = tmp_path / "mine"
+    d.mkdir()
+    (d / "tokens.txt").write_text("read\nfile\n##s\n")
+    np.save(d / "vectors.npy", np.eye(3, dtype=np.float16))
+    e = load_embedder(str(d))
+    assert isinstance(e, StaticEmbedder) and e.info.dim == 3 and e.info.name == "mine"
+    assert e.embed_query("files").tolist() == pytest.approx([0, 2**-0.5, 2**-0.5])
+    np.save(d / "vectors.npy", np.eye(2, dtype=np.float32))
+    with pytest.raises(CoraError) as err:
+        load_embedder(str(d))
+    assert err.value.code == "CORA-MDL-001"
+
+
+@pytest.mark.usefixtures("private_cache")
+def test_static_bundle_builds_queries_and_is_deterministic(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo", dedent_files(FILES))
+    s = build(repo, tmp_path / "a", model="static")
+    build(repo, tmp_path / "b", model="static")
+    assert s.model == loading.STATIC_NAME and s.embedded == s.chunks
+    files_a = sorted(p.relative_to(tmp_path / "a") for p in (tmp_path / "a").rglob("*") if p.is_file())
+    for rel in files_a:
+        assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes(), rel
+    b = open_bundle(tmp_path / "a")
+    assert b.model == dataclasses.asdict(loading.STATIC_INFO) and b.vectors is not None
+    bundle = str(tmp_path / "a")
+    out = cora("query", "split a link header into urls", "--bundle", bundle, "-k", "1", cwd=repo)
+    assert out.returncode == 0 and "parse_header_links" in out.stdout, out.stderr
+    out = cora("query", "retry", "--bundle", bundle, "--model", "minilm", cwd=repo)
+    assert out.returncode != 0 and "CORA-BND-005" in out.stderr and "leave out --model" in out.stderr
+    out = cora("query", "retry with backoff", "--bundle", bundle, "--model", "static", "-k", "1", cwd=repo)
+    assert out.returncode == 0 and "retryWithBackoff" in out.stdout, out.stderr
+
+
+@pytest.mark.usefixtures("private_cache")
+def test_cli_index_takes_model_static(tmp_path: Path) -> None:
+    repo = init_repo(tmp_path / "repo", dedent_files(FILES))
+    out = cora("index", "--model", "static", "-q", cwd=repo)
+    assert out.returncode == 0, out.stderr
+    assert open_bundle(repo / ".cora" / "index").model["name"] == loading.STATIC_NAME  # type: ignore[index]
