@@ -73,6 +73,13 @@ def json_option(ap: argparse.ArgumentParser) -> None:
     ap.add_argument("--json", type=Path, metavar="FILE", help="also write the figures as JSON (bench/run.py)")
 
 
+def model_tag(model: str) -> str:
+    """A model option as a cache directory's suffix: the named tiers as they are, a directory by name
+    (so two models' bundles never share a cache entry)."""
+    named = ("default", "none", "static", "minilm")
+    return model if model in named else "dir-" + "".join(c if c.isalnum() else "-" for c in Path(model).name)
+
+
 def cpu_model() -> str:
     try:
         with open("/proc/cpuinfo", encoding="utf-8") as f:

@@ -1,6 +1,6 @@
 """Issue localization: which file (and function) a real issue's fix edits, from the issue's text.
 
-    python bench/localization.py [--quick] [--repo NAME ...] [--limit N] [--model default|none|DIR]
+    python bench/localization.py [--quick] [--repo NAME ...] [--limit N] [--model M]
                                  [--mirrors DIR] [--losses N] [--json FILE]
 
 Data: ../shared/bench-data/issue-localization-dev.jsonl (`$CORA_LOCALIZATION_DATA`; 218 issues of
@@ -47,7 +47,7 @@ from typing import Any, NamedTuple
 
 import corpora
 import ir
-from benchlib import Figures, json_option, load_average
+from benchlib import Figures, json_option, load_average, model_tag
 from quality import WindowBM25
 
 from cora_ci.build import build
@@ -291,9 +291,7 @@ def run_repo(
     with cora-ci only, over the kept bundles (no checkout of a release, no update, no baselines):
     a ranking change measured in minutes, against the figures of the last full run."""
     exact = repo in EXACT
-    bundle_dir = (
-        CACHE / "bundles" / f"{repo.split('/')[1]}-{model if model in ('default', 'none') else 'custom'}"
-    )
+    bundle_dir = CACHE / "bundles" / f"{repo.split('/')[1]}-{model_tag(model)}"
     kept = bundle_dir.with_name(bundle_dir.name + "-snapshots")
     times: dict[str, float] = defaultdict(float)
     out: list[Outcome] = []
@@ -405,7 +403,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--limit", type=int, default=0, metavar="N", help="the first N issues of each repository")
     ap.add_argument("--quick", action="store_true",
                     help="astropy's first 2 issues, without a model unless --model says")  # fmt: skip
-    ap.add_argument("--model", help="default | none | an ONNX model directory (default: default)")
+    ap.add_argument("--model", help="default | minilm | static | none | a model directory (default: default)")
     ap.add_argument("--mirrors", type=Path, default=MIRRORS, help="where <owner>+<name>/repo mirrors are")
     ap.add_argument(
         "--replay",

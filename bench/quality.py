@@ -1,6 +1,6 @@
 """Retrieval quality on public code: Recall@1/5, MRR@10 and file-level NDCG@10.
 
-    python bench/quality.py [--quick] [--tune] [--model default|none|DIR] [--split tune|test|all]
+    python bench/quality.py [--quick] [--tune] [--model M] [--split tune|test|all]
                             [--fresh] [--json FILE]
 
 Corpus: the pinned PyPI sdists and npm packages (TypeScript sources) of bench/corpora.py, fetched
@@ -45,7 +45,7 @@ from typing import Any, NamedTuple
 
 import corpora
 import numpy as np
-from benchlib import Figures, bm25, json_option
+from benchlib import Figures, bm25, json_option, model_tag
 
 from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
@@ -227,12 +227,7 @@ def bundle_for(src: Source, repo: Path, model: str, fresh: bool) -> tuple[Bundle
     """The bundle of a stripped copy, its index seconds and their embedding part: those of this build
     when `fresh` (the cached bundle is removed first, so a full build), else of the cached bundle's
     last full build, recorded beside it."""
-    tag = (
-        model
-        if model in ("default", "none", "static", "minilm")
-        else "dir-" + re.sub(r"\W+", "-", Path(model).name)
-    )
-    out = CACHE / "bundles" / f"{src.name}-{version(src)}-{tag}"
+    out = CACHE / "bundles" / f"{src.name}-{version(src)}-{model_tag(model)}"
     record = out.with_name(out.name + ".seconds.json")
     if fresh:
         shutil.rmtree(out, ignore_errors=True)
@@ -756,7 +751,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument(
         "--tune", action="store_true", help="search fusion and feature weights on the tuning split"
     )
-    ap.add_argument("--model", default="default", help="default | none | an ONNX model directory")
+    ap.add_argument("--model", default="default", help="default | minilm | static | none | a model directory")
     ap.add_argument("--split", choices=("tune", "test", "all"), default="all")
     ap.add_argument("--rerank", type=int, default=0, metavar="N",
                     help="also rank with MiniLM re-scoring text queries' top N (minilm bundles)")  # fmt: skip

@@ -1,6 +1,6 @@
 """NDCG@10 on the semble code-search subset: 14 public repositories, 263 annotated queries.
 
-    python bench/semble.py [--quick] [--repo NAME ...] [--model default|none|DIR] [--mirrors DIR]
+    python bench/semble.py [--quick] [--repo NAME ...] [--model M] [--mirrors DIR]
                            [--losses N] [--json FILE]
 
 Data: ../shared/bench-data/semble/ (`$CORA_SEMBLE_DATA`; its README gives the pinned revisions,
@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 
 import corpora
 import ir
-from benchlib import Figures, json_option, load_average
+from benchlib import Figures, json_option, load_average, model_tag
 from quality import WindowBM25
 
 from cora_ci.build import build
@@ -119,7 +119,7 @@ class Scored:
 
 def run_repo(spec: Spec, model: str, mirrors: Path, emb: Any) -> Scored:
     src = checkout(spec, mirrors)
-    out = CACHE / "bundles" / f"{spec.name}-{model if model in ('default', 'none') else 'custom'}"
+    out = CACHE / "bundles" / f"{spec.name}-{model_tag(model)}"
     t = time.perf_counter()
     summary = build(src, out, model=model)
     took = time.perf_counter() - t
@@ -217,7 +217,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     ap.add_argument("--quick", action="store_true", help="4 small repositories (axum, chi, express, sinatra)")
     ap.add_argument("--repo", nargs="+", choices=[s.name for s in REPOS], help="only these repositories")
-    ap.add_argument("--model", default="default", help="default | none | an ONNX model directory")
+    ap.add_argument("--model", default="default", help="default | minilm | static | none | a model directory")
     ap.add_argument("--mirrors", type=Path, default=MIRRORS, help="where <owner>+<name>/repo mirrors are")
     ap.add_argument("--losses", type=int, default=0, metavar="N", help="list the N worst queries")
     json_option(ap)

@@ -41,6 +41,8 @@ FILES = {
           return attempts * 2;
         }
         """,
+    "conf/empty.json": "{}\n",  # no word to embed
+    "conf/empty.yaml": "---\n",
 }
 
 
@@ -78,7 +80,9 @@ def test_vectors_are_unit_length_and_depend_only_on_their_text(emb: StaticEmbedd
     for i, t in enumerate(texts):
         assert emb.embed_documents([t])[0].tobytes() == together[i].tobytes()
     assert emb.embed_query(texts[1]).tobytes() == together[1].tobytes()
-    assert not emb.embed_documents(["", "(){};"]).any()  # no known token: the zero vector
+    marks = emb.embed_documents(["", "(){};", "---", "{}"])  # no word: the marks, else [UNK]
+    assert np.allclose(np.linalg.norm(marks, axis=1), 1.0, atol=1e-5)
+    assert len({row.tobytes() for row in marks}) == 4
     assert emb.embed_documents([]).shape == (0, emb.info.dim)
 
 
@@ -142,6 +146,8 @@ def test_static_bundle_builds_queries_and_is_deterministic(tmp_path: Path) -> No
     assert out.returncode != 0 and "CORA-BND-005" in out.stderr and "leave out --model" in out.stderr
     out = cora("query", "retry with backoff", "--bundle", bundle, "--model", "static", "-k", "1", cwd=repo)
     assert out.returncode == 0 and "retryWithBackoff" in out.stdout, out.stderr
+    out = cora("verify", bundle, cwd=repo)  # the chunks of {} and --- have vectors too
+    assert out.returncode == 0, out.stdout + out.stderr
 
 
 @pytest.mark.usefixtures("private_cache")

@@ -34,6 +34,7 @@ Vector = npt.NDArray[np.float32]
 # as lower case, so a word in another script stays whole.
 _RAW = re.compile(r"[^\W_]+")
 _WORDS = re.compile(r"[A-Z]?[^\W\dA-Z_]+|[A-Z]+(?![^\W\dA-Z_])|[0-9]+")
+_MARK = re.compile(r"[^\w\s]")  # a punctuation mark: one BERT token
 _MAX_WORD = 48  # longer "words" (hashes, base64) are noise; WordPiece would cut them into junk
 _CACHE_LIMIT = 1 << 19  # distinct raw words remembered per embedder (then forgotten, all at once)
 
@@ -92,8 +93,10 @@ class StaticEmbedder:
     """Texts to L2-normalised float32 vectors by summing table rows; the `Embedder` interface.
 
     A vector depends only on its own text (no batch effects), so incremental and full builds agree
-    bit for bit, and queries are embedded exactly as documents are. A text without any known token
-    gets the zero vector (it then matches nothing by vector; BM25 still sees it).
+    bit for bit, and queries are embedded exactly as documents are. A text without a known word
+    (`{}`, `---`) is embedded by its punctuation marks, which BERT keeps as tokens, or else by the
+    unknown token: a vector is never zero (a zero one is undefined by cosine, and `verify` takes
+    it for damage).
     """
 
     def __init__(self, info: ModelInfo, tokens: Sequence[str], table: npt.NDArray[np.float32]) -> None:
@@ -114,12 +117,15 @@ class StaticEmbedder:
         out = np.zeros((len(texts), self.info.dim), np.float32)
         table = self._table
         for i, text in enumerate(texts):
-            ids = self.ids(prefix + text)
-            if ids:
-                table[ids].sum(axis=0, out=out[i])
+            ids = self.ids(prefix + text) or self._marks(text)
+            table[ids].sum(axis=0, out=out[i])
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         out /= np.maximum(norms, np.float32(1e-12))
         return out
+
+    def _marks(self, text: str) -> list[int]:
+        vocab = self._ids.vocab
+        return [vocab[c] for c in _MARK.findall(text) if c in vocab] or [vocab.get("[UNK]", 0)]
 
     def embed_query(self, text: str) -> Vector:
         """float32 [dim]: a query is embedded as a document is (static vectors have no prefix)."""
