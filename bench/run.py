@@ -66,7 +66,7 @@ STEPS = (
          "no MiniLM build (full: none, static and minilm on 1,000 files)"),
     Step("update_speed", (), ("--cases", "1000:default", "--runs", "3", "--reuse"),
          "1,000 files with the model only, from the cached first build when it is still "
-         "current (full: built now, and 1,000 and 10,000 files without a model for the growth)"),
+         "current (full: built now, and 300, 3,000 and 30,000 files without a model for the growth)"),
     Step("query_speed", (), ("--quick", "--chunks", "5000"),
          "a 5,000-chunk bundle, 80 queries, 5 processes: the in-process target (50k chunks) is not judged"),
     Step("mcp_warm", (), ("--quick", "--chunks", "5000"),

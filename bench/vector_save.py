@@ -1,9 +1,10 @@
-"""What an update pays for usearch whatever its change: loading the whole index and saving it whole.
+"""What an update pays for its vectors whatever its change: loading the whole index and saving it whole.
 
 `update_vectors` restores the previous `vectors.usearch` (view=False, so it can be changed),
-removes and adds a few vectors, and saves a new file: both ends are O(index). This builds indexes
-of N random unit vectors (384-d, the bundle's settings) and times restore, a 5-vector change and
-save, median of 3. Run: python bench/vector_save.py [--sizes 16000,48000]
+removes and adds a few vectors, and saves a new file; it rewrites `vectors.codes` too: both ends
+are O(index). This builds the vector files of N random unit vectors (384-d, the bundle's
+settings) and times restore, a 5-vector change and save, median of 3.
+Run: python bench/vector_save.py [--sizes 16000,48000]
 """
 
 from __future__ import annotations
@@ -31,19 +32,20 @@ def main() -> None:
         vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
         ids = np.arange(n, dtype=np.uint64)
         with tempfile.TemporaryDirectory() as tmp:
-            old = Path(tmp) / "old.usearch"
+            old = Path(tmp) / "old"
+            old.mkdir()
             t = time.perf_counter()
             write_vectors(old, ids, vecs[:n])
             built = time.perf_counter() - t
             times = []
             for r in range(3):
+                new_dir = Path(tmp) / f"new{r}"
+                new_dir.mkdir()
                 t = time.perf_counter()
                 new = np.arange(n + r * 5, n + r * 5 + 5, dtype=np.uint64)
-                update_vectors(
-                    old, Path(tmp) / f"new{r}.usearch", [r * 5 + i for i in range(5)], [(new, vecs[n:])]
-                )
+                update_vectors(old, new_dir, [r * 5 + i for i in range(5)], [(new, vecs[n:])])
                 times.append(time.perf_counter() - t)
-            size = old.stat().st_size / 1e6
+            size = sum(p.stat().st_size for p in old.iterdir()) / 1e6
             print(f"{n} vectors ({size:.1f} MB): first build {built:.1f} s; "
                   f"update of 5 (restore, remove, add, save) {statistics.median(times):.3f} s")  # fmt: skip
 

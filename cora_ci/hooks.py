@@ -1,8 +1,10 @@
 """Git hooks that keep `.cora/index` at the commit being made or checked out.
 
 A hook must never stand between a developer and git: by default any failure becomes a one-line
-warning and exit status 0 (the bundle is written atomically, so it is left as it was); `--strict`
-turns failures into a non-zero exit for teams that want a stale index to block the commit.
+warning that says what to do and exit status 0 (the bundle is written atomically, so it is left as
+it was); `--strict` turns failures into a non-zero exit for teams that want a stale index to block
+the commit. A hook nobody notices is quiet: one line when the bundle's content changed, none when
+only the commit it is at moved (a post-commit sync after the pre-commit update, a no-op commit).
 
 Two ways in: the pre-commit framework (`.pre-commit-hooks.yaml` runs `cora-ci hook index|sync`), or
 the plain POSIX scripts of `cora_ci/hook_scripts/` that `install_hooks` puts into a repository's
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -32,6 +35,21 @@ class Outcome:
     status: int
     line: str | None
     to_stderr: bool = False
+
+    def show(self) -> None:
+        """Print the line. A fail-open warning under the pre-commit framework goes to the terminal:
+        pre-commit shows a passing hook's output only when the hook is `verbose`, which would cost
+        every successful run five lines; without a terminal it goes to stderr as elsewhere."""
+        if self.line is None:
+            return
+        if self.to_stderr and self.status == 0 and os.environ.get("PRE_COMMIT") == "1":
+            try:
+                with open("/dev/tty", "w", encoding="utf-8") as tty:
+                    tty.write(f"\n{self.line}\n")  # pre-commit's dots precede it; `Passed` follows
+                return
+            except OSError:
+                pass  # no controlling terminal (an IDE, CI): stderr, shown with `verbose: true`
+        print(self.line, file=sys.stderr if self.to_stderr else sys.stdout, flush=True)
 
 
 # -- running as a hook ------------------------------------------------------------------------
@@ -68,13 +86,16 @@ def _rebase_in_progress(repo: Path) -> bool:
     return any(git_path(repo, name).is_dir() for name in ("rebase-merge", "rebase-apply"))
 
 
-def _update(repo: Path, kind: str) -> str:
-    """Update the bundle quietly; the one summary line to print."""
+def _update(repo: Path, kind: str) -> str | None:
+    """Update the bundle; one summary line when its content changed, None when only its commit did."""
     from cora_ci.build import build
 
     s = build(repo, kind=kind)
-    counts = f"{s.files} files, {s.chunks} chunks, {s.seconds:.1f} s"
-    return f"cora-ci: {os.path.relpath(s.out)} at {s.source}: {counts}"
+    if not (s.rechunked or s.removed or s.rebuilt):
+        return None
+    n = s.rechunked + s.removed
+    counts = f"{n} file{'s' * (n != 1)} changed ({s.files} indexed, {s.chunks} chunks)"
+    return f"cora-ci: {os.path.relpath(s.out)} at {s.source}: {counts}, {s.seconds:.1f} s"
 
 
 def _failure(e: Exception, strict: bool) -> Outcome:
@@ -83,9 +104,11 @@ def _failure(e: Exception, strict: bool) -> Outcome:
     else:
         code, message, status = "CORA-INT-001", f"{type(e).__name__}: {e}", CODES["CORA-INT-001"].exit_status
     text = " ".join(f"{code}: {message}".split())  # one line, whatever the message holds
+    hint = CODES[code].hint if code in CODES else CODES["CORA-INT-001"].hint
+    todo = f"{hint}; `cora-ci index` then updates it"
     if strict:
-        return Outcome(status, f"cora-ci: error: {text} (bundle left as it was; --strict)", True)
-    return Outcome(0, f"cora-ci: warning: {text} (bundle left as it was)", True)
+        return Outcome(status, f"cora-ci: error: {text} (bundle left as it was; {todo}; --strict)", True)
+    return Outcome(0, f"cora-ci: warning: {text} (bundle left as it was; {todo})", True)
 
 
 # -- installing the plain git hooks -------------------------------------------------------------

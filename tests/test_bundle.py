@@ -107,7 +107,7 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     b = open_bundle(out)
     m = b.manifest
     commit = git(repo, "rev-parse", "HEAD").strip()
-    assert m["format"] == "cora-bundle" and m["format_version"] == "3.1" and m["tool_version"]
+    assert m["format"] == "cora-bundle" and m["format_version"] == "4.0" and m["tool_version"]
     assert m["built_at"] == int(git(repo, "show", "-s", "--format=%ct", "HEAD"))
     assert m["source"] == {
         "root": "repo", "kind": "rev", "commit": commit,
@@ -422,12 +422,12 @@ def _rewrite_manifest(out: Path, **changes: object) -> None:
 def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"
-    _rewrite_manifest(out, format_version="3.7")
+    _rewrite_manifest(out, format_version="4.7")
     assert len(open_bundle(out).chunks) > 0
-    _rewrite_manifest(out, format_version="4.0")
+    _rewrite_manifest(out, format_version="5.0")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
-    assert e.value.code == "CORA-BND-002" and "3.1" in e.value.message
+    assert e.value.code == "CORA-BND-002" and "4.0" in e.value.message
     _rewrite_manifest(out, format="something-else")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
@@ -437,11 +437,11 @@ def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
 def test_an_older_major_format_is_rebuilt_once_and_refused_by_readers(repo: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"
-    _rewrite_manifest(out, format_version="2.0")
+    _rewrite_manifest(out, format_version="3.1")  # format 3: int8 vectors, BM25 documents with ids
     with pytest.raises(CoraError) as e:
         len(open_bundle(out).chunks)
-    assert e.value.code == "CORA-BND-004" and "older" in e.value.message
-    assert build(repo, model="none").rebuilt == "bundle format 2.0 -> 3.1"
+    assert e.value.code == "CORA-BND-004" and "older" in e.value.message and "rebuild" in e.value.hint
+    assert build(repo, model="none").rebuilt == "bundle format 3.1 -> 4.0"
     assert build(repo, model="none").rebuilt == ""
 
 

@@ -9,6 +9,8 @@ runs; pre-commit installs it into its own virtualenv once per module (PRE_COMMIT
 from __future__ import annotations
 
 import os
+import pty
+import re
 import shutil
 import stat
 import subprocess
@@ -48,12 +50,35 @@ def _isolated(base_env: dict[str, str], monkeypatch: pytest.MonkeyPatch) -> None
 def run(
     cwd: Path, env: dict[str, str], *args: str, ok: bool = True, **extra: str
 ) -> subprocess.CompletedProcess[str]:
-    out = subprocess.run(
-        list(args), cwd=cwd, env={**env, **extra}, capture_output=True, text=True, check=False
-    )
+    out = subprocess.run(list(args), cwd=cwd, env={**env, **extra}, capture_output=True, text=True,
+                         check=False, start_new_session=True)  # no terminal, however pytest runs  # fmt: skip
     if ok:
         assert out.returncode == 0, f"{args}: {out.returncode}\n{out.stdout}\n{out.stderr}"
     return out
+
+
+def run_on_terminal(cwd: Path, env: dict[str, str], *args: str) -> tuple[int, str]:
+    """Run `args` as a user at a terminal does: in a new session whose controlling terminal is a
+    pty. Its exit status, and all that reached the terminal (with git's and pre-commit's output)."""
+    pid, fd = pty.fork()
+    if pid == 0:  # the child never returns into pytest
+        try:
+            os.chdir(cwd)
+            os.execvpe(args[0], list(args), {**env, "PRE_COMMIT_COLOR": "never"})
+        finally:
+            os._exit(127)
+    chunks = []
+    while True:
+        try:
+            data = os.read(fd, 65536)
+        except OSError:  # EIO: every process holding the terminal has ended
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(fd)
+    status = os.waitpid(pid, 0)[1]
+    return os.waitstatus_to_exitcode(status), b"".join(chunks).decode(errors="replace").replace("\r\n", "\n")
 
 
 def write(repo: Path, files: dict[str, str]) -> None:
@@ -112,10 +137,14 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory, base_env: dict[str, str]
     return shadow, run(shadow, base_env, "git", "rev-parse", "HEAD").stdout.strip()
 
 
-def pc_config(hook_repo: tuple[Path, str], args: str = "[]") -> str:
+def pc_config(hook_repo: tuple[Path, str], args: str = "[]", *, default_stages: bool = True,
+              more: str = "") -> str:  # fmt: skip
+    """The set-up of docs/hooks.md: all five hook types installed, and stage-less hooks (`more`,
+    a repository entry of the user's own) kept at pre-commit by `default_stages`."""
     return (f"default_install_hook_types: {ALL_HOOK_TYPES}\n"
-            f"repos:\n- repo: {hook_repo[0]}\n  rev: {hook_repo[1]}\n  hooks:\n"
-            f"  - id: cora-ci-index\n    args: {args}\n  - id: cora-ci-sync\n")  # fmt: skip
+            + ("default_stages: [pre-commit]\n" if default_stages else "")
+            + f"repos:\n- repo: {hook_repo[0]}\n  rev: {hook_repo[1]}\n  hooks:\n"
+            f"  - id: cora-ci-index\n    args: {args}\n  - id: cora-ci-sync\n{more}")  # fmt: skip
 
 
 @pytest.fixture
@@ -136,8 +165,7 @@ def test_pre_commit_hooks_follow_commits_and_branches(pc_repo: Path, base_env: d
         "README.md": "# Demo\n\nSome words.\n\n## Install\n\nRun it.\n",
     })  # fmt: skip
     run(repo, env, "git", "add", "-A")
-    out = run(repo, env, "git", "commit", "-qm", "first")
-    assert "cora-ci: .cora/index at staged" in out.stdout + out.stderr  # pre-commit, then post-commit
+    run(repo, env, "git", "commit", "-qm", "first")
     assert {"src/app.py::greet", "web/api.ts::fetchUser", "README.md::Demo/Install"} <= assert_at_head(
         repo, env
     )
@@ -209,9 +237,12 @@ def test_pre_commit_hook_fails_open_unless_strict(
 
     write(repo, {".cora.toml": "model = [\n"})  # not TOML: every build fails
     run(repo, env, "git", "add", "-A")
-    out = run(repo, env, "git", "commit", "-m", "broken config")
-    said = out.stdout + out.stderr  # git shows hook output on stderr
-    assert "cora-ci: warning: CORA-CFG-003:" in said and "(bundle left as it was)" in said
+    status, said = run_on_terminal(repo, env, "git", "commit", "-qm", "broken config")
+    assert status == 0
+    # pre-commit hides a passing hook's output: the warning goes to the terminal, saying what to do
+    warning = "(bundle left as it was; fix the TOML syntax; `cora-ci index` then updates it)"
+    assert re.search(r"^cora-ci: warning: CORA-CFG-003: .*" + re.escape(warning) + "$", said, re.M), said
+    assert re.search(r"^cora-ci index \(staged\)\.+\ncora-ci: warning: .*\nPassed$", said, re.M), said
     assert run(repo, env, "git", "rev-parse", "HEAD").stdout != head  # the commit went through
     assert (repo / ".cora" / "index" / "manifest.sha256").read_bytes() == sums
     head = run(repo, env, "git", "rev-parse", "HEAD").stdout
@@ -219,9 +250,63 @@ def test_pre_commit_hook_fails_open_unless_strict(
     write(repo, {".pre-commit-config.yaml": pc_config(hook_repo, "[--strict]"), "b.py": "B = 1\n"})
     run(repo, env, "git", "add", "-A")
     out = run(repo, env, "git", "commit", "-m", "blocked", ok=False)
-    assert out.returncode != 0 and "cora-ci: error: CORA-CFG-003:" in out.stdout + out.stderr
+    said = out.stdout + out.stderr  # a failing hook's output is shown by pre-commit itself
+    assert out.returncode != 0 and "cora-ci: error: CORA-CFG-003:" in said and "--strict)" in said
     assert run(repo, env, "git", "rev-parse", "HEAD").stdout == head
     assert (repo / ".cora" / "index" / "manifest.sha256").read_bytes() == sums
+
+
+MINE = """\
+- repo: local
+  hooks:
+  - id: mine
+    name: my own hook
+    entry: sh -c 'echo ran >> "$0"' {log}
+    language: system
+    always_run: true
+    pass_filenames: false
+"""
+
+
+def test_pre_commit_set_up_leaves_the_users_other_hooks_alone(
+    tmp_path: Path, base_env: dict[str, str], hook_repo: tuple[Path, str]
+) -> None:
+    """docs/hooks.md's set-up: a stage-less hook of the user's runs at pre-commit only, as before
+    cora-ci, while ours follow every commit, checkout and merge; a successful commit shows one
+    line per cora-ci hook (pre-commit's status line) and nothing else of ours."""
+    repo, env, log = new_repo(tmp_path / "repo", base_env), base_env, tmp_path / "mine.log"
+    write(repo, {".pre-commit-config.yaml": pc_config(hook_repo, more=MINE.format(log=log))})
+    run(repo, env, PRE_COMMIT, "install")
+    run(repo, env, PRE_COMMIT, "install-hooks")
+    write(repo, {"a.py": "def a():\n    return 1\n"})
+    run(repo, env, "git", "add", "-A")
+    status, said = run_on_terminal(repo, env, "git", "commit", "-qm", "first")
+    assert status == 0
+    shown = [re.sub(r"\.{3,}", "...", line) for line in said.splitlines()]
+    assert shown == [
+        "cora-ci index (staged)...Passed",
+        "my own hook...Passed",
+        "cora-ci index (HEAD)...Passed",
+    ]
+    assert log.read_text() == "ran\n"
+    assert_at_head(repo, env)
+
+    run(repo, env, "git", "checkout", "-q", "-b", "feature")  # post-checkout
+    write(repo, {"b.py": "def b():\n    return 2\n"})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "b")
+    run(repo, env, "git", "checkout", "-q", "main")  # post-checkout: ours syncs, mine does not run
+    assert "b.py::b" not in assert_at_head(repo, env)
+    run(repo, env, "git", "merge", "-q", "feature")  # post-merge
+    assert "b.py::b" in assert_at_head(repo, env)
+    assert log.read_text() == "ran\n" * 2  # the two commits' pre-commit runs, nothing else
+
+    # without `default_stages`, the same hook would run at every installed hook type
+    write(repo, {".pre-commit-config.yaml": pc_config(hook_repo, default_stages=False,
+                                                      more=MINE.format(log=log))})  # fmt: skip
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "no default_stages")
+    assert log.read_text() == "ran\n" * 4  # pre-commit and post-commit
 
 
 def test_pre_commit_manifest_is_valid_and_runs_once_per_event() -> None:
@@ -262,6 +347,28 @@ def test_sync_skips_file_checkouts_and_rebase_steps(tmp_path: Path, base_env: di
     run(repo, env, CORA, "hook", "sync", "--rewrite-command", "rebase")  # post-rewrite: the end
     assert "m.py::edited" in assert_at_head(repo, env)
     run(repo, env, "git", "rebase", "--abort")
+
+
+def test_hook_prints_one_line_when_the_bundle_changed_and_none_otherwise(
+    tmp_path: Path, base_env: dict[str, str]
+) -> None:
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    write(repo, {"a.py": "def a():\n    return 1\n", "b.py": "def b():\n    return 2\n"})
+    run(repo, env, "git", "add", "-A")
+    out = run(repo, env, CORA, "hook", "index")  # pre-commit: the first build
+    assert out.stderr == "" and re.fullmatch(r"cora-ci: \.cora/index at staged: 3 files changed "
+                                             r"\(3 indexed, \d+ chunks\), [\d.]+ s\n", out.stdout)  # fmt: skip
+    run(repo, env, "git", "commit", "-qm", "first")
+    assert run(repo, env, CORA, "hook", "sync").stdout == ""  # post-commit: only the commit moved
+    write(repo, {"a.py": "def a():\n    return 3\n", "notes.bin": "\0"})
+    run(repo, env, "git", "add", "-A")
+    assert ": 2 files changed (3 indexed," in run(repo, env, CORA, "hook", "index").stdout  # one binary
+    run(repo, env, "git", "commit", "-qm", "second")
+    write(repo, {"README": "x"})
+    run(repo, env, "git", "commit", "-qm", "nothing indexed", "--allow-empty")
+    for action in ("sync", "index"):
+        out = run(repo, env, CORA, "hook", action)
+        assert (out.stdout, out.stderr) == ("", ""), action
 
 
 def test_hook_failure_is_one_warning_line_or_a_strict_exit(tmp_path: Path, base_env: dict[str, str]) -> None:

@@ -12,10 +12,10 @@ from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any, NamedTuple
 
+import numpy as np
+
 from cora_ci.build.common import Progress, Row
 from cora_ci.bundle import manifest as mf
-from cora_ci.chunking import chunk_file
-from cora_ci.chunking.tokens import default_counter
 from cora_ci.config import Config
 from cora_ci.errors import LEFT_OUT, CoraError
 from cora_ci.files.source import Entry, Snapshot
@@ -30,7 +30,10 @@ _JOB: tuple[Config, Any] | None = None  # what forked workers inherit: the confi
 def chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str, float],
                todo: list[Entry]) -> dict[str, mf.FileEntry]:  # fmt: skip
     """Chunks and references of the files in `todo`, on every core for a large build (timed apart
-    when serial: `read`, `chunk`, `refs`; in parallel `chunk` is the wall time of both)."""
+    when serial: `read`, `chunk`, `refs`; in parallel `chunk` is the wall time of both). The chunker loads
+    here, not with the build: a hook run that chunks nothing does not import it."""
+    from cora_ci.chunking.tokens import default_counter
+
     workers = _workers(len(todo))
     fresh: dict[str, mf.FileEntry] = {}
     clock = time.perf_counter
@@ -102,6 +105,8 @@ def _chunk_job(job: tuple[str, str, bytes]) -> mf.FileEntry:
     assert _JOB is not None
     cfg, counter = _JOB
     if counter is None:  # each worker makes its own, once
+        from cora_ci.chunking.tokens import default_counter
+
         counter = default_counter()
         _JOB = (cfg, counter)
     return _chunk_one(*job, cfg, counter)[0]
@@ -111,6 +116,7 @@ def _chunk_one(
     path: str, blob: str, data: bytes, cfg: Config, counter: Any
 ) -> tuple[mf.FileEntry, float, float]:
     """One file's manifest entry, and the seconds its chunking and its references took."""
+    from cora_ci.chunking import chunk_file
     from cora_ci.graph import extract_refs
 
     t1 = time.perf_counter()
@@ -128,18 +134,24 @@ def _chunk_one(
 
 
 def check_unique_ids(kept: mf.Rows, fresh: dict[str, mf.FileEntry]) -> None:
+    """No chunk id twice: among the fresh chunks, and between them and the kept files' (one
+    vectorised pass over the kept ids; the file is looked for only on a clash)."""
     owner: dict[int, str] = {}
     for f in fresh.values():
         for c in f.chunks:
             if c.id in owner:
                 raise _collision(c.id, owner[c.id], f"{c.path}:{c.start_line}")
             owner[c.id] = f"{c.path}:{c.start_line}"
-    for path in kept:
-        ids = mf.ids_of(kept.top(path, "ids")).tolist()
-        clash = owner.keys() & ids
-        if clash:
-            cid = min(clash)
-            raise _collision(cid, owner[cid], path)
+    if not owner:
+        return
+    ids = kept.column("ids")
+    mine = np.asarray(sorted(owner), dtype=np.uint64)
+    if np.isin(mf.ids_of(b"".join(ids.values())), mine).any():
+        for path in kept:
+            clash = owner.keys() & mf.ids_of(ids[path]).tolist()
+            if clash:
+                cid = min(clash)
+                raise _collision(cid, owner[cid], path)
 
 
 def _collision(cid: int, a: str, b: str) -> CoraError:
@@ -184,16 +196,11 @@ def link_files(
             cache[path] = mf.links_of_row(kept[path])
         return cache[path]
 
-    linker = Linker(
-        {p: rows.top(p, "lang") for p in rows},
-        {p: rows.top(p, "namespaces") for p in rows},
-        links_of,
-        {p: rows.top(p, "defs_h") for p in rows},
-    )
+    linker = Linker(rows.column("lang"), rows.column("namespaces"), links_of, rows.column("defs_h"))
     affected = set(links)
     if kept:
         gone = {p: mf.links_of_row(old_rows[p]) for p in old_rows if p not in kept}
-        users = NameFilter({p: kept.top(p, "refs_h") for p in kept})
+        users = NameFilter(kept.column("refs_h"))
         affected.update(users.paths_with(changed_names(gone, links)))
         moved = set(old_rows) != set(rows) or any(
             old_rows.top(p, c) != rows.top(p, c)
@@ -202,8 +209,7 @@ def link_files(
             for c in ("lang", "namespaces")
         )
         if moved:  # reads every kept file's imports, so every shard: files came or went
-            before = Repo({p: old_rows.top(p, "lang") for p in old_rows},
-                          {p: old_rows.top(p, "namespaces") for p in old_rows})  # fmt: skip
+            before = Repo(old_rows.column("lang"), old_rows.column("namespaces"))
             now = linker.repo
             imports = {p: kept[p]["imports"] for p in kept}
             affected |= {

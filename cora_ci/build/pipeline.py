@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from cora_ci import verified
 from cora_ci.build.chunks import (
     Note,
     check_unique_ids,
@@ -151,15 +152,15 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
 
             if old is not None and old.vectors is not None:
                 batches = [(vec.ids, vec.vectors), (vec.stored_ids, vec.stored)]
-                update_vectors(old.root / mf.VECTORS, tmp / mf.VECTORS, vec.remove, batches)
+                update_vectors(old.root, tmp, vec.remove, batches)
             else:
-                write_vectors(tmp / mf.VECTORS, vec.ids, vec.vectors)  # nothing stored to copy
+                write_vectors(tmp, vec.ids, vec.vectors)  # nothing stored to copy
         write_graph(tmp / mf.GRAPH, files, old)
         progress("write", 1, 1)
         return assemble_manifest(header(snap, cfg, info, cut), files, lexical, shards)
 
     t = time.perf_counter()
-    write_bundle(out, fill, _linked_artifacts(old))
+    size = write_bundle(out, fill, _linked_artifacts(old))
     stages["write"] = time.perf_counter() - t
     indexed = [i for i, st in enumerate(files["strategy"]) if st is not None]
     notes = notes_of(fresh.values())
@@ -169,7 +170,7 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
         out=out, files=len(indexed), skipped=len(files["path"]) - len(indexed),
         chunks=sum(len(b) // 8 for b in files["ids"]), embedded=vec.embedded if vec is not None else 0,
         rechunked=len(fresh), removed=len(deleted), rebuilt=rebuilt,
-        source_bytes=sum(files["size"][i] for i in indexed), bundle_bytes=_dir_bytes(out),
+        source_bytes=sum(files["size"][i] for i in indexed), bundle_bytes=size,
         diagnostics=len(notes), notes=notes,
         languages=dict(sorted(Counter(files["lang"][i] for i in indexed).items())),
         seconds=time.perf_counter() - t0, stages=stages, model=_model_name(embedder),
@@ -177,13 +178,16 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
     )  # fmt: skip
 
 
-def _linked_artifacts(old: Bundle | None) -> tuple[Path, dict[str, Any]] | None:
-    """The previous bundle's checksums, for files the new one hard-links instead of writing."""
-    return (old.root, old.manifest["artifacts"]) if old is not None else None
+def _linked_artifacts(old: Bundle | None) -> tuple[Path, dict[str, Any], dict[str, list[Any]]] | None:
+    """The previous bundle's checksums and verified records, for files the new one hard-links
+    instead of writing."""
+    return (old.root, old.manifest["artifacts"], old.records) if old is not None else None
 
 
-def _dir_bytes(out: Path) -> int:
-    return sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
+def _bundle_bytes(out: Path, manifest: dict[str, Any]) -> int:
+    """The listed files' sizes and the manifest's own two files (no walk of ~1,000 files)."""
+    own = sum(os.stat(out / name).st_size for name in (mf.MANIFEST, mf.MANIFEST_SUM))
+    return own + sum(int(a["size"]) for a in manifest["artifacts"].values())
 
 
 def _model_name(embedder: Any) -> str:
@@ -219,6 +223,7 @@ def _refresh_source(old: Bundle, snap: Snapshot, out: Path, t0: float, embedder:
     new = {"source": source, "built_at": built_at(snap), "boosts": list(snap.boosts)}
     if cut is not None:
         new["shard"] = cut
+    size = None
     if any(m.get(k) != v for k, v in new.items()):
 
         def fill(tmp: Path) -> dict[str, Any]:
@@ -227,13 +232,14 @@ def _refresh_source(old: Bundle, snap: Snapshot, out: Path, t0: float, embedder:
                 os.link(old.root / rel, tmp / rel)
             return {**m, **new}
 
-        write_bundle(out, fill, _linked_artifacts(old))
+        size = write_bundle(out, fill, _linked_artifacts(old))
     stats = m["stats"]
     indexed = [lang for lang, st in zip(m["files"]["lang"], m["files"]["strategy"], strict=True) if st]
     return Summary(
         out=out, files=stats["files"], skipped=stats["skipped"], chunks=stats["chunks"],
         source_bytes=stats["source_bytes"],
-        bundle_bytes=_dir_bytes(out), languages=dict(sorted(Counter(indexed).items())),
+        bundle_bytes=size if size is not None else _bundle_bytes(out, m),
+        languages=dict(sorted(Counter(indexed).items())),
         seconds=time.perf_counter() - t0, stages={"list": time.perf_counter() - t0},
         model=_model_name(embedder), source=_label(snap, cut),
     )  # fmt: skip
@@ -259,7 +265,8 @@ def _previous(out: Path, cfg: Config, model: dict[str, Any] | None,
     was, now = shard_label(m.get("shard")), shard_label(cut)
     if was != now:
         return None, f"shard changed ({was} -> {now})"
-    _ = old.lexical, old.vectors  # checked against the manifest before reuse (else `build` rebuilds)
+    if not all(verified.checked(kind, old.id if old.records else None) for kind in ("bm25", "vectors")):
+        _ = old.lexical, old.vectors  # checked against the manifest before reuse (else `build` rebuilds)
     return old, ""
 
 

@@ -34,7 +34,7 @@ class VectorPlan(NamedTuple):
     ids: Any  # np.uint64 array
     vectors: Any  # float32 (n, dim) array
     stored_ids: Any  # np.uint64 array
-    stored: Any  # int8 (m, dim) array, exactly as the previous index holds them
+    stored: Any  # uint8 (m, dim) codes, exactly as the previous bundle holds them
     embedded: int  # texts run through the model
 
 
@@ -70,13 +70,13 @@ def plan_vectors(
         np.asarray([c.id for c, _ in new], dtype=np.uint64),
         vectors,
         np.asarray([cid for cid, _ in copy], dtype=np.uint64),
-        np.asarray([stored[k] for _, k in copy], dtype=np.int8).reshape(len(copy), dim),
+        np.asarray([stored[k] for _, k in copy], dtype=np.uint8).reshape(len(copy), dim),
         embedded,
     )
 
 
 def _stored_vectors(old: Bundle | None, old_rows: mf.Rows, wanted: set[bytes]) -> dict[bytes, Any]:
-    """The previous bundle's vectors (int8, as stored) of the texts in `wanted`, by text key,
+    """The previous bundle's vectors (codes, as stored) of the texts in `wanted`, by text key,
     found among every file's text hashes (a top column: no shard is read)."""
     if old is None or old.vectors is None or not wanted:
         return {}

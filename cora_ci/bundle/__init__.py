@@ -5,7 +5,8 @@
     manifest.sha256    the manifest's own checksum, in `sha256sum -c` form
     shards/            the rest of the files' rows (chunks, texts, graph edges), one msgpack file
                        per bucket of files
-    vectors.usearch    HNSW over chunk vectors (int8, cosine), keys = chunk ids; absent: lexical only
+    vectors.usearch    HNSW over the sign bits of the chunk vectors (hamming), keys = chunk ids
+    vectors.codes      the rest of each vector's 4-bit codes, for re-ranking; both absent: lexical only
     bm25/              tantivy index over identifier-aware terms, one segment per bucket of files
 
 `open_bundle` is the only way in for readers: it verifies, checks the format and the model, and
@@ -48,6 +49,14 @@ class Bundle:
         self.manifest = manifest
         self._records = records or {}  # files verified at open: [size, mtime_ns, inode, sha256]
         self.id: str | None = None  # the manifest's sha256, when opened with `open_bundle`
+        self._segments: list[tuple[int, int]] | None = None  # BM25: (bucket, documents) per segment
+        self._members: list[list[int]] = []  # file indexes per bucket
+        self._segment_cache: dict[int, list[int]] = {}
+
+    @property
+    def records(self) -> dict[str, list[Any]]:
+        """The records of the files verified at open: [size, mtime_ns, inode, sha256] by name."""
+        return self._records
 
     @property
     def _verified_id(self) -> str | None:
@@ -105,10 +114,37 @@ class Bundle:
         names = [rel.split("/", 1)[1] for rel in self.manifest["artifacts"] if rel.startswith(mf.BM25 + "/")]
         known = verified.checked(verified.BM25_CHECK, self._verified_id)
         segments = None if known else self.manifest["lexical"]["segments"]
-        index = LexicalIndex(self.base / mf.BM25, names, segments, self.root / mf.BM25, keep=self)
+        index = LexicalIndex(self.base / mf.BM25, self._segment_ids, names, segments, self.root / mf.BM25,
+                             keep=self)  # fmt: skip
         if not known:
             verified.note_checked(verified.BM25_CHECK, self._verified_id)
         return index
+
+    def _segment_ids(self, segment: int) -> list[int]:
+        """The chunk ids of BM25 segment `segment` in document order: the chunks of the files of its
+        bucket (the `segment`-th non-empty one), files in path order, as `write_lexical` adds them."""
+        if self._segments is None:
+            lexical = self.manifest["lexical"]
+            count, segs = lexical["buckets"], lexical["segments"]
+            members: list[list[int]] = [[] for _ in range(count)]
+            for fi, path in enumerate(self.manifest["files"]["path"]):
+                members[mf.bucket_of(path, count)].append(fi)
+            self._segments = [(b, s[1]) for b, s in enumerate(segs) if s]
+            self._members = members
+        if segment not in self._segment_cache:
+            if segment >= len(self._segments):
+                raise CoraError(
+                    "CORA-BND-004", f"{self.root / mf.BM25}: more segments than the manifest lists"
+                )
+            bucket, docs = self._segments[segment]
+            ids = self.chunks.id_array
+            rows = [r for fi in self._members[bucket] for r in self.chunks.file_rows(fi)]
+            got = ids[rows].tolist() if rows else []
+            if len(got) != docs:
+                raise CoraError("CORA-BND-004", f"{self.root / mf.MANIFEST}: bucket {bucket} lists {docs} "
+                                f"documents for {len(got)} chunks")  # fmt: skip
+            self._segment_cache[segment] = got
+        return self._segment_cache[segment]
 
     @cached_property
     def vectors(self) -> VectorIndex | None:
@@ -120,10 +156,9 @@ class Bundle:
             return None
         from cora_ci.bundle.vectors import VectorIndex  # usearch loads in ~30 ms: only when needed
 
-        path, name = self.base / mf.VECTORS, self.root / mf.VECTORS
         if verified.checked("vectors", self._verified_id):  # this version's layout passed before
-            return VectorIndex(path, name=name)
-        index = VectorIndex(path, model["dim"], self.chunks.id_array, name)
+            return VectorIndex(self.base, name=self.root)
+        index = VectorIndex(self.base, model["dim"], self.chunks.id_array, self.root)
         verified.note_checked("vectors", self._verified_id)
         return index
 

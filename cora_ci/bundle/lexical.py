@@ -1,7 +1,9 @@
 """The BM25 part of a bundle: a tantivy index over identifier-aware terms, in buckets of files.
 
 Terms are `terms.py`'s: an identifier whole and as its parts, the same for documents and queries.
-Only the chunk id is stored; texts live in the manifest.
+Nothing is stored, not even the chunk id (format 4): a hit's segment and document number name
+it, since a bucket's documents are its files' chunks in the manifest's order (`doc_ids`); texts
+live in the manifest. Term frequencies are kept, positions are not (no phrase queries).
 
 Buckets. Files are spread over `manifest.bucket_count(chunks)` buckets by a hash of their path
 (the buckets of the manifest's shards), and each bucket is one tantivy segment, written alone in a
@@ -52,6 +54,9 @@ _MANAGED = ".managed.json"
 _SHADOW_DIR = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
 
 
+DocIds = Callable[[int], Sequence[int]]  # a segment's (the n-th non-empty bucket's) chunk ids, in order
+
+
 class LexicalDoc(NamedTuple):
     id: int
     name: str  # symbol names and anchor
@@ -61,7 +66,6 @@ class LexicalDoc(NamedTuple):
 
 def _schema() -> Any:
     sb = tantivy.SchemaBuilder()
-    sb.add_unsigned_field("id", stored=True, indexed=True, fast=True)
     for name in FIELDS:
         sb.add_text_field(name, stored=False, tokenizer_name=TOKENIZER, index_option="freq")
     return sb.build()
@@ -238,7 +242,6 @@ def _write_scratch_segment(directory: Path, docs: Sequence[LexicalDoc], heap: in
         writer = index.writer(heap_size=heap, num_threads=1)
         for d in docs:
             doc = tantivy.Document()
-            doc.add_unsigned("id", d.id)
             doc.add_text("name", field_text(d.name))
             doc.add_text("path", field_text(d.path))
             doc.add_text("body", field_text(d.body))
@@ -296,14 +299,17 @@ def _reader_template(scratch: Path) -> dict[str, Any]:
 
 class LexicalIndex:
     """A read-only view of a bundle's BM25 index: `names` (default: every file of `directory`) are
-    linked into a private directory that tantivy opens. With `segments` (the manifest's), meta.json,
-    doc stores and fast fields are checked first (`segments`); `name` is the index as errors name
-    it; `keep` is kept alive as long as this index (the bundle holding the directory fd its links
-    go through)."""
+    linked into a private directory that tantivy opens. With `segments` (the manifest's), meta.json
+    and doc stores and fast fields are checked first (`segments`); `name` is the index as errors
+    name it; `keep` is kept alive as long as this index (the bundle holding the directory fd its
+    links go through); `doc_ids` gives each segment's chunk ids in document order (a hit's
+    segment and document name its chunk)."""
 
-    def __init__(self, directory: Path, names: list[str] | None = None, segments: list[Any] | None = None,
-                 name: Path | None = None, keep: object = None) -> None:  # fmt: skip
+    def __init__(self, directory: Path, doc_ids: DocIds, names: list[str] | None = None,
+                 segments: list[Any] | None = None, name: Path | None = None,
+                 keep: object = None) -> None:  # fmt: skip
         self._keep = keep
+        self._doc_ids = doc_ids
         self._name = name or directory
         shadow = Path(tempfile.mkdtemp(prefix="cora-bm25-", dir=_SHADOW_DIR))
         try:
@@ -374,11 +380,14 @@ class LexicalIndex:
         ]  # fmt: skip
         out = []
         with _unreadable(self._name):
-            hits = self._searcher.search(tantivy.Query.boolean_query(clauses), k).hits
-            # ids from the fast field: the doc store's blocks are never decompressed (`segments`)
-            ids = self._searcher.fast_field_values("id", [addr for _, addr in hits])
-            for (score, _), cid in zip(hits, ids, strict=True):
-                if isinstance(cid, int) and math.isfinite(score):
-                    out.append((cid, float(score)))
+            result = self._searcher.search(tantivy.Query.boolean_query(clauses), k)
+            for score, addr in result.hits:
+                ids = self._doc_ids(addr.segment_ord)
+                if addr.doc >= len(ids):
+                    raise CoraError(
+                        "CORA-BND-004", f"{self._name}: a segment holds more documents than chunks"
+                    )
+                if math.isfinite(score):
+                    out.append((int(ids[addr.doc]), float(score)))
         out.sort(key=lambda t: (-t[1], t[0]))
         return out

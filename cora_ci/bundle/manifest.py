@@ -35,10 +35,11 @@ from cora_ci.errors import CoraError
 from cora_ci.graph.build import FileLinks
 
 FORMAT = "cora-bundle"
-FORMAT_VERSION = (3, 1)  # major: readers refuse a newer one; minor: additions old readers may ignore
+FORMAT_VERSION = (4, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
-VECTORS = "vectors.usearch"
+VECTORS = "vectors.usearch"  # HNSW over the sign bits of the vectors (4.0)
+CODES = "vectors.codes"  # the rest of their 4-bit codes (4.0)
 BM25 = "bm25"
 SHARDS = "shards"
 GRAPH = "graph.msgpack"  # the reference graph as CSR arrays, derived from the files' edges (3.1)
@@ -261,6 +262,11 @@ class Shards:
     def top(self, fi: int, column: str) -> Any:
         return self._top[column][fi]
 
+    def top_column(self, column: str) -> list[Any]:
+        """A whole column of the top file table."""
+        col: list[Any] = self._top[column]
+        return col
+
     @cached_property
     def _where(self) -> tuple[list[int], list[int], list[list[str]]]:
         """Each file's bucket and its index in that bucket's shard (both are sorted by path), and
@@ -323,10 +329,13 @@ class Rows(Mapping[str, dict[str, Any]]):
         self._paths = set(self._index if paths is None else paths)
         self._own: dict[str, dict[str, Any]] = {}
         self._tops: dict[str, dict[str, Any]] = {}  # top columns set without reading the row
+        self._sorted: list[str] | None = None
 
     def put(self, row: dict[str, Any]) -> None:
         self._own[row["path"]] = row
-        self._paths.add(row["path"])
+        if row["path"] not in self._paths:
+            self._paths.add(row["path"])
+            self._sorted = None
         self._tops.pop(row["path"], None)
 
     def set_top(self, path: str, column: str, value: Any) -> None:
@@ -347,7 +356,9 @@ class Rows(Mapping[str, dict[str, Any]]):
         return path in self._paths
 
     def __iter__(self) -> Iterator[str]:
-        return iter(sorted(self._paths))
+        if self._sorted is None:
+            self._sorted = sorted(self._paths)
+        return iter(self._sorted)
 
     def __len__(self) -> int:
         return len(self._paths)
@@ -363,10 +374,40 @@ class Rows(Mapping[str, dict[str, Any]]):
             return top[column]
         return self._shards.top(self._index[path], column)
 
+    def column(self, column: str) -> dict[str, Any]:
+        """One top column of every file, by path: the previous table's values in bulk, then the
+        cells `put` or `set_top` changed (not a lookup per file: ~0.1 s a column at 30k files)."""
+        out: dict[str, Any] = {}
+        if self._shards is not None:
+            values = self._shards.top_column(column)
+            whole = len(self._paths) == len(self._index) and not (self._paths - self._index.keys())
+            out = dict(zip(self._index, values, strict=True)) if whole else {
+                p: values[i] for p, i in self._index.items() if p in self._paths}  # fmt: skip
+        for p, t in self._tops.items():
+            if column in t and p in self._paths:
+                out[p] = t[column]
+        for p, row in self._own.items():
+            out[p] = row[column]
+        return out
+
     def top_table(self) -> dict[str, list[Any]]:
-        """The top manifest's file table of these rows, sorted by path."""
+        """The top manifest's file table of these rows, sorted by path: the previous table's
+        columns taken whole where a file is unchanged, then its changed cells set (a column copy
+        per column, not a lookup per cell: ~0.5 s less at 30k files)."""
         paths = sorted(self._paths)
-        return {k: [self.top(p, k) for p in paths] for k in TOP_COLUMNS}
+        if self._shards is None:
+            return {k: [self._own[p][k] for p in paths] for k in TOP_COLUMNS}
+        at = [self._index.get(p, -1) for p in paths]
+        table = {k: [col[i] if i >= 0 else None for i in at] for k, col in
+                 ((k, self._shards.top_column(k)) for k in TOP_COLUMNS)}  # fmt: skip
+        changed = set(self._own) | set(self._tops)
+        if changed:
+            where = {p: n for n, p in enumerate(paths)} if len(changed) > 64 else None
+            for p in changed & self._paths:
+                n = where[p] if where is not None else bisect.bisect_left(paths, p)
+                for k in TOP_COLUMNS:
+                    table[k][n] = self.top(p, k)
+        return table
 
 
 class ChunkTable:
@@ -382,13 +423,17 @@ class ChunkTable:
         flat = b"".join(self._f["ids"])
         self.id_array: npt.NDArray[np.uint64] = np.frombuffer(flat, dtype="<u8").astype(np.uint64)
         self.ids: list[int] = self.id_array.tolist()
-        self.row_of = {cid: i for i, cid in enumerate(self.ids)}
         self._data = lru_cache(maxsize=256)(self._decode)
         self._chunks = lru_cache(maxsize=256)(self._build)
         self.meta_columns = lru_cache(maxsize=4096)(self._meta_columns)
 
     def __len__(self) -> int:
         return len(self.ids)
+
+    @cached_property
+    def row_of(self) -> dict[int, int]:
+        """Each chunk id's row; made on first use (~0.15 s at 360k chunks, which an update never needs)."""
+        return {cid: i for i, cid in enumerate(self.ids)}
 
     def file_of(self, row: int) -> int:
         """Index in the file table of the file holding chunk `row`."""

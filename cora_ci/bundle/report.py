@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tempfile
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +41,28 @@ def describe(b: Bundle) -> dict[str, Any]:
         "bm25_documents": b.lexical.num_docs,  # both indexes opened: checked against the manifest
         "vectors": b.vectors.size if b.vectors is not None else None,
         "bytes": {"total": total, "manifest": (b.root / mf.MANIFEST).stat().st_size, **sizes},
+        "parts": parts(sizes, total),
     }
+
+
+# What `info` reports the bytes of: each part of a bundle, by the artifacts it is made of.
+PARTS: dict[str, Callable[[str], bool]] = {
+    "vectors": lambda rel: rel in (mf.VECTORS, mf.CODES),
+    f"  {mf.VECTORS} (HNSW, sign bits)": lambda rel: rel == mf.VECTORS,
+    f"  {mf.CODES} (4-bit codes)": lambda rel: rel == mf.CODES,
+    "bm25/": lambda rel: rel.startswith(mf.BM25 + "/"),
+    "shards/ (chunks and texts)": lambda rel: rel.startswith(mf.SHARDS + "/"),
+    mf.GRAPH: lambda rel: rel == mf.GRAPH,
+}
+
+
+def parts(sizes: dict[str, int], total: int) -> dict[str, int]:
+    """Bytes per part of the bundle (`PARTS`, indented names are within the one above); the top
+    manifest and its checksum are the rest."""
+    out = {name: sum(n for rel, n in sizes.items() if test(rel)) for name, test in PARTS.items()}
+    out = {name: n for name, n in out.items() if n}
+    out["manifest"] = total - sum(n for name, n in out.items() if not name.startswith(" "))
+    return out
 
 
 def describe_text(d: dict[str, Any]) -> list[str]:
@@ -67,6 +89,8 @@ def describe_text(d: dict[str, Any]) -> list[str]:
         f"indexes  bm25 {d['bm25_documents']} documents, "
         + (f"{d['vectors']} vectors" if d["vectors"] is not None else "no vectors"),
         f"size     {d['bytes']['total'] / 1e6:.2f} MB ({ratio:.2f}x the source)",
+        *(f"  {name:<36} {n / 1e6:6.2f} MB  {100 * n / max(d['bytes']['total'], 1):3.0f}%"
+          for name, n in d["parts"].items()),
     ]  # fmt: skip
 
 

@@ -12,6 +12,7 @@ from functools import lru_cache
 
 TOKEN = r"[\p{L}\p{N}_]+"  # tantivy's (Rust) word pattern; `_words` mirrors it
 _WORD = re.compile(r"\w+")
+_COMPOUND = re.compile(r"\b\w*[^\Wa-z]\w*")  # the \w+ words holding anything but a-z
 _NOT_WORD = re.compile(r" +")
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
 
@@ -69,6 +70,6 @@ def field_text(text: str) -> str:
     """`text` and then the parts of its compound words: what tantivy's word tokenizer and
     lower-caser turn into exactly `terms(text)`."""
     extra: list[str] = []
-    for word in _WORD.findall(text):
+    for word in _COMPOUND.findall(text):  # a word of lower-case ASCII letters has no parts
         extra.extend(_extra_parts(word))
     return f"{text}\n{' '.join(extra)}" if extra else text

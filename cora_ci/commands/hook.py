@@ -27,7 +27,6 @@ def hook(action: str, repo: Path, strict: bool, checkout_type: str | None,
     from cora_ci.hooks import run_hook
 
     out = run_hook(action, repo, strict=strict, checkout_type=checkout_type, rewrite_command=rewrite_command)
-    if out.line:
-        click.echo(out.line, err=out.to_stderr)
+    out.show()
     if out.status:
         sys.exit(out.status)

@@ -135,20 +135,34 @@ Edges = list[tuple[int, int, float]]  # (source chunk id, target chunk id, weigh
 
 
 class NameFilter:
-    """Which files may hold a name, from each file's `hashes(...)`: one sorted array for all files."""
+    """Which files may hold a name, from each file's `hashes(...)`: all files' hashes in one array.
+    The first lookups scan it (an update asks about a few names: no sort of every file's hashes,
+    ~0.4 s at 30k files); once more are asked (a full build), it is sorted and searched."""
+
+    _SCANS = 32  # lookups answered by a scan before the array is sorted
 
     def __init__(self, hashes_by_path: Mapping[str, bytes]) -> None:
         self._paths = sorted(hashes_by_path)
-        arrays = [np.frombuffer(hashes_by_path[p], dtype="<u4") for p in self._paths]
-        owner = np.repeat(np.arange(len(self._paths)), [len(a) for a in arrays])
-        flat = np.concatenate(arrays) if arrays else np.zeros(0, dtype="<u4")
-        order = np.argsort(flat, kind="stable")
-        self._hash, self._owner = flat[order], owner[order]
+        blobs = [hashes_by_path[p] for p in self._paths]
+        self._owner = np.repeat(np.arange(len(self._paths)), [len(b) // 4 for b in blobs])
+        self._hash = np.frombuffer(b"".join(blobs), dtype="<u4")
+        self._sorted = False
+        self._scans = 0
 
     def paths_with(self, names: Iterable[str]) -> list[str]:
         """Sorted paths whose hashes hold one of `names`: a superset of the files holding them."""
+        wanted = sorted({name_hash(n) for n in names})
+        if not wanted:
+            return []
+        if not self._sorted and self._scans < self._SCANS:
+            self._scans += 1
+            hit = np.isin(self._hash, np.asarray(wanted, dtype="<u4"))
+            return sorted(self._paths[i] for i in set(self._owner[hit].tolist()))
+        if not self._sorted:
+            order = np.argsort(self._hash, kind="stable")
+            self._hash, self._owner, self._sorted = self._hash[order], self._owner[order], True
         found: set[int] = set()
-        for h in sorted({name_hash(n) for n in names}):
+        for h in wanted:
             lo, hi = np.searchsorted(self._hash, [h, h + 1])
             found.update(self._owner[lo:hi].tolist())
         return sorted(self._paths[i] for i in found)
@@ -272,6 +286,31 @@ def csr_from_edges(ids: npt.NDArray[np.uint64], src: Any, dst: Any, w: Any) -> C
     indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
     np.cumsum(np.bincount(s, minlength=len(nodes)), out=indptr[1:])
     return Csr(nodes, indptr, d[order].astype(np.int64), np.asarray(w, dtype=np.float32)[order])
+
+
+def csr_update(old: Csr, ids: npt.NDArray[np.uint64], drop: npt.NDArray[np.uint64], src: Any, dst: Any,
+               w: Any) -> Csr:  # fmt: skip
+    """`csr_from_edges(ids, ...)` of `old`'s edges but those leaving the chunks `drop` (or touching
+    a chunk no longer in `ids`), plus the edges (`src`, `dst`, `w`). Worked out in row space: both
+    node lists are sorted, so `old`'s edges keep their order under the row map and only the new
+    ones are sorted and merged in (gathers over the edges, where a full `csr_from_edges` searches
+    and sorts every one of them: ~0.5 s at 30k files)."""
+    nodes = np.sort(np.asarray(ids, dtype=np.uint64))
+    n = len(nodes)
+    pos = np.searchsorted(nodes, old.ids)
+    alive = nodes[np.minimum(pos, n - 1)] == old.ids if n else np.zeros(len(old.ids), dtype=bool)
+    gone = np.isin(old.ids, np.asarray(drop, dtype=np.uint64)) | ~alive
+    rows = np.repeat(np.arange(len(old.ids)), np.diff(old.indptr))
+    keep = ~gone[rows] & alive[old.indices]
+    s_old, d_old, w_old = pos[rows[keep]], pos[old.indices[keep]], old.weights[keep]
+    new = csr_from_edges(nodes, src, dst, w)
+    s_new = np.repeat(np.arange(n), np.diff(new.indptr))
+    at = np.searchsorted(s_old * max(n, 1) + d_old, s_new * max(n, 1) + new.indices)
+    s = np.insert(s_old, at, s_new)
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    np.cumsum(np.bincount(s, minlength=n), out=indptr[1:])
+    d = np.insert(d_old, at, new.indices).astype(np.int64)
+    return Csr(nodes, indptr, d, np.insert(w_old, at, new.weights).astype(np.float32))
 
 
 def csr_dict(c: Csr) -> dict[str, Any]:
