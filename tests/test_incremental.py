@@ -469,6 +469,7 @@ def test_a_vector_file_with_too_many_free_slots_is_refused_before_usearch_reads_
 ) -> None:  # type: ignore[no-untyped-def]
     from usearch.index import Index
 
+    from cora_ci.bundle import vectors
     from cora_ci.bundle.vectors import VectorIndex
 
     repo = make_repo({f"m/mod_{i:02}.py": "import os\n\n\n" + _function(f"work_{i}") for i in range(30)})
@@ -477,10 +478,13 @@ def test_a_vector_file_with_too_many_free_slots_is_refused_before_usearch_reads_
     assert index is not None
     keys = np.sort(np.asarray(index.keys, dtype=np.uint64))
     cut = len(keys) * 2 // 5  # free slots two thirds of the live vectors: usearch would abort
+    codes = VectorIndex(tmp_path / "o").get_stored(keys[cut:].tolist())
     index.remove(keys[:cut])
-    index.save(str(tmp_path / "v.usearch"))
+    (tmp_path / "v").mkdir()
+    index.save(str(tmp_path / "v" / mf.VECTORS))
+    vectors._write_codes(tmp_path / "v" / mf.CODES, keys[cut:], codes, 384)  # the codes a build writes
     with pytest.raises(CoraError, match=f"{cut} free slots for {len(keys) - cut} vectors: too many"):
-        VectorIndex(tmp_path / "v.usearch", 384, keys[cut:])
+        VectorIndex(tmp_path / "v", 384, keys[cut:])
 
 
 def test_an_update_over_vectors_with_too_many_free_slots_rebuilds_them(

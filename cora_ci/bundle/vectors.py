@@ -16,7 +16,6 @@ vectors give the same bytes. Readers map both files (`view=True`) and check thei
 
 from __future__ import annotations
 
-import math
 import os
 from pathlib import Path
 from typing import Any
@@ -83,7 +82,11 @@ def _join(signs: npt.NDArray[np.uint8], planes: npt.NDArray[np.uint8], dim: int)
 def _sign_rows(index: Index, keys: npt.NDArray[np.uint64]) -> npt.NDArray[np.uint8]:
     """The packed sign bits stored for `keys`, one row each (usearch gives a tuple for several)."""
     got: Any = index.get(keys)
-    return np.stack(list(got) if isinstance(got, tuple) else [got]).reshape(len(keys), -1).astype(np.uint8, copy=False)
+    return (
+        np.stack(list(got) if isinstance(got, tuple) else [got])
+        .reshape(len(keys), -1)
+        .astype(np.uint8, copy=False)
+    )
 
 
 def _new_index(dim: int) -> Index:
@@ -268,19 +271,6 @@ def _check_index(path: Path, dim: int, ids: npt.NDArray[np.uint64]) -> None:
     upper = np.repeat(starts + 14 + 4 * base_conn, levels)
     step = np.arange(len(upper)) - np.repeat(np.cumsum(levels) - levels, levels)
     _check_lists(buf, upper + step * (4 + 4 * conn), conn, slots)
-
-
-def zero_vectors(path: Path, dim: int) -> int:
-    """How many stored vectors are all zeros (`verify`, after `check_layout`): an embedding is a
-    unit vector, so a zero one was never written by a build, and its cosine is undefined."""
-    buf = np.memmap(path, dtype=np.uint8, mode="r") if os.path.getsize(path) else np.zeros(0, np.uint8)
-    slots = int(buf[:4].view("<u4")[0]) if len(buf) >= 8 else 0
-    rows = max(1, (16 << 20) // max(dim, 1))  # 16 MB at a time
-    zeros = 0
-    for i in range(0, slots, rows):
-        block = buf[8 + i * dim : 8 + min(slots, i + rows) * dim].reshape(-1, dim)
-        zeros += int((~block.any(axis=1)).sum())
-    return zeros
 
 
 def need(ok: bool, what: str) -> None:
