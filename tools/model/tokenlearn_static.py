@@ -15,16 +15,17 @@ descent so that the student's pooled vector of each text points where the teache
    site-packages of the build venv minus packages that are or overlap evaluation repositories
    (click, jinja2, markupsafe, pydantic, sympy, sklearn, ...), npm tarballs (`npm pack`
    typescript@5.6.3 lodash@4.17.21 @types/node@22.10.0 axios@1.7.9 date-fns@4.1.0), npm's own
-   node_modules, and the JDK 17 `src.zip` (java.base). Deterministically sampled and shuffled
+   node_modules, and the JDK 25 `src.zip` (java.base). Deterministically sampled and shuffled
    (seed 0), written to texts.jsonl.
 2. `teach` (runtime venv): MiniLM vectors of the texts with cora-ci's bundled ONNX embedder
    (`embed_documents`, 384-d, normalised; it sees the first 256 tokens), saved in parts of 2,048
    texts so an interrupted run keeps what it has; stop it whenever the budget is spent.
-3. `train` (build venv: torch): student rows E (tokens x 256) initialised from the shipped table
-   (dequantised int8 x scales, so SIF and PCA as shipped), student(text) = normalise(sum of
+3. `train` (build venv: torch): student rows E (tokens x 256) initialised from `--init`: the shipped
+   table (dequantised int8 x scales), or, as for the shipped table, distill_static.py's 384-d rows
+   (SIF-weighted, no PCA) projected by the teacher's PCA below; student(text) = normalise(sum of
    E[ids]) with ids exactly as cora_ci.embedding.static tokenises (whole text, no window). The
-   teacher is projected to 256-d by a PCA fitted on the teacher vectors of the training split
-   (then re-normalised). Loss: 1 - cos(student, teacher) (+ optional in-batch contrastive term,
+   teacher is projected to 256-d by a PCA fitted on the teacher vectors of the training split (then
+   re-normalised). Loss: 1 - cos(student, teacher) (+ optional in-batch contrastive term,
    `--contrast`). Adam, mini-batches, 95/5 split of the texts for early stopping. Writes the table
    in the layout of cora_ci/embedding/minilm_static/ (int8 rows + float32 scales, quantised as
    distill_static.py's `quantise`), config.json with checksums.
