@@ -26,6 +26,7 @@ from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.manifest import bucket_count
 from cora_ci.bundle.store import update_lock, write_bundle
+from cora_ci.bundle.tables import Rows
 from cora_ci.errors import CoraError
 from cora_ci.files.shard import tree_digest
 
@@ -64,7 +65,7 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
         stages["read"] = time.perf_counter() - t
         t = time.perf_counter()
         links = {p: mf.links_of_row(rows[p]) for p in rows}
-        for p, e in link_files(mf.Rows(), mf.Rows(), rows, links).items():
+        for p, e in link_files(Rows(), Rows(), rows, links).items():
             rows.set_top(p, "edges", e)
         stages["graph"] = time.perf_counter() - t
         files = rows.top_table()
@@ -149,10 +150,10 @@ def _brief(key: str, value: Any) -> str:
     return str(value)
 
 
-def _rows(bundles: list[Bundle]) -> mf.Rows:
+def _rows(bundles: list[Bundle]) -> Rows:
     """Every file's row from its shard (reads every manifest shard), checked to make up exactly
     the tree the shards were cut from."""
-    rows = mf.Rows()
+    rows = Rows()
     where: dict[str, str] = {}
     for b in bundles:
         for fi, path in enumerate(b.manifest["files"]["path"]):

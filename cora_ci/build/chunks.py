@@ -16,6 +16,7 @@ import numpy as np
 
 from cora_ci.build.common import Progress, Row
 from cora_ci.bundle import manifest as mf
+from cora_ci.bundle.tables import Rows
 from cora_ci.config import Config
 from cora_ci.errors import LEFT_OUT, CoraError
 from cora_ci.files.source import Entry, Snapshot
@@ -133,7 +134,7 @@ def _chunk_one(
     return entry, t2 - t1, t3 - t2
 
 
-def check_unique_ids(kept: mf.Rows, fresh: dict[str, mf.FileEntry]) -> None:
+def check_unique_ids(kept: Rows, fresh: dict[str, mf.FileEntry]) -> None:
     """No chunk id twice: among the fresh chunks, and between them and the kept files' (one
     vectorised pass over the kept ids; the file is looked for only on a clash)."""
     owner: dict[int, str] = {}
@@ -182,9 +183,7 @@ class Note(NamedTuple):
     message: str
 
 
-def link_files(
-    old_rows: mf.Rows, kept: mf.Rows, rows: mf.Rows, links: dict[str, FileLinks]
-) -> dict[str, bytes]:
+def link_files(old_rows: Rows, kept: Rows, rows: Rows, links: dict[str, FileLinks]) -> dict[str, bytes]:
     """Packed out-edges of every file whose references may resolve differently now: the changed
     files (those in `links`), the files using a name whose definitions changed, and, when files
     were added or removed or declare other C# namespaces, the files whose imports now reach other

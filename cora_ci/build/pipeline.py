@@ -37,6 +37,7 @@ from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.manifest import bucket_count, bucket_of
 from cora_ci.bundle.store import update_lock, write_bundle
+from cora_ci.bundle.tables import Rows
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
 from cora_ci.files.shard import ShardSpec, assign, tree_digest
@@ -117,9 +118,9 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
         return _refresh_source(old, snap, out, t0, embedder, cut)
     stages["list"] = time.perf_counter() - t0
     old_shards = old.shards if old is not None else None
-    old_rows = mf.Rows(old_shards)
+    old_rows = Rows(old_shards)
     same = [e.path for e in snap.entries if e.path in old_rows and old_rows.top(e.path, "blob") == e.blob]
-    kept = mf.Rows(old_shards, same)
+    kept = Rows(old_shards, same)
     fresh = chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept])
     check_unique_ids(kept, fresh)
     t = time.perf_counter()
@@ -127,7 +128,7 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
     t_keys = time.perf_counter() - t
     t = time.perf_counter()
     links = {p: file_links(f.chunks, FileRefs(f.imports, f.refs)) for p, f in fresh.items()}
-    rows = mf.Rows(old_shards, kept)
+    rows = Rows(old_shards, kept)
     for p, f in fresh.items():
         rows.put(file_row(f, links[p], keys[p]))
     for p, e in link_files(old_rows, kept, rows, links).items():

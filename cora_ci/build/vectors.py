@@ -10,6 +10,7 @@ import numpy as np
 from cora_ci.build.common import Progress
 from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
+from cora_ci.bundle.tables import Rows
 from cora_ci.chunking.model import Chunk
 
 _EMBED_STEP = 64  # texts per progress report
@@ -39,7 +40,7 @@ class VectorPlan(NamedTuple):
 
 
 def plan_vectors(
-    embedder: Any, old: Bundle | None, old_rows: mf.Rows, kept: mf.Rows,
+    embedder: Any, old: Bundle | None, old_rows: Rows, kept: Rows,
     fresh: dict[str, mf.FileEntry], keys: dict[str, bytes], progress: Progress,
 ) -> VectorPlan:  # fmt: skip
     """Vectors for the chunks of changed files. A chunk whose id and embedded text are unchanged
@@ -75,7 +76,7 @@ def plan_vectors(
     )
 
 
-def _stored_vectors(old: Bundle | None, old_rows: mf.Rows, wanted: set[bytes]) -> dict[bytes, Any]:
+def _stored_vectors(old: Bundle | None, old_rows: Rows, wanted: set[bytes]) -> dict[bytes, Any]:
     """The previous bundle's vectors (codes, as stored) of the texts in `wanted`, by text key,
     found among every file's text hashes (a top column: no shard is read)."""
     if old is None or old.vectors is None or not wanted:

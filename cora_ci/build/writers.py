@@ -14,6 +14,7 @@ from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.lexical import LexicalDoc, Segment, chunk_docs, row_docs, write_index
 from cora_ci.bundle.manifest import bucket_of
+from cora_ci.bundle.tables import Rows
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
 from cora_ci.files.source import Snapshot
@@ -92,7 +93,7 @@ def assemble_manifest(header: dict[str, Any], files: dict[str, list[Any]], lexic
     }
 
 
-def write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: mf.Rows,
+def write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: Rows,
                    fresh: dict[str, mf.FileEntry], deleted: set[str],
                    count: int) -> dict[str, Any]:  # fmt: skip
     """The BM25 index: only the buckets holding changed or deleted files are written anew; the
@@ -113,7 +114,7 @@ def write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any
     return {"buckets": count, "segments": [[s.id, s.docs] if s else None for s in segments]}
 
 
-def write_shards(tmp: Path, old: Bundle | None, rows: mf.Rows, count: int,
+def write_shards(tmp: Path, old: Bundle | None, rows: Rows, count: int,
                   changed: set[int]) -> list[str | None]:  # fmt: skip
     """The manifest's shards, one per non-empty bucket: those of `changed` buckets are written
     anew (reading the old rows they keep), the others hard-linked from `old` (None: write all),

@@ -24,8 +24,8 @@ from typing import TYPE_CHECKING, Any
 from cora_ci import verified
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.lexical import LexicalIndex
-from cora_ci.bundle.manifest import ChunkTable, Shards
 from cora_ci.bundle.store import pin, read_artifact, read_manifest_and_id, resolve, verify_artifacts
+from cora_ci.bundle.tables import ChunkTable, Shards
 from cora_ci.errors import CoraError
 
 if TYPE_CHECKING:
