@@ -41,9 +41,9 @@ class Config:
     allow_secret_files: tuple[str, ...] = ()  # globs of files indexed although they look like secrets
     allow_secrets: tuple[str, ...] = ()  # `rule:KIND`, `fingerprint:HEX`, `path:GLOB`: findings not secrets
     lock_files: bool = False  # index dependency lock files (uv.lock, package-lock.json, ...); off: noise
-    model: str = (
-        "default"  # "default", "static", "minilm" (bundled), "none" (lexical only) or a model directory
-    )
+    # "default", "static", "minilm" (bundled), "none" (lexical only) or a model directory; unset:
+    # the model of the bundle being updated (a bundled one, or none), else "default"
+    model: str | None = None
     bundles: tuple[str, ...] = ()  # bundles of dependencies (paths, archives) that queries also search
     source: str = "defaults"  # where the config came from; not part of the hash
 

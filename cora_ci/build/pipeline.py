@@ -111,9 +111,13 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
     """Build or update; `full` (the reason) builds from scratch."""
     stages: dict[str, float] = {}
     cfg = snap.config
-    embedder = _embedder(model or cfg.model, snap.root)
+    old, rebuilt = _open_previous(out)
+    embedder = _embedder(model or cfg.model or _model_of(old), snap.root)
     info = asdict(embedder.info) if embedder is not None else None
-    old, rebuilt = (None, full) if full else _previous(out, cfg, info, cut)
+    if full:
+        old, rebuilt = None, full
+    elif old is not None:
+        old, rebuilt = _reusable(old, cfg, info, cut)
     if old is not None and _same_files(old, snap):
         return _refresh_source(old, snap, out, t0, embedder, cut)
     stages["list"] = time.perf_counter() - t0
@@ -246,15 +250,31 @@ def _refresh_source(old: Bundle, snap: Snapshot, out: Path, t0: float, embedder:
     )  # fmt: skip
 
 
-def _previous(out: Path, cfg: Config, model: dict[str, Any] | None,
-              cut: dict[str, Any] | None) -> tuple[Bundle | None, str]:  # fmt: skip
-    """The bundle to update, or None and the reason for building from scratch."""
+def _open_previous(out: Path) -> tuple[Bundle | None, str]:
+    """The bundle at `out`, or None and why there is none to update."""
     if not (out / mf.MANIFEST).is_file():
         return None, "" if not out.exists() else "no readable bundle"
     try:
-        old = open_bundle(out)
+        return open_bundle(out), ""
     except CoraError as e:
         return None, f"previous bundle unusable ({e.code}: {e.message})"
+
+
+def _model_of(old: Bundle | None) -> str:
+    """The model of a build whose `--model` and config name none: the previous bundle's when it is
+    a bundled one or none (`index --model static` once, then a hook's plain `index`, goes on with
+    static instead of rebuilding with another model), else the default."""
+    from cora_ci.embedding.loading import bundled_named
+
+    if old is None:
+        return "default"
+    info = old.manifest["model"]
+    return "none" if info is None else bundled_named(str(info.get("model_sha256", ""))) or "default"
+
+
+def _reusable(old: Bundle, cfg: Config, model: dict[str, Any] | None,
+              cut: dict[str, Any] | None) -> tuple[Bundle | None, str]:  # fmt: skip
+    """`old` if this build may update it, else None and the reason for building from scratch."""
     m = old.manifest
     if mf.parse_version(m["format_version"])[0] != mf.FORMAT_VERSION[0]:
         return None, f"bundle format {m['format_version']} -> {'.'.join(map(str, mf.FORMAT_VERSION))}"
