@@ -19,10 +19,12 @@ from pathlib import Path
 
 import pytest
 from conftest import git, run_chunk, uncovered
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
-from cora_ci.chunking.secrets import contains_secret, fingerprint, scan_lines
+from cora_ci.chunking.secrets import contains_secret, fingerprint, scan_lines, secret_names
 from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
 
@@ -354,3 +356,34 @@ def test_findings_can_be_allowed_by_rule_fingerprint_path_or_inline() -> None:
 ])  # fmt: skip
 def test_documented_examples_and_filled_in_shapes_are_not_secrets(text: str) -> None:
     assert scan_lines([text]) == []
+
+
+_NAME_SECRETS = [
+    "gh" + "p_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8",
+    "xox" + "b-" + "1234567890-1234567890123-AbCdEfGhIjKlMnOpQrStUvWx",
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.from_regex(r"[a-z]{1,8}(/[A-Za-z0-9_.-]{1,12}){0,3}\.(py|ts|md)", fullmatch=True),
+            st.builds(
+                lambda d, s, e: f"{d}/{s}{e}",
+                st.sampled_from(["keys", "a/b", "x"]),
+                st.sampled_from(_NAME_SECRETS),
+                st.sampled_from(["", ".txt", "\n.env"]),
+            ),
+            st.text(alphabet="abc=:_- \n'\"", max_size=30),  # separators, quotes, keys and newlines
+        ),
+        max_size=40,
+    )
+)
+def test_secret_names_in_one_pass_agree_with_each_name_alone(names: list[str]) -> None:
+    """A hook lists every path at every commit: `secret_names` scans them joined, once, and must
+    say exactly what `contains_secret` says of each alone (newlines inside names too)."""
+    one_by_one = {n: k for n in names if (k := contains_secret(n))}
+    assert secret_names(names) == one_by_one
+    planted = [n + s for n in _NAME_SECRETS for s in ("", "/x.py")]
+    assert list(secret_names(planted)) == planted

@@ -16,7 +16,7 @@ import bisect
 import hashlib
 import itertools
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from functools import lru_cache
 from typing import NamedTuple
 
@@ -138,6 +138,20 @@ def _stand_in(value: str) -> bool:
 def contains_secret(text: str) -> str | None:
     """The kind of the first high-confidence secret in `text`, or None."""
     return next((kind for kind, _ in _matches(text)), None)
+
+
+def secret_names(names: Sequence[str]) -> dict[str, str]:
+    """`contains_secret` of many short texts (a repository's paths), those that hold one: every
+    rule runs once over them all, joined by newlines (which no rule crosses), instead of once a
+    name (~50 us a path, 1.6 s at 30,000 files for every hook run); each name a match touches is
+    then confirmed alone, so the result is exactly the one-by-one answer."""
+    text = "\n".join(names)
+    starts = list(itertools.accumulate((len(n) + 1 for n in names), initial=0))
+    touched: set[int] = set()
+    for _, m in _matches(text):
+        first = bisect.bisect_right(starts, m.start()) - 1
+        touched.update(range(first, bisect.bisect_right(starts, max(m.start(), m.end() - 1))))
+    return {names[i]: kind for i in sorted(touched) if (kind := contains_secret(names[i]))}
 
 
 def _value(m: re.Match[str], text: str) -> tuple[int, int]:

@@ -19,7 +19,7 @@ from typing import IO, NamedTuple
 from cora_ci import config as config_mod
 from cora_ci.boosts import FILE_NAME as BOOSTS_FILE
 from cora_ci.boosts import parse_boosts
-from cora_ci.chunking.secrets import contains_secret
+from cora_ci.chunking.secrets import secret_names
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
 from cora_ci.files.names import from_bytes, fs_name, to_bytes
@@ -350,16 +350,16 @@ def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_di
         prefix = out_dir.resolve().relative_to(raw.root).as_posix() + "/"
         keep = {n for n in keep if not n.startswith(prefix)}
     entries = [e for e in raw.entries if e.path in keep]
-    named = [(e, kind) for e in entries if cfg.secrets == "drop" and (kind := contains_secret(e.path))]
+    named = secret_names([e.path for e in entries]) if cfg.secrets == "drop" else {}
     if named:  # a path is in the manifest, the BM25 index and every result: the file stays out
-        entries = [e for e in entries if e not in {n for n, _ in named}]
+        entries = [e for e in entries if e.path not in named]
     if raw.kind == "dir":
         entries = _hash_files(raw.root, [e.path for e in entries])
     if not entries:
         why = "every file is excluded by the config" if raw.entries else "it holds no file"
         raise CoraError("CORA-IO-004", f"nothing to index in {raw.root}: {why}")
     return replace(raw, entries=tuple(entries), config=cfg, boosts=_boosts(raw.read_text_file(BOOSTS_FILE)),
-                   withheld=tuple(kind for _, kind in named))  # fmt: skip
+                   withheld=tuple(named.values()))  # fmt: skip
 
 
 def _boosts(data: bytes | None) -> tuple[str, ...]:
