@@ -113,3 +113,28 @@ def test_file_size_limit(changed_repo: tuple[Path, Path, bytes]) -> None:
     _assert_clean_failure(res)
     assert (out / mf.MANIFEST).read_bytes() == before and _verify(out).returncode == 0
     assert not list(out.parent.glob(".index.tmp-*"))
+
+
+@pytest.mark.parametrize(
+    ("message", "errno"),
+    [
+        ("Failed to write: IO error (os error 28)", 28),
+        (  # opening a segment file on a full disk (seen in CI: a CORA-INT-001 before)
+            "Failed to open file for write: 'IoError { io_error: Custom { kind: StorageFull, error: "
+            'PathError { path: "/x/.tmpjU7X0C", err: Os { code: 28, kind: StorageFull, message: "No '
+            'space left on device" } } }, filepath: "1923.fieldnorm" }\'',
+            28,
+        ),
+        ("IO error: short write", 5),
+    ],
+)
+def test_tantivy_write_errors_are_os_errors(message: str, errno: int) -> None:
+    """Each way tantivy words a failed write becomes OSError (the writer's clean CORA-BND-006),
+    wherever the disk fills up."""
+    from cora_ci.bundle.lexical import _io_errors
+
+    with pytest.raises(OSError) as e, _io_errors():
+        raise ValueError(message)
+    assert e.value.errno == errno
+    with pytest.raises(ValueError), _io_errors():  # anything else stays what it is
+        raise ValueError("Schema error: field `body` is missing")

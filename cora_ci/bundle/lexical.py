@@ -125,7 +125,8 @@ def write_index(
 
 _FILE = re.compile(r'filepath: "([0-9a-f]{32}\.[a-z]+|meta\.json)"')
 _WHY = re.compile(r'error: "([^".]+)')
-_OS_ERROR = re.compile(r"\(os error (\d+)\)")
+# tantivy's two spellings of an OS error: "... (os error 28)" and "IoError { ... Os { code: 28, ...".
+_OS_ERROR = re.compile(r"\(os error (\d+)\)|\bOs \{ code: (\d+)")
 
 
 @contextlib.contextmanager
@@ -136,9 +137,9 @@ def _io_errors() -> Iterator[None]:
         yield
     except ValueError as e:
         found = _OS_ERROR.search(str(e))
-        if found is None and "IO error" not in str(e):
+        if found is None and "IO error" not in str(e) and "IoError" not in str(e):
             raise
-        errno = int(found.group(1)) if found else 5
+        errno = int(found.group(1) or found.group(2)) if found else 5
         raise OSError(errno, os.strerror(errno)) from None
 
 
