@@ -28,14 +28,12 @@ import hashlib
 import importlib.util
 import json
 import math
-import os
-import random
 import shutil
 import sys
 import tempfile
 from pathlib import Path
 
-import numpy as np
+from seeds import deterministic
 
 # Pinned inputs -------------------------------------------------------------
 SAFETENSORS_SHA256 = "53aa51172d142c89d9012cce15ae4d6cc0ca6895895114379cacb4fab128d9db"
@@ -275,15 +273,8 @@ def main():
     )
     args = ap.parse_args()
 
-    # determinism knobs (nothing is random in this pipeline, but be explicit)
-    os.environ.setdefault("PYTHONHASHSEED", "0")
-    random.seed(0)
-    np.random.seed(0)
+    deterministic()  # nothing is random in this pipeline, but be explicit
     import torch
-
-    torch.manual_seed(0)
-    torch.use_deterministic_algorithms(True)
-    torch.set_num_threads(1)
 
     model_dir = find_model_dir(args.model_dir)
     st = model_dir / "model.safetensors"

@@ -31,7 +31,6 @@ import hashlib
 import importlib.metadata
 import json
 import os
-import random
 import sys
 import sysconfig
 from collections import Counter
@@ -41,6 +40,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))  # the runtime's word splitter, so build and run time split alike
+from seeds import deterministic  # noqa: E402
+
 from cora_ci.embedding.info import ModelInfo  # noqa: E402
 from cora_ci.embedding.static import StaticEmbedder, wordpiece, words  # noqa: E402
 
@@ -138,14 +139,7 @@ def main() -> None:
         sys.exit("--out is required")
 
     os.environ["HF_HUB_OFFLINE"] = "1"  # a local directory; nothing is fetched
-    os.environ.setdefault("PYTHONHASHSEED", "0")
-    random.seed(0)
-    np.random.seed(0)
-    import torch
-
-    torch.manual_seed(0)
-    torch.use_deterministic_algorithms(True)
-    torch.set_num_threads(1)
+    deterministic()
     from model2vec.distill import distill
 
     extra = Path(args.vocab).read_text().split() if args.vocab else None

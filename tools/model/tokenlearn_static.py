@@ -53,7 +53,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import hashlib
 import json
 import random
 import re
@@ -67,6 +66,8 @@ import numpy as np
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
+from distill_static import quantise, sha256  # noqa: E402  (the same int8 rows and checksums)
+from seeds import deterministic  # noqa: E402
 
 # Evaluation repositories of bench/quality.py and bench/RESULTS.md, and packages overlapping them:
 # never in the training corpus.
@@ -259,29 +260,13 @@ def teacher_vectors(work: Path) -> np.ndarray:
     return np.concatenate(arrays)
 
 
-def quantise(rows: np.ndarray) -> dict[str, np.ndarray]:
-    """int8 rows and a float32 scale per row, exactly as distill_static.py's `quantise`."""
-    scale = np.abs(rows).max(axis=1) / 127.0
-    scale[scale == 0] = 1.0
-    q = np.clip(np.rint(rows / scale[:, None]), -127, 127).astype(np.int8)
-    return {"vectors": q, "scales": scale.astype(np.float32)}
-
-
-def sha256(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
 def cmd_train(args: argparse.Namespace) -> None:
     import torch
 
     from cora_ci.embedding.info import ModelInfo
     from cora_ci.embedding.static import StaticEmbedder, parse_table
 
-    random.seed(0)
-    np.random.seed(0)
-    torch.manual_seed(0)
-    torch.set_num_threads(1)
-    torch.use_deterministic_algorithms(True)
+    deterministic()
     work, init = Path(args.work), Path(args.init)
     scales = init / "scales.npy"
     tokens, table = parse_table((init / "tokens.txt").read_bytes(), (init / "vectors.npy").read_bytes(),
@@ -384,7 +369,7 @@ def cmd_train(args: argparse.Namespace) -> None:
 def write_table(out: Path, tokens: list[str], rows: np.ndarray, meta: dict[str, object]) -> None:
     out.mkdir(parents=True, exist_ok=True)
     (out / "tokens.txt").write_text("".join(t + "\n" for t in tokens), encoding="utf-8")
-    for name, array in quantise(rows).items():
+    for name, array in quantise(rows, "int8").items():
         np.save(out / f"{name}.npy", array, allow_pickle=False)
     files = {p.name: sha256(p) for p in sorted(out.iterdir()) if p.suffix in (".txt", ".npy")}
     config = {**meta, "dim": int(rows.shape[1]), "dtype": "int8", "tokens": len(tokens), "files": files}
