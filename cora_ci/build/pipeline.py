@@ -111,8 +111,10 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
     """Build or update; `full` (the reason) builds from scratch."""
     stages: dict[str, float] = {}
     cfg = snap.config
-    old, rebuilt = _open_previous(out)
-    embedder = _embedder(model or cfg.model or _model_of(old), snap.root)
+    spec = model or cfg.model
+    # the previous bundle is read to update it, or for its model when none is named
+    old, rebuilt = (None, "") if full and spec else _open_previous(out)
+    embedder = _embedder(spec or _model_of(old), snap.root)
     info = asdict(embedder.info) if embedder is not None else None
     if full:
         old, rebuilt = None, full

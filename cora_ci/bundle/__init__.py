@@ -49,8 +49,6 @@ class Bundle:
         self.manifest = manifest
         self._records = records or {}  # files verified at open: [size, mtime_ns, inode, sha256]
         self.id: str | None = None  # the manifest's sha256, when opened with `open_bundle`
-        self._segments: list[tuple[int, int]] | None = None  # BM25: (bucket, documents) per segment
-        self._members: list[list[int]] = []  # file indexes per bucket
         self._segment_cache: dict[int, list[int]] = {}
 
     @property
@@ -122,23 +120,17 @@ class Bundle:
 
     def _segment_ids(self, segment: int) -> list[int]:
         """The chunk ids of BM25 segment `segment` in document order: the chunks of the files of its
-        bucket (the `segment`-th non-empty one), files in path order, as `write_lexical` adds them."""
-        if self._segments is None:
-            lexical = self.manifest["lexical"]
-            count, segs = lexical["buckets"], lexical["segments"]
-            members: list[list[int]] = [[] for _ in range(count)]
-            for fi, path in enumerate(self.manifest["files"]["path"]):
-                members[mf.bucket_of(path, count)].append(fi)
-            self._segments = [(b, s[1]) for b, s in enumerate(segs) if s]
-            self._members = members
+        bucket (the `segment`-th non-empty one), files in path order, as `write_lexical` adds them
+        (the buckets are the shards', `schema` checks that the counts agree)."""
         if segment not in self._segment_cache:
-            if segment >= len(self._segments):
+            segments = [(b, s[1]) for b, s in enumerate(self.manifest["lexical"]["segments"]) if s]
+            if segment >= len(segments):
                 raise CoraError(
                     "CORA-BND-004", f"{self.root / mf.BM25}: more segments than the manifest lists"
                 )
-            bucket, docs = self._segments[segment]
+            bucket, docs = segments[segment]
             ids = self.chunks.id_array
-            rows = [r for fi in self._members[bucket] for r in self.chunks.file_rows(fi)]
+            rows = [r for fi in self.shards.bucket_files(bucket) for r in self.chunks.file_rows(fi)]
             got = ids[rows].tolist() if rows else []
             if len(got) != docs:
                 raise CoraError("CORA-BND-004", f"{self.root / mf.MANIFEST}: bucket {bucket} lists {docs} "

@@ -72,6 +72,18 @@ class Shards:
             members[b].append(p)
         return buckets, slots, members
 
+    def bucket_files(self, b: int) -> list[int]:
+        """Indexes in the top file table of the files of bucket `b`, in path order: the order of
+        its shard's rows and of its BM25 segment's documents."""
+        return self._bucket_files[b]
+
+    @cached_property
+    def _bucket_files(self) -> list[list[int]]:
+        out: list[list[int]] = [[] for _ in self.names]
+        for fi, b in enumerate(self._where[0]):
+            out[b].append(fi)
+        return out
+
     def bucket(self, b: int) -> dict[str, list[Any]]:
         """The file table of bucket `b` (shard columns)."""
         if b not in self._loaded:
