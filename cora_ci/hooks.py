@@ -17,7 +17,6 @@ import os
 import subprocess
 import sys
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
 from cora_ci.errors import CODES, CoraError
@@ -125,6 +124,8 @@ def git_path(repo: Path, name: str) -> Path:
 
 def script(name: str) -> bytes:
     """Our hook script `name`, shipped as package data so an installed wheel can install hooks."""
+    from importlib import resources
+
     return (resources.files("cora_ci") / "hook_scripts" / name).read_bytes()
 
 

@@ -23,7 +23,7 @@ from cora_ci.build.chunks import (
     notes_of,
 )
 from cora_ci.build.common import Progress, quiet
-from cora_ci.build.vectors import plan_vectors, text_keys
+from cora_ci.build.vectors import VectorPlan, plan_vectors, text_keys
 from cora_ci.build.writers import (
     assemble_manifest,
     built_at,
@@ -42,8 +42,6 @@ from cora_ci.config import Config
 from cora_ci.errors import CoraError
 from cora_ci.files.shard import ShardSpec, assign, tree_digest
 from cora_ci.files.source import Snapshot, snapshot
-from cora_ci.graph.build import file_links
-from cora_ci.graph.extract import FileRefs
 
 
 @dataclass
@@ -133,6 +131,9 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
     keys = {p: text_keys(f.chunks) if embedder is not None else b"" for p, f in fresh.items()}
     t_keys = time.perf_counter() - t
     t = time.perf_counter()
+    from cora_ci.graph.build import file_links
+    from cora_ci.graph.extract import FileRefs  # with the parsers: only when files were chunked
+
     links = {p: file_links(f.chunks, FileRefs(f.imports, f.refs)) for p, f in fresh.items()}
     rows = Rows(old_shards, kept)
     for p, f in fresh.items():
@@ -155,13 +156,7 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
         changed = {bucket_of(p, count) for p in [*fresh, *deleted]}
         shards = write_shards(tmp, reuse, rows, count, changed)
         if vec is not None:
-            from cora_ci.bundle.vectors import update_vectors, write_vectors
-
-            if old is not None and old.vectors is not None:
-                batches = [(vec.ids, vec.vectors), (vec.stored_ids, vec.stored)]
-                update_vectors(old.root, tmp, vec.remove, batches)
-            else:
-                write_vectors(tmp, vec.ids, vec.vectors)  # nothing stored to copy
+            _write_vectors(tmp, old, vec)
         write_graph(tmp / mf.GRAPH, files, old)
         progress("write", 1, 1)
         return assemble_manifest(header(snap, cfg, info, cut), files, lexical, shards)
@@ -183,6 +178,23 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
         seconds=time.perf_counter() - t0, stages=stages, model=_model_name(embedder),
         source=_label(snap, cut),
     )  # fmt: skip
+
+
+def _write_vectors(tmp: Path, old: Bundle | None, vec: VectorPlan) -> None:
+    """The vector files of the new bundle: the previous ones hard-linked when no vector changed (a
+    commit of files that hold no chunk, or whose chunks kept their texts), so usearch is not even
+    loaded; else updated from them, or written anew."""
+    if old is not None and old.model is not None and not (vec.remove or len(vec.ids) or len(vec.stored_ids)):
+        for name in (mf.VECTORS, mf.CODES):
+            os.link(old.root / name, tmp / name)
+        return
+    from cora_ci.bundle.vectors import update_vectors, write_vectors
+
+    if old is not None and old.model is not None:
+        batches = [(vec.ids, vec.vectors), (vec.stored_ids, vec.stored)]
+        update_vectors(old.root, tmp, vec.remove, batches)
+    else:
+        write_vectors(tmp, vec.ids, vec.vectors)  # nothing stored to copy
 
 
 def _linked_artifacts(old: Bundle | None) -> tuple[Path, dict[str, Any], dict[str, list[Any]]] | None:
@@ -288,7 +300,8 @@ def _reusable(old: Bundle, cfg: Config, model: dict[str, Any] | None,
     was, now = shard_label(m.get("shard")), shard_label(cut)
     if was != now:
         return None, f"shard changed ({was} -> {now})"
-    if not all(verified.checked(kind, old.id if old.records else None) for kind in ("bm25", "vectors")):
+    known = old.id if old.records else None
+    if not all(verified.checked(kind, known) for kind in (verified.BM25_CHECK, "vectors")):
         _ = old.lexical, old.vectors  # checked against the manifest before reuse (else `build` rebuilds)
     return old, ""
 

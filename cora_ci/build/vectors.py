@@ -79,7 +79,7 @@ def plan_vectors(
 def _stored_vectors(old: Bundle | None, old_rows: Rows, wanted: set[bytes]) -> dict[bytes, Any]:
     """The previous bundle's vectors (codes, as stored) of the texts in `wanted`, by text key,
     found among every file's text hashes (a top column: no shard is read)."""
-    if old is None or old.vectors is None or not wanted:
+    if old is None or not wanted or old.vectors is None:  # opening the vectors loads usearch
         return {}
     found: dict[bytes, int] = {}
     for p in old_rows:

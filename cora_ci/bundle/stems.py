@@ -11,19 +11,26 @@ identifier is searched as written. Measured in bench/RESULTS.md (2026-11-25).
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import lru_cache
-
-import snowballstemmer
+from functools import cache, lru_cache
+from typing import Any
 
 WEIGHT = 0.5  # a form's boost, times its field's, against the word as written
 _MIN = 4  # shorter words (`get`, `set`, `id`) have too many unrelated forms
 _LIMIT = 200  # index words read per prefix, the most frequent first
-_STEMMER = snowballstemmer.stemmer("english")
+
+
+@cache
+def _stemmer() -> Any:
+    """Made on first use: the package imports its ~30 languages (~20 ms), which a process that
+    asks no sentence (a hook, an identifier query) need not pay."""
+    import snowballstemmer
+
+    return snowballstemmer.stemmer("english")
 
 
 @lru_cache(maxsize=1 << 14)
 def stem(word: str) -> str:
-    s: str = _STEMMER.stemWord(word)
+    s: str = _stemmer().stemWord(word)
     return s
 
 

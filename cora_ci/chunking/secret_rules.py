@@ -19,7 +19,7 @@ from collections import defaultdict
 from typing import Any
 
 from cora_ci.chunking import secret_checks as ck
-from cora_ci.chunking.secret_providers import KEYED, PROVIDERS, Rule
+from cora_ci.chunking.secret_providers import KEYED, PROVIDERS, Lazy, Rule
 
 __all__ = ["GENERIC", "PROVIDERS", "Rule", "find"]
 
@@ -31,32 +31,32 @@ _SECRET_NAMES = ("password", "passwd", "pwd", "passphrase", "secret", "token", *
 GENERIC: tuple[Rule, ...] = (
     Rule(
         "jwt",
-        re.compile(rf"eyJ(?<![{_W}_-]eyJ)[{_W}_-]{{10,}}\.eyJ[{_W}_-]{{10,}}\.[{_W}_-]{{16,}}"),
+        Lazy(rf"eyJ(?<![{_W}_-]eyJ)[{_W}_-]{{10,}}\.eyJ[{_W}_-]{{10,}}\.[{_W}_-]{{16,}}"),
         ck.jwt,
         starts=("eyJ",),
     ),
     Rule(
         "url-credentials",
-        re.compile(r"://(?P<user>[\w.%+-]{1,64}):(?P<password>[^\s:@/\"'`]{1,128})@[\w.-]+"),
+        Lazy(r"://(?P<user>[\w.%+-]{1,64}):(?P<password>[^\s:@/\"'`]{1,128})@[\w.-]+"),
         ck.url_password,
         need="://",
     ),
     # `earer`/`asic`: a literal start, the capital or not is checked behind it
     Rule(
         "bearer-token",
-        re.compile(rf"earer(?<=[Bb]earer)\s+(?P<value>[{_W}._~+/-]{{20,}}=*)"),
+        Lazy(rf"earer(?<=[Bb]earer)\s+(?P<value>[{_W}._~+/-]{{20,}}=*)"),
         ck.credential,
         need="earer",
     ),
     Rule(
         "basic-auth-header",
-        re.compile(rf"asic(?<=[Bb]asic)\s+(?P<value>[{_W}+/]{{16,}}={{0,2}})(?![{_W}+/=])"),
+        Lazy(rf"asic(?<=[Bb]asic)\s+(?P<value>[{_W}+/]{{16,}}={{0,2}})(?![{_W}+/=])"),
         ck.basic,
         need="asic",
     ),
     Rule(
         "generic-credential",
-        re.compile(rf"[{_W}+/=_.~!@#$%^&*-]{{12,1000}}"),
+        Lazy(rf"[{_W}+/=_.~!@#$%^&*-]{{12,1000}}"),
         ck.credential,
         keys=_SECRET_NAMES,
         key_end=True,
