@@ -2,10 +2,11 @@
 
 Repository: bench/corpora.py's synthetic repository (1,000 files by default, the default model),
 set up as docs/hooks.md says: `.pre-commit-config.yaml` with `default_install_hook_types` (all five),
-`default_stages: [pre-commit]`, `cora-ci-index` and `cora-ci-sync` from a snapshot of this checkout
-(committed into a scratch repository, as `pre-commit try-repo` does), `pre-commit install`. Each
-commit is timed three ways, alternating: with cora-ci's hooks; in a clone whose only hook is
-`true` at the same two stages (pre-commit's own cost); with no hooks (`core.hooksPath` empty).
+`default_stages: [pre-commit]`, `cora-ci-sync` from a snapshot of this checkout (committed into a
+scratch repository, as `pre-commit try-repo` does), `pre-commit install`; `--with-index` adds the
+pre-commit hook `cora-ci-index` (the set-up that blocks on failure, two cora-ci processes a commit).
+Each commit is timed three ways, alternating: with cora-ci's hooks; in a clone whose only hook is
+`true` at the same stages (pre-commit's own cost); with no hooks (`core.hooksPath` empty).
 What cora-ci adds is the first minus the second; what a user notices is the first minus the third.
 
 Commits: 5 edited Python files (a function appended to each), and one that touches nothing indexed
@@ -59,13 +60,15 @@ def snapshot(dest: Path, env: dict[str, str]) -> str:
     return run(dest, env, "git", "rev-parse", "HEAD").stdout.strip()
 
 
-def configs(hook_repo: Path, rev: str) -> tuple[str, str]:
+def configs(hook_repo: Path, rev: str, with_index: bool) -> tuple[str, str]:
     """docs/hooks.md's set-up, and the same stages with a hook that does nothing."""
     head = f"default_install_hook_types: {ALL_TYPES}\ndefault_stages: [pre-commit]\nrepos:\n"
-    cora = f"- repo: {hook_repo}\n  rev: {rev}\n  hooks:\n  - id: cora-ci-index\n  - id: cora-ci-sync\n"
+    index = "  - id: cora-ci-index\n" if with_index else ""
+    cora = f"- repo: {hook_repo}\n  rev: {rev}\n  hooks:\n{index}  - id: cora-ci-sync\n"
+    stages = "[pre-commit, post-commit]" if with_index else "[post-commit]"
     true = ("- repo: local\n  hooks:\n  - id: nothing\n    name: nothing\n    entry: 'true'\n"
             "    language: system\n    always_run: true\n    pass_filenames: false\n"
-            "    stages: [pre-commit, post-commit]\n")  # fmt: skip
+            f"    stages: {stages}\n")  # fmt: skip
     return head + cora, head + true
 
 
@@ -111,6 +114,7 @@ def main() -> None:
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--model", default="default")
     ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--with-index", action="store_true", help="the pre-commit hook too (two processes)")
     json_option(ap)
     args = ap.parse_args()
     now = datetime.datetime.now(datetime.UTC)
@@ -132,7 +136,7 @@ def main() -> None:
         repo = corpora.synthetic_repo(tmp / "r", args.files)
         (repo / ".cora.toml").write_text(f'model = "{args.model}"\nexclude = ["notes/"]\n')
         floor = tmp / "floor"
-        cora_cfg, true_cfg = configs(hook_repo, rev)
+        cora_cfg, true_cfg = configs(hook_repo, rev, args.with_index)
         (repo / ".pre-commit-config.yaml").write_text(cora_cfg)
         run(repo, env, "git", "add", "-A")
         run(repo, env, "git", "commit", "-qm", "set-up")

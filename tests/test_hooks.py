@@ -137,14 +137,16 @@ def hook_repo(tmp_path_factory: pytest.TempPathFactory, base_env: dict[str, str]
     return shadow, run(shadow, base_env, "git", "rev-parse", "HEAD").stdout.strip()
 
 
-def pc_config(hook_repo: tuple[Path, str], args: str = "[]", *, default_stages: bool = True,
+def pc_config(hook_repo: tuple[Path, str], index: str | None = None, *, default_stages: bool = True,
               more: str = "") -> str:  # fmt: skip
-    """The set-up of docs/hooks.md: all five hook types installed, and stage-less hooks (`more`,
-    a repository entry of the user's own) kept at pre-commit by `default_stages`."""
+    """The set-up of docs/hooks.md: all five hook types installed, the sync hook, and stage-less
+    hooks (`more`, a repository entry of the user's own) kept at pre-commit by `default_stages`;
+    `index`: the pre-commit hook too, with these args."""
+    pre = "" if index is None else f"  - id: cora-ci-index\n    args: {index}\n"
     return (f"default_install_hook_types: {ALL_HOOK_TYPES}\n"
             + ("default_stages: [pre-commit]\n" if default_stages else "")
             + f"repos:\n- repo: {hook_repo[0]}\n  rev: {hook_repo[1]}\n  hooks:\n"
-            f"  - id: cora-ci-index\n    args: {args}\n  - id: cora-ci-sync\n{more}")  # fmt: skip
+            f"{pre}  - id: cora-ci-sync\n{more}")  # fmt: skip
 
 
 @pytest.fixture
@@ -211,7 +213,7 @@ def test_pre_commit_hook_indexes_only_the_staged_content(
     tmp_path: Path, base_env: dict[str, str], hook_repo: tuple[Path, str]
 ) -> None:
     repo, env = new_repo(tmp_path / "repo", base_env), base_env
-    write(repo, {".pre-commit-config.yaml": pc_config(hook_repo)})
+    write(repo, {".pre-commit-config.yaml": pc_config(hook_repo, "[]")})
     run(repo, env, PRE_COMMIT, "install", "--hook-type", "pre-commit")  # no post-commit sync here
     write(repo, {"mod.py": "def staged_one():\n    return 1\n"})
     run(repo, env, "git", "add", "-A")
@@ -242,7 +244,7 @@ def test_pre_commit_hook_fails_open_unless_strict(
     # pre-commit hides a passing hook's output: the warning goes to the terminal, saying what to do
     warning = "(bundle left as it was; fix the TOML syntax; `cora-ci index` then updates it)"
     assert re.search(r"^cora-ci: warning: CORA-CFG-003: .*" + re.escape(warning) + "$", said, re.M), said
-    assert re.search(r"^cora-ci index \(staged\)\.+\ncora-ci: warning: .*\nPassed$", said, re.M), said
+    assert re.search(r"^cora-ci index \(HEAD\)\.+\ncora-ci: warning: .*\nPassed$", said, re.M), said
     assert run(repo, env, "git", "rev-parse", "HEAD").stdout != head  # the commit went through
     assert (repo / ".cora" / "index" / "manifest.sha256").read_bytes() == sums
     head = run(repo, env, "git", "rev-parse", "HEAD").stdout
@@ -283,11 +285,7 @@ def test_pre_commit_set_up_leaves_the_users_other_hooks_alone(
     status, said = run_on_terminal(repo, env, "git", "commit", "-qm", "first")
     assert status == 0
     shown = [re.sub(r"\.{3,}", "...", line) for line in said.splitlines()]
-    assert shown == [
-        "cora-ci index (staged)...Passed",
-        "my own hook...Passed",
-        "cora-ci index (HEAD)...Passed",
-    ]
+    assert shown == ["my own hook...Passed", "cora-ci index (HEAD)...Passed"]  # one cora-ci process
     assert log.read_text() == "ran\n"
     assert_at_head(repo, env)
 
@@ -464,11 +462,35 @@ def test_install_hooks_respects_core_hooks_path_and_refuses_to_clobber(
 
 def test_plain_hook_fails_open_without_cora_ci(tmp_path: Path, base_env: dict[str, str]) -> None:
     repo, env = new_repo(tmp_path / "repo", base_env), base_env
-    hook = ROOT / "hooks" / "pre-commit"
-    out = run(repo, env, str(hook), CORA_CI=str(tmp_path / "missing-cora-ci"))
-    assert out.stderr.startswith("cora-ci: warning: ") and "not found on PATH" in out.stderr
-    out = run(repo, {**env, "PATH": "/nonexistent"}, "/bin/sh", str(hook))
-    assert "cora-ci: warning: cora-ci not found on PATH" in out.stderr
+    for name, extra in (("post-commit", {}), ("pre-commit", {"CORA_HOOK_STRICT": "1"})):
+        hook = ROOT / "hooks" / name
+        out = run(repo, env, str(hook), CORA_CI=str(tmp_path / "missing-cora-ci"), **extra)
+        assert out.stderr.startswith("cora-ci: warning: ") and "not found on PATH" in out.stderr
+        out = run(repo, {**env, "PATH": "/nonexistent"}, "/bin/sh", str(hook), **extra)
+        assert "cora-ci: warning: cora-ci not found on PATH" in out.stderr
+
+
+def test_plain_pre_commit_hook_leaves_the_update_to_post_commit_unless_strict(
+    tmp_path: Path, base_env: dict[str, str]
+) -> None:
+    """One cora-ci process per commit: the post-commit script updates the bundle; the pre-commit one
+    runs cora-ci only to block a commit whose update fails (CORA_HOOK_STRICT=1)."""
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    log = tmp_path / "calls.log"
+    spy = tmp_path / "cora-spy"
+    spy.write_text(f'#!/bin/sh\necho "$*" >> {log}\nexec {CORA} "$@"\n')
+    spy.chmod(0o755)
+    run(repo, env, CORA, "install-hooks")
+    write(repo, {"x.py": "def x():\n    return 1\n"})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "one", CORA_CI=str(spy))
+    assert log.read_text() == "hook sync\n"
+    assert "x.py::x" in assert_at_head(repo, env)
+    write(repo, {".cora.toml": "model = [\n"})  # not TOML: the update fails
+    run(repo, env, "git", "add", "-A")
+    out = run(repo, env, "git", "commit", "-qm", "two", ok=False, CORA_CI=str(spy), CORA_HOOK_STRICT="1")
+    assert out.returncode != 0 and "CORA-CFG-003" in out.stderr
+    assert log.read_text() == "hook sync\nhook index\n"
 
 
 _LOADED = """

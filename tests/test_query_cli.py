@@ -302,3 +302,31 @@ def test_a_mistyped_language_names_the_ones_there_are(repo: Path, env: dict[str,
 def test_a_mistyped_anchor_gets_suggestions(repo: Path, env: dict[str, str]) -> None:
     out = cora("show", "src/auth.py::Auth.logn", cwd=repo, **env)
     assert "did you mean" in out.stderr and "src/auth.py::Auth.login" in out.stderr
+
+
+_MODEL_LOADED = """
+import sys
+from cora_ci.cli import cli
+cli.main(sys.argv[1:], standalone_mode=False)
+print("\\nloaded:", " ".join(m for m in ("onnxruntime", "tokenizers") if m in sys.modules))
+"""
+
+
+def test_an_identifier_found_by_name_loads_no_model(
+    make_repo: Callable[[dict[str, str]], Path], env: dict[str, str]
+) -> None:
+    """An identifier query weighs the vectors at nothing when BM25 finds the name: the model (~0.1 s
+    of onnxruntime and 22 MB read) is not loaded; a question in words loads it, and so does a name
+    nothing in the bundle is called (the vectors then answer alone)."""
+    repo = make_repo(dedent_files(FILES))
+    assert cora("index", "-q", cwd=repo, **env).returncode == 0  # the default model
+
+    def loaded(query: str) -> list[str]:
+        out = subprocess.run([sys.executable, "-c", _MODEL_LOADED, "query", query, "-k", "2"], cwd=repo,
+                             capture_output=True, text=True, env={**os.environ, **env}, check=True)  # fmt: skip
+        return out.stdout.rsplit("loaded:", 1)[1].split()
+
+    assert loaded("parse_header_links") == []
+    assert loaded("Auth.login") == []
+    assert loaded("split a link header into urls") == ["onnxruntime", "tokenizers"]
+    assert loaded("NothingIsCalledThis") == ["onnxruntime", "tokenizers"]

@@ -63,7 +63,7 @@ def embedder_for(bundle: Bundle, model: str | None) -> Any:
     recorded = bundle.model
     if recorded is None or model == "none":
         return None
-    from cora_ci.embedding import load_embedder
+    from cora_ci.embedding import deferred_embedder, load_embedder
     from cora_ci.embedding.loading import bundled_named
 
     want = str(recorded.get("model_sha256"))
@@ -76,7 +76,7 @@ def embedder_for(bundle: Bundle, model: str | None) -> Any:
                 f"{bundle.root} was built with model {name} ({sha}...), not a bundled one",
                 "pass that model's directory with --model DIR, or --model none for BM25 only",
             )
-        return load_embedder(own)
+        return deferred_embedder(own)  # read when first used: an identifier found by name needs none
     embedder = load_embedder(model)
     if embedder is None or embedder.info.model_sha256 != want:
         raise CoraError(

@@ -55,9 +55,12 @@ class Session:
             return self._current()
 
     def warm(self) -> None:
-        """Open the bundle and load its model before the first call needs them."""
+        """Open the bundle and load its model before the first call needs them (a bundled model
+        is otherwise read on first use: one embedding now builds its sessions too)."""
         with self._lock:
-            self._model_for(self._current())
+            model = self._model_for(self._current())
+            if model is not None:
+                model.embed_query("warm")
 
     def search(
         self, text: str, k: int = 10, budget: int | None = None, filters: Filters | None = None
