@@ -79,7 +79,7 @@ def plan_vectors(
 def _stored_vectors(old: Bundle | None, old_rows: Rows, wanted: set[bytes]) -> dict[bytes, Any]:
     """The previous bundle's vectors (codes, as stored) of the texts in `wanted`, by text key,
     found among every file's text hashes (a top column: no shard is read)."""
-    if old is None or not wanted or old.vectors is None:  # opening the vectors loads usearch
+    if old is None or old.model is None or not wanted:
         return {}
     found: dict[bytes, int] = {}
     for p in old_rows:
@@ -87,7 +87,7 @@ def _stored_vectors(old: Bundle | None, old_rows: Rows, wanted: set[bytes]) -> d
                           strict=True):  # fmt: skip
             if k in wanted:
                 found.setdefault(k, cid)
-    if not found:
+    if not found or old.vectors is None:  # opened only now: it loads usearch
         return {}
     return dict(zip(found, old.vectors.get_stored(list(found.values())), strict=True))
 

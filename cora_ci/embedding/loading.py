@@ -123,14 +123,14 @@ def _static_sha256(vectors: bytes, scales: bytes | None) -> str:
 
 def load_static(model_dir: Path | None = None) -> StaticEmbedder:
     """The bundled static distillation of all-MiniLM-L6-v2, checked against its checksums."""
-    from cora_ci.embedding.static import StaticEmbedder, parse_table
+    from cora_ci.embedding.static import StaticEmbedder, read_table
 
     if model_dir is None:
         model_dir = Path(str(resources.files("cora_ci.embedding.minilm_static")))
     vectors = verify_sha256(model_dir / "vectors.npy", STATIC_VECTORS_SHA256)
     scales = verify_sha256(model_dir / "scales.npy", STATIC_SCALES_SHA256)
     tokens = verify_sha256(model_dir / "tokens.txt", STATIC_TOKENS_SHA256)
-    return StaticEmbedder(STATIC_INFO, *parse_table(tokens, vectors, scales))
+    return StaticEmbedder(STATIC_INFO, *read_table(tokens, vectors, scales))
 
 
 def is_static_directory(model_dir: Path) -> bool:
@@ -140,19 +140,19 @@ def is_static_directory(model_dir: Path) -> bool:
 def load_static_directory(model_dir: Path) -> StaticEmbedder:
     """A static table of one's own (tools/model/distill_static.py's output): `tokens.txt`,
     `vectors.npy`, optionally `scales.npy` and `config.json` (its `name`)."""
-    from cora_ci.embedding.static import StaticEmbedder, parse_table
+    from cora_ci.embedding.static import StaticEmbedder, read_table
 
     tokens, vectors = _read(model_dir / "tokens.txt"), _read(model_dir / "vectors.npy")
     scales = _read(model_dir / "scales.npy") if (model_dir / "scales.npy").is_file() else None
     config = _json(model_dir / "config.json") if (model_dir / "config.json").is_file() else {}
     name = config.get("name") if isinstance(config, dict) else None
     try:
-        token_list, table = parse_table(tokens, vectors, scales)
+        token_list, table, row_scales = read_table(tokens, vectors, scales)
     except ValueError as e:
         raise CoraError("CORA-MDL-001", f"{model_dir}: not a static table: {e}") from None
     info = ModelInfo(name if isinstance(name, str) else model_dir.resolve().name, int(table.shape[1]),
                      _static_sha256(vectors, scales), _sha256(tokens), 0, "mean", "", "")  # fmt: skip
-    return StaticEmbedder(info, token_list, table)
+    return StaticEmbedder(info, token_list, table, row_scales)
 
 
 def _json(path: Path) -> Any:

@@ -101,12 +101,18 @@ class StaticEmbedder:
     it for damage).
     """
 
-    def __init__(self, info: ModelInfo, tokens: Sequence[str], table: npt.NDArray[np.float32]) -> None:
+    def __init__(self, info: ModelInfo, tokens: Sequence[str], table: npt.NDArray[np.generic],
+                 scales: npt.NDArray[np.float32] | None = None) -> None:  # fmt: skip
         if table.shape != (len(tokens), info.dim):
             raise ValueError(f"table {table.shape} does not match {len(tokens)} tokens of {info.dim} dims")
+        if scales is not None and scales.shape != (len(tokens),):
+            raise ValueError(f"scales {scales.shape} do not match {len(tokens)} tokens")
         self.info = info
         self.workers = 1
-        self._table = np.ascontiguousarray(table, dtype=np.float32)
+        # int8 rows stay int8, each text scales its own rows: converting the whole table to float32
+        # took ~60-140 ms of every process that embeds a few chunks (a hook), for 30 MB of memory
+        self._table = np.ascontiguousarray(table if scales is not None else table.astype(np.float32))
+        self._scales = np.ascontiguousarray(scales, dtype=np.float32) if scales is not None else None
         self._ids = _Ids({t: i for i, t in enumerate(tokens)})
 
     def ids(self, text: str) -> list[int]:
@@ -117,10 +123,13 @@ class StaticEmbedder:
         """float32 [n, dim], one row per text: its tokens' rows summed, then L2-normalised."""
         prefix = self.info.document_prefix
         out = np.zeros((len(texts), self.info.dim), np.float32)
-        table = self._table
+        table, scales = self._table, self._scales
         for i, text in enumerate(texts):
             ids = self.ids(prefix + text) or self._marks(text)
-            table[ids].sum(axis=0, out=out[i])
+            if scales is None:
+                table[ids].sum(axis=0, out=out[i])
+            else:  # the sum of the scaled int8 rows
+                np.dot(scales[ids], table[ids], out=out[i])
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         out /= np.maximum(norms, np.float32(1e-12))
         return out
@@ -143,21 +152,32 @@ def parse_table(
 ) -> tuple[list[str], npt.NDArray[np.float32]]:
     """`tokens.txt` (one token a line, in row order) and `vectors.npy` as float32: int8 rows times
     `scales.npy` (one float32 per row) when given, else float16 or float32 rows."""
+    names, table, scale = read_table(tokens, vectors, scales)
+    floats = table.astype(np.float32)
+    return names, floats if scale is None else floats * scale[:, None]
+
+
+def read_table(
+    tokens: bytes, vectors: bytes, scales: bytes | None
+) -> tuple[list[str], npt.NDArray[np.generic], npt.NDArray[np.float32] | None]:
+    """`parse_table`, with int8 rows kept as they are and their scales apart (what the embedder
+    runs on: no float32 copy of the whole table); other rows as float32 and no scales."""
     names = tokens.decode("utf-8").split("\n")
     if names and names[-1] == "":
         names.pop()
-    raw = _npy(vectors)
-    if raw.dtype == np.int8 and scales is None:
+    table = _npy(vectors)
+    if table.dtype == np.int8 and scales is None:
         raise ValueError("int8 vectors.npy without scales.npy")
-    table = raw.astype(np.float32)
     if table.ndim != 2 or table.shape[0] != len(names):
         raise ValueError(f"vectors.npy has shape {table.shape}, tokens.txt {len(names)} lines")
-    if scales is not None:
-        scale = _npy(scales).astype(np.float32)
-        if scale.shape != (len(names),):
-            raise ValueError(f"scales.npy has shape {scale.shape}, expected ({len(names)},)")
-        table *= scale[:, None]
-    return names, table
+    if scales is None:
+        return names, table.astype(np.float32), None
+    scale = _npy(scales).astype(np.float32)
+    if scale.shape != (len(names),):
+        raise ValueError(f"scales.npy has shape {scale.shape}, expected ({len(names)},)")
+    if table.dtype != np.int8:
+        return names, table.astype(np.float32) * scale[:, None], None
+    return names, table, scale
 
 
 def _npy(data: bytes) -> npt.NDArray[np.generic]:
