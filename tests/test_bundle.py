@@ -107,7 +107,7 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     b = open_bundle(out)
     m = b.manifest
     commit = git(repo, "rev-parse", "HEAD").strip()
-    assert m["format"] == "cora-bundle" and m["format_version"] == "4.0" and m["tool_version"]
+    assert m["format"] == "cora-bundle" and m["format_version"] == "5.0" and m["tool_version"]
     assert m["built_at"] == int(git(repo, "show", "-s", "--format=%ct", "HEAD"))
     assert m["source"] == {
         "root": "repo", "kind": "rev", "commit": commit,
@@ -141,7 +141,7 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
         mf.MANIFEST, mf.MANIFEST_SUM}  # fmt: skip
     assert all(
         k.startswith(("bm25/", "shards/")) or k == mf.GRAPH for k in m["artifacts"]
-    )  # no vectors.usearch here
+    )  # no vectors.codes here
     assert m["stats"]["chunks"] == len(b.chunks) == s.chunks
     assert m["stats"]["source_bytes"] == sum(
         len(v.encode()) for k, v in dedent_files(FILES).items() if k != "logo.png"
@@ -240,7 +240,7 @@ def test_default_model_bundle_has_searchable_vectors(repo: Path) -> None:
     emb = load_embedder("default")
     assert emb is not None and b.model == __import__("dataclasses").asdict(emb.info)
     assert s.embedded <= s.chunks and b.vectors is not None and b.vectors.size == s.chunks
-    assert b.vectors.ndim == 384 and "vectors.usearch" in b.manifest["artifacts"]
+    assert b.vectors.ndim == 384 and mf.CODES in b.manifest["artifacts"]
     hits = b.vectors.search(emb.embed_query("split a Link header into URLs"), 3)
     assert b.chunks.chunk(b.chunks.row_of[hits[0][0]]).anchor == "src/util.py::parse_header_links"
     with pytest.raises(CoraError) as e:
@@ -350,7 +350,7 @@ def _corrupt(path: Path) -> None:
     path.write_bytes(bytes(data))
 
 
-@pytest.mark.parametrize("target", ["vectors.usearch", "bm25/meta.json", "manifest.msgpack"])
+@pytest.mark.parametrize("target", ["vectors.codes", "bm25/meta.json", "manifest.msgpack"])
 def test_altered_files_are_detected(repo: Path, target: str) -> None:
     build(repo, model="default")
     out = repo / ".cora" / "index"
@@ -422,12 +422,12 @@ def _rewrite_manifest(out: Path, **changes: object) -> None:
 def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"
-    _rewrite_manifest(out, format_version="4.7")
+    _rewrite_manifest(out, format_version="5.7")
     assert len(open_bundle(out).chunks) > 0
-    _rewrite_manifest(out, format_version="5.0")
+    _rewrite_manifest(out, format_version="6.0")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
-    assert e.value.code == "CORA-BND-002" and "4.0" in e.value.message
+    assert e.value.code == "CORA-BND-002" and "5.0" in e.value.message
     _rewrite_manifest(out, format="something-else")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
@@ -437,11 +437,11 @@ def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
 def test_an_older_major_format_is_rebuilt_once_and_refused_by_readers(repo: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"
-    _rewrite_manifest(out, format_version="3.1")  # format 3: int8 vectors, BM25 documents with ids
+    _rewrite_manifest(out, format_version="4.0")  # format 4: the sign bits in an HNSW
     with pytest.raises(CoraError) as e:
         len(open_bundle(out).chunks)
     assert e.value.code == "CORA-BND-004" and "older" in e.value.message and "rebuild" in e.value.hint
-    assert build(repo, model="none").rebuilt == "bundle format 3.1 -> 4.0"
+    assert build(repo, model="none").rebuilt == "bundle format 4.0 -> 5.0"
     assert build(repo, model="none").rebuilt == ""
 
 

@@ -173,7 +173,7 @@ def test_every_file_mutated_and_resigned_reads_or_fails_cleanly(bundle: Path, tm
     assert p.returncode == 0, f"exit {p.returncode} at {lines[-1:]}: {p.stderr[-2000:]}"
     assert not any(s in p.stderr for s in PANIC_SIGNS), p.stderr[-2000:]
     files = {o["file"] for o in done}
-    assert len(done) == len(files) * PER_FILE and {"manifest.msgpack", "vectors.usearch"} <= files
+    assert len(done) == len(files) * PER_FILE and {"manifest.msgpack", "vectors.codes"} <= files
     assert len([f for f in files if segment_file(f)]) == 6  # idx term pos store fast fieldnorm
     for o in done:
         assert o["read"] == "ok" or o["read"].startswith("CORA-BND-00"), o

@@ -291,12 +291,12 @@ def test_a_commit_that_changes_no_indexed_file_only_refreshes_the_source(make_re
     repo = make_repo({k: textwrap.dedent(v) for k, v in BASE.items()})
     out = tmp_path / "o"
     build(repo, out)
-    inode = (out / "vectors.usearch").stat().st_ino
+    inode = (out / mf.CODES).stat().st_ino
     commit(repo, "empty")
     s = build(repo, out)
     assert s.rechunked == 0 and s.embedded == 0 and s.chunks > 0
     assert open_bundle(out).manifest["source"]["commit"] == git(repo, "rev-parse", "HEAD").strip()
-    assert (out / "vectors.usearch").stat().st_ino == inode  # hard-linked, not rewritten
+    assert (out / mf.CODES).stat().st_ino == inode  # hard-linked, not rewritten
     build(repo, tmp_path / "full", full=True)
     assert_same(out, tmp_path / "full")
     before = sorted((p.name, p.stat().st_mtime_ns) for p in out.rglob("*"))
@@ -459,76 +459,22 @@ Commits.TestCase.settings = settings(
 test_random_commit_sequences = Commits.TestCase
 
 
-def test_an_update_that_frees_many_vector_slots_writes_the_index_anew(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """usearch aborts loading an index whose free slots pass ~45% of its live vectors: an update
-    that would leave more than MAX_FREE_SHARE free rewrites the index, as a full build writes it."""
-    from cora_ci.bundle.vectors import MAX_FREE_SHARE, slot_counts
+def test_an_update_does_not_check_again_the_indexes_this_machine_wrote(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A bundle this machine wrote (or checked) is reused without opening its BM25 and vector
+    indexes again (their checks are remembered per bundle version); one it never saw is checked."""
+    import dataclasses
 
-    repo = make_repo({f"m/mod_{i:02}.py": "import os\n\n\n" + _function(f"work_{i}") for i in range(40)})
+    from cora_ci import verified
+    from cora_ci.build.pipeline import _reusable
+    from cora_ci.config import discover
+    from cora_ci.embedding import load_embedder
+
+    repo = make_repo({k: textwrap.dedent(v) for k, v in BASE.items()})
     out = tmp_path / "o"
-    build(repo, out)
-    for i in range(3):  # a few removals: the freed slots stay, within the share
-        (repo / f"m/mod_{i:02}.py").unlink()
-    commit(repo)
-    build(repo, out)
-    slots, live = slot_counts(out / mf.VECTORS)
-    assert 0 < slots - live <= MAX_FREE_SHARE * live
-    for i in range(3, 30):  # most of the rest: written anew
-        (repo / f"m/mod_{i:02}.py").unlink()
-    commit(repo)
-    build(repo, out)
-    slots, live = slot_counts(out / mf.VECTORS)
-    assert slots == live == open_bundle(out).chunks.id_array.size
-    build(repo, tmp_path / "full", full=True)
-    assert (out / mf.VECTORS).read_bytes() == (tmp_path / "full" / mf.VECTORS).read_bytes()
-    assert_same(out, tmp_path / "full")
-
-
-def test_a_vector_file_with_too_many_free_slots_is_refused_before_usearch_reads_it(
-    make_repo, tmp_path: Path
-) -> None:  # type: ignore[no-untyped-def]
-    from usearch.index import Index
-
-    from cora_ci.bundle import vectors
-    from cora_ci.bundle.vectors import VectorIndex
-
-    repo = make_repo({f"m/mod_{i:02}.py": "import os\n\n\n" + _function(f"work_{i}") for i in range(30)})
-    build(repo, tmp_path / "o")
-    index = Index.restore(str(tmp_path / "o" / mf.VECTORS), view=False)
-    assert index is not None
-    keys = np.sort(np.asarray(index.keys, dtype=np.uint64))
-    cut = len(keys) * 2 // 5  # free slots two thirds of the live vectors: usearch would abort
-    codes = VectorIndex(tmp_path / "o").get_stored(keys[cut:].tolist())
-    index.remove(keys[:cut])
-    (tmp_path / "v").mkdir()
-    index.save(str(tmp_path / "v" / mf.VECTORS))
-    vectors._write_codes(tmp_path / "v" / mf.CODES, keys[cut:], codes, 384)  # the codes a build writes
-    with pytest.raises(CoraError, match=f"{cut} free slots for {len(keys) - cut} vectors: too many"):
-        VectorIndex(tmp_path / "v", 384, keys[cut:])
-
-
-def test_an_update_over_vectors_with_too_many_free_slots_rebuilds_them(
-    make_repo, tmp_path: Path, monkeypatch
-) -> None:  # type: ignore[no-untyped-def]
-    """A bundle whose vector file an older writer left with many free slots is rebuilt by the next
-    update (its vectors refused before usearch reads them), never loaded."""
-    import cora_ci.bundle.vectors as v
-
-    repo = make_repo({f"m/mod_{i:02}.py": "import os\n\n\n" + _function(f"work_{i}") for i in range(40)})
-    out = tmp_path / "o"
-    build(repo, out)
-    monkeypatch.setattr(v, "MAX_FREE_SHARE", 10.0)  # as cora-ci wrote them before the limit
-    for i in range(10):
-        (repo / f"m/mod_{i:02}.py").unlink()
-    commit(repo)
-    build(repo, out)
-    slots, live = v.slot_counts(out / mf.VECTORS)
-    assert v.MAX_FREE_READ * live < slots - live < 0.4 * live  # past the reader's limit, short of usearch's
-    monkeypatch.undo()
-    write(repo, "m/new.py", "import os\n\n\n" + _function("fresh"))
-    commit(repo)
-    s = build(repo, out)
-    assert "free slots" in s.rebuilt, s.rebuilt
-    slots, live = v.slot_counts(out / mf.VECTORS)
-    assert slots == live
-    assert open_bundle(out).vectors is not None
+    build(repo, out, model="static")
+    info, cfg = dataclasses.asdict(load_embedder("static").info), discover(repo)  # type: ignore[union-attr]
+    old, why = _reusable(open_bundle(out), cfg, info, None)
+    assert old is not None and why == "" and not {"lexical", "vectors"} & set(vars(old))
+    verified.record_file("checked").unlink()  # as on a machine that never saw this version
+    old, why = _reusable(open_bundle(out), cfg, info, None)
+    assert old is not None and {"lexical", "vectors"} <= set(vars(old))

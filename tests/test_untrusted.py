@@ -61,11 +61,11 @@ CASES: list[tuple[str, Callable[[Path], None], bool, str, str]] = [
     ("manifest", lambda b: _truncate(b / mf.MANIFEST), False, "CORA-BND-003", "manifest.msgpack"),
     ("manifest.sha256", lambda b: (b / mf.MANIFEST_SUM).write_text("0" * 64), False, "CORA-BND-003", "manifest"),
     ("shard", lambda b: _truncate(b / "shards" / "000.msgpack"), False, "CORA-BND-003", "shards/000.msgpack"),
-    ("vectors", lambda b: _truncate(b / mf.VECTORS), False, "CORA-BND-003", "vectors.usearch"),
+    ("vectors", lambda b: _truncate(b / mf.CODES), False, "CORA-BND-003", "vectors.codes"),
     ("segment", lambda b: _truncate(_segment(b)), False, "CORA-BND-003", ".idx"),
     ("meta.json", lambda b: _truncate(b / "bm25" / "meta.json"), False, "CORA-BND-003", "bm25/meta.json"),
     ("shard, re-signed", lambda b: _truncate(b / "shards" / "000.msgpack"), True, "CORA-BND-004", "shards/000.msgpack"),
-    ("vectors, re-signed", lambda b: _truncate(b / mf.VECTORS), True, "CORA-BND-004", "vectors.usearch"),
+    ("vectors, re-signed", lambda b: _truncate(b / mf.CODES), True, "CORA-BND-004", "vectors.codes"),
     ("segment, re-signed", lambda b: _truncate(_segment(b)), True, "CORA-BND-004", "bm25"),
     ("meta.json, re-signed", _meta_extra_segment, True, "CORA-BND-004", "bm25: meta.json"),
 ]  # fmt: skip

@@ -181,12 +181,11 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
 
 
 def _write_vectors(tmp: Path, old: Bundle | None, vec: VectorPlan) -> None:
-    """The vector files of the new bundle: the previous ones hard-linked when no vector changed (a
-    commit of files that hold no chunk, or whose chunks kept their texts), so usearch is not even
-    loaded; else updated from them, or written anew."""
+    """The vector file of the new bundle: the previous one hard-linked when no vector changed (a
+    commit of files that hold no chunk, or whose chunks kept their texts); else updated from it,
+    or written anew."""
     if old is not None and old.model is not None and not (vec.remove or len(vec.ids) or len(vec.stored_ids)):
-        for name in (mf.VECTORS, mf.CODES):
-            os.link(old.root / name, tmp / name)
+        os.link(old.root / mf.CODES, tmp / mf.CODES)
         return
     from cora_ci.bundle.vectors import update_vectors, write_vectors
 

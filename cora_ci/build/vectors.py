@@ -87,7 +87,7 @@ def _stored_vectors(old: Bundle | None, old_rows: Rows, wanted: set[bytes]) -> d
                           strict=True):  # fmt: skip
             if k in wanted:
                 found.setdefault(k, cid)
-    if not found or old.vectors is None:  # opened only now: it loads usearch
+    if not found or old.vectors is None:  # opened (and its layout checked) only now
         return {}
     return dict(zip(found, old.vectors.get_stored(list(found.values())), strict=True))
 

@@ -5,8 +5,8 @@
     manifest.sha256    the manifest's own checksum, in `sha256sum -c` form
     shards/            the rest of the files' rows (chunks, texts, graph edges), one msgpack file
                        per bucket of files
-    vectors.usearch    HNSW over the sign bits of the chunk vectors (hamming), keys = chunk ids
-    vectors.codes      the rest of each vector's 4-bit codes, for re-ranking; both absent: lexical only
+    vectors.codes      each chunk vector's 4-bit codes as bit planes, rows by chunk id; absent:
+                       lexical only
     bm25/              tantivy index over identifier-aware terms, one segment per bucket of files
 
 `open_bundle` is the only way in for readers: it verifies, checks the format and the model, and
@@ -140,13 +140,12 @@ class Bundle:
 
     @cached_property
     def vectors(self) -> VectorIndex | None:
-        """The vectors, after their file's layout matched the manifest (CORA-BND-004 otherwise):
-        usearch is C++ and trusts the file it maps."""
+        """The vectors, after their file's layout matched the manifest (CORA-BND-004 otherwise)."""
         self._current()
         model = self.model
         if model is None:
             return None
-        from cora_ci.bundle.vectors import VectorIndex  # usearch loads in ~30 ms: only when needed
+        from cora_ci.bundle.vectors import VectorIndex
 
         if verified.checked("vectors", self._verified_id):  # this version's layout passed before
             return VectorIndex(self.base, name=self.root)

@@ -32,11 +32,10 @@ from cora_ci.errors import CoraError
 from cora_ci.graph.build import FileLinks
 
 FORMAT = "cora-bundle"
-FORMAT_VERSION = (4, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
+FORMAT_VERSION = (5, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
-VECTORS = "vectors.usearch"  # HNSW over the sign bits of the vectors (4.0)
-CODES = "vectors.codes"  # the rest of their 4-bit codes (4.0)
+CODES = "vectors.codes"  # the vectors' 4-bit codes, as bit planes (5.0: no HNSW beside them)
 BM25 = "bm25"
 SHARDS = "shards"
 GRAPH = "graph.msgpack"  # the reference graph as CSR arrays, derived from the files' edges (3.1)

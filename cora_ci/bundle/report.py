@@ -47,9 +47,7 @@ def describe(b: Bundle) -> dict[str, Any]:
 
 # What `info` reports the bytes of: each part of a bundle, by the artifacts it is made of.
 PARTS: dict[str, Callable[[str], bool]] = {
-    "vectors": lambda rel: rel in (mf.VECTORS, mf.CODES),
-    f"  {mf.VECTORS} (HNSW, sign bits)": lambda rel: rel == mf.VECTORS,
-    f"  {mf.CODES} (4-bit codes)": lambda rel: rel == mf.CODES,
+    f"{mf.CODES} (4-bit codes)": lambda rel: rel == mf.CODES,
     "bm25/": lambda rel: rel.startswith(mf.BM25 + "/"),
     "shards/ (chunks and texts)": lambda rel: rel.startswith(mf.SHARDS + "/"),
     mf.GRAPH: lambda rel: rel == mf.GRAPH,
@@ -158,9 +156,9 @@ def _consistency(b: Bundle) -> list[str]:
 
 
 def _vector_problems(b: Bundle, n: int) -> list[str]:
-    """The vector index opens after its layout checks (every node's key, level and neighbours),
-    and holds one vector per chunk (format 4's codes never decode to a zero vector, and hamming
-    distances are always defined: no vector can be undefined)."""
+    """The vector file opens after its layout checks (its size, ascending keys, exactly the
+    manifest's chunk ids), and holds one vector per chunk (codes never decode to a zero vector:
+    no vector can be undefined)."""
     try:
         v = b.vectors
     except CoraError as e:

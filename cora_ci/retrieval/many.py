@@ -138,7 +138,7 @@ def _candidates(parts: list[Part], cats: list[Catalog], q: Query, k: int, filter
             cat.meta(cid)
         return [(_key(o, c), s) for c, s in lex], [(_key(o, c), s) for c, s in vec]
 
-    # tantivy and usearch release the GIL while they search: the bundles are searched side by side
+    # tantivy and numpy release the GIL while they search: the bundles are searched side by side
     got = list(_pool().map(one, range(len(parts))))
     lexical = [x for lex, _ in got for x in lex]
     vector = [x for _, vec in got for x in vec]

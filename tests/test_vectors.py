@@ -1,0 +1,100 @@
+"""The vector file: 4-bit codes as bit planes, searched by an exact scan of their sign bits.
+
+Written and read through the real module on disk; the answers are compared with a brute-force
+computation in plain numpy of what the docstrings promise.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cora_ci.bundle.vectors import (
+    CODES,
+    RESCORE,
+    VectorIndex,
+    decode,
+    quantise,
+    update_vectors,
+    write_vectors,
+)
+from cora_ci.errors import CoraError
+
+
+def _unit(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
+    v = rng.standard_normal((n, dim)).astype(np.float32)
+    return v / np.linalg.norm(v, axis=1, keepdims=True)  # type: ignore[no-any-return]
+
+
+def _brute(codes: np.ndarray, ids: np.ndarray, q: np.ndarray, k: int) -> list[tuple[int, float]]:
+    """What `search` promises: the RESCORE*k nearest sign vectors by hamming (ties to the lower
+    id), ranked by the cosine of the query with their decoded codes (ties to the lower id)."""
+    order = np.argsort(ids)
+    codes, ids = codes[order], ids[order]
+    ham = ((codes >= 8) != (q >= 0)).sum(axis=1)
+    m = min(RESCORE * k, len(ids))
+    cand = sorted(range(len(ids)), key=lambda i: (ham[i], ids[i]))[:m]
+    scores = decode(codes[cand]) @ (q / np.linalg.norm(q))
+    ranked = sorted(zip(ids[cand].tolist(), scores.tolist(), strict=True), key=lambda t: (-t[1], t[0]))
+    return [(int(i), float(s)) for i, s in ranked[:k]]
+
+
+@settings(max_examples=40, deadline=None)
+@given(n=st.integers(0, 300), dim=st.sampled_from([8, 20, 64, 256, 384]), k=st.integers(1, 40),
+       seed=st.integers(0, 2**32 - 1))  # fmt: skip
+def test_search_is_the_exact_scan_it_promises(tmp_path_factory: pytest.TempPathFactory, n: int, dim: int,
+                                              k: int, seed: int) -> None:  # fmt: skip
+    rng = np.random.default_rng(seed)
+    ids = rng.choice(2**62, size=n, replace=False).astype(np.uint64)
+    vectors = _unit(rng, n, dim)
+    d = tmp_path_factory.mktemp("v")
+    write_vectors(d, ids, vectors)
+    index = VectorIndex(d, dim, ids)
+    q = _unit(rng, 1, dim)[0]
+    got = index.search(q, k)
+    want = _brute(quantise(vectors), ids, q, k)
+    assert [i for i, _ in got] == [i for i, _ in want]
+    assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
+    assert index.size == n and np.array_equal(index.get_stored(ids.tolist()), quantise(vectors))
+
+
+def test_an_update_writes_what_a_full_build_writes(tmp_path: Path) -> None:
+    rng = np.random.default_rng(7)
+    ids = rng.choice(2**62, size=500, replace=False).astype(np.uint64)
+    vectors = _unit(rng, 500, 384)
+    (tmp_path / "old").mkdir()
+    write_vectors(tmp_path / "old", ids[:400], vectors[:400])
+    stored = VectorIndex(tmp_path / "old").get_stored(ids[390:400].tolist())
+    (tmp_path / "new").mkdir()
+    removed = ids[:50].tolist() + ids[390:400].tolist()
+    batches = [(ids[400:], vectors[400:]), (ids[390:400] + np.uint64(1), stored)]  # new, and moved as stored
+    update_vectors(tmp_path / "old", tmp_path / "new", removed, batches)
+    (tmp_path / "full").mkdir()
+    keep = np.r_[ids[50:390], ids[400:], ids[390:400] + np.uint64(1)]
+    codes = np.r_[quantise(vectors[50:390]), quantise(vectors[400:]), stored]
+    write_vectors(tmp_path / "full", keep, codes)
+    assert (tmp_path / "new" / CODES).read_bytes() == (tmp_path / "full" / CODES).read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("damage", "says"),
+    [
+        (lambda b: b[:-1], "the layout needs more or fewer"),
+        (lambda b: b"cora-q4\0" + b[8:], "not a codes file of this format"),
+        (lambda b: b[:20] + (3).to_bytes(4, "little") + b[24:], "bad codes header"),
+        (lambda b: b[:24] + b[32:40] + b[24:32] + b[40:], "keys are not ascending"),
+    ],
+)
+def test_a_damaged_file_is_refused_before_it_is_read(tmp_path: Path, damage, says: str) -> None:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(1)
+    ids = np.sort(rng.choice(2**62, size=20, replace=False).astype(np.uint64))
+    write_vectors(tmp_path, ids, _unit(rng, 20, 64))
+    path = tmp_path / CODES
+    path.write_bytes(damage(path.read_bytes()))
+    with pytest.raises(CoraError, match=says) as e:
+        VectorIndex(tmp_path, 64, ids)
+    assert e.value.code == "CORA-BND-004"
