@@ -45,7 +45,7 @@ RESULTS = BENCH / "RESULTS.md"
 PLOT = BENCH / "quality_vs_time.png"
 LOGS = corpora.CACHE_ROOT / "logs"
 BEGIN, END = "<!-- bench/run.py:begin -->", "<!-- bench/run.py:end -->"
-PACKAGES = ("tantivy", "usearch", "onnxruntime", "tree-sitter", "tree-sitter-language-pack", "tokenizers",
+PACKAGES = ("tantivy", "onnxruntime", "tree-sitter", "tree-sitter-language-pack", "tokenizers",
             "numpy")  # fmt: skip
 
 

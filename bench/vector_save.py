@@ -1,9 +1,9 @@
-"""What an update pays for its vectors whatever its change: loading the whole index and saving it whole.
+"""What an update pays for its vectors whatever its change: reading the whole codes file and writing it.
 
-`update_vectors` restores the previous `vectors.usearch` (view=False, so it can be changed),
-removes and adds a few vectors, and saves a new file; it rewrites `vectors.codes` too: both ends
-are O(index). This builds the vector files of N random unit vectors (384-d, the bundle's
-settings) and times restore, a 5-vector change and save, median of 3.
+`update_vectors` reads the previous `vectors.codes` (memory-mapped), drops the removed ids, adds
+the new codes and writes the file again, sorted by chunk id: O(index) bytes, no graph. This
+writes the vector file of N random unit vectors (384-d, the bundle's settings) and times a
+5-vector change, median of 3.
 Run: python bench/vector_save.py [--sizes 16000,48000]
 """
 
@@ -47,7 +47,7 @@ def main() -> None:
                 times.append(time.perf_counter() - t)
             size = sum(p.stat().st_size for p in old.iterdir()) / 1e6
             print(f"{n} vectors ({size:.1f} MB): first build {built:.1f} s; "
-                  f"update of 5 (restore, remove, add, save) {statistics.median(times):.3f} s")  # fmt: skip
+                  f"update of 5 (read, remove, add, write) {statistics.median(times):.3f} s")  # fmt: skip
 
 
 if __name__ == "__main__":

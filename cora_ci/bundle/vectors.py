@@ -37,7 +37,6 @@ LEVELS = np.array([-2.733, -2.069, -1.618, -1.256, -0.9424, -0.6568, -0.3881, -0
 _MAGIC = b"cora-q5\0"
 _HEAD = 24  # magic, n (u64), dim (u32), bit planes (u32)
 _PLANES = 4  # the sign bit, then the three others
-_SCAN = 1 << 16  # sign rows compared at once (bounds the scan's temporaries)
 
 
 Batch = tuple[npt.NDArray[np.uint64], npt.NDArray[Any]]  # ids, vectors (float32) or codes (uint8, as stored)
@@ -78,53 +77,85 @@ def write_vectors(directory: Path, ids: npt.NDArray[np.uint64], vectors: npt.NDA
     dim = vectors.shape[1] if vectors.ndim == 2 else 0
     codes = quantise(vectors) if len(ids) else np.zeros((0, dim), dtype=np.uint8)
     order = np.argsort(ids, kind="stable")
-    _write(directory / CODES, np.asarray(ids, dtype=np.uint64)[order], codes[order], dim)
+    signs, *low = _planes(codes[order])
+    _write(directory / CODES, np.asarray(ids, dtype=np.uint64)[order], _to_words(signs, dim), low, dim)
 
 
 def update_vectors(old: Path, directory: Path, remove: list[int], batches: list[Batch]) -> None:
     """The vector file in `directory`: the one in `old` without the `remove` ids and with `batches`
-    added. The other codes are kept exactly (a vector copied as stored is never quantised twice)."""
-    keys, planes, dim = _read(old / CODES)
-    kept = ~np.isin(keys, np.asarray(remove, dtype=np.uint64)) if remove else np.ones(len(keys), bool)
-    new = [(np.asarray(ids, dtype=np.uint64), quantise(v)) for ids, v in batches if len(ids)]
+    added. The other codes are kept exactly, as packed bits (a vector copied as stored is never
+    quantised twice), so the file is the one a full build writes."""
+    keys, words, low, dim = _read(old / CODES)
+    gone = np.isin(keys, np.asarray(remove, dtype=np.uint64)) if remove else np.zeros(len(keys), bool)
+    kept = np.flatnonzero(~gone)
+    new = [(np.asarray(ids, dtype=np.uint64), _planes(quantise(v))) for ids, v in batches if len(ids)]
     all_keys = np.concatenate([keys[kept], *(ids for ids, _ in new)])
-    codes = np.concatenate([_join([p[kept] for p in planes], dim), *(c for _, c in new)])
     order = np.argsort(all_keys, kind="stable")
-    _write(directory / CODES, all_keys[order], codes[order], dim)
+    signs = np.concatenate([words[:, kept], *(_to_words(p[0], dim) for _, p in new)], axis=1)[:, order]
+    rest = [np.concatenate([p[kept], *(q[i + 1] for _, q in new)])[order] for i, p in enumerate(low)]
+    _write(directory / CODES, all_keys[order], signs, rest, dim)
 
 
-def _write(path: Path, keys: npt.NDArray[np.uint64], codes: npt.NDArray[np.uint8], dim: int) -> None:
+def _write(path: Path, keys: npt.NDArray[np.uint64], signs: npt.NDArray[np.uint64],
+           low: list[npt.NDArray[np.uint8]], dim: int) -> None:  # fmt: skip
+    """Header, keys, the sign bits word-major (word j of every row, then word j + 1: a scan reads
+    each word of all rows at once, ~3x faster than row by row), then the three low bit planes
+    row-major."""
     head = _MAGIC + np.array([len(keys)], "<u8").tobytes() + np.array([dim, _PLANES], "<u4").tobytes()
     with path.open("wb") as f:
         f.write(head)
         f.write(keys.astype("<u8").tobytes())
-        for plane in _planes(codes):
+        f.write(np.ascontiguousarray(signs).astype("<u8", copy=False).tobytes())
+        for plane in low:
             f.write(np.ascontiguousarray(plane).tobytes())
 
 
-def _read(path: Path) -> tuple[npt.NDArray[np.uint64], list[npt.NDArray[np.uint8]], int]:
-    """Keys (ascending chunk ids), the four packed bit planes (one row per key, the sign bit's
-    first) and the dimension of a codes file, mapped; ValueError if its layout is not `_write`'s."""
+def _words(dim: int) -> int:
+    return -(-dim // 64)
+
+
+def _to_words(signs: npt.NDArray[np.uint8], dim: int) -> npt.NDArray[np.uint64]:
+    """Packed sign rows as the word-major block: `ceil(dim / 64)` rows of one word per vector."""
+    padded = np.zeros((len(signs), 8 * _words(dim)), dtype=np.uint8)
+    padded[:, : signs.shape[1]] = signs
+    return np.ascontiguousarray(padded.view("<u8").T).astype(np.uint64, copy=False)
+
+
+def _sign_rows(words: npt.NDArray[np.uint64], rows: npt.NDArray[np.intp], dim: int) -> npt.NDArray[np.uint8]:
+    """The packed sign bits of `rows` (row-major, `ceil(dim / 8)` bytes each) from the word-major block."""
+    got = np.ascontiguousarray(words[:, rows].T).astype("<u8", copy=False)
+    return got.view(np.uint8).reshape(len(rows), -1)[:, : -(-dim // 8)]
+
+
+def _read(
+    path: Path,
+) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], list[npt.NDArray[np.uint8]], int]:
+    """Keys (ascending chunk ids), the sign bits (word-major: `ceil(dim / 64)` rows of one word per
+    key), the three low bit planes (packed, one row per key) and the dimension of a codes file,
+    mapped; ValueError if its layout is not `_write`'s."""
     size = os.path.getsize(path)
     buf = np.memmap(path, dtype=np.uint8, mode="r") if size else np.zeros(0, np.uint8)
     need(len(buf) >= _HEAD and bytes(buf[:8]) == _MAGIC, "not a codes file of this format")
     (n,) = np.frombuffer(bytes(buf[8:16]), "<u8").tolist()
     dim, planes = np.frombuffer(bytes(buf[16:24]), "<u4").tolist()
-    width = -(-dim // 8)
+    width, words = -(-dim // 8), _words(dim)
     need(planes == _PLANES and 0 < dim <= 65536 and n <= len(buf), "bad codes header")
-    need(len(buf) == _HEAD + n * (8 + _PLANES * width), f"{len(buf)} bytes, the layout needs more or fewer")
+    want = _HEAD + n * (8 + 8 * words + (_PLANES - 1) * width)
+    need(len(buf) == want, f"{len(buf)} bytes, the layout needs {want}")
     keys = buf[_HEAD : _HEAD + 8 * n].view("<u8").astype(np.uint64, copy=False)
     at = _HEAD + 8 * n
-    rows = [buf[at + i * n * width : at + (i + 1) * n * width].reshape(n, width) for i in range(_PLANES)]
+    signs = buf[at : at + 8 * words * n].view("<u8").reshape(words, n).astype(np.uint64, copy=False)
+    at += 8 * words * n
+    low = [buf[at + i * n * width : at + (i + 1) * n * width].reshape(n, width) for i in range(_PLANES - 1)]
     need(bool(np.all(keys[1:] > keys[:-1])), "keys are not ascending")
-    return keys, rows, dim
+    return keys, signs, low, dim
 
 
 def check_layout(directory: Path, dim: int, ids: npt.NDArray[np.uint64]) -> None:
     """The vector file in `directory` is the one a build writes for these chunk `ids` at `dim`
     dimensions: its layout, and exactly their keys (ValueError naming what is wrong)."""
     try:
-        keys, _, have = _read(directory / CODES)
+        keys, _, _, have = _read(directory / CODES)
     except ValueError as e:
         raise ValueError(f"{CODES}: {e}") from None
     same = have == dim and np.array_equal(keys, np.sort(ids))
@@ -147,12 +178,9 @@ class VectorIndex:
         try:
             if dim is not None and ids is not None:
                 check_layout(directory, dim, ids)
-            self._keys, self._planes, self._dim = _read(directory / CODES)
+            self._keys, self._signs, self._low, self._dim = _read(directory / CODES)
         except (ValueError, OSError) as e:
             raise CoraError("CORA-BND-004", f"{self._name}: unreadable vector index: {e}") from None
-        signs = self._planes[0]
-        # eight bytes at a time when a row is whole words (256 and 384 dimensions): 8x fewer popcounts
-        self._signs = signs.view(np.uint64) if signs.shape[1] % 8 == 0 and len(signs) else signs
 
     @property
     def size(self) -> int:
@@ -177,16 +205,19 @@ class VectorIndex:
         return [(int(keys[i]), float(scores[i])) for i in order]
 
     def _nearest_signs(self, signs: npt.NDArray[np.uint8], m: int) -> npt.NDArray[np.intp]:
-        """The rows of the `m` sign vectors nearest `signs` by hamming distance, ties to the lower row."""
-        q = signs.view(self._signs.dtype) if self._signs.dtype == np.uint64 else signs
-        dist = np.concatenate([np.bitwise_count(self._signs[i : i + _SCAN] ^ q).sum(axis=1, dtype=np.uint32)
-                               for i in range(0, len(self._signs), _SCAN)])  # fmt: skip
-        if m < len(dist):
-            cut = np.partition(dist, m - 1)[m - 1]  # the m-th distance: all nearer, and the first ties
-            nearer = np.flatnonzero(dist < cut)
-            tied = np.flatnonzero(dist == cut)[: m - len(nearer)]
-            return np.concatenate([nearer, tied])
-        return np.arange(len(dist))
+        """The rows of the `m` sign vectors nearest `signs` by hamming distance, ties to the lower
+        row: a popcount per word of every row, summed, then the cut found by a histogram."""
+        q = np.zeros(8 * len(self._signs), dtype=np.uint8)
+        q[: len(signs)] = signs
+        words = q.view("<u8").astype(np.uint64)
+        dist: npt.NDArray[np.uint32] = np.zeros(len(self._keys), dtype=np.uint32)
+        for word, column in zip(words, self._signs, strict=True):
+            dist += np.bitwise_count(column ^ word)
+        if m >= len(dist):
+            return np.arange(len(dist))
+        cut = int(np.searchsorted(np.cumsum(np.bincount(dist)), m))  # the m-th distance
+        nearer = np.flatnonzero(dist < cut)
+        return np.concatenate([nearer, np.flatnonzero(dist == cut)[: m - len(nearer)]])
 
     def get(self, ids: list[int]) -> npt.NDArray[np.float32]:
         """The vectors of the given chunk ids, decoded from their codes (unit length)."""
@@ -207,4 +238,5 @@ class VectorIndex:
         return self._codes(rows)
 
     def _codes(self, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.uint8]:
-        return _join([np.asarray(p[rows]) for p in self._planes], self._dim)
+        signs = _sign_rows(self._signs, rows, self._dim)
+        return _join([signs, *(np.asarray(p[rows]) for p in self._low)], self._dim)
