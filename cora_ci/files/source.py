@@ -140,11 +140,6 @@ def _inside(root: Path, full: Path) -> bool:
     return full.resolve().is_relative_to(root.resolve())
 
 
-def blob_id(data: bytes) -> str:
-    """Git's blob id of some content, so files outside git get comparable identities."""
-    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()
-
-
 def _cat_blobs(root: Path, blobs: list[str], limit: int = 1 << 62) -> Iterator[bytes]:
     """Stream blob contents from one `git cat-file --batch` process; a blob over `limit` bytes is
     drained in pieces and comes as `Unread`, never whole in memory."""

@@ -7,6 +7,7 @@ files chunk identically and line numbers match what editors show.
 from __future__ import annotations
 
 import codecs
+import hashlib
 import re
 from typing import NamedTuple
 
@@ -80,3 +81,9 @@ def split_lines(text: str) -> list[str]:
     if lines and lines[-1] == "":
         lines.pop()
     return lines
+
+
+def blob_id(data: bytes) -> str:
+    """Git's blob id of some content, so files outside git get comparable identities (here, not in
+    `files.source`, so a reader re-binding to the working tree imports no snapshot machinery)."""
+    return hashlib.sha1(b"blob %d\0" % len(data) + data, usedforsecurity=False).hexdigest()

@@ -21,8 +21,7 @@ from cora_ci.chunking.assemble import own_rows
 from cora_ci.chunking.model import Chunk
 from cora_ci.config import Config
 from cora_ci.files.names import fs_name
-from cora_ci.files.source import blob_id
-from cora_ci.files.text import decode, is_binary
+from cora_ci.files.text import blob_id, decode, is_binary
 from cora_ci.rebind.locator import locate
 from cora_ci.rebind.view import View, from_chunk, from_rows
 
