@@ -61,7 +61,7 @@ def plan_vectors(
         cid for p in gone for cid in mf.ids_of(old_rows.top(p, "ids")).tolist() if cid not in stay
     )
     add = [(c, k) for c, k in zip(chunks, ks, strict=True) if c.id not in stay]
-    stored = _stored_vectors(old, old_rows, {k for _, k in add})
+    stored = _stored_vectors(old, {k for _, k in add})
     copy = [(c.id, k) for c, k in add if k in stored]
     new = [(c, k) for c, k in add if k not in stored]
     vectors, embedded = _embed(embedder, [c for c, _ in new], [k for _, k in new], progress)
@@ -76,20 +76,27 @@ def plan_vectors(
     )
 
 
-def _stored_vectors(old: Bundle | None, old_rows: Rows, wanted: set[bytes]) -> dict[bytes, Any]:
-    """The previous bundle's vectors (codes, as stored) of the texts in `wanted`, by text key,
-    found among every file's text hashes (a top column: no shard is read)."""
+_KEY = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # a 16-byte text key, comparable by numpy
+
+
+def _stored_vectors(old: Bundle | None, wanted: set[bytes]) -> dict[bytes, Any]:
+    """The previous bundle's vectors (codes, as stored) of the texts in `wanted`, by text key: the
+    first chunk in file order with that text. All files' keys are one top column, matched at once
+    (a loop over them cost ~1 us a chunk: 0.3 s at 363k chunks for any update with a new text)."""
     if old is None or old.model is None or not wanted:
         return {}
-    found: dict[bytes, int] = {}
-    for p in old_rows:
-        for cid, k in zip(mf.ids_of(old_rows.top(p, "ids")).tolist(), split_keys(old_rows.top(p, "keys")),
-                          strict=True):  # fmt: skip
-            if k in wanted:
-                found.setdefault(k, cid)
-    if not found or old.vectors is None:  # opened (and its layout checked) only now
+    files = old.manifest["files"]
+    keys = np.frombuffer(b"".join(files["keys"]), dtype=_KEY)
+    ids = mf.ids_of(b"".join(files["ids"]))
+    if len(keys) != len(ids):
+        return {}  # a bundle without text keys (none recorded): nothing to copy
+    at = np.flatnonzero(np.isin(keys, np.frombuffer(b"".join(sorted(wanted)), dtype=_KEY)))
+    if not len(at) or old.vectors is None:  # opened (and its layout checked) only now
         return {}
-    return dict(zip(found, old.vectors.get_stored(list(found.values())), strict=True))
+    _, first = np.unique(keys[at], return_index=True)
+    rows = at[np.sort(first)]
+    found = [keys[r].tobytes() for r in rows]
+    return dict(zip(found, old.vectors.get_stored(ids[rows].tolist()), strict=True))
 
 
 def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Progress) -> tuple[Any, int]:
