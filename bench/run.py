@@ -77,7 +77,7 @@ STEPS = (
     Step("quality", ("--fresh",), ("--quick",),
          "click, itsdangerous, jinja2, rxjs; 45 queries each; cached bundles, so index seconds are "
          "their last first build's (full: 8 repositories, 180 each, built now)"),
-    Step("secrets", (), ()),
+    Step("secret_scan", (), ()),
     Step("semble", (), ("--quick",),
          "axum, chi, express, sinatra (full: the 14 repositories of the semble subset)"),
     Step("localization", ("--repo", "sympy", "astropy", "--model", "none"), ("--quick",),

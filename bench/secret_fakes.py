@@ -4,7 +4,7 @@ Each format's maker joins literal pieces (a provider's prefix, split in this sou
 literal token sits in the repository: its own tests scan it) and random ones; the random pieces
 of the fakes made are kept in `PIECES`, so a reader can tell what of one is secret (a key name or
 a URL around a secret is not). `FORMATS` maps a format's name to the kind of rule expected to
-report it and its maker. bench/secrets.py plants them; tests/test_secret_rules.py checks each.
+report it and its maker. bench/secret_scan.py plants them; tests/test_secret_rules.py checks each.
 
 Most formats are a line of bench/secret_formats.txt (its header says how to read one); the
 rest, of several lines or with spaces, are `SPECIAL`.

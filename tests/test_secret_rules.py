@@ -17,7 +17,7 @@ import pytest
 from cora_ci.chunking.secret_rules import GENERIC, PROVIDERS, find
 from cora_ci.chunking.secrets import contains_secret, redact, scan_lines
 
-# bench/ is not put on sys.path: its secrets.py would stand for the standard library's `secrets`.
+# bench/ is not put on sys.path (its scripts import each other by bare name).
 _SPEC = importlib.util.spec_from_file_location(
     "secret_fakes", Path(__file__).parent.parent / "bench/secret_fakes.py"
 )

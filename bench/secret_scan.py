@@ -1,6 +1,6 @@
 """Secrets screening: recall on planted fake secrets, false positives on real code, scan speed.
 
-    python bench/secrets.py [--json FILE]
+    python bench/secret_scan.py [--json FILE]
 
 Recall: a fake secret of every format the screen knows (bench/secret_fakes.py: built here at run
 time from random characters, so no literal token sits in the repository), planted in each place a
