@@ -504,7 +504,7 @@ print(' '.join(m for m in heavy if m in sys.modules))
 """
 
 
-def test_a_hook_with_nothing_to_index_loads_no_index_parser_or_model(
+def test_a_hook_with_nothing_to_index_loads_no_parser_stemmer_or_model(
     tmp_path: Path, base_env: dict[str, str]
 ) -> None:
     """A commit that touches nothing indexed (and the sync after every commit) costs what reading the
