@@ -19,6 +19,7 @@ from typing import IO, NamedTuple
 from cora_ci import config as config_mod
 from cora_ci.boosts import FILE_NAME as BOOSTS_FILE
 from cora_ci.boosts import parse_boosts
+from cora_ci.chunking.secrets import secret_names
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
 from cora_ci.files.names import from_bytes, fs_name, to_bytes
@@ -344,8 +345,6 @@ def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_di
         prefix = out_dir.resolve().relative_to(raw.root).as_posix() + "/"
         keep = {n for n in keep if not n.startswith(prefix)}
     entries = [e for e in raw.entries if e.path in keep]
-    from cora_ci.chunking.secrets import secret_names  # ~45 ms of rules: not for a reader's blob ids
-
     named = secret_names([e.path for e in entries]) if cfg.secrets == "drop" else {}
     if named:  # a path is in the manifest, the BM25 index and every result: the file stays out
         entries = [e for e in entries if e.path not in named]

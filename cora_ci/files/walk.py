@@ -7,14 +7,13 @@ import os
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
+
+import pathspec
 
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
 from cora_ci.files.names import from_os
-
-if TYPE_CHECKING:
-    import pathspec
 
 
 class SourceFile(NamedTuple):
@@ -47,8 +46,6 @@ def _git_files(root: Path, sub: Path) -> list[str]:
 def walk_files(root: Path) -> list[str]:
     """All regular files below `root` not ignored by any `.gitignore` on their way down; symlinks
     (to files or directories) are not followed: their target may be outside `root`."""
-    import pathspec  # here: a reader that only asks `git_toplevel` does not pay for it (~12 ms)
-
     found: list[str] = []
     specs: list[tuple[str, pathspec.PathSpec]] = []  # type: ignore[type-arg,unused-ignore]
     for dirpath, dirnames, filenames in os.walk(root):
@@ -83,8 +80,6 @@ def is_lock_file(name: str) -> bool:
 
 
 def filter_names(names: Iterable[str], cfg: Config) -> list[str]:
-    import pathspec
-
     inc = pathspec.GitIgnoreSpec.from_lines(cfg.include) if cfg.include else None
     exc = pathspec.GitIgnoreSpec.from_lines(cfg.exclude) if cfg.exclude else None
     return [

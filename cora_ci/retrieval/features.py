@@ -9,16 +9,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING
+
+import pathspec
 
 from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
 from cora_ci.retrieval.catalog import Meta
 from cora_ci.retrieval.query import Query
 from cora_ci.retrieval.types import Filters
-
-if TYPE_CHECKING:
-    import pathspec
 
 EXACT, FOLDED, NAME_ONLY = 3, 2, 1  # definition match levels
 
@@ -91,8 +89,6 @@ def name_match(q: Query, m: Meta) -> float:
 def _spec(globs: tuple[str, ...], what: str) -> pathspec.GitIgnoreSpec | None:  # type: ignore[type-arg,unused-ignore]
     if not globs:
         return None
-    import pathspec  # ~15 ms: only for a query with a path filter
-
     for g in globs:
         if not g.strip():
             raise CoraError("CORA-CFG-002", f"{what}: empty glob")
