@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from cora_ci.build import Progress, Summary, build
-from cora_ci.build.chunks import Note
+from cora_ci.build.common import Note
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.archive import Packed, write_archive
 from cora_ci.errors import LEFT_OUT, CoraError

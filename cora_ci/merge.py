@@ -21,7 +21,9 @@ from typing import Any
 
 import numpy as np
 
-from cora_ci.build import HEADER, assemble_manifest, link_files, write_graph, write_lexical, write_shards
+from cora_ci.build.chunks import link_files
+from cora_ci.build.header import HEADER, assemble_manifest
+from cora_ci.build.writers import write_graph, write_lexical, write_shards
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.manifest import bucket_count

@@ -480,7 +480,7 @@ def test_multiline_outputs_round_trip(tmp_path: Path) -> None:
 
 
 def test_what_left_the_bundle_is_annotated_on_its_file_and_line() -> None:
-    from cora_ci.build.chunks import Note
+    from cora_ci.build.common import Note
     from cora_ci.ci import annotation_lines
 
     notes = [Note("a,b:c.env", None, "CORA-SEC-001", "conventional secrets file skipped"),

@@ -499,16 +499,19 @@ from pathlib import Path
 from cora_ci.hooks import run_hook
 out = run_hook(sys.argv[1], Path('.'), strict=True)
 assert out.status == 0, out.line
-heavy = ('tree_sitter', 'tree_sitter_language_pack', 'snowballstemmer', 'onnxruntime')
+heavy = ('tree_sitter', 'tree_sitter_language_pack', 'snowballstemmer', 'onnxruntime', 'numpy', 'tantivy',
+         'cora_ci.chunking.secret_rules')
 print(' '.join(m for m in heavy if m in sys.modules))
 """
+_WRITERS = ["numpy", "tantivy", "cora_ci.chunking.secret_rules"]  # an update that writes: screen, rows, BM25
 
 
 def test_a_hook_with_nothing_to_index_loads_no_parser_stemmer_or_model(
     tmp_path: Path, base_env: dict[str, str]
 ) -> None:
     """A commit that touches nothing indexed (and the sync after every commit) costs what reading the
-    manifest costs: no parser, stemmer or model is imported (each is tens of milliseconds)."""
+    manifest costs: no parser, stemmer or model is imported (each is tens of milliseconds), and a
+    sync that finds the bundle's own files imports neither numpy nor tantivy nor the secret rules."""
     repo, env = new_repo(tmp_path / "repo", base_env), base_env
     write(repo, {".cora.toml": 'model = "static"\n', "a.py": "def a():\n    return 1\n"})
     run(repo, env, "git", "add", "-A")
@@ -517,4 +520,13 @@ def test_a_hook_with_nothing_to_index_loads_no_parser_stemmer_or_model(
     assert run(repo, env, sys.executable, "-c", _LOADED, "sync").stdout.split() == []
     write(repo, {"notes.bin": "\0"})  # staged, not indexed
     run(repo, env, "git", "add", "-A")
-    assert run(repo, env, sys.executable, "-c", _LOADED, "index").stdout.split() == []
+    assert run(repo, env, sys.executable, "-c", _LOADED, "index").stdout.split() == _WRITERS
+    run(repo, env, "git", "commit", "-qm", "second")
+    assert run(repo, env, sys.executable, "-c", _LOADED, "sync").stdout.split() == []
+    token = "gh" + "p_" + "Zq3" * 12  # a GitHub token's shape, built so no scanner flags this file
+    write(repo, {f"keys/{token}.py": "X = 1\n"})  # left out by its name: the screen runs, nothing is written
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "third")
+    assert run(repo, env, sys.executable, "-c", _LOADED, "sync").stdout.split() == [
+        "cora_ci.chunking.secret_rules"
+    ]

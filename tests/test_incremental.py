@@ -47,6 +47,9 @@ def answers(out: Path) -> dict[str, Any]:
         "bm25": {q: [(i, round(s, 4)) for i, s in b.lexical.search(q, 20)] for q in QUERIES},
         "model": m["model"],
         "source": m["source"],
+        "built_at": m["built_at"],
+        "boosts": m["boosts"],
+        "chunker": m["chunker"],
     }
     if b.vectors is not None:
         ids = sorted(chunks)
@@ -375,7 +378,8 @@ class Commits(RuleBasedStateMachine):
             ["config", "user.name", "t"],
         ):
             git(self.repo, *args)
-        write(self.repo, ".cora.toml", "max_file_bytes = 1500\n")
+        self.excluded = ["notes/"]
+        self._configure()
         for k, v in BASE.items():
             write(self.repo, k, v)
         commit(self.repo)
@@ -385,11 +389,33 @@ class Commits(RuleBasedStateMachine):
     def teardown(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
+    def _configure(self) -> None:
+        """The config, which leaves itself and the boosts out too: a commit changing either one
+        changes no indexed file, yet what the bundle records."""
+        globs = ", ".join(f'"{g}"' for g in [*self.excluded, ".cora.toml", ".cora-boosts"])
+        write(self.repo, ".cora.toml", f"max_file_bytes = 1500\nexclude = [{globs}]\n")
+
     def _files(self) -> list[str]:
         return sorted(git(self.repo, "ls-files").split())
 
     def _victims(self) -> list[str]:
-        return [f for f in self._files() if f != ".cora.toml"]
+        return [f for f in self._files() if f not in (".cora.toml", ".cora-boosts")]
+
+    @rule(size=st.integers(1, 3))
+    def note(self, size: int) -> None:
+        """A file the config leaves out: the commit changes none of the bundle's files."""
+        self.n += 1
+        write(self.repo, f"notes/n{self.n % 3}.py", f"def note_{self.n}():\n    return {size}\n" * size)
+
+    @rule()
+    def exclude_generated(self) -> None:
+        """The config now leaves `gen/` out, or takes it back: the same files, another selection."""
+        self.excluded = ["notes/"] if "gen/" in self.excluded else ["notes/", "gen/"]
+        self._configure()
+
+    @rule(directive=st.sampled_from(["dir:src", "symbol:Auth", "path:README.md"]))
+    def boost(self, directive: str) -> None:
+        write(self.repo, ".cora-boosts", f"{directive}\n")
 
     @rule(kind=st.sampled_from(["py", "ts", "md"]), size=st.integers(1, 4))
     def add(self, kind: str, size: int) -> None:
@@ -465,7 +491,7 @@ def test_an_update_does_not_check_again_the_indexes_this_machine_wrote(make_repo
     import dataclasses
 
     from cora_ci import verified
-    from cora_ci.build.pipeline import _reusable
+    from cora_ci.build.previous import reusable
     from cora_ci.config import discover
     from cora_ci.embedding import load_embedder
 
@@ -473,8 +499,8 @@ def test_an_update_does_not_check_again_the_indexes_this_machine_wrote(make_repo
     out = tmp_path / "o"
     build(repo, out, model="static")
     info, cfg = dataclasses.asdict(load_embedder("static").info), discover(repo)  # type: ignore[union-attr]
-    old, why = _reusable(open_bundle(out), cfg, info, None)
+    old, why = reusable(open_bundle(out), cfg, info, None)
     assert old is not None and why == "" and not {"lexical", "vectors"} & set(vars(old))
     verified.record_file("checked").unlink()  # as on a machine that never saw this version
-    old, why = _reusable(open_bundle(out), cfg, info, None)
+    old, why = reusable(open_bundle(out), cfg, info, None)
     assert old is not None and {"lexical", "vectors"} <= set(vars(old))

@@ -10,11 +10,11 @@ import time
 from collections import deque
 from collections.abc import Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy as np
 
-from cora_ci.build.common import Progress, Row
+from cora_ci.build.common import Note, Progress, Row
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.tables import Rows
 from cora_ci.config import Config
@@ -174,13 +174,6 @@ def notes_of(files: Iterable[mf.FileEntry]) -> list[Note]:
     out = [Note(f.path, d.line, d.code, d.message) for f in files for d in f.diagnostics]
     out += [Note(f.path, d.line, d.code, d.message) for f in files for c in f.chunks for d in c.diagnostics]
     return sorted(set(out), key=lambda n: (n.code not in LEFT_OUT, n.path, n.line or 0, n.code))
-
-
-class Note(NamedTuple):
-    path: str
-    line: int | None
-    code: str
-    message: str
 
 
 def link_files(old_rows: Rows, kept: Rows, rows: Rows, links: dict[str, FileLinks]) -> dict[str, bytes]:

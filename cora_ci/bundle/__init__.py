@@ -23,12 +23,12 @@ from typing import TYPE_CHECKING, Any
 
 from cora_ci import verified
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle.lexical import LexicalIndex
 from cora_ci.bundle.store import pin, read_artifact, read_manifest_and_id, resolve, verify_artifacts
-from cora_ci.bundle.tables import ChunkTable, Shards
 from cora_ci.errors import CoraError
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # imported where first used: a hook's no-op opens a bundle and reads neither index
+    from cora_ci.bundle.lexical import LexicalIndex
+    from cora_ci.bundle.tables import ChunkTable, Shards
     from cora_ci.bundle.vectors import VectorIndex
 
 
@@ -80,6 +80,8 @@ class Bundle:
     @cached_property
     def shards(self) -> Shards:
         """The rows of the files beyond the top manifest, read one shard at a time when needed."""
+        from cora_ci.bundle.tables import Shards
+
         self._current()
         return Shards(self.root, self.manifest, self._read_shard)
 
@@ -92,6 +94,8 @@ class Bundle:
     @cached_property
     def chunks(self) -> ChunkTable:
         """The chunk table: ids and order from the top manifest, chunks from the shards when asked for."""
+        from cora_ci.bundle.tables import ChunkTable
+
         try:
             return ChunkTable(self.manifest, self.shards)
         except Exception as e:  # a manifest that passed its checksum but was written wrong
@@ -108,6 +112,8 @@ class Bundle:
     def lexical(self) -> LexicalIndex:
         """The BM25 index: only the files the manifest lists, after its meta.json matched the
         manifest's segments (CORA-BND-004 naming the file otherwise)."""
+        from cora_ci.bundle.lexical import LexicalIndex
+
         self._current()
         names = [rel.split("/", 1)[1] for rel in self.manifest["artifacts"] if rel.startswith(mf.BM25 + "/")]
         known = verified.checked(verified.BM25_CHECK, self._verified_id)

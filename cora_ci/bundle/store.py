@@ -128,7 +128,7 @@ def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]], linked: Link
     try:
         manifest = fill(tmp)
         files, dirs = _walk(tmp)
-        checksums = {rel: _checksum(tmp / rel, st, rel, linked) for rel, st in files}
+        checksums = {rel: _checksum(tmp, st, rel, linked) for rel, st in files}
         manifest["artifacts"] = {rel: c for rel, (c, _) in checksums.items()}
         body = mf.pack(manifest)
         sums = f"{hashlib.sha256(body).hexdigest()}  {mf.MANIFEST}\n".encode()
@@ -149,9 +149,9 @@ def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]], linked: Link
     return sum(st.st_size for _, st in files) + len(body) + len(sums)
 
 
-def _checksum(p: Path, st: os.stat_result, rel: str, linked: Linked | None) -> tuple[dict[str, Any], bool]:
-    """The file's checksum, and whether it is the previous bundle's file (a hard link to it: the
-    inode, size and mtime its record holds)."""
+def _checksum(tmp: Path, st: os.stat_result, rel: str, linked: Linked | None) -> tuple[dict[str, Any], bool]:
+    """The checksum of the file `rel` of `tmp`, and whether it is the previous bundle's file (a
+    hard link to it: the inode, size and mtime its record holds)."""
     if linked is not None and rel in linked[1]:
         known = linked[2].get(rel)
         if known is not None and known[:3] == [st.st_size, st.st_mtime_ns, st.st_ino]:
@@ -159,7 +159,7 @@ def _checksum(p: Path, st: os.stat_result, rel: str, linked: Linked | None) -> t
         with contextlib.suppress(OSError):
             if os.path.samestat(st, (linked[0] / rel).stat()):
                 return dict(linked[1][rel]), True
-    return {"sha256": sha256_file(p), "size": st.st_size}, False
+    return {"sha256": sha256_file(tmp / rel), "size": st.st_size}, False
 
 
 def _swap_in(tmp: Path, out: Path) -> None:
@@ -269,12 +269,13 @@ def _cache_file(root: Path) -> Path:
 def regular_file(base: Path, rel: str) -> os.stat_result | None:
     """The stat of `base/rel` if it is a regular file reached through real directories only: a
     link anywhere below the bundle could make a reader (or tantivy) read outside it."""
-    parts = rel.split("/")
+    at = os.fspath(base)
     try:
-        for i in range(1, len(parts)):
-            if not stat.S_ISDIR(os.lstat(base.joinpath(*parts[:i])).st_mode):
+        for part in rel.split("/")[:-1]:  # strings, not Paths: a bundle's ~450 files at every open
+            at = os.path.join(at, part)
+            if not stat.S_ISDIR(os.lstat(at).st_mode):
                 return None
-        st = os.lstat(base / rel)
+        st = os.lstat(os.path.join(os.fspath(base), rel))
     except OSError:
         return None
     return st if stat.S_ISREG(st.st_mode) else None
@@ -286,15 +287,15 @@ def artifact_problem(
     """What is wrong with one file the manifest lists (None if nothing), and its verified record
     `[size, mtime_ns, inode, sha256]`. A `known` record equal to the file's current one skips hashing.
     `base` is where to read the files (see `pin`), `root` the bundle's name."""
-    p = (base or root) / rel
     st = regular_file(base or root, rel)
     if st is None:
-        return (f"{rel}: missing" if not os.path.lexists(p) else f"{rel}: not a regular file"), []
+        missing = not os.path.lexists((base or root) / rel)
+        return (f"{rel}: missing" if missing else f"{rel}: not a regular file"), []
     ident = [st.st_size, st.st_mtime_ns, st.st_ino]
     if ident[0] != want["size"]:
         return f"{rel}: {ident[0]} bytes, expected {want['size']}", []
     record = [*ident, want["sha256"]]
-    if known != record and sha256_file(p) != want["sha256"]:
+    if known != record and sha256_file((base or root) / rel) != want["sha256"]:
         return f"{rel}: checksum mismatch", []
     return None, record
 

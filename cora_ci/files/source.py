@@ -19,7 +19,6 @@ from typing import IO, NamedTuple
 from cora_ci import config as config_mod
 from cora_ci.boosts import FILE_NAME as BOOSTS_FILE
 from cora_ci.boosts import parse_boosts
-from cora_ci.chunking.secrets import secret_names
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
 from cora_ci.files.names import from_bytes, fs_name, to_bytes
@@ -51,6 +50,7 @@ class Snapshot:
     config: Config
     boosts: tuple[str, ...] = ()  # the directives of the source's `.cora-boosts`
     withheld: tuple[str, ...] = ()  # the kinds of secret found in the names of the files left out
+    screened: bool = True  # whether the paths passed the secret screen (`screen`)
 
     def read(self, entries: list[Entry]) -> Iterator[tuple[Entry, bytes]]:
         """The bytes of each entry, in order; from git's object store when the ids are git objects.
@@ -216,14 +216,13 @@ def _records(out: bytes) -> Iterator[tuple[list[str], str]]:
             yield meta.decode().split(), _name(name)
 
 
-def _ls_tree(root: Path, commit: str) -> list[Entry]:
-    """Files and submodules of a commit. Symlinks are not source: their target may be outside
-    the repository, and the file they name inside it is indexed under its own path."""
-    return [
-        Entry(path, blob, mode)
-        for (mode, kind, blob), path in _records(_git(root, "ls-tree", "-r", "-z", "--full-tree", commit))
-        if kind in ("blob", "commit") and mode != _SYMLINK
-    ]
+def _ls_tree(root: Path, commit: str, paths: tuple[str, ...] = ()) -> list[Entry]:
+    """Files and submodules of a commit (those under `paths` when given). Symlinks are not source:
+    their target may be outside the repository, and the file they name inside it is indexed under
+    its own path."""
+    listing = _git(root, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *paths)
+    return [Entry(path, blob, mode) for (mode, kind, blob), path in _records(listing)
+            if kind in ("blob", "commit") and mode != _SYMLINK]  # fmt: skip
 
 
 def _ls_index(root: Path) -> list[Entry]:
@@ -326,12 +325,14 @@ def _bare(root: Path) -> Path | None:
 
 
 def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_dir: Path | None = None,
-             config_file: Path | None = None) -> Snapshot:  # fmt: skip
+             config_file: Path | None = None, *, screen_now: bool = True) -> Snapshot:  # fmt: skip
     """The files of `repo` to index, with the config that selects them.
 
     `kind` defaults to `rev` (HEAD) in a git repository with commits, `worktree` in one without and
     `dir` outside git. The config is the source's own (a commit's `.cora.toml` or `pyproject.toml`),
-    unless `config_file` is given. `out_dir` (the bundle) is never indexed.
+    unless `config_file` is given. `out_dir` (the bundle) is never indexed. Without `screen_now`
+    the paths are not screened for secrets yet (`screen`): an update that finds the previous
+    bundle's very files needs no screen, nor the ~270 rules' import.
     """
     if not repo.is_dir():
         raise CoraError("CORA-IO-001", f"no such directory: {repo}")
@@ -345,16 +346,62 @@ def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_di
         prefix = out_dir.resolve().relative_to(raw.root).as_posix() + "/"
         keep = {n for n in keep if not n.startswith(prefix)}
     entries = [e for e in raw.entries if e.path in keep]
-    named = secret_names([e.path for e in entries]) if cfg.secrets == "drop" else {}
-    if named:  # a path is in the manifest, the BM25 index and every result: the file stays out
-        entries = [e for e in entries if e.path not in named]
     if raw.kind == "dir":
         entries = _hash_files(raw.root, [e.path for e in entries])
+    _need_files(raw, entries)
+    snap = replace(raw, entries=tuple(entries), config=cfg, boosts=_boosts(raw.read_text_file(BOOSTS_FILE)),
+                   screened=False)  # fmt: skip
+    return screen(snap) if screen_now else snap
+
+
+def screen(snap: Snapshot) -> Snapshot:
+    """`snap` without the files whose path holds a secret (a path is in the manifest, the BM25
+    index and every result: the file stays out), with the kinds of secret found; done once."""
+    if snap.screened:
+        return snap
+    named: dict[str, str] = {}
+    if snap.config.secrets == "drop":
+        from cora_ci.chunking.secrets import secret_names
+
+        named = secret_names([e.path for e in snap.entries])
+    entries = [e for e in snap.entries if e.path not in named]
+    _need_files(snap, entries)
+    return replace(snap, entries=tuple(entries), withheld=tuple(named.values()), screened=True)
+
+
+def _need_files(snap: Snapshot, entries: list[Entry]) -> None:
     if not entries:
-        why = "every file is excluded by the config" if raw.entries else "it holds no file"
-        raise CoraError("CORA-IO-004", f"nothing to index in {raw.root}: {why}")
-    return replace(raw, entries=tuple(entries), config=cfg, boosts=_boosts(raw.read_text_file(BOOSTS_FILE)),
-                   withheld=tuple(named.values()))  # fmt: skip
+        why = "every file is excluded by the config" if snap.entries else "it holds no file"
+        raise CoraError("CORA-IO-004", f"nothing to index in {snap.root}: {why}")
+
+
+CONFIG_FILES = (".cora.toml", "pyproject.toml", BOOSTS_FILE)  # a source's config and boosts
+
+
+def commit_settings(repo: Path, rev: str | None = None) -> Snapshot | None:
+    """The commit `rev` (default HEAD) of the work tree holding `repo`, listing only its
+    `CONFIG_FILES`, with the config and boosts they give, read as `snapshot` reads them: what
+    relabelling a bundle needs, without listing the whole tree. None when there is no such commit
+    or work tree (a bare repository, a plain directory, no commits yet)."""
+    top = git_toplevel(repo.resolve())
+    if top is None:
+        return None
+    head = _git(top, "log", "-1", "--format=%H %T %ct", rev or "HEAD", "--", check=False).split()
+    if len(head) != 3:
+        return None
+    commit, tree, ctime = head[0].decode(), head[1].decode(), int(head[2])
+    listed = tuple(_ls_tree(top, commit, CONFIG_FILES))
+    raw = Snapshot(top, "rev", commit, tree, False, ctime, listed, Config())
+    cfg = config_mod.discover_in(raw.read_text_file, f"{top.name}@{tree}")
+    return replace(raw, config=cfg, boosts=_boosts(raw.read_text_file(BOOSTS_FILE)))
+
+
+def changed_paths(root: Path, old_tree: str, new_tree: str) -> list[str] | None:
+    """The paths whose entries differ between two trees (added, removed, changed, both sides of a
+    rename), or None when git cannot tell (a tree it does not have: a shallow clone)."""
+    out = subprocess.run(["git", "-C", str(root), "diff-tree", "-r", "-z", "--name-only", "--no-renames",
+                          old_tree, new_tree], capture_output=True, check=False)  # fmt: skip
+    return [_name(n) for n in out.stdout.split(b"\0") if n] if out.returncode == 0 else None
 
 
 def _boosts(data: bytes | None) -> tuple[str, ...]:

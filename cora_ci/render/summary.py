@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cora_ci.build import Summary
-    from cora_ci.build.chunks import Note
+    from cora_ci.build.common import Note
 
 
 def change_line(s: Summary) -> str | None:

@@ -1,0 +1,108 @@
+"""Writing a bundle for files that changed: chunk them, link them, embed their new texts, and
+write the indexes, reusing from the previous bundle whatever they did not touch.
+
+`pipeline` decides whether there is anything to do; everything here (the chunkers and their
+parsers, tantivy, numpy) is imported only when there is.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+from cora_ci.build.chunks import check_unique_ids, chunk_all, file_row, link_files, notes_of
+from cora_ci.build.common import Note, Progress, Summary, linked_artifacts, model_name, source_label
+from cora_ci.build.header import assemble_manifest, header
+from cora_ci.build.vectors import VectorPlan, plan_vectors, text_keys
+from cora_ci.build.writers import write_graph, write_lexical, write_shards
+from cora_ci.bundle import Bundle
+from cora_ci.bundle import manifest as mf
+from cora_ci.bundle.manifest import bucket_count, bucket_of
+from cora_ci.bundle.store import write_bundle
+from cora_ci.bundle.tables import Rows
+from cora_ci.files.source import Snapshot
+
+
+def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, rebuilt: str,
+                  progress: Progress, t0: float, cut: dict[str, Any] | None) -> Summary:  # fmt: skip
+    """Update `old` to `snap` (None: build from scratch, `rebuilt` says why) into `out`."""
+    stages: dict[str, float] = {"list": time.perf_counter() - t0}
+    cfg = snap.config
+    info = asdict(embedder.info) if embedder is not None else None
+    old_shards = old.shards if old is not None else None
+    old_rows = Rows(old_shards)
+    same = [e.path for e in snap.entries if e.path in old_rows and old_rows.top(e.path, "blob") == e.blob]
+    kept = Rows(old_shards, same)
+    fresh = chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept])
+    check_unique_ids(kept, fresh)
+    t = time.perf_counter()
+    keys = {p: text_keys(f.chunks) if embedder is not None else b"" for p, f in fresh.items()}
+    t_keys = time.perf_counter() - t
+    t = time.perf_counter()
+    from cora_ci.graph.build import file_links
+    from cora_ci.graph.extract import FileRefs  # with the parsers: only when files were chunked
+
+    links = {p: file_links(f.chunks, FileRefs(f.imports, f.refs)) for p, f in fresh.items()}
+    rows = Rows(old_shards, kept)
+    for p, f in fresh.items():
+        rows.put(file_row(f, links[p], keys[p]))
+    for p, e in link_files(old_rows, kept, rows, links).items():
+        rows.set_top(p, "edges", e)  # a top column: an unchanged file's shard is not read
+    stages["graph"] = time.perf_counter() - t
+    t = time.perf_counter()
+    vec = plan_vectors(embedder, old, old_rows, kept, fresh, keys, progress) if embedder is not None else None
+    stages["embed"] = time.perf_counter() - t + t_keys
+    files = rows.top_table()
+    deleted = set(old_rows) - set(rows)
+    count = bucket_count(sum(len(b) // 8 for b in files["ids"]))
+    same_buckets = old is not None and old.manifest["lexical"]["buckets"] == count
+
+    def fill(tmp: Path) -> dict[str, Any]:
+        progress("write", 0, 1)
+        reuse = old if same_buckets else None
+        lexical = write_lexical(tmp / mf.BM25, reuse, files, rows, fresh, deleted, count)
+        changed = {bucket_of(p, count) for p in [*fresh, *deleted]}
+        shards = write_shards(tmp, reuse, rows, count, changed)
+        if vec is not None:
+            _write_vectors(tmp, old, vec)
+        write_graph(tmp / mf.GRAPH, files, old)
+        progress("write", 1, 1)
+        return assemble_manifest(header(snap, cfg, info, cut), files, lexical, shards)
+
+    t = time.perf_counter()
+    size = write_bundle(out, fill, linked_artifacts(old))
+    stages["write"] = time.perf_counter() - t
+    indexed = [i for i, st in enumerate(files["strategy"]) if st is not None]
+    notes = notes_of(fresh.values())
+    notes[:0] = [Note("(a file name)", None, "CORA-SEC-004", f"{kind} in a file's name: file left out")
+                 for kind in snap.withheld]  # fmt: skip
+    return Summary(
+        out=out, files=len(indexed), skipped=len(files["path"]) - len(indexed),
+        chunks=sum(len(b) // 8 for b in files["ids"]), embedded=vec.embedded if vec is not None else 0,
+        rechunked=len(fresh), removed=len(deleted), rebuilt=rebuilt,
+        source_bytes=sum(files["size"][i] for i in indexed), bundle_bytes=size,
+        diagnostics=len(notes), notes=notes,
+        languages=dict(sorted(Counter(files["lang"][i] for i in indexed).items())),
+        seconds=time.perf_counter() - t0, stages=stages, model=model_name(embedder),
+        source=source_label(snap, cut),
+    )  # fmt: skip
+
+
+def _write_vectors(tmp: Path, old: Bundle | None, vec: VectorPlan) -> None:
+    """The vector file of the new bundle: the previous one hard-linked when no vector changed (a
+    commit of files that hold no chunk, or whose chunks kept their texts); else updated from it,
+    or written anew."""
+    if old is not None and old.model is not None and not (vec.remove or len(vec.ids) or len(vec.stored_ids)):
+        os.link(old.root / mf.CODES, tmp / mf.CODES)
+        return
+    from cora_ci.bundle.vectors import update_vectors, write_vectors
+
+    if old is not None and old.model is not None:
+        batches = [(vec.ids, vec.vectors), (vec.stored_ids, vec.stored)]
+        update_vectors(old.root, tmp, vec.remove, batches)
+    else:
+        write_vectors(tmp, vec.ids, vec.vectors)  # nothing stored to copy
