@@ -66,7 +66,9 @@ def test_a_commit_of_left_out_files_relabels_the_bundle_as_a_full_build_would(tm
         {".cora-boosts": "dir:src\n"},  # what the bundle records
     ],
 )
-def test_a_commit_that_may_change_the_bundle_is_listed_in_full(tmp_path: Path, change: dict[str, str]) -> None:
+def test_a_commit_that_may_change_the_bundle_is_listed_in_full(
+    tmp_path: Path, change: dict[str, str]
+) -> None:
     """The config leaves itself out, yet its change reselects files that did not change (`gen/`):
     only a full listing sees that."""
     repo = init_repo(tmp_path / "repo", FILES)
@@ -83,7 +85,9 @@ def test_a_bundle_of_staged_files_or_of_a_tree_git_lacks_is_listed_in_full(tmp_p
     out = tmp_path / "inc"
     build(repo, out, kind="staged")
     assert untouched(repo, out, None, time.perf_counter()) is None
-    elsewhere = init_repo(tmp_path / "other", {**FILES, "notes/x.py": "Y = 2\n"})  # another tree, unknown here
+    elsewhere = init_repo(
+        tmp_path / "other", {**FILES, "notes/x.py": "Y = 2\n"}
+    )  # another tree, unknown here
     build(repo, out)
     shutil.copytree(out, tmp_path / "copy")
     assert untouched(elsewhere, tmp_path / "copy", None, time.perf_counter()) is None

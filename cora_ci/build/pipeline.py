@@ -85,8 +85,9 @@ def _build(snap: Snapshot, out: Path, model: str | None, full: str | None, progr
         old, rebuilt = None, full
     elif old is not None:
         old, rebuilt = reusable(old, cfg, info, cut)
-    if old is not None and (same_files(old, snap) or same_files(old, snap := screen(snap))):
+    known = set(old.manifest["files"]["path"]) if old is not None else set()
+    if old is not None and (same_files(old, snap) or same_files(old, snap := screen(snap, known))):
         return relabel(old, snap, out, t0, embedder, cut)
     from cora_ci.build.update import write_changes  # chunkers, parsers, tantivy: only for changes
 
-    return write_changes(screen(snap), out, old, embedder, rebuilt, progress, t0, cut)
+    return write_changes(screen(snap, known), out, old, embedder, rebuilt, progress, t0, cut)

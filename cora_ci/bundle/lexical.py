@@ -38,7 +38,7 @@ from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import stems
 from cora_ci.bundle.panics import is_panic, quiet
 from cora_ci.bundle.segments import check_fast, check_meta, check_store, uuid
-from cora_ci.bundle.terms import TOKEN, field_text, terms
+from cora_ci.bundle.terms import field_text, terms
 from cora_ci.chunking.model import Chunk
 from cora_ci.errors import CoraError
 
@@ -72,9 +72,8 @@ def _schema() -> Any:
 
 
 def _analyzer() -> Any:
-    return (
-        tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.regex(TOKEN)).filter(tantivy.Filter.lowercase()).build()
-    )
+    """Fields arrive as their terms (`field_text`): split on spaces, taken as they are."""
+    return tantivy.TextAnalyzerBuilder(tantivy.Tokenizer.whitespace()).build()
 
 
 class Segment(NamedTuple):
@@ -330,6 +329,9 @@ class LexicalIndex:
                     raise CoraError("CORA-BND-004", f"{self._name}: {e}") from None
             with _unreadable(self._name):
                 self._index = tantivy.Index.open(str(shadow))
+                # No reload: a bundle never changes, and the watcher thread of the default policy
+                # takes tantivy's meta lock in the shadow directory while it is being removed.
+                self._index.config_reader("Manual", 0)
                 self._index.register_tokenizer(TOKENIZER, _analyzer())
                 self._searcher = self._index.searcher()
                 self._schema = self._index.schema

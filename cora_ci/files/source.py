@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 import os
 import subprocess
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, NamedTuple
@@ -354,16 +354,19 @@ def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_di
     return screen(snap) if screen_now else snap
 
 
-def screen(snap: Snapshot) -> Snapshot:
+def screen(snap: Snapshot, known: Collection[str] = ()) -> Snapshot:
     """`snap` without the files whose path holds a secret (a path is in the manifest, the BM25
-    index and every result: the file stays out), with the kinds of secret found; done once."""
+    index and every result: the file stays out), with the kinds of secret found; done once. The
+    `known` paths, a previous bundle's (screened when it was built, as its chunks' texts were),
+    are not screened again: a commit that adds no path imports and runs none of the rules."""
     if snap.screened:
         return snap
     named: dict[str, str] = {}
-    if snap.config.secrets == "drop":
+    new = [e.path for e in snap.entries if e.path not in known]
+    if snap.config.secrets == "drop" and new:
         from cora_ci.chunking.secrets import secret_names
 
-        named = secret_names([e.path for e in snap.entries])
+        named = secret_names(new)
     entries = [e for e in snap.entries if e.path not in named]
     _need_files(snap, entries)
     return replace(snap, entries=tuple(entries), withheld=tuple(named.values()), screened=True)
