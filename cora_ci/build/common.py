@@ -48,6 +48,7 @@ class Summary:
     model: str = "none"
     source: str = ""
     notes: list[Note] = field(default_factory=list)  # this run's diagnostics, what was left out first
+    since: str = ""  # the previous bundle's tree, when only what changed since it was listed
 
 
 def model_name(embedder: Any) -> str:

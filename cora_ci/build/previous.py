@@ -2,10 +2,7 @@
 
 An update starts from the bundle it replaces: `reusable` says whether it may (same major format,
 chunker config, model and shard), `same_files` whether the new source holds exactly its files,
-in which case `relabel` rewrites only the manifest's source fields and hard-links the rest.
-`untouched` finds that case for a commit without listing its tree: after every commit the sync
-hook brings the bundle to HEAD, and most commits touch no file the bundle could index in a
-repository of tens of thousands, where `git ls-tree` and the filter alone cost ~0.3 s.
+in which case `relabel` rewrites only what the manifest says of the build and hard-links the rest.
 """
 
 from __future__ import annotations
@@ -13,7 +10,6 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -22,11 +18,10 @@ from cora_ci.build.common import Summary, linked_artifacts, model_name, shard_la
 from cora_ci.build.header import header
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle.store import read_manifest, update_lock, write_bundle
+from cora_ci.bundle.store import write_bundle
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
-from cora_ci.files.source import CONFIG_FILES, Snapshot, changed_paths, commit_settings
-from cora_ci.files.walk import filter_names
+from cora_ci.files.source import Snapshot
 
 
 def open_previous(out: Path) -> tuple[Bundle | None, str]:
@@ -84,38 +79,6 @@ def reusable(old: Bundle, cfg: Config, model: dict[str, Any] | None,
 def same_files(old: Bundle, snap: Snapshot) -> bool:
     files = old.manifest["files"]
     return dict(zip(files["path"], files["blob"], strict=True)) == {e.path: e.blob for e in snap.entries}
-
-
-def untouched(repo: Path, out: Path | None, rev: str | None, t0: float) -> Summary | None:
-    """The relabelled bundle when commit `rev` (default HEAD) changed no file the bundle at `out`
-    (default the repository's) may hold since the commit it was built from, else None: then
-    the whole tree must be listed. Relabels exactly when `build` would: the same config and
-    boosts (their files unchanged), the same model, and every changed path one the config leaves
-    out; a bundle of the staged files, a shard's, or one whose tree git no longer has is not
-    compared this way."""
-    snap = commit_settings(repo, rev)
-    if snap is None:
-        return None
-    out = out if out is not None else snap.root / ".cora" / "index"
-    if not (out / mf.MANIFEST).is_file():
-        return None
-    with update_lock(out):
-        try:
-            m = read_manifest(out)
-        except CoraError:
-            return None
-        source = m.get("source") or {}
-        if source.get("kind") != "rev" or m.get("shard") or not isinstance(source.get("tree"), str):
-            return None
-        changed = changed_paths(snap.root, source["tree"], str(snap.tree))
-        if changed is None or set(changed) & set(CONFIG_FILES) or filter_names(changed, snap.config):
-            return None
-        old, _ = open_previous(out)
-        if old is None:
-            return None
-        embedder = embedder_for(snap.config.model or model_of(old), snap.root)
-        old, _ = reusable(old, snap.config, asdict(embedder.info) if embedder is not None else None, None)
-        return relabel(old, snap, out, t0, embedder, None) if old is not None else None
 
 
 def relabel(old: Bundle, snap: Snapshot, out: Path, t0: float, embedder: Any,

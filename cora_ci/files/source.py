@@ -399,12 +399,42 @@ def commit_settings(repo: Path, rev: str | None = None) -> Snapshot | None:
     return replace(raw, config=cfg, boosts=_boosts(raw.read_text_file(BOOSTS_FILE)))
 
 
-def changed_paths(root: Path, old_tree: str, new_tree: str) -> list[str] | None:
-    """The paths whose entries differ between two trees (added, removed, changed, both sides of a
-    rename), or None when git cannot tell (a tree it does not have: a shallow clone)."""
-    out = subprocess.run(["git", "-C", str(root), "diff-tree", "-r", "-z", "--name-only", "--no-renames",
-                          old_tree, new_tree], capture_output=True, check=False)  # fmt: skip
-    return [_name(n) for n in out.stdout.split(b"\0") if n] if out.returncode == 0 else None
+def tree_changes(root: Path, old_tree: str, new_tree: str) -> list[Entry] | None:
+    """What differs between two trees, path by path, as the new tree has it: an `Entry` with its
+    new blob and mode (`000000` for a path the new tree lacks), both sides of a rename apart. None
+    when git cannot tell (a tree it does not have: a shallow clone, a bundle built elsewhere)."""
+    diff = ["git", "-C", str(root), "diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree]
+    out = subprocess.run(diff, capture_output=True, check=False)
+    if out.returncode != 0:
+        return None
+    fields = out.stdout.split(b"\0")  # `:old_mode new_mode old_id new_id status`, then the path
+    changes = []
+    for meta, name in zip(fields[0:-1:2], fields[1::2], strict=True):
+        _, mode, _, blob, _ = meta.decode().split(" ")
+        changes.append(Entry(_name(name), blob, mode))
+    return changes
+
+
+def snapshot_since(base: Snapshot, known: dict[str, str], tree: str, out_dir: Path | None) -> Snapshot | None:
+    """What `snapshot` gives for the commit of `base` (from `commit_settings`), unscreened, at
+    the cost of what changed: the files `known` (path -> blob) that a previous build found in
+    `tree` with the same config, less the paths the commit changed, plus those of them its config
+    selects. None when that cannot be told: git lacks `tree`, or a config file changed (a new
+    selection may take or drop unchanged files). The known files keep no mode: they are not read."""
+    changes = tree_changes(base.root, tree, str(base.tree))
+    if changes is None or {e.path for e in changes} & set(CONFIG_FILES):
+        return None
+    files = dict(known)
+    for e in changes:
+        files.pop(e.path, None)
+    now = [e for e in changes if e.mode.startswith("10") or e.mode == _GITLINK]  # not gone, not a link
+    keep = set(filter_names([e.path for e in now], base.config))
+    if out_dir is not None and out_dir.resolve().is_relative_to(base.root):
+        prefix = out_dir.resolve().relative_to(base.root).as_posix() + "/"
+        keep = {n for n in keep if not n.startswith(prefix)}
+    entries = [Entry(p, b, "") for p, b in files.items()] + [e for e in now if e.path in keep]
+    _need_files(base, entries)
+    return replace(base, entries=tuple(sorted(entries)), screened=False)
 
 
 def _boosts(data: bytes | None) -> tuple[str, ...]:
