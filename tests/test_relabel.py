@@ -54,8 +54,8 @@ def test_a_commit_of_left_out_files_relabels_the_bundle_as_a_full_build_would(tm
     assert s.since == before and s.rechunked == s.removed == 0 and s.files == 2
     assert s.source == f"rev {git(repo, 'rev-parse', 'HEAD')[:12]}"
     assert same_as_full_build(repo, out)
-    commit(repo, {})  # an empty commit, then no commit: nothing to write
-    assert build(repo, out).since and same_as_full_build(repo, out)
+    commit(repo, {})  # an empty commit (the model named, as the bundle has it), then no commit
+    assert build(repo, out, model="none").since and same_as_full_build(repo, out)
     assert build(repo, out).since and same_as_full_build(repo, out)
 
 

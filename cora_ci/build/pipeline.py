@@ -35,7 +35,7 @@ def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: 
     bundle is the previous commit's (a hook's, a CI job's) lists only what changed since.
     """
     t0 = time.perf_counter()
-    plain = kind in (None, "rev") and not (model or config_file or full or shard)
+    plain = kind in (None, "rev") and not (config_file or full or shard)
     settings = commit_settings(repo, rev) if plain else None
 
     @cache
@@ -46,7 +46,7 @@ def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: 
     target = out if out is not None else root / ".cora" / "index"
     with update_lock(target):
         try:
-            if settings is not None and (done := _since_previous(settings, target, progress, t0)) is not None:
+            if settings is not None and (done := _since_previous(settings, target, model, progress, t0)):
                 return done
             return _build(*listed(), target, model, "--full" if full else None, progress, t0)
         except CoraError as e:  # the previous bundle is damaged where the update read it: rebuild
@@ -71,7 +71,8 @@ def _cut(snap: Snapshot, spec: ShardSpec | None) -> tuple[Snapshot, dict[str, An
     return replace(snap, entries=mine), cut
 
 
-def _since_previous(settings: Snapshot, out: Path, progress: Progress, t0: float) -> Summary | None:
+def _since_previous(settings: Snapshot, out: Path, model: str | None, progress: Progress,
+                    t0: float) -> Summary | None:  # fmt: skip
     """The update of the bundle at `out` to the commit of `settings` from what changed since the
     commit it was built from, or None when that cannot be done (no such bundle, one of the staged
     files or of a shard, one to rebuild, a tree git lacks, a config file changed): then the
@@ -80,7 +81,7 @@ def _since_previous(settings: Snapshot, out: Path, progress: Progress, t0: float
     source = old.manifest["source"] if old is not None else {}
     if old is None or source.get("kind") != "rev" or old.manifest.get("shard"):
         return None
-    embedder = embedder_for(settings.config.model or model_of(old), settings.root)
+    embedder = embedder_for(model or settings.config.model or model_of(old), settings.root)
     reused, _ = reusable(old, settings.config, asdict(embedder.info) if embedder is not None else None, None)
     if reused is None:
         return None
