@@ -48,7 +48,7 @@ def main() -> None:
 
             def segment(tmp: str = tmp, docs: list[LexicalDoc] = docs) -> None:
                 target = Path(tempfile.mkdtemp(dir=tmp)) / "bm25"
-                write_index(target, {0: docs}, 1)
+                write_index(target, {0: len(docs)}, lambda b: docs, 1)
 
             seg = timed(segment)
         shard = timed(lambda group=group, count=count: mf.pack_shard(0, count, group))

@@ -93,8 +93,9 @@ def test_bm25_buckets_score_exactly_like_one_index_of_the_python_terms(
     lex = [LexicalDoc(i + 1, name, f"src/f{i}.py", body) for i, (name, body) in enumerate(docs)]
     with tempfile.TemporaryDirectory() as tmp:
         one, many, ref = Path(tmp) / "one", Path(tmp) / "many", Path(tmp) / "ref"
-        write_index(one, {0: lex}, 1)
-        write_index(many, {b: [d for d in lex if d.id % buckets == b] for b in range(buckets)}, buckets)
+        write_index(one, {0: len(lex)}, lambda b: lex, 1)
+        parts = {b: [d for d in lex if d.id % buckets == b] for b in range(buckets)}
+        write_index(many, {b: len(ds) for b, ds in parts.items()}, parts.__getitem__, buckets)
         sb = tantivy.SchemaBuilder()  # the reference: tantivy's own word tokenizer and lower case
         for f in FIELDS:
             sb.add_text_field(f, stored=False, tokenizer_name="words", index_option="freq")

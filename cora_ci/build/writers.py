@@ -28,12 +28,21 @@ def write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any
         reuse = (old.root / mf.BM25, [Segment(*s) if s else None for s in segments])
     else:
         touched = set(range(count))
-    docs: dict[int, list[LexicalDoc]] = {b: [] for b in touched}
-    for p in files["path"]:
+    members: dict[int, list[str]] = {b: [] for b in touched}
+    sizes = dict.fromkeys(touched, 0)
+    for p, ids in zip(files["path"], files["ids"], strict=True):
         b = bucket_of(p, count)
         if b in touched:
-            docs[b].extend(chunk_docs(fresh[p].chunks) if p in fresh else row_docs(rows[p]))
-    segments = write_index(directory, docs, count, reuse)
+            members[b].append(p)
+            sizes[b] += len(ids) // 8
+
+    def docs(b: int) -> list[LexicalDoc]:  # made as the bucket is written: one bucket's at a time
+        out: list[LexicalDoc] = []
+        for p in members[b]:
+            out.extend(chunk_docs(fresh[p].chunks) if p in fresh else row_docs(rows[p]))
+        return out
+
+    segments = write_index(directory, sizes, docs, count, reuse)
     return {"buckets": count, "segments": [[s.id, s.docs] if s else None for s in segments]}
 
 

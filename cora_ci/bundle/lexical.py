@@ -85,13 +85,16 @@ class Segment(NamedTuple):
 
 def write_index(
     directory: Path,
-    buckets: Mapping[int, Sequence[LexicalDoc]],
+    buckets: Mapping[int, int],
+    docs: Callable[[int], Sequence[LexicalDoc]],
     count: int,
     reuse: tuple[Path, Sequence[Segment | None]] | None = None,
 ) -> list[Segment | None]:
     """Write the index of `count` buckets into `directory` (created) and return each bucket's
-    segment (None: empty bucket). Buckets in `buckets` are written from their docs, in order; the
-    others are hard-linked from `reuse`: the previous index directory and its segments."""
+    segment (None: empty bucket). The buckets in `buckets` (each with its number of documents) are
+    written from `docs(bucket)`, made as each is written, so a first build holds the documents of
+    one bucket a worker, not of the repository; the others are hard-linked from `reuse`: the
+    previous index directory and its segments."""
     directory.mkdir(parents=True)
     previous: dict[str, list[Path]] = {}  # segment id -> its files in `reuse`, listed once
     if reuse is not None:
@@ -99,7 +102,7 @@ def write_index(
             previous.setdefault(p.name.split(".", 1)[0], []).append(p)
     segments: list[Segment | None] = []
     todo = [b for b in range(count) if buckets.get(b)]
-    written = dict(zip(todo, _map(lambda b: _write_segment(directory, buckets[b]), todo), strict=True))
+    written = dict(zip(todo, _map(lambda b: _write_segment(directory, docs(b)), todo), strict=True))
     for b in range(count):
         if b in buckets:
             seg = written.get(b)
@@ -170,13 +173,14 @@ def rebuilt_problems(
     the other. `rows(fi)` is the file row at index `fi`."""
     files, lex = manifest["files"], manifest["lexical"]
     count = lex["buckets"]
-    docs: dict[int, list[LexicalDoc]] = {}
+    members: dict[int, list[int]] = {}
     for fi, path in enumerate(files["path"]):
-        docs.setdefault(mf.bucket_of(path, count), []).extend(row_docs(rows(fi)))
+        members.setdefault(mf.bucket_of(path, count), []).append(fi)
     problems = []
     scratch.mkdir(parents=True, exist_ok=True)
     for b, want in enumerate(lex["segments"]):
-        got = _write_segment(scratch, docs[b]) if docs.get(b) else None
+        docs = [d for fi in members.get(b, []) for d in row_docs(rows(fi))]  # one bucket's at a time
+        got = _write_segment(scratch, docs) if docs else None
         if (got is None) != (want is None) or (got is not None and [got.id, got.docs] != list(want)):
             problems.append(f"{mf.BM25}: segment of bucket {b} is not what the manifest's chunks index")
         elif want is not None and _content_id(directory, want[0]) != want[0]:
