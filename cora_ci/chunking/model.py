@@ -17,9 +17,10 @@ class Diagnostic(NamedTuple):
     line: int | None = None
 
 
-@dataclass
+@dataclass(slots=True)
 class Chunk:
-    """One retrievable piece of a file.
+    """One retrievable piece of a file (slotted: a first build holds every chunk of the
+    repository at once, ~1.3 million at 100,000 files).
 
     `text` is verbatim source, except that `elided` line ranges (1-based, inclusive) inside
     `start_line..end_line` are replaced by a `. . .` line: a type keeps its member signatures and
