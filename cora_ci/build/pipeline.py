@@ -19,8 +19,9 @@ from cora_ci.build.previous import embedder_for, model_of, open_previous, relabe
 from cora_ci.bundle import Bundle
 from cora_ci.bundle.store import update_lock
 from cora_ci.errors import CoraError
+from cora_ci.files.changes import commit_settings, snapshot_since
 from cora_ci.files.shard import ShardSpec, assign, tree_digest
-from cora_ci.files.source import Snapshot, commit_settings, screen, snapshot, snapshot_since
+from cora_ci.files.source import Snapshot, screen, snapshot
 
 
 def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: str | None = None,

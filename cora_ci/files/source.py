@@ -26,7 +26,7 @@ from cora_ci.files.text import Unread
 from cora_ci.files.walk import filter_names, git_toplevel, walk_files
 
 KINDS = ("rev", "staged", "worktree", "dir")
-_SYMLINK, _GITLINK = "120000", "160000"
+_SYMLINK, GITLINK = "120000", "160000"
 _DRAIN = 1 << 20  # bytes per read when skipping a blob too large to index
 
 
@@ -58,13 +58,13 @@ class Snapshot:
         Submodules and files over `max_file_bytes` are not read: they come as `Unread`, whose
         length is the file's size, so memory stays bounded whatever the repository holds."""
         limit = self.config.max_file_bytes
-        files = [e for e in entries if e.mode != _GITLINK]
+        files = [e for e in entries if e.mode != GITLINK]
         if self.kind in ("rev", "staged"):
             stream: Iterator[bytes] = _cat_blobs(self.root, [e.blob for e in files], limit)
         else:
             stream = (self._from_disk(e, limit) for e in files)
         for e in entries:
-            if e.mode == _GITLINK:
+            if e.mode == GITLINK:
                 yield e, Unread("CORA-CHK-009", f"submodule at commit {e.blob} skipped")
             else:
                 yield e, next(stream)
@@ -84,9 +84,9 @@ class Snapshot:
         """Each entry's size in bytes, contents unread: git's object sizes for a commit or the staging
         area, the sizes on disk otherwise (what a shard's split weighs)."""
         if self.kind in ("rev", "staged"):
-            found = iter(_blob_sizes(self.root, [e.blob for e in self.entries if e.mode != _GITLINK]))
-            return [0 if e.mode == _GITLINK else next(found) for e in self.entries]
-        return [0 if e.mode == _GITLINK else _disk_size(self.root / fs_name(e.path)) for e in self.entries]
+            found = iter(_blob_sizes(self.root, [e.blob for e in self.entries if e.mode != GITLINK]))
+            return [0 if e.mode == GITLINK else next(found) for e in self.entries]
+        return [0 if e.mode == GITLINK else _disk_size(self.root / fs_name(e.path)) for e in self.entries]
 
     def read_text_file(self, path: str) -> bytes | None:
         """One small file (a config file) as this snapshot has it, or None if absent."""
@@ -96,7 +96,7 @@ class Snapshot:
         return next(self.read(found))[1] if found else None
 
 
-def _git(root: Path, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
+def run_git(root: Path, *args: str, stdin: bytes | None = None, check: bool = True) -> bytes:
     try:
         out = subprocess.run(["git", "-C", str(root), *args], input=stdin, capture_output=True, check=False)
     except OSError as e:
@@ -134,7 +134,7 @@ def _read_file(root: Path, path: str, limit: int) -> bytes | None:
 
 
 def _has_blob(root: Path, blob: str) -> bool:
-    return _git(root, "cat-file", "-t", blob, check=False).strip() == b"blob"
+    return run_git(root, "cat-file", "-t", blob, check=False).strip() == b"blob"
 
 
 def _inside(root: Path, full: Path) -> bool:
@@ -177,7 +177,7 @@ def _blob_sizes(root: Path, blobs: list[str]) -> list[int]:
     """Sizes of blobs from one `git cat-file --batch-check` call."""
     if not blobs:
         return []
-    out = _git(
+    out = run_git(
         root, "cat-file", "--batch-check=%(objectsize)", "--buffer", stdin="\n".join(blobs).encode() + b"\n"
     )
     sizes = out.decode().split()
@@ -204,7 +204,7 @@ def _drain(stream: IO[bytes], size: int, blob: str) -> None:
 
 
 def _head(root: Path) -> tuple[str | None, int | None]:
-    out = _git(root, "log", "-1", "--format=%H %ct", check=False).split()
+    out = run_git(root, "log", "-1", "--format=%H %ct", check=False).split()
     return (out[0].decode(), int(out[1])) if len(out) == 2 else (None, None)
 
 
@@ -216,11 +216,11 @@ def _records(out: bytes) -> Iterator[tuple[list[str], str]]:
             yield meta.decode().split(), _name(name)
 
 
-def _ls_tree(root: Path, commit: str, paths: tuple[str, ...] = ()) -> list[Entry]:
+def ls_tree(root: Path, commit: str, paths: tuple[str, ...] = ()) -> list[Entry]:
     """Files and submodules of a commit (those under `paths` when given). Symlinks are not source:
     their target may be outside the repository, and the file they name inside it is indexed under
     its own path."""
-    listing = _git(root, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *paths)
+    listing = run_git(root, "ls-tree", "-r", "-z", "--full-tree", commit, "--", *paths)
     return [Entry(path, blob, mode) for (mode, kind, blob), path in _records(listing)
             if kind in ("blob", "commit") and mode != _SYMLINK]  # fmt: skip
 
@@ -229,7 +229,7 @@ def _ls_index(root: Path) -> list[Entry]:
     """Stage-0 entries of the index (a file in a merge conflict has none: it is not indexable yet)."""
     return [
         Entry(path, blob, mode)
-        for (mode, blob, stage), path in _records(_git(root, "ls-files", "-s", "-z"))
+        for (mode, blob, stage), path in _records(run_git(root, "ls-files", "-s", "-z"))
         if stage == "0" and mode != _SYMLINK
     ]
 
@@ -237,18 +237,18 @@ def _ls_index(root: Path) -> list[Entry]:
 def _worktree(root: Path) -> tuple[list[Entry], bool]:
     """Index entries, with ids of modified and untracked files rehashed by git itself."""
     index = {e.path: e for e in _ls_index(root)}
-    changed = {_name(n) for n in _git(root, "diff-files", "-z", "--name-only").split(b"\0") if n}
+    changed = {_name(n) for n in run_git(root, "diff-files", "-z", "--name-only").split(b"\0") if n}
     untracked = {
-        _name(n) for n in _git(root, "ls-files", "-z", "--others", "--exclude-standard").split(b"\0") if n
+        _name(n) for n in run_git(root, "ls-files", "-z", "--others", "--exclude-standard").split(b"\0") if n
     }
-    staged = bool(_git(root, "diff-index", "--cached", "--name-only", "HEAD", check=False).strip())
+    staged = bool(run_git(root, "diff-index", "--cached", "--name-only", "HEAD", check=False).strip())
     todo = sorted(p for p in changed | untracked if _regular(root, p))
     for p in changed - set(todo):
-        if index.get(p, Entry(p, "", "")).mode != _GITLINK:  # a submodule's new commit is not a file
+        if index.get(p, Entry(p, "", "")).mode != GITLINK:  # a submodule's new commit is not a file
             index.pop(p, None)  # deleted in the working tree, or now a symlink
     by_git = [p for p in todo if "\n" not in p]  # `--stdin-paths` reads lines
     paths = b"\n".join(map(to_bytes, by_git))
-    ids = _git(root, "hash-object", "--stdin-paths", stdin=paths) if by_git else b""
+    ids = run_git(root, "hash-object", "--stdin-paths", stdin=paths) if by_git else b""
     found = dict(zip(by_git, ids.decode().split(), strict=True))
     for p in todo:
         blob = found.get(p) or _hash_file(root / fs_name(p))
@@ -304,15 +304,15 @@ def _raw(root: Path, kind: str | None, rev: str | None) -> Snapshot:
     if kind == "rev":
         if not rev and not head:
             raise CoraError("CORA-IO-003", "the repository has no commits yet", "use --worktree or --staged")
-        found = _git(top, "rev-parse", "--verify", "--quiet", f"{rev or 'HEAD'}^{{commit}}", check=False)
+        found = run_git(top, "rev-parse", "--verify", "--quiet", f"{rev or 'HEAD'}^{{commit}}", check=False)
         if not found.strip():
             raise CoraError("CORA-IO-003", f"revision not found: {rev}")
         commit = found.decode().strip()
-        tree = _git(top, "rev-parse", f"{commit}^{{tree}}").decode().strip()
-        ctime = int(_git(top, "show", "-s", "--format=%ct", commit).strip())
-        return Snapshot(top, "rev", commit, tree, False, ctime, tuple(_ls_tree(top, commit)), Config())
+        tree = run_git(top, "rev-parse", f"{commit}^{{tree}}").decode().strip()
+        ctime = int(run_git(top, "show", "-s", "--format=%ct", commit).strip())
+        return Snapshot(top, "rev", commit, tree, False, ctime, tuple(ls_tree(top, commit)), Config())
     if kind == "staged":
-        dirty = not head or bool(_git(top, "diff-index", "--cached", "--name-only", "HEAD").strip())
+        dirty = not head or bool(run_git(top, "diff-index", "--cached", "--name-only", "HEAD").strip())
         return Snapshot(top, kind, head, kind, dirty, head_time, tuple(_ls_index(top)), Config())
     entries, dirty = _worktree(top)
     return Snapshot(top, kind, head, kind, dirty, head_time, tuple(entries), Config())
@@ -320,7 +320,7 @@ def _raw(root: Path, kind: str | None, rev: str | None) -> Snapshot:
 
 def _bare(root: Path) -> Path | None:
     """`root` itself when it is a bare repository."""
-    out = _git(root, "rev-parse", "--is-bare-repository", check=False).strip()
+    out = run_git(root, "rev-parse", "--is-bare-repository", check=False).strip()
     return root if out == b"true" else None
 
 
@@ -348,8 +348,8 @@ def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_di
     entries = [e for e in raw.entries if e.path in keep]
     if raw.kind == "dir":
         entries = _hash_files(raw.root, [e.path for e in entries])
-    _need_files(raw, entries)
-    snap = replace(raw, entries=tuple(entries), config=cfg, boosts=_boosts(raw.read_text_file(BOOSTS_FILE)),
+    need_files(raw, entries)
+    snap = replace(raw, entries=tuple(entries), config=cfg, boosts=boosts_of(raw.read_text_file(BOOSTS_FILE)),
                    screened=False)  # fmt: skip
     return screen(snap) if screen_now else snap
 
@@ -368,76 +368,17 @@ def screen(snap: Snapshot, known: Collection[str] = ()) -> Snapshot:
 
         named = secret_names(new)
     entries = [e for e in snap.entries if e.path not in named]
-    _need_files(snap, entries)
+    need_files(snap, entries)
     return replace(snap, entries=tuple(entries), withheld=tuple(named.values()), screened=True)
 
 
-def _need_files(snap: Snapshot, entries: list[Entry]) -> None:
+def need_files(snap: Snapshot, entries: list[Entry]) -> None:
     if not entries:
         why = "every file is excluded by the config" if snap.entries else "it holds no file"
         raise CoraError("CORA-IO-004", f"nothing to index in {snap.root}: {why}")
 
 
-CONFIG_FILES = (".cora.toml", "pyproject.toml", BOOSTS_FILE)  # a source's config and boosts
-
-
-def commit_settings(repo: Path, rev: str | None = None) -> Snapshot | None:
-    """The commit `rev` (default HEAD) of the work tree holding `repo`, listing only its
-    `CONFIG_FILES`, with the config and boosts they give, read as `snapshot` reads them: what
-    relabelling a bundle needs, without listing the whole tree. None when there is no such commit
-    or work tree (a bare repository, a plain directory, no commits yet)."""
-    top = git_toplevel(repo.resolve())
-    if top is None:
-        return None
-    head = _git(top, "log", "-1", "--format=%H %T %ct", rev or "HEAD", "--", check=False).split()
-    if len(head) != 3:
-        return None
-    commit, tree, ctime = head[0].decode(), head[1].decode(), int(head[2])
-    listed = tuple(_ls_tree(top, commit, CONFIG_FILES))
-    raw = Snapshot(top, "rev", commit, tree, False, ctime, listed, Config())
-    cfg = config_mod.discover_in(raw.read_text_file, f"{top.name}@{tree}")
-    return replace(raw, config=cfg, boosts=_boosts(raw.read_text_file(BOOSTS_FILE)))
-
-
-def tree_changes(root: Path, old_tree: str, new_tree: str) -> list[Entry] | None:
-    """What differs between two trees, path by path, as the new tree has it: an `Entry` with its
-    new blob and mode (`000000` for a path the new tree lacks), both sides of a rename apart. None
-    when git cannot tell (a tree it does not have: a shallow clone, a bundle built elsewhere)."""
-    diff = ["git", "-C", str(root), "diff-tree", "-r", "-z", "--no-renames", old_tree, new_tree]
-    out = subprocess.run(diff, capture_output=True, check=False)
-    if out.returncode != 0:
-        return None
-    fields = out.stdout.split(b"\0")  # `:old_mode new_mode old_id new_id status`, then the path
-    changes = []
-    for meta, name in zip(fields[0:-1:2], fields[1::2], strict=True):
-        _, mode, _, blob, _ = meta.decode().split(" ")
-        changes.append(Entry(_name(name), blob, mode))
-    return changes
-
-
-def snapshot_since(base: Snapshot, known: dict[str, str], tree: str, out_dir: Path | None) -> Snapshot | None:
-    """What `snapshot` gives for the commit of `base` (from `commit_settings`), unscreened, at
-    the cost of what changed: the files `known` (path -> blob) that a previous build found in
-    `tree` with the same config, less the paths the commit changed, plus those of them its config
-    selects. None when that cannot be told: git lacks `tree`, or a config file changed (a new
-    selection may take or drop unchanged files). The known files keep no mode: they are not read."""
-    changes = tree_changes(base.root, tree, str(base.tree))
-    if changes is None or {e.path for e in changes} & set(CONFIG_FILES):
-        return None
-    files = dict(known)
-    for e in changes:
-        files.pop(e.path, None)
-    now = [e for e in changes if e.mode.startswith("10") or e.mode == _GITLINK]  # not gone, not a link
-    keep = set(filter_names([e.path for e in now], base.config))
-    if out_dir is not None and out_dir.resolve().is_relative_to(base.root):
-        prefix = out_dir.resolve().relative_to(base.root).as_posix() + "/"
-        keep = {n for n in keep if not n.startswith(prefix)}
-    entries = [Entry(p, b, "") for p, b in files.items()] + [e for e in now if e.path in keep]
-    _need_files(base, entries)
-    return replace(base, entries=tuple(sorted(entries)), screened=False)
-
-
-def _boosts(data: bytes | None) -> tuple[str, ...]:
+def boosts_of(data: bytes | None) -> tuple[str, ...]:
     """Directives of a `.cora-boosts` file, checked now (a bad line fails the build, naming it)."""
     if data is None:
         return ()
