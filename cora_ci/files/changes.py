@@ -25,9 +25,10 @@ CONFIG_FILES = (".cora.toml", "pyproject.toml", BOOSTS_FILE)  # a source's confi
 
 def commit_settings(repo: Path, rev: str | None = None) -> Snapshot | None:
     """The commit `rev` (default HEAD) of the work tree holding `repo`, listing only its
-    `CONFIG_FILES`, with the config and boosts they give, read as `snapshot` reads them: what
-    relabelling a bundle needs, without listing the whole tree. None when there is no such commit
-    or work tree (a bare repository, a plain directory, no commits yet)."""
+    `CONFIG_FILES`, with the config and boosts they give, read as `snapshot` reads them: what an
+    update from a previous bundle needs before `snapshot_since`, without listing the whole tree.
+    None when there is no such commit or work tree (a bare repository, a plain directory, no
+    commits yet)."""
     top = git_toplevel(repo.resolve())
     if top is None:
         return None
