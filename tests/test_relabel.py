@@ -12,6 +12,7 @@ from conftest import git, init_repo
 from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
+from cora_ci.errors import CoraError
 
 pytestmark = pytest.mark.usefixtures("private_cache")
 
@@ -111,3 +112,15 @@ def test_a_bundle_of_staged_files_or_of_a_tree_git_lacks_is_listed_in_full(tmp_p
     s = build(elsewhere, tmp_path / "copy")
     assert s.since == "" and s.rechunked == 0  # the same files: listed, then relabelled
     assert same_as_full_build(elsewhere, tmp_path / "copy")
+
+
+def test_a_revision_that_names_no_commit_is_an_error_with_a_bundle_to_update_too(tmp_path: Path) -> None:
+    """`--rev` goes through `git rev-parse --verify` on either listing: `--all` is not an option
+    that picks some branch's newest commit."""
+    repo = init_repo(tmp_path / "repo", FILES)
+    out = tmp_path / "inc"
+    build(repo, out)
+    for rev in ("--all", "no-such-branch"):
+        with pytest.raises(CoraError) as e:
+            build(repo, out, rev=rev)
+        assert e.value.code == "CORA-IO-003" and "revision not found" in e.value.message

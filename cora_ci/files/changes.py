@@ -17,7 +17,7 @@ from cora_ci import config as config_mod
 from cora_ci.boosts import FILE_NAME as BOOSTS_FILE
 from cora_ci.config import Config
 from cora_ci.files.names import from_bytes
-from cora_ci.files.source import GITLINK, Entry, Snapshot, boosts_of, ls_tree, need_files, run_git
+from cora_ci.files.source import GITLINK, Entry, Snapshot, boosts_of, commit_of, ls_tree, need_files
 from cora_ci.files.walk import filter_names, git_toplevel
 
 CONFIG_FILES = (".cora.toml", "pyproject.toml", BOOSTS_FILE)  # a source's config and boosts
@@ -32,10 +32,10 @@ def commit_settings(repo: Path, rev: str | None = None) -> Snapshot | None:
     top = git_toplevel(repo.resolve())
     if top is None:
         return None
-    head = run_git(top, "log", "-1", "--format=%H %T %ct", rev or "HEAD", "--", check=False).split()
-    if len(head) != 3:
+    found = commit_of(top, rev)
+    if found is None:
         return None
-    commit, tree, ctime = head[0].decode(), head[1].decode(), int(head[2])
+    commit, tree, ctime = found
     listed = tuple(ls_tree(top, commit, CONFIG_FILES))
     raw = Snapshot(top, "rev", commit, tree, False, ctime, listed, Config())
     cfg = config_mod.discover_in(raw.read_text_file, f"{top.name}@{tree}")

@@ -304,18 +304,27 @@ def _raw(root: Path, kind: str | None, rev: str | None) -> Snapshot:
     if kind == "rev":
         if not rev and not head:
             raise CoraError("CORA-IO-003", "the repository has no commits yet", "use --worktree or --staged")
-        found = run_git(top, "rev-parse", "--verify", "--quiet", f"{rev or 'HEAD'}^{{commit}}", check=False)
-        if not found.strip():
+        found = commit_of(top, rev)
+        if found is None:
             raise CoraError("CORA-IO-003", f"revision not found: {rev}")
-        commit = found.decode().strip()
-        tree = run_git(top, "rev-parse", f"{commit}^{{tree}}").decode().strip()
-        ctime = int(run_git(top, "show", "-s", "--format=%ct", commit).strip())
+        commit, tree, ctime = found
         return Snapshot(top, "rev", commit, tree, False, ctime, tuple(ls_tree(top, commit)), Config())
     if kind == "staged":
         dirty = not head or bool(run_git(top, "diff-index", "--cached", "--name-only", "HEAD").strip())
         return Snapshot(top, kind, head, kind, dirty, head_time, tuple(_ls_index(top)), Config())
     entries, dirty = _worktree(top)
     return Snapshot(top, kind, head, kind, dirty, head_time, tuple(entries), Config())
+
+
+def commit_of(top: Path, rev: str | None) -> tuple[str, str, int] | None:
+    """The id, tree and time of the commit `rev` names (default HEAD), or None when it names none.
+    `rev` is verified as a revision first, so nothing in it is ever read as an option (`--all`)."""
+    found = run_git(top, "rev-parse", "--verify", "--quiet", f"{rev or 'HEAD'}^{{commit}}", check=False)
+    commit = found.decode().strip()
+    if not commit:
+        return None
+    tree, ctime = run_git(top, "show", "-s", "--format=%T %ct", commit).split()
+    return commit, tree.decode(), int(ctime)
 
 
 def _bare(root: Path) -> Path | None:
