@@ -78,35 +78,38 @@ def _since_previous(settings: Snapshot, out: Path, model: str | None, progress: 
     commit it was built from, or None when that cannot be done (no such bundle, one of the staged
     files or of a shard, one to rebuild, a tree git lacks, a config file changed): then the
     source is listed in full. At 30,000 files the full listing alone costs ~0.3 s."""
-    old, _ = open_previous(out)
+    old, _, embedder = _previous(settings, out, model, None, None)  # a shard's is not reusable here
     source = old.manifest["source"] if old is not None else {}
-    if old is None or source.get("kind") != "rev" or old.manifest.get("shard"):
-        return None
-    embedder = embedder_for(model or settings.config.model or model_of(old), settings.root)
-    reused, _ = reusable(old, settings.config, asdict(embedder.info) if embedder is not None else None, None)
-    if reused is None:
+    if old is None or source.get("kind") != "rev":
         return None
     files = dict(zip(old.manifest["files"]["path"], old.manifest["files"]["blob"], strict=True))
     snap = snapshot_since(settings, files, str(source.get("tree")), out)
     if snap is None:
         return None
-    return replace(_apply(snap, out, reused, embedder, "", progress, t0, None), since=str(source["tree"]))
+    return replace(_apply(snap, out, old, embedder, "", progress, t0, None), since=str(source["tree"]))
 
 
 def _build(snap: Snapshot, cut: dict[str, Any] | None, out: Path, model: str | None, full: str | None,
            progress: Progress, t0: float) -> Summary:  # fmt: skip
     """Build or update from a full listing; `full` (the reason) builds from scratch."""
-    cfg = snap.config
-    spec = model or cfg.model
-    # the previous bundle is read to update it, or for its model when none is named
+    old, rebuilt, embedder = _previous(snap, out, model, cut, full)
+    return _apply(snap, out, old, embedder, rebuilt, progress, t0, cut)
+
+
+def _previous(snap: Snapshot, out: Path, model: str | None, cut: dict[str, Any] | None,
+              full: str | None) -> tuple[Bundle | None, str, Any]:  # fmt: skip
+    """The bundle at `out` if this build may update it (else None and why), and the embedder:
+    `model`, else the config's, else the bundle's own (`model_of`). `full` (the reason) updates
+    nothing; the bundle is still read for its model when none is named."""
+    spec = model or snap.config.model
     old, rebuilt = (None, "") if full and spec else open_previous(out)
     embedder = embedder_for(spec or model_of(old), snap.root)
-    info = asdict(embedder.info) if embedder is not None else None
     if full:
-        old, rebuilt = None, full
-    elif old is not None:
-        old, rebuilt = reusable(old, cfg, info, cut)
-    return _apply(snap, out, old, embedder, rebuilt, progress, t0, cut)
+        return None, full, embedder
+    info = asdict(embedder.info) if embedder is not None else None
+    if old is not None:
+        old, rebuilt = reusable(old, snap.config, info, cut)
+    return old, rebuilt, embedder
 
 
 def _apply(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, rebuilt: str, progress: Progress,

@@ -111,7 +111,13 @@ def _write(path: Path, keys: npt.NDArray[np.uint64], signs: npt.NDArray[np.uint6
 
 
 def _words(dim: int) -> int:
+    """64-bit words of a packed sign row."""
     return -(-dim // 64)
+
+
+def _width(dim: int) -> int:
+    """Bytes of a packed bit row."""
+    return -(-dim // 8)
 
 
 def _to_words(signs: npt.NDArray[np.uint8], dim: int) -> npt.NDArray[np.uint64]:
@@ -124,7 +130,7 @@ def _to_words(signs: npt.NDArray[np.uint8], dim: int) -> npt.NDArray[np.uint64]:
 def _sign_rows(words: npt.NDArray[np.uint64], rows: npt.NDArray[np.intp], dim: int) -> npt.NDArray[np.uint8]:
     """The packed sign bits of `rows` (row-major, `ceil(dim / 8)` bytes each) from the word-major block."""
     got = np.ascontiguousarray(words[:, rows].T).astype("<u8", copy=False)
-    return got.view(np.uint8).reshape(len(rows), -1)[:, : -(-dim // 8)]
+    return got.view(np.uint8).reshape(len(rows), -1)[:, : _width(dim)]
 
 
 def _read(
@@ -138,7 +144,7 @@ def _read(
     need(len(buf) >= _HEAD and bytes(buf[:8]) == _MAGIC, "not a codes file of this format")
     (n,) = np.frombuffer(bytes(buf[8:16]), "<u8").tolist()
     dim, planes = np.frombuffer(bytes(buf[16:24]), "<u4").tolist()
-    width, words = -(-dim // 8), _words(dim)
+    width, words = _width(dim), _words(dim)
     need(planes == _PLANES and 0 < dim <= 65536 and n <= len(buf), "bad codes header")
     want = _HEAD + n * (8 + 8 * words + (_PLANES - 1) * width)
     need(len(buf) == want, f"{len(buf)} bytes, the layout needs {want}")

@@ -17,8 +17,8 @@ from cora_ci import config as config_mod
 from cora_ci.boosts import FILE_NAME as BOOSTS_FILE
 from cora_ci.config import Config
 from cora_ci.files.names import from_bytes
-from cora_ci.files.source import GITLINK, Entry, Snapshot, boosts_of, commit_of, ls_tree, need_files
-from cora_ci.files.walk import filter_names, git_toplevel
+from cora_ci.files.source import GITLINK, Entry, Snapshot, boosts_of, commit_of, ls_tree, need_files, selected
+from cora_ci.files.walk import git_toplevel
 
 CONFIG_FILES = (".cora.toml", "pyproject.toml", BOOSTS_FILE)  # a source's config and boosts
 
@@ -71,10 +71,7 @@ def snapshot_since(base: Snapshot, known: dict[str, str], tree: str, out_dir: Pa
     for e in changes:
         files.pop(e.path, None)
     now = [e for e in changes if e.mode.startswith("10") or e.mode == GITLINK]  # not gone, not a link
-    keep = set(filter_names([e.path for e in now], base.config))
-    if out_dir is not None and out_dir.resolve().is_relative_to(base.root):
-        prefix = out_dir.resolve().relative_to(base.root).as_posix() + "/"
-        keep = {n for n in keep if not n.startswith(prefix)}
+    keep = selected([e.path for e in now], base.config, base.root, out_dir)
     entries = [Entry(p, b, "") for p, b in files.items()] + [e for e in now if e.path in keep]
     need_files(base, entries)
     return replace(base, entries=tuple(sorted(entries)), screened=False)

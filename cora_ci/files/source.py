@@ -350,10 +350,7 @@ def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_di
         cfg = config_mod.load_file(config_file)
     else:
         cfg = config_mod.discover_in(raw.read_text_file, f"{raw.root.name}@{raw.tree or raw.kind}")
-    keep = set(filter_names([e.path for e in raw.entries], cfg))
-    if out_dir is not None and out_dir.resolve().is_relative_to(raw.root):
-        prefix = out_dir.resolve().relative_to(raw.root).as_posix() + "/"
-        keep = {n for n in keep if not n.startswith(prefix)}
+    keep = selected([e.path for e in raw.entries], cfg, raw.root, out_dir)
     entries = [e for e in raw.entries if e.path in keep]
     if raw.kind == "dir":
         entries = _hash_files(raw.root, [e.path for e in entries])
@@ -361,6 +358,15 @@ def snapshot(repo: Path, kind: str | None = None, rev: str | None = None, out_di
     snap = replace(raw, entries=tuple(entries), config=cfg, boosts=boosts_of(raw.read_text_file(BOOSTS_FILE)),
                    screened=False)  # fmt: skip
     return screen(snap) if screen_now else snap
+
+
+def selected(names: list[str], cfg: Config, root: Path, out_dir: Path | None) -> set[str]:
+    """The `names` the config selects, less those inside the bundle directory `out_dir`."""
+    keep = set(filter_names(names, cfg))
+    if out_dir is not None and out_dir.resolve().is_relative_to(root):
+        prefix = out_dir.resolve().relative_to(root).as_posix() + "/"
+        keep = {n for n in keep if not n.startswith(prefix)}
+    return keep
 
 
 def screen(snap: Snapshot, known: Collection[str] = ()) -> Snapshot:
