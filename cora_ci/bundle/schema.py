@@ -14,8 +14,10 @@ by the input's length and nests at most 1024 levels deep, and a zlib blob is inf
 from __future__ import annotations
 
 import itertools
+import operator
 import re
 import zlib
+from collections.abc import Iterable
 from typing import Any
 
 import msgpack
@@ -99,6 +101,38 @@ def _each(col: list[Any], ok: Any, what: str) -> None:
     need(bad is None, f"{what}[{bad}]: unexpected value")
 
 
+def _check(col: list[Any], column_ok: Any, ok: Any, what: str) -> None:
+    """`_each`, first as a whole-column check in C loops (`column_ok`, as strict as `ok`: msgpack
+    makes only exact types, so `type(v) is int` is `is_int`); `ok` then names the first bad value."""
+    if not column_ok(col):
+        _each(col, ok, what)
+
+
+def _types(values: Iterable[Any]) -> set[type]:
+    return set(map(type, values))
+
+
+def _string_list(v: Any) -> bool:
+    return isinstance(v, list) and all(isinstance(s, str) for s in v)
+
+
+def _strings(col: list[Any]) -> bool:
+    """Every value a list of strings."""
+    return _types(col) <= _LIST and _types(itertools.chain.from_iterable(col)) <= _STR
+
+
+def _counts(col: list[Any]) -> bool:
+    return _types(col) <= _INT and min(col, default=0) >= 0
+
+
+def _sized(col: list[Any], unit: int) -> bool:
+    """Every value bytes of a multiple of `unit` bytes."""
+    return _types(col) <= _BYTES and not any(len(b) % unit for b in col)
+
+
+_INT, _STR, _LIST, _BYTES = {int}, {str}, {list}, {bytes}
+
+
 def _diagnostic(d: Any) -> bool:
     return (isinstance(d, list) and len(d) == 3 and isinstance(d[0], str) and isinstance(d[1], str)
             and (d[2] is None or is_int(d[2])))  # fmt: skip
@@ -160,19 +194,19 @@ def _check_files(v: Any, names: tuple[str, ...]) -> int:
     paths = f["path"]
     _each(paths, safe_relpath, "files.path")
     need(all(a < b for a, b in itertools.pairwise(paths)), "files.path: not sorted and unique")
-    _each(f["blob"], lambda b: isinstance(b, str) and len(b) <= 128, "files.blob")
-    _each(f["size"], lambda s: is_int(s) and s >= 0, "files.size")
-    _each(f["lang"], lambda s: isinstance(s, str), "files.lang")
-    _each(f["strategy"], lambda s: s is None or isinstance(s, str), "files.strategy")
-    _each(f["ids"], lambda b: isinstance(b, bytes) and len(b) % 8 == 0, "files.ids")
-    _each(
-        f["namespaces"],
-        lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v),
-        "files.namespaces",
-    )
+    _check(f["blob"], lambda c: _types(c) <= _STR and max(map(len, c), default=0) <= 128,
+           lambda b: isinstance(b, str) and len(b) <= 128, "files.blob")  # fmt: skip
+    _check(f["size"], _counts, lambda s: is_int(s) and s >= 0, "files.size")
+    _check(f["lang"], lambda c: _types(c) <= _STR, lambda s: isinstance(s, str), "files.lang")
+    _check(f["strategy"], lambda c: _types(c) <= {str, type(None)}, lambda s: s is None or isinstance(s, str),
+           "files.strategy")  # fmt: skip
+    _check(f["ids"], lambda c: _sized(c, 8), lambda b: isinstance(b, bytes) and len(b) % 8 == 0, "files.ids")
+    _check(f["namespaces"], _strings, _string_list, "files.namespaces")
     for col in ("defs_h", "refs_h"):
-        _each(f[col], lambda b: isinstance(b, bytes) and len(b) % 4 == 0, f"files.{col}")
-    _each(f["edges"], lambda b: isinstance(b, bytes), "files.edges")
+        _check(
+            f[col], lambda c: _sized(c, 4), lambda b: isinstance(b, bytes) and len(b) % 4 == 0, f"files.{col}"
+        )
+    _check(f["edges"], lambda c: _types(c) <= _BYTES, lambda b: isinstance(b, bytes), "files.edges")
     keys = f["keys"]
     bad = next((i for i, (k, ids) in enumerate(zip(keys, f["ids"], strict=True))
                 if not isinstance(k, bytes) or len(k) not in (0, 2 * len(ids))), None)  # fmt: skip
@@ -221,9 +255,9 @@ def check_shard_files(v: Any, names: tuple[str, ...], paths: list[str]) -> dict[
     """A shard's file table: the files `paths` (the top manifest's, for this bucket)."""
     f = _columns(v, "files", names, len(paths))
     need(f["path"] == paths, "its files differ from the manifest's")
-    _each(f["diagnostics"], _diagnostics, "files.diagnostics")
-    _each(f["imports"], lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v), "files.imports")
-    _each(f["data"], lambda b: isinstance(b, bytes), "files.data")
+    _check(f["diagnostics"], _COLUMN_CHECKS["diagnostics"], _diagnostics, "files.diagnostics")
+    _check(f["imports"], _strings, _string_list, "files.imports")
+    _check(f["data"], lambda c: _types(c) <= _BYTES, lambda b: isinstance(b, bytes), "files.data")
     return f
 
 
@@ -247,9 +281,9 @@ def no_ext(code: int, data: bytes) -> Any:
 
 _CHUNK_CHECKS: dict[str, Any] = {
     "kind": lambda v: v in KINDS,
-    "symbols": lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v),
-    "anchors": lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v),
-    "hierarchy": lambda v: isinstance(v, list) and all(isinstance(s, str) for s in v),
+    "symbols": _string_list,
+    "anchors": _string_list,
+    "hierarchy": _string_list,
     "parent": lambda v: v is None or is_int(v),
     "start_line": lambda v: is_int(v) and 1 <= v < 1 << 31,
     "end_line": lambda v: is_int(v) and 1 <= v < 1 << 31,
@@ -264,18 +298,50 @@ _CHUNK_CHECKS: dict[str, Any] = {
 }
 
 
+def _lines(col: list[Any]) -> bool:
+    return _types(col) <= _INT and (not col or (min(col) >= 1 and max(col) < 1 << 31))
+
+
+def _pairs(col: list[Any]) -> bool:
+    if not _types(col) <= _LIST:
+        return False
+    rs = list(itertools.chain.from_iterable(col))
+    flat = itertools.chain.from_iterable(rs)
+    return _types(rs) <= _LIST and all(len(r) == 2 for r in rs) and _types(flat) <= _INT
+
+
+# Whole-column forms of `_CHUNK_CHECKS` (see `_check`): a cold query checks the columns of every
+# file it reads, ~8,000 chunks.
+_KINDS = frozenset(KINDS)
+_COLUMN_CHECKS: dict[str, Any] = {
+    "kind": lambda col: _types(col) <= _STR and set(col) <= _KINDS,
+    "symbols": _strings,
+    "anchors": _strings,
+    "hierarchy": _strings,
+    "parent": lambda col: _types(col) <= {int, type(None)},
+    "start_line": _lines,
+    "end_line": _lines,
+    "tokens": _counts,
+    "header": lambda col: _types(col) <= _STR,
+    "diagnostics": lambda col: _types(col) <= _LIST and all(_diagnostics(v) for v in col if v),
+    "elided": _pairs,
+    "text": lambda col: _types(col) <= _STR,
+}
+
+
 def check_chunk_columns(cols: Any, names: tuple[str, ...], ids: list[int]) -> dict[str, list[Any]]:
     """A file's chunk columns (those in `names`): one value per chunk of the file, each well typed,
     parents among the file's chunks, lines in order."""
     c = _columns(cols, "chunks", names, len(ids))
     for name in names:
-        _each(c[name], _CHUNK_CHECKS[name], f"chunks.{name}")
+        _check(c[name], _COLUMN_CHECKS[name], _CHUNK_CHECKS[name], f"chunks.{name}")
     if "parent" in c:
         mine = set(ids)
-        _each(c["parent"], lambda p: p is None or p in mine, "chunks.parent")
-    if "start_line" in c and "end_line" in c:
+        if not set(c["parent"]) - {None} <= mine:
+            _each(c["parent"], lambda p: p is None or p in mine, "chunks.parent")
+    if "start_line" in c and "end_line" in c and any(map(operator.gt, c["start_line"], c["end_line"])):
         bad = [i for i, (a, b) in enumerate(zip(c["start_line"], c["end_line"], strict=True)) if a > b]
-        need(not bad, f"chunks: start_line after end_line at {bad[:1]}")
+        need(False, f"chunks: start_line after end_line at {bad[:1]}")
     return c
 
 
@@ -290,6 +356,6 @@ def check_links(v: Any, n: int) -> list[Any]:
     need(isinstance(defs, dict) and all(isinstance(k, str) and positions(p) for k, p in defs.items()),
          "links: bad definitions")  # fmt: skip
     need(isinstance(refs, list) and len(refs) == n, "links: one reference list per chunk expected")
-    _each(refs, lambda r: isinstance(r, list) and all(isinstance(s, str) for s in r), "links.refs")
+    _check(refs, _strings, _string_list, "links.refs")
     need(isinstance(skip, list) and len(skip) == n and all(positions(p) for p in skip), "links: bad skips")
     return [defs, refs, skip]
