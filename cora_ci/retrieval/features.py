@@ -9,8 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from functools import lru_cache
-
-import pathspec
+from typing import TYPE_CHECKING
 
 from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
@@ -18,9 +17,13 @@ from cora_ci.retrieval.catalog import Meta
 from cora_ci.retrieval.query import Query
 from cora_ci.retrieval.types import Filters
 
+if TYPE_CHECKING:
+    import pathspec
+
 EXACT, FOLDED, NAME_ONLY = 3, 2, 1  # definition match levels
 
 
+@lru_cache(maxsize=1 << 14)
 def stem_parts(path: str) -> tuple[str, ...]:
     """`src/werkzeug/http.py` -> ("src", "werkzeug", "http"); a package's `__init__`/`index` dropped."""
     parts = path.split("/")
@@ -59,18 +62,25 @@ def definition_level(ident: tuple[str, ...], m: Meta, text: Callable[[], str] | 
     """
     if not m.names or m.kind in ("section", "key", "lines"):
         return 0
-    if _names(ident, m, False):
+    # Every name that `_names` matches ends with `ident`'s last part: most chunks are out at once.
+    named = not ident or ident[-1].lower() in _last_parts(m.names)
+    if named and _names(ident, m, False):
         return EXACT
-    if _names(ident, m, True):
+    if named and _names(ident, m, True):
         return FOLDED
     if len(ident) > 1:
         if (text is not None and m.kind == "type" and not m.children and _names(ident[:-1], m, False)
                 and re.search(rf"(?<![\w$]){re.escape(ident[-1])}(?![\w$])", text())):  # fmt: skip
             return FOLDED
-        last = ident[-1].lower()
-        if any(name and name[-1].lower() == last for name in m.names):
+        if named:
             return NAME_ONLY
     return 0
+
+
+@lru_cache(maxsize=1 << 16)
+def _last_parts(names: tuple[tuple[str, ...], ...]) -> frozenset[str]:
+    """The last part of each name, lower-cased."""
+    return frozenset(name[-1].lower() for name in names if name)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -89,6 +99,8 @@ def name_match(q: Query, m: Meta) -> float:
 def _spec(globs: tuple[str, ...], what: str) -> pathspec.GitIgnoreSpec | None:  # type: ignore[type-arg,unused-ignore]
     if not globs:
         return None
+    import pathspec  # ~15 ms of imports, only for a query that filters by path
+
     for g in globs:
         if not g.strip():
             raise CoraError("CORA-CFG-002", f"{what}: empty glob")
