@@ -499,7 +499,7 @@ from pathlib import Path
 from cora_ci.hooks import run_hook
 out = run_hook(sys.argv[1], Path('.'), strict=True)
 assert out.status == 0, out.line
-heavy = ('tree_sitter', 'tree_sitter_language_pack', 'snowballstemmer', 'onnxruntime', 'numpy', 'tantivy',
+heavy = ('tree_sitter', 'tree_sitter_language_pack', 'onnxruntime', 'numpy', 'tantivy',
          'cora_ci.chunking.secret_rules')
 print(' '.join(m for m in heavy if m in sys.modules))
 """

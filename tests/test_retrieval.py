@@ -624,6 +624,34 @@ def test_a_sentences_words_also_find_their_other_forms_in_the_index(make_repo) -
     assert forms("run_x", lambda p, n: ["run"]) == []  # not a plain word
 
 
+def test_stems_are_the_english_snowball_stemmers() -> None:
+    """Porter2's own examples (snowballstem.org), as tantivy's stemmer gives them."""
+    from cora_ci.bundle.stems import stem
+
+    words = [
+        "generously",
+        "happiness",
+        "happy",
+        "running",
+        "national",
+        "connection",
+        "skies",
+        "dying",
+        "news",
+    ]
+    assert [stem(w) for w in words] == [
+        "generous",
+        "happi",
+        "happi",
+        "run",
+        "nation",
+        "connect",
+        "sky",
+        "die",
+        "news",
+    ]
+
+
 CHECKS = {
     ".cora.toml": "min_tokens = 0\n",  # each function its own chunk
     "check/files.py": '''\
