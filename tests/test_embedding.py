@@ -135,6 +135,19 @@ def test_parallel_sessions_keep_rows_in_order(emb: Embedder) -> None:
     assert one.tobytes() == emb.embed_documents(texts).tobytes()
 
 
+def test_a_query_makes_one_session_and_documents_the_rest() -> None:
+    """A query process pays for the one session it runs on; the first batch of documents makes
+    the others, and every vector is the same whichever sessions exist."""
+    fresh = loading.load_default(workers=2, mode="sessions")
+    q = fresh.embed_query("read the contents of a file")
+    assert len(fresh._sessions) == 1 and fresh._model is not None
+    docs = fresh.embed_documents([A, B, C])
+    assert len(fresh._sessions) == 2 and fresh._model is None
+    other = loading.load_default(workers=2, mode="sessions")
+    assert other.embed_documents([A, B, C]).tobytes() == docs.tobytes()
+    assert other.embed_query("read the contents of a file").tobytes() == q.tobytes()
+
+
 def test_similar_code_is_closer_than_unrelated_code(emb: Embedder) -> None:
     docs = emb.embed_documents([A, B, C])
     q = emb.embed_query("read the contents of a file")

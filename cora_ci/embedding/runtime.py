@@ -118,7 +118,7 @@ class Embedder:
         the model reads (a bug report) is cut into up to `passages` consecutive passages at token
         boundaries, and their vectors are averaged: the model sees the whole question, not its
         first 256 tokens."""
-        session = self._ensure_sessions()[0]
+        session = self._ensure_sessions(1)[0]
         prefix = self.info.query_prefix
         room = self.info.max_length - 2 - len(self._counter.encode(prefix, add_special_tokens=False).ids)
         offsets = self._counter.encode(text, add_special_tokens=False).offsets
@@ -139,21 +139,26 @@ class Embedder:
 
     # ------------------------------------------------------------------ internals
 
-    def _ensure_sessions(self) -> list[ort.InferenceSession]:
-        if self._sessions:
+    def _ensure_sessions(self, need: int | None = None) -> list[ort.InferenceSession]:
+        """The sessions, made on first need: `need` of them (a query runs on one; ~40 ms of CPU each
+        to make), or as many as there are workers."""
+        full = self.workers if self.mode == "sessions" else 1
+        want = full if need is None else min(need, full)
+        if len(self._sessions) >= want:
             return self._sessions
         with self._lock:
-            if not self._sessions:
-                self._sessions = self._create_sessions()
-                self._model = None
+            if len(self._sessions) < want:
+                self._sessions = [*self._sessions, *self._create_sessions(want - len(self._sessions))]
+                if len(self._sessions) == full:
+                    self._model = None
         return self._sessions
 
-    def _create_sessions(self) -> list[ort.InferenceSession]:
+    def _create_sessions(self, count: int) -> list[ort.InferenceSession]:
         import onnxruntime as ort
 
         model = self._model
         assert model is not None
-        count, threads = (self.workers, 1) if self.mode == "sessions" else (1, self.workers)
+        threads = 1 if self.mode == "sessions" else self.workers
 
         def make(_: int) -> ort.InferenceSession:
             so = ort.SessionOptions()
@@ -213,7 +218,7 @@ class Embedder:
 
     def output_dim(self) -> int:
         """The model's vector size: from its output shape or, if that is symbolic, from a test run."""
-        session = self._ensure_sessions()[0]
+        session = self._ensure_sessions(1)[0]
         shape = next(o.shape for o in session.get_outputs() if o.name == self._output)
         if shape and isinstance(shape[-1], int):
             return shape[-1]
