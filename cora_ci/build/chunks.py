@@ -8,7 +8,7 @@ import sys
 import threading
 import time
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from concurrent.futures import Future, ProcessPoolExecutor
 from typing import Any
 
@@ -28,21 +28,30 @@ _MAX_WORKERS = 4
 _JOB: tuple[Config, Any] | None = None  # what forked workers inherit: the config and a token counter
 
 
-def chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str, float],
-               todo: list[Entry]) -> dict[str, mf.FileEntry]:  # fmt: skip
-    """Chunks and references of the files in `todo`, on every core for a large build (timed apart
-    when serial: `read`, `chunk`, `refs`; in parallel `chunk` is the wall time of both). The chunker loads
-    here, not with the build: a hook run that chunks nothing does not import it."""
+def chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str, float], todo: list[Entry],
+              take: Callable[[mf.FileEntry], None]) -> None:  # fmt: skip
+    """Chunks and references of the files in `todo`, each handed to `take` as it is done, in
+    order, and dropped: a build holds its files' packed rows, not their chunks (~3.4 KB of Python
+    objects a chunk). On every core for a large build (timed apart when serial: `read`, `chunk`,
+    `refs`; in parallel `chunk` is the wall time of both; never `take`'s). The chunker loads here,
+    not with the build: a hook run that chunks nothing does not import it."""
     from cora_ci.chunking.tokens import default_counter
 
     workers = _workers(len(todo))
-    fresh: dict[str, mf.FileEntry] = {}
     clock = time.perf_counter
     t0 = clock()
     if workers > 1:
-        _chunk_parallel(snap, cfg, progress, todo, workers, fresh)
-        stages.update(read=0.0, chunk=clock() - t0, refs=0.0)
-        return fresh
+        taking = 0.0
+
+        def timed(f: mf.FileEntry) -> None:
+            nonlocal taking
+            t = clock()
+            take(f)
+            taking += clock() - t
+
+        _chunk_parallel(snap, cfg, progress, todo, workers, timed)
+        stages.update(read=0.0, chunk=clock() - t0 - taking, refs=0.0)
+        return
     pairs = snap.read(todo)
     counter = default_counter()
     t_read = t_chunk = t_refs = 0.0
@@ -50,16 +59,15 @@ def chunk_all(snap: Snapshot, cfg: Config, progress: Progress, stages: dict[str,
     for n, (entry, data) in enumerate(pairs, start=1):
         t1 = clock()
         f, t_c, t_r = _chunk_one(entry.path, entry.blob, data, cfg, counter)
-        fresh[entry.path] = f
         t_read, t_chunk, t_refs = t_read + t1 - t, t_chunk + t_c, t_refs + t_r
+        take(f)
         progress("chunk", n, len(todo))
         t = clock()
     stages.update(read=t_read, chunk=t_chunk, refs=t_refs)
-    return fresh
 
 
 def _chunk_parallel(snap: Snapshot, cfg: Config, progress: Progress, todo: list[Entry], workers: int,
-                    fresh: dict[str, mf.FileEntry]) -> None:  # fmt: skip
+                    take: Callable[[mf.FileEntry], None]) -> None:  # fmt: skip
     """`todo` chunked by forked workers, in order, with a bounded number of files in flight.
 
     Every worker is forked before the first file is read: a process forked later would inherit
@@ -78,13 +86,11 @@ def _chunk_parallel(snap: Snapshot, cfg: Config, progress: Progress, todo: list[
             for e, data in snap.read(todo):
                 pending.append(pool.submit(_chunk_job, (e.path, e.blob, data)))
                 while len(pending) >= window or (pending and pending[0].done()):
-                    f = pending.popleft().result()
-                    fresh[f.path] = f
+                    take(pending.popleft().result())
                     done += 1
                     progress("chunk", done, len(todo))
             while pending:
-                f = pending.popleft().result()
-                fresh[f.path] = f
+                take(pending.popleft().result())
                 done += 1
                 progress("chunk", done, len(todo))
     finally:
@@ -134,25 +140,36 @@ def _chunk_one(
     return entry, t2 - t1, t3 - t2
 
 
-def check_unique_ids(kept: Rows, fresh: dict[str, mf.FileEntry]) -> None:
-    """No chunk id twice: among the fresh chunks, and between them and the kept files' (one
-    vectorised pass over the kept ids; the file is looked for only on a clash)."""
-    owner: dict[int, str] = {}
-    for f in fresh.values():
-        for c in f.chunks:
-            if c.id in owner:
-                raise _collision(c.id, owner[c.id], f"{c.path}:{c.start_line}")
-            owner[c.id] = f"{c.path}:{c.start_line}"
-    if not owner:
+def check_unique_ids(kept: Rows, fresh: Rows, paths: list[str]) -> None:
+    """No chunk id twice: among the chunks of the fresh files (`paths`, their rows in `fresh`), and
+    between them and the kept files' (vectorised over the ids; the files are looked for only on a
+    clash)."""
+    if not paths:
         return
-    ids = kept.column("ids")
-    mine = np.asarray(sorted(owner), dtype=np.uint64)
-    if np.isin(mf.ids_of(b"".join(ids.values())), mine).any():
+    mine = mf.ids_of(b"".join(fresh.top(p, "ids") for p in paths))
+    ids, counts = np.unique(mine, return_counts=True)
+    clash = ids[counts > 1]
+    if len(clash):
+        cid = int(clash[0])
+        a, b = [place for p in paths for place in _places(fresh, p, cid)][:2]
+        raise _collision(cid, a, b)
+    kept_ids = kept.column("ids")
+    if kept_ids and np.isin(mf.ids_of(b"".join(kept_ids.values())), ids).any():
+        owner = {cid: p for p in paths for cid in mf.ids_of(fresh.top(p, "ids")).tolist()}
         for path in kept:
-            clash = owner.keys() & mf.ids_of(ids[path]).tolist()
-            if clash:
-                cid = min(clash)
-                raise _collision(cid, owner[cid], path)
+            both = owner.keys() & mf.ids_of(kept_ids[path]).tolist()
+            if both:
+                cid = min(both)
+                raise _collision(cid, _places(fresh, owner[cid], cid)[0], path)
+
+
+def _places(rows: Rows, path: str, cid: int) -> list[str]:
+    """`path:line` of each chunk `cid` of a fresh file."""
+    ids = mf.ids_of(rows.top(path, "ids")).tolist()
+    if cid not in ids:
+        return []
+    lines = mf.unpack_blob(rows[path]["data"])["chunks"]["start_line"]
+    return [f"{path}:{line}" for i, line in zip(ids, lines, strict=True) if i == cid]
 
 
 def _collision(cid: int, a: str, b: str) -> CoraError:
@@ -165,15 +182,15 @@ def file_row(f: mf.FileEntry, links: FileLinks, keys: bytes) -> Row:
     return mf.file_row(f, links, keys, hashes(links.defs), used, b"")
 
 
-def diagnostic_count(f: mf.FileEntry) -> int:
-    return len(f.diagnostics) + sum(len(c.diagnostics) for c in f.chunks)
+def file_notes(f: mf.FileEntry) -> list[Note]:
+    """A file's diagnostics, its own and its chunks', as (path, line, code, message)."""
+    chunks = [d for c in f.chunks for d in c.diagnostics]
+    return [Note(f.path, d.line, d.code, d.message) for d in [*f.diagnostics, *chunks]]
 
 
-def notes_of(files: Iterable[mf.FileEntry]) -> list[Note]:
-    """Every diagnostic of `files` as (path, line, code, message), what was left out first."""
-    out = [Note(f.path, d.line, d.code, d.message) for f in files for d in f.diagnostics]
-    out += [Note(f.path, d.line, d.code, d.message) for f in files for c in f.chunks for d in c.diagnostics]
-    return sorted(set(out), key=lambda n: (n.code not in LEFT_OUT, n.path, n.line or 0, n.code))
+def sorted_notes(notes: Iterable[Note]) -> list[Note]:
+    """Notes without repeats, what was left out first."""
+    return sorted(set(notes), key=lambda n: (n.code not in LEFT_OUT, n.path, n.line or 0, n.code))
 
 
 def link_files(old_rows: Rows, kept: Rows, rows: Rows, links: dict[str, FileLinks]) -> dict[str, bytes]:

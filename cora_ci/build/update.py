@@ -14,17 +14,18 @@ from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
-from cora_ci.build.chunks import check_unique_ids, chunk_all, file_row, link_files, notes_of
+from cora_ci.build.chunks import check_unique_ids, chunk_all, file_notes, file_row, link_files, sorted_notes
 from cora_ci.build.common import Note, Progress, Summary, linked_artifacts, model_name, source_label
 from cora_ci.build.header import assemble_manifest, header
 from cora_ci.build.vectors import VectorPlan, plan_vectors, text_keys
 from cora_ci.build.writers import write_graph, write_lexical, write_shards
 from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle.manifest import bucket_count, bucket_of
+from cora_ci.bundle.manifest import FileEntry, bucket_count, bucket_of
 from cora_ci.bundle.store import write_bundle
 from cora_ci.bundle.tables import Rows
 from cora_ci.files.source import Snapshot
+from cora_ci.graph.build import FileLinks, file_links
 
 
 def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, rebuilt: str,
@@ -37,25 +38,39 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
     old_rows = Rows(old_shards)
     same = [e.path for e in snap.entries if e.path in old_rows and old_rows.top(e.path, "blob") == e.blob]
     kept = Rows(old_shards, same)
-    fresh = chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept])
-    check_unique_ids(kept, fresh)
-    t = time.perf_counter()
-    keys = {p: text_keys(f.chunks) if embedder is not None else b"" for p, f in fresh.items()}
-    t_keys = time.perf_counter() - t
-    t = time.perf_counter()
-    from cora_ci.graph.build import file_links
+    rows = Rows(old_shards, kept)
+    fresh: list[str] = []
+    links: dict[str, FileLinks] = {}
+    texts: dict[bytes, str] = {}  # what the vector stage may embed, by text key
+    notes: list[Note] = []
+    taking = 0.0
+
+    def take(f: FileEntry) -> None:
+        """A chunked file's row, links and notes; its chunks are dropped when this returns."""
+        nonlocal taking
+        t = time.perf_counter()
+        keys = text_keys(f.chunks, texts) if embedder is not None else b""
+        links[f.path] = file_links(f.chunks, FileRefs(f.imports, f.refs))
+        rows.put(file_row(f, links[f.path], keys))
+        notes.extend(file_notes(f))
+        fresh.append(f.path)
+        taking += time.perf_counter() - t
+
     from cora_ci.graph.extract import FileRefs  # with the parsers: only when files were chunked
 
-    links = {p: file_links(f.chunks, FileRefs(f.imports, f.refs)) for p, f in fresh.items()}
-    rows = Rows(old_shards, kept)
-    for p, f in fresh.items():
-        rows.put(file_row(f, links[p], keys[p]))
+    chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept], take)
+    check_unique_ids(kept, rows, fresh)
+    t = time.perf_counter()
     for p, e in link_files(old_rows, kept, rows, links).items():
         rows.set_top(p, "edges", e)  # a top column: an unchanged file's shard is not read
-    stages["graph"] = time.perf_counter() - t
+    links.clear()
+    stages["graph"] = time.perf_counter() - t + taking
     t = time.perf_counter()
-    vec = plan_vectors(embedder, old, old_rows, kept, fresh, keys, progress) if embedder is not None else None
-    stages["embed"] = time.perf_counter() - t + t_keys
+    vec = None
+    if embedder is not None:
+        vec = plan_vectors(embedder, old, old_rows, kept, rows, fresh, texts, progress)
+    texts.clear()
+    stages["embed"] = time.perf_counter() - t
     files = rows.top_table()
     deleted = set(old_rows) - set(rows)
     count = bucket_count(sum(len(b) // 8 for b in files["ids"]))
@@ -77,7 +92,7 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
     size = write_bundle(out, fill, linked_artifacts(old))
     stages["write"] = time.perf_counter() - t
     indexed = [i for i, st in enumerate(files["strategy"]) if st is not None]
-    notes = notes_of(fresh.values())
+    notes = sorted_notes(notes)
     notes[:0] = [Note("(a file name)", None, "CORA-SEC-004", f"{kind} in a file's name: file left out")
                  for kind in snap.withheld]  # fmt: skip
     return Summary(

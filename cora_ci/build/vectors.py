@@ -16,11 +16,19 @@ from cora_ci.chunking.model import Chunk
 _EMBED_STEP = 64  # texts per progress report
 
 
-def text_keys(chunks: list[Chunk]) -> bytes:
-    """Hashes of the embedded texts: the vector cache's keys (16 bytes of sha256 each)."""
+def text_keys(chunks: list[Chunk], texts: dict[bytes, str] | None = None) -> bytes:
+    """Hashes of the embedded texts: the vector cache's keys (16 bytes of sha256 each); each text
+    also into `texts`, by its key, when given (what the vector stage may embed)."""
     from cora_ci.embedding import document_text
 
-    return b"".join(hashlib.sha256(document_text(c).encode()).digest()[: mf.KEY_BYTES] for c in chunks)
+    out = []
+    for c in chunks:
+        text = document_text(c)
+        key = hashlib.sha256(text.encode()).digest()[: mf.KEY_BYTES]
+        if texts is not None:
+            texts.setdefault(key, text)
+        out.append(key)
+    return b"".join(out)
 
 
 def split_keys(keys: bytes) -> list[bytes]:
@@ -40,35 +48,35 @@ class VectorPlan(NamedTuple):
 
 
 def plan_vectors(
-    embedder: Any, old: Bundle | None, old_rows: Rows, kept: Rows,
-    fresh: dict[str, mf.FileEntry], keys: dict[str, bytes], progress: Progress,
+    embedder: Any, old: Bundle | None, old_rows: Rows, kept: Rows, fresh: Rows, paths: list[str],
+    texts: dict[bytes, str], progress: Progress,
 ) -> VectorPlan:  # fmt: skip
-    """Vectors for the chunks of changed files. A chunk whose id and embedded text are unchanged
-    keeps its stored vector in place; another chunk whose text the previous bundle embedded
-    anywhere (moved, copied or renamed code) gets a copy of that vector; only new texts are
-    embedded."""
-    chunks = [c for f in fresh.values() for c in f.chunks]
-    ks = [k for p in fresh for k in split_keys(keys[p])]
+    """Vectors for the chunks of the changed files `paths` (their rows in `fresh`, the texts to
+    embed by key in `texts`). A chunk whose id and embedded text are unchanged keeps its stored
+    vector in place; another chunk whose text the previous bundle embedded anywhere (moved, copied
+    or renamed code) gets a copy of that vector; only new texts are embedded."""
+    ids = [cid for p in paths for cid in mf.ids_of(fresh.top(p, "ids")).tolist()]
+    ks = [k for p in paths for k in split_keys(fresh.top(p, "keys"))]
     before: dict[int, bytes] = {}  # id -> text key, over the previous versions of the changed files
-    for p in fresh:
+    for p in paths:
         if p in old_rows:
             before.update(
                 zip(mf.ids_of(old_rows[p]["ids"]).tolist(), split_keys(old_rows[p]["keys"]), strict=True)
             )
-    stay = {c.id for c, k in zip(chunks, ks, strict=True) if before.get(c.id) == k}
+    stay = {cid for cid, k in zip(ids, ks, strict=True) if before.get(cid) == k}
     gone = [p for p in old_rows if p not in kept]
     remove = sorted(
         cid for p in gone for cid in mf.ids_of(old_rows.top(p, "ids")).tolist() if cid not in stay
     )
-    add = [(c, k) for c, k in zip(chunks, ks, strict=True) if c.id not in stay]
+    add = [(cid, k) for cid, k in zip(ids, ks, strict=True) if cid not in stay]
     stored = _stored_vectors(old, {k for _, k in add})
-    copy = [(c.id, k) for c, k in add if k in stored]
-    new = [(c, k) for c, k in add if k not in stored]
-    vectors, embedded = _embed(embedder, [c for c, _ in new], [k for _, k in new], progress)
+    copy = [(cid, k) for cid, k in add if k in stored]
+    new = [(cid, k) for cid, k in add if k not in stored]
+    vectors, embedded = _embed(embedder, texts, [k for _, k in new], progress)
     dim = embedder.info.dim
     return VectorPlan(
         remove,
-        np.asarray([c.id for c, _ in new], dtype=np.uint64),
+        np.asarray([cid for cid, _ in new], dtype=np.uint64),
         vectors,
         np.asarray([cid for cid, _ in copy], dtype=np.uint64),
         np.asarray([stored[k] for _, k in copy], dtype=np.uint8).reshape(len(copy), dim),
@@ -99,20 +107,16 @@ def _stored_vectors(old: Bundle | None, wanted: set[bytes]) -> dict[bytes, Any]:
     return dict(zip(found, old.vectors.get_stored(ids[rows].tolist()), strict=True))
 
 
-def _embed(embedder: Any, chunks: list[Chunk], keys: list[bytes], progress: Progress) -> tuple[Any, int]:
-    """One vector per chunk (`keys` are the hashes of their texts), and how many texts ran through
-    the model: a text seen earlier in this build (copied code, boilerplate) is embedded once."""
-    from cora_ci.embedding import document_text
-
-    text_of = {k: c for c, k in zip(chunks, keys, strict=True)}
+def _embed(embedder: Any, texts: dict[bytes, str], keys: list[bytes], progress: Progress) -> tuple[Any, int]:
+    """One vector per key (the hash of a chunk's embedded text, that text in `texts`), and how many
+    texts ran through the model: a text seen earlier in this build (copied code, boilerplate) is
+    embedded once."""
     todo = sorted(set(keys))
     progress("embed", 0, len(todo))
     found: dict[bytes, Any] = {}
     for i in range(0, len(todo), _EMBED_STEP):
         part = todo[i : i + _EMBED_STEP]
-        found.update(
-            zip(part, embedder.embed_documents([document_text(text_of[k]) for k in part]), strict=True)
-        )
+        found.update(zip(part, embedder.embed_documents([texts[k] for k in part]), strict=True))
         progress("embed", i + len(part), len(todo))
     vecs = np.zeros((len(keys), embedder.info.dim), dtype=np.float32)
     for i, k in enumerate(keys):

@@ -4,6 +4,7 @@ header is `header.py`'s)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -11,16 +12,16 @@ import numpy as np
 
 from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle.lexical import LexicalDoc, Segment, chunk_docs, row_docs, write_index
+from cora_ci.bundle.lexical import LexicalDoc, Segment, row_docs, write_index
 from cora_ci.bundle.manifest import bucket_of
 from cora_ci.bundle.tables import Rows
 
 
 def write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: Rows,
-                   fresh: dict[str, mf.FileEntry], deleted: set[str],
-                   count: int) -> dict[str, Any]:  # fmt: skip
-    """The BM25 index: only the buckets holding changed or deleted files are written anew; the
-    others are hard-linked from `old` (None: a first build, or the bucket count changed)."""
+                   fresh: Collection[str], deleted: set[str], count: int) -> dict[str, Any]:  # fmt: skip
+    """The BM25 index: only the buckets holding changed (`fresh`) or deleted files are written anew,
+    their documents from the rows; the others are hard-linked from `old` (None: a first build, or
+    the bucket count changed)."""
     reuse = None
     if old is not None:
         touched = {bucket_of(p, count) for p in [*fresh, *deleted]}
@@ -39,7 +40,7 @@ def write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any
     def docs(b: int) -> list[LexicalDoc]:  # made as the bucket is written: one bucket's at a time
         out: list[LexicalDoc] = []
         for p in members[b]:
-            out.extend(chunk_docs(fresh[p].chunks) if p in fresh else row_docs(rows[p]))
+            out.extend(row_docs(rows[p]))
         return out
 
     segments = write_index(directory, sizes, docs, count, reuse)

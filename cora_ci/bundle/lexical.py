@@ -40,7 +40,6 @@ from cora_ci.bundle import stems
 from cora_ci.bundle.panics import is_panic, quiet
 from cora_ci.bundle.segments import check_fast, check_meta, check_store, uuid
 from cora_ci.bundle.terms import field_text, terms
-from cora_ci.chunking.model import Chunk
 from cora_ci.errors import CoraError
 
 FIELDS = {"name": 3.0, "path": 1.5, "body": 1.0}  # field -> query boost
@@ -147,13 +146,9 @@ def _io_errors() -> Iterator[None]:
         raise OSError(errno, os.strerror(errno)) from None
 
 
-def chunk_docs(chunks: list[Chunk]) -> list[LexicalDoc]:
-    """The BM25 documents of a file's chunks: names, path, header and code."""
-    return [_doc(c.id, c.path, c.symbols, c.anchors, c.header, c.text) for c in chunks]
-
-
 def row_docs(row: dict[str, Any]) -> list[LexicalDoc]:
-    """The BM25 documents of a file's manifest row (what an update reuses, what `verify` rebuilds)."""
+    """The BM25 documents of a file's manifest row: a build makes them from the rows it packed (it
+    keeps no file's chunks), `verify` from the rows it reads."""
     c = mf.unpack_blob(row["data"])["chunks"]
     cols = zip(
         mf.ids_of(row["ids"]).tolist(), c["symbols"], c["anchors"], c["header"], c["text"], strict=True
