@@ -203,9 +203,11 @@ def _drain(stream: IO[bytes], size: int, blob: str) -> None:
         left -= len(piece)
 
 
-def _head(root: Path) -> tuple[str | None, int | None]:
-    out = run_git(root, "log", "-1", "--format=%H %ct", check=False).split()
-    return (out[0].decode(), int(out[1])) if len(out) == 2 else (None, None)
+def _head(root: Path) -> tuple[str, str, int] | None:
+    """HEAD's commit, tree and time, as `commit_of` gives them, in one git process; None before
+    the first commit."""
+    out = run_git(root, "log", "-1", "--format=%H %T %ct", check=False).split()
+    return (out[0].decode(), out[1].decode(), int(out[2])) if len(out) == 3 else None
 
 
 def _records(out: bytes) -> Iterator[tuple[list[str], str]]:
@@ -299,12 +301,14 @@ def _raw(root: Path, kind: str | None, rev: str | None) -> Snapshot:
             raise CoraError("CORA-IO-003", f"{root} is not a git repository", hint)
         names = tuple(Entry(n, "", "100644") for n in walk_files(root))  # ids once the config has filtered
         return Snapshot(root, "dir", None, None, False, None, names, Config())
-    head, head_time = _head(top)
+    found = _head(top)
+    head, head_time = (found[0], found[2]) if found is not None else (None, None)
     kind = kind or ("rev" if rev or head else "worktree")
     if kind == "rev":
         if not rev and not head:
             raise CoraError("CORA-IO-003", "the repository has no commits yet", "use --worktree or --staged")
-        found = commit_of(top, rev)
+        if rev:  # HEAD's is `found` already
+            found = commit_of(top, rev)
         if found is None:
             raise CoraError("CORA-IO-003", f"revision not found: {rev}")
         commit, tree, ctime = found
