@@ -19,8 +19,8 @@ class Diagnostic(NamedTuple):
 
 @dataclass(slots=True)
 class Chunk:
-    """One retrievable piece of a file (slotted: a first build holds every chunk of the
-    repository at once, ~1.3 million at 100,000 files).
+    """One retrievable piece of a file (slotted: chunks are many small objects, the chunker's
+    output and a reader's per-file cache in `bundle/tables.py`; a build packs them file by file).
 
     `text` is verbatim source, except that `elided` line ranges (1-based, inclusive) inside
     `start_line..end_line` are replaced by a `. . .` line: a type keeps its member signatures and
