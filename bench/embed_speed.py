@@ -100,7 +100,7 @@ def worker(mode: str, workers: int, texts_file: str, vectors_file: str) -> None:
 
     texts = json.loads(Path(texts_file).read_text())
     t0 = time.perf_counter()
-    emb = loading.load_default(mode=mode, workers=workers)
+    emb = loading.load_minilm(mode=mode, workers=workers)
     t1 = time.perf_counter()
     emb.embed_documents(texts[:1])  # creates the sessions
     t2 = time.perf_counter()

@@ -232,15 +232,16 @@ def test_bm25_is_identifier_aware(repo: Path) -> None:
     assert "AddTest(" in b.chunks.chunk(b.chunks.row_of[hits[0][0]]).text
 
 
-def test_default_model_bundle_has_searchable_vectors(repo: Path) -> None:
+@pytest.mark.parametrize(("model", "dim"), [("default", 256), ("minilm", 384)])
+def test_a_bundled_model_bundle_has_searchable_vectors(repo: Path, model: str, dim: int) -> None:
     from cora_ci.embedding import load_embedder
 
-    s = build(repo, model="default")
+    s = build(repo, model=model)
     b = open_bundle(repo / ".cora" / "index")
-    emb = load_embedder("default")
+    emb = load_embedder(model)
     assert emb is not None and b.model == __import__("dataclasses").asdict(emb.info)
     assert s.embedded <= s.chunks and b.vectors is not None and b.vectors.size == s.chunks
-    assert b.vectors.ndim == 384 and mf.CODES in b.manifest["artifacts"]
+    assert b.vectors.ndim == dim and mf.CODES in b.manifest["artifacts"]
     hits = b.vectors.search(emb.embed_query("split a Link header into URLs"), 3)
     assert b.chunks.chunk(b.chunks.row_of[hits[0][0]]).anchor == "src/util.py::parse_header_links"
     with pytest.raises(CoraError) as e:

@@ -56,7 +56,7 @@ def words(n: int) -> str:
 
 @pytest.fixture(scope="module")
 def emb() -> Embedder:
-    e = load_embedder(None)
+    e = load_embedder("minilm")
     assert e is not None
     return e
 
@@ -89,10 +89,18 @@ def copy_dir(src: Path, dst: Path, skip: tuple[str, ...] = ()) -> Path:
     return dst
 
 
-# ---------------------------------------------------------------- default model
+# ---------------------------------------------------------------- the bundled transformer (minilm)
 
 
-def test_default_info_is_pinned_and_msgpackable(emb: Embedder) -> None:
+def test_default_is_the_static_table() -> None:
+    from cora_ci.embedding import DEFAULT_MODEL, bundled
+
+    assert DEFAULT_MODEL == "static" and bundled(None) == bundled("default") == "static"
+    assert load_embedder("default").info == loading.STATIC_INFO  # type: ignore[union-attr]
+    assert deferred_embedder(None).info == loading.STATIC_INFO  # type: ignore[union-attr]
+
+
+def test_minilm_info_is_pinned_and_msgpackable(emb: Embedder) -> None:
     info = emb.info
     assert info == ModelInfo(
         name="all-MiniLM-L6-v2-int8",
@@ -105,7 +113,7 @@ def test_default_info_is_pinned_and_msgpackable(emb: Embedder) -> None:
         document_prefix="",
     )
     assert ModelInfo(**msgpack.unpackb(msgpack.packb(asdict(info)))) == info
-    assert load_embedder("default").info == info  # type: ignore[union-attr]
+    assert load_embedder("minilm").info == info  # type: ignore[union-attr]
     assert load_embedder("none") is None
 
 
@@ -129,8 +137,8 @@ def test_vector_of_a_text_does_not_depend_on_its_batch(emb: Embedder) -> None:
 
 def test_parallel_sessions_keep_rows_in_order(emb: Embedder) -> None:
     texts = [A, B, C, words(300), "x", words(40)]
-    one = loading.load_default(workers=1).embed_documents(texts)
-    two = loading.load_default(workers=2, mode="sessions").embed_documents(texts)
+    one = loading.load_minilm(workers=1).embed_documents(texts)
+    two = loading.load_minilm(workers=2, mode="sessions").embed_documents(texts)
     assert one.tobytes() == two.tobytes()
     assert one.tobytes() == emb.embed_documents(texts).tobytes()
 
@@ -138,12 +146,12 @@ def test_parallel_sessions_keep_rows_in_order(emb: Embedder) -> None:
 def test_a_query_makes_one_session_and_documents_the_rest() -> None:
     """A query process pays for the one session it runs on; the first batch of documents makes
     the others, and every vector is the same whichever sessions exist."""
-    fresh = loading.load_default(workers=2, mode="sessions")
+    fresh = loading.load_minilm(workers=2, mode="sessions")
     q = fresh.embed_query("read the contents of a file")
     assert len(fresh._sessions) == 1 and fresh._model is not None
     docs = fresh.embed_documents([A, B, C])
     assert len(fresh._sessions) == 2 and fresh._model is None
-    other = loading.load_default(workers=2, mode="sessions")
+    other = loading.load_minilm(workers=2, mode="sessions")
     assert other.embed_documents([A, B, C]).tobytes() == docs.tobytes()
     assert other.embed_query("read the contents of a file").tobytes() == q.tobytes()
 
@@ -177,18 +185,18 @@ def test_texts_are_truncated_to_the_window(emb: Embedder) -> None:
 
 def test_default_model_checksums_are_verified(tmp_path: Path) -> None:
     d = copy_dir(MINILM, tmp_path / "minilm")
-    assert loading.load_default(d).info.name == "all-MiniLM-L6-v2-int8"
+    assert loading.load_minilm(d).info.name == "all-MiniLM-L6-v2-int8"
     data = bytearray((d / "model.onnx").read_bytes())
     data[len(data) // 2] ^= 1
     (d / "model.onnx").write_bytes(bytes(data))
     with pytest.raises(CoraError) as e:
-        loading.load_default(d)
+        loading.load_minilm(d)
     assert e.value.code == "CORA-MDL-002" and "model.onnx" in e.value.message
     shutil.copy(MINILM / "model.onnx", d / "model.onnx")
     with (d / "vocab.txt").open("a") as f:
         f.write("extra\n")
     with pytest.raises(CoraError) as e:
-        loading.load_default(d)
+        loading.load_minilm(d)
     assert e.value.code == "CORA-MDL-002" and "vocab.txt" in e.value.message
     with pytest.raises(CoraError) as e:
         loading.verify_sha256(d / "vocab.txt", "0" * 64)
@@ -196,7 +204,7 @@ def test_default_model_checksums_are_verified(tmp_path: Path) -> None:
 
 
 def test_bundled_model_files_and_attribution() -> None:
-    assert hashlib.sha256((MINILM / "model.onnx").read_bytes()).hexdigest() == loading.DEFAULT_MODEL_SHA256
+    assert hashlib.sha256((MINILM / "model.onnx").read_bytes()).hexdigest() == loading.MINILM_SHA256
     assert (MINILM / "LICENSE").read_text().lstrip().startswith("Apache License")
     notice = (MINILM / "NOTICE").read_text()
     assert "all-MiniLM-L6-v2 by sentence-transformers" in notice
@@ -212,15 +220,15 @@ def test_import_loads_neither_numpy_nor_onnxruntime() -> None:
     assert out.strip() == "[]"
 
 
-def test_the_deferred_default_model_is_loaded_on_first_use_only(tmp_path: Path) -> None:
+def test_the_deferred_minilm_is_loaded_on_first_use_only(tmp_path: Path) -> None:
     d = copy_dir(MINILM, tmp_path / "minilm")
     (d / "vocab.txt").write_text("tampered\n")
-    lazy = Deferred(loading.DEFAULT_INFO, lambda: loading.load_default(d))
-    assert lazy.info == loading.DEFAULT_INFO == load_embedder("default").info  # type: ignore[union-attr]
+    lazy = Deferred(loading.MINILM_INFO, lambda: loading.load_minilm(d))
+    assert lazy.info == loading.MINILM_INFO == load_embedder("minilm").info  # type: ignore[union-attr]
     with pytest.raises(CoraError) as e:  # the check happens, when the weights are first needed
         lazy.embed_documents(["x"])
     assert e.value.code == "CORA-MDL-002"
-    good = deferred_embedder("default")
+    good = deferred_embedder("minilm")
     assert isinstance(good, Deferred) and good.embed_documents(["def f(): pass"]).shape == (1, 384)
     assert deferred_embedder("none") is None
 
@@ -281,7 +289,7 @@ def test_document_text_puts_context_before_code_and_leaves_the_path_out() -> Non
 def test_custom_model_info(custom: Embedder, custom_dir: Path) -> None:
     info = custom.info
     assert info.name == "custom-minilm" and info.dim == 384 and info.max_length == 256
-    assert info.model_sha256 == loading.DEFAULT_MODEL_SHA256
+    assert info.model_sha256 == loading.MINILM_SHA256
     assert info.tokenizer_sha256 == hashlib.sha256((custom_dir / "tokenizer.json").read_bytes()).hexdigest()
     assert (info.query_prefix, info.document_prefix, info.pooling) == ("query: ", "", "mean")
 

@@ -311,7 +311,7 @@ def test_config_or_model_change_rebuilds_and_says_so(make_repo, tmp_path: Path) 
     repo = make_repo({k: textwrap.dedent(v) for k, v in BASE.items()})
     out = tmp_path / "o"
     assert build(repo, out, model="none").rebuilt == ""
-    assert build(repo, out, model="default").rebuilt == "model changed (none -> all-MiniLM-L6-v2-int8)"
+    assert build(repo, out, model="default").rebuilt == "model changed (none -> all-MiniLM-L6-v2-static)"
     write(repo, ".cora.toml", "max_tokens = 300\n")
     commit(repo)
     assert build(repo, out).rebuilt == "chunker config changed"
@@ -323,23 +323,24 @@ def test_config_or_model_change_rebuilds_and_says_so(make_repo, tmp_path: Path) 
 
 
 def test_an_update_keeps_the_bundles_model_unless_one_is_named(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """`index --model static` once, then plain `index` (a hook's): static still, not a rebuild with
-    the default model; a model named by `--model` or the config wins."""
+    """`index --model minilm` once, then plain `index` (a hook's): MiniLM still, not a rebuild with
+    the default model (static); a model named by `--model` or the config wins."""
     from cora_ci.embedding import loading
 
     repo = make_repo({k: textwrap.dedent(v) for k, v in BASE.items()})
     out = tmp_path / "o"
-    assert build(repo, out, model="static").model == loading.STATIC_NAME
+    assert build(repo, out, model="minilm").model == loading.MINILM_NAME
     write(repo, "extra.py", "def added():\n    return 1\n")
     commit(repo)
     s = build(repo, out)
-    assert (s.rebuilt, s.model, s.rechunked) == ("", loading.STATIC_NAME, 1)
-    assert build(repo, out, model="none").rebuilt == f"model changed ({loading.STATIC_NAME} -> none)"
+    assert (s.rebuilt, s.model, s.rechunked) == ("", loading.MINILM_NAME, 1)
+    assert build(repo, out, model="none").rebuilt == f"model changed ({loading.MINILM_NAME} -> none)"
     assert build(repo, out).model == "none"  # and none stays none
-    write(repo, ".cora.toml", 'model = "static"\n')
+    write(repo, ".cora.toml", 'model = "minilm"\n')
     commit(repo)
-    assert build(repo, out).rebuilt == f"model changed (none -> {loading.STATIC_NAME})"
-    assert build(repo, tmp_path / "first").model == loading.STATIC_NAME  # the config's, first build too
+    assert build(repo, out).rebuilt == f"model changed (none -> {loading.MINILM_NAME})"
+    assert build(repo, tmp_path / "first").model == loading.MINILM_NAME  # the config's, first build too
+    assert build(repo, tmp_path / "plain", model="default").model == loading.STATIC_NAME
 
 
 def test_a_second_update_waits_its_turn_with_a_clear_error(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

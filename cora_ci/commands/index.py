@@ -27,8 +27,8 @@ if TYPE_CHECKING:
 @click.option(
     "--model",
     default=None,
-    help='"default", "minilm" (bundled all-MiniLM-L6-v2 int8), "static" (its static distillation: '
-    'seconds, not minutes), "none" (BM25 only) or a model directory.',
+    help='"default" (= "static": a token table trained on code, seconds), "minilm" (bundled '
+    'all-MiniLM-L6-v2 int8: minutes), "none" (BM25 only) or a model directory.',
 )
 @click.option("--full", is_flag=True, help="Rebuild from scratch instead of updating an existing bundle.")
 @click.option(

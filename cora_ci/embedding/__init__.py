@@ -1,9 +1,9 @@
 """Stage 3: chunks to vectors, fully offline.
 
 Two models ship in the package, verified by sha256 before use: `minilm`, an int8 ONNX build of
-all-MiniLM-L6-v2 in `minilm/` (tools/model/build_model.py), run by onnxruntime; and `static`, its
-model2vec distillation in `minilm_static/` (tools/model/distill_static.py), a token-vector table
-summed in numpy, over 100x faster. `default` names one of them (`DEFAULT_MODEL`, chosen by
+all-MiniLM-L6-v2 in `minilm/` (tools/model/build_model.py), run by onnxruntime; and `static`, a
+token-vector table in `minilm_static/` distilled from it and trained on code (tools/model/), summed
+in numpy, over 100x faster. `default` names one of them (`DEFAULT_MODEL`, chosen by
 bench/RESULTS.md's quality and build-time table). `load_embedder(DIR)` takes any ONNX sentence
 encoder directory or static table instead, and `load_embedder("none")` means a lexical-only bundle.
 
@@ -34,7 +34,7 @@ __all__ = ["DEFAULT_MODEL", "MODELS", "Deferred", "Embedder", "ModelInfo", "bund
            "document_text", "load_embedder"]  # fmt: skip
 
 MODELS = ("static", "minilm")  # the bundled models, by the names `--model` takes
-DEFAULT_MODEL = "minilm"  # what "default" (and no --model) means
+DEFAULT_MODEL = "static"  # what "default" (and no --model) means: bench/RESULTS.md, issue 18
 
 
 def bundled(spec: str | None) -> str | None:
@@ -50,7 +50,7 @@ def load_embedder(spec: str | None) -> Embedder | StaticEmbedder | None:
 
     name = bundled(spec)
     if name == "minilm":
-        return loading.load_default()
+        return loading.load_minilm()
     if name == "static":
         return loading.load_static()
     if spec == "none":
@@ -81,7 +81,7 @@ def deferred_embedder(spec: str | None) -> Deferred | Embedder | StaticEmbedder 
 
     name = bundled(spec)
     if name == "minilm":
-        return Deferred(loading.DEFAULT_INFO, loading.load_default)
+        return Deferred(loading.MINILM_INFO, loading.load_minilm)
     if name == "static":
         return Deferred(loading.STATIC_INFO, loading.load_static)
     return load_embedder(spec)

@@ -25,13 +25,13 @@ if TYPE_CHECKING:
     from cora_ci.embedding.runtime import Embedder
     from cora_ci.embedding.static import StaticEmbedder
 
-DEFAULT_NAME = "all-MiniLM-L6-v2-int8"
-DEFAULT_MODEL_SHA256 = "31d11148b3c61babc62a37992de904bf4d59d90e1f9122fb4ce42c5a7cfcacfc"
-DEFAULT_VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
-DEFAULT_DIM = 384
-DEFAULT_MAX_LENGTH = 256  # the model was tuned at 128 but its positions reach 512; 256 is the build's choice
-DEFAULT_INFO = ModelInfo(DEFAULT_NAME, DEFAULT_DIM, DEFAULT_MODEL_SHA256, DEFAULT_VOCAB_SHA256,
-                         DEFAULT_MAX_LENGTH, "mean", "", "")  # fmt: skip
+MINILM_NAME = "all-MiniLM-L6-v2-int8"
+MINILM_SHA256 = "31d11148b3c61babc62a37992de904bf4d59d90e1f9122fb4ce42c5a7cfcacfc"
+MINILM_VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c992038a3"
+MINILM_DIM = 384
+MINILM_MAX_LENGTH = 256  # the model was tuned at 128 but its positions reach 512; 256 is the build's choice
+MINILM_INFO = ModelInfo(MINILM_NAME, MINILM_DIM, MINILM_SHA256, MINILM_VOCAB_SHA256,
+                         MINILM_MAX_LENGTH, "mean", "", "")  # fmt: skip
 STATIC_NAME = "all-MiniLM-L6-v2-static"
 STATIC_VECTORS_SHA256 = "64a955827bfb393960406b15e59594f19fbf623a205ae5b35c19161fc5b0e5bb"
 STATIC_SCALES_SHA256 = "b71a249231ef21958de1e06e5ef047fcaa8447017592eacbb6a597946ac8f05f"
@@ -94,7 +94,7 @@ def verify_sha256(path: Path, expected: str) -> bytes:
     return data
 
 
-def load_default(model_dir: Path | None = None, **runtime: Any) -> Embedder:
+def load_minilm(model_dir: Path | None = None, **runtime: Any) -> Embedder:
     """The bundled int8 all-MiniLM-L6-v2, checked against its compiled-in checksums."""
     from tokenizers import BertWordPieceTokenizer
 
@@ -102,16 +102,16 @@ def load_default(model_dir: Path | None = None, **runtime: Any) -> Embedder:
 
     if model_dir is None:  # installed as plain files (setuptools package-data), never zipped
         model_dir = Path(str(resources.files("cora_ci.embedding.minilm")))
-    model = verify_sha256(model_dir / "model.onnx", DEFAULT_MODEL_SHA256)
+    model = verify_sha256(model_dir / "model.onnx", MINILM_SHA256)
     vocab = model_dir / "vocab.txt"
-    verify_sha256(vocab, DEFAULT_VOCAB_SHA256)
+    verify_sha256(vocab, MINILM_VOCAB_SHA256)
     tokenizer = partial(BertWordPieceTokenizer, str(vocab), lowercase=True)
-    return Embedder(DEFAULT_INFO, model, tokenizer, **runtime)
+    return Embedder(MINILM_INFO, model, tokenizer, **runtime)
 
 
 def bundled_named(model_sha256: str) -> str | None:
     """Which bundled model ("minilm", "static") has this checksum, if any."""
-    known = {DEFAULT_MODEL_SHA256: "minilm", STATIC_INFO.model_sha256: "static"}
+    known = {MINILM_SHA256: "minilm", STATIC_INFO.model_sha256: "static"}
     return known.get(model_sha256)
 
 
@@ -243,7 +243,7 @@ def load_directory(model_dir: Path, **runtime: Any) -> Embedder | StaticEmbedder
         dim=s.get("dim", 0),
         model_sha256=_sha256(model),
         tokenizer_sha256=_sha256(tokenizer_bytes),
-        max_length=s.get("max_length", DEFAULT_MAX_LENGTH),
+        max_length=s.get("max_length", MINILM_MAX_LENGTH),
         pooling=s.get("pooling", "mean"),
         query_prefix=s.get("query_prefix", ""),
         document_prefix=s.get("document_prefix", ""),

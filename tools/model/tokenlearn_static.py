@@ -238,7 +238,7 @@ def cmd_teach(args: argparse.Namespace) -> None:
     work = Path(args.work)
     texts = load_texts(work)[: args.limit or None]
     (work / "teacher").mkdir(exist_ok=True)
-    emb = loading.load_default(workers=args.workers)
+    emb = loading.load_minilm(workers=args.workers)
     t0, done = time.time(), 0
     for start in range(0, len(texts), PART):
         dest = work / "teacher" / f"{start // PART:05d}.npy"
