@@ -82,6 +82,12 @@ CODES: dict[str, Code] = {
             4,
         ),
         Code(
+            "CORA-MDL-004",
+            "a transformer model needs the `minilm` extra (onnxruntime)",
+            "install it with: pip install 'cora-ci[minilm]', or use the default model (static)",
+            3,
+        ),
+        Code(
             "CORA-MCP-001",
             "the MCP server needs the `mcp` extra",
             "install it with: pip install 'cora-ci[mcp]'",

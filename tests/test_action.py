@@ -101,7 +101,7 @@ def test_cora_ci_gets_its_own_environment_and_leaves_the_callers_python_alone() 
     assert cache["with"]["path"] == "${{ steps.venv.outputs.dir }}"
     install = next(s for s in steps if "pip install" in s.get("run", ""))
     assert install["if"] == "steps.venv-cache.outputs.cache-hit != 'true'"
-    assert install["run"].split()[-1] == '"$GITHUB_ACTION_PATH"'  # the action's own checkout
+    assert install["run"].split()[-1] == '"$GITHUB_ACTION_PATH[minilm]"'  # its own checkout, any model
     assert '"$VENV/bin/python" -m pip install' in install["run"]  # into the venv, never the caller's python
     path = next(s for s in steps if s.get("name") == "Put cora-ci on PATH")
     assert 'ln -sf "$VENV/bin/cora-ci"' in path["run"] and "GITHUB_PATH" in path["run"]  # cora-ci alone

@@ -384,3 +384,26 @@ def test_a_long_query_is_read_whole_in_passages(emb: Embedder) -> None:
     assert abs(float(np.linalg.norm(pooled)) - 1.0) < 1e-5
     assert float(pooled @ target) > float(first @ target) + 0.05
     assert np.array_equal(emb.embed_query(point, passages=1), target)  # a short query: one passage
+
+
+_WITHOUT_ONNXRUNTIME = "import sys; sys.modules['onnxruntime'] = None; from cora_ci.cli import main; main()"
+
+
+def test_minilm_without_its_extra_says_how_to_install_it(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """onnxruntime is the `minilm` extra: without it, the default model builds and answers, and
+    MiniLM (to build, or to query a bundle built with it) is one line naming the extra."""
+    repo = make_repo({"a.py": "def parse_header_links(value):\n    return value.split(',')\n"})
+
+    def cora(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-c", _WITHOUT_ONNXRUNTIME, *args], cwd=repo,
+                              capture_output=True, text=True, check=False)  # fmt: skip
+
+    assert cora("index", "-q").returncode == 0
+    assert "parse_header_links" in cora("query", "split a link header").stdout
+    failed = cora("index", "-q", "--model", "minilm", "--out", "minilm-index")
+    assert failed.returncode == 3 and failed.stderr.count("\n") == 1 and "Traceback" not in failed.stderr
+    assert "CORA-MDL-004" in failed.stderr and "pip install 'cora-ci[minilm]'" in failed.stderr
+    assert subprocess.run([sys.executable, "-m", "cora_ci", "index", "-q", "--model", "minilm", "--out", "m"],
+                          cwd=repo, capture_output=True, check=False).returncode == 0  # fmt: skip
+    asked = cora("query", "split a link header", "--bundle", "m")
+    assert asked.returncode == 3 and "CORA-MDL-004" in asked.stderr

@@ -116,7 +116,7 @@ def _windows(text: str, pos: int) -> list[int]:
 
 @cache
 def default_counter() -> TokenCounter:
-    """The tokenizer of the default embedding model (all-MiniLM-L6-v2, uncased WordPiece)."""
+    """The WordPiece tokenizer of the bundled models (all-MiniLM-L6-v2's uncased vocabulary)."""
     from tokenizers import BertWordPieceTokenizer
 
     vocab = resources.files("cora_ci.embedding.minilm").joinpath("vocab.txt")

@@ -7,7 +7,8 @@ in numpy, over 100x faster. `default` names one of them (`DEFAULT_MODEL`, chosen
 bench/RESULTS.md's quality and build-time table). `load_embedder(DIR)` takes any ONNX sentence
 encoder directory or static table instead, and `load_embedder("none")` means a lexical-only bundle.
 
-Long chunks. Chunks may hold ~800 tokens, the model's window is `max_length` (256 for the default).
+Long chunks. Chunks may hold ~800 tokens, the model's window is `max_length` (256 for MiniLM;
+the static table reads the whole text).
 A chunk is embedded as `document_text`: its context (path, symbol hierarchy, header) first, then
 its code, truncated to the window. Nothing is lost for search: the bundle's BM25 index holds the
 full text, and the head of a symbol (signature, docstring, first statements) carries most of what

@@ -1,8 +1,9 @@
 """Finding, checking and configuring embedding models; nothing is ever downloaded.
 
 Two models ship inside the package, each verified against checksums compiled into this module
-before first use: `minilm/` (the transformer, run by onnxruntime) and `minilm_static/` (its static
-distillation, a token-vector table run in numpy). A custom model is a directory: `model.onnx`,
+before first use: `minilm/` (the transformer, run by onnxruntime, an optional extra) and
+`minilm_static/` (the default: a token-vector table distilled from it and trained on code, run in
+numpy). A custom model is a directory: `model.onnx`,
 `tokenizer.json` and optionally `cora-model.json` (sentence-transformers' own files fill in what
 that file omits), or a static table in the layout of `minilm_static/`.
 """
@@ -31,7 +32,7 @@ MINILM_VOCAB_SHA256 = "07eced375cec144d27c900241f3e339478dec958f92fddbc551f295c9
 MINILM_DIM = 384
 MINILM_MAX_LENGTH = 256  # the model was tuned at 128 but its positions reach 512; 256 is the build's choice
 MINILM_INFO = ModelInfo(MINILM_NAME, MINILM_DIM, MINILM_SHA256, MINILM_VOCAB_SHA256,
-                         MINILM_MAX_LENGTH, "mean", "", "")  # fmt: skip
+                        MINILM_MAX_LENGTH, "mean", "", "")  # fmt: skip
 STATIC_NAME = "all-MiniLM-L6-v2-static"
 STATIC_VECTORS_SHA256 = "64a955827bfb393960406b15e59594f19fbf623a205ae5b35c19161fc5b0e5bb"
 STATIC_SCALES_SHA256 = "b71a249231ef21958de1e06e5ef047fcaa8447017592eacbb6a597946ac8f05f"
@@ -100,6 +101,7 @@ def load_minilm(model_dir: Path | None = None, **runtime: Any) -> Embedder:
 
     from cora_ci.embedding.runtime import Embedder
 
+    require_onnxruntime("the minilm model")
     if model_dir is None:  # installed as plain files (setuptools package-data), never zipped
         model_dir = Path(str(resources.files("cora_ci.embedding.minilm")))
     model = verify_sha256(model_dir / "model.onnx", MINILM_SHA256)
@@ -107,6 +109,15 @@ def load_minilm(model_dir: Path | None = None, **runtime: Any) -> Embedder:
     verify_sha256(vocab, MINILM_VOCAB_SHA256)
     tokenizer = partial(BertWordPieceTokenizer, str(vocab), lowercase=True)
     return Embedder(MINILM_INFO, model, tokenizer, **runtime)
+
+
+def require_onnxruntime(what: str) -> None:
+    """onnxruntime is the `minilm` extra (~80 MB that the default static table does not need):
+    a transformer asked for without it gets the install line, not an ImportError."""
+    try:
+        import onnxruntime  # noqa: F401
+    except ImportError:
+        raise CoraError("CORA-MDL-004", f"{what} needs onnxruntime, which is not installed") from None
 
 
 def bundled_named(model_sha256: str) -> str | None:
@@ -229,6 +240,7 @@ def load_directory(model_dir: Path, **runtime: Any) -> Embedder | StaticEmbedder
         raise CoraError("CORA-MDL-001", f"model directory not found: {model_dir}")
     if is_static_directory(model_dir):
         return load_static_directory(model_dir)
+    require_onnxruntime(f"the ONNX model in {model_dir}")
     model = _read(model_dir / "model.onnx")
     tokenizer_file = model_dir / "tokenizer.json"
     tokenizer_bytes = _read(tokenizer_file)

@@ -1,6 +1,6 @@
 """Running an ONNX sentence encoder: one text per model call, pooled and normalised in numpy.
 
-Every text runs alone (batch 1, no padding). The default model is dynamically quantised to int8,
+Every text runs alone (batch 1, no padding). The bundled MiniLM is dynamically quantised to int8,
 which picks one activation scale per input tensor: in a batch, a text's vector would depend on its
 batch mates, so an incremental re-index could not reproduce a full one. Alone, a text's vector
 depends only on the text (and the CPU's kernels).
