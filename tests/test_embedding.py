@@ -183,7 +183,7 @@ def test_texts_are_truncated_to_the_window(emb: Embedder) -> None:
     assert full.tobytes() != shorter.tobytes()
 
 
-def test_default_model_checksums_are_verified(tmp_path: Path) -> None:
+def test_minilm_checksums_are_verified(tmp_path: Path) -> None:
     d = copy_dir(MINILM, tmp_path / "minilm")
     assert loading.load_minilm(d).info.name == "all-MiniLM-L6-v2-int8"
     data = bytearray((d / "model.onnx").read_bytes())
