@@ -14,6 +14,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from conftest import dedent_files, init_repo
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
 
 from cora_ci.build import build
 from cora_ci.bundle import open_bundle
@@ -70,6 +72,15 @@ def test_wordpiece_is_greedy_longest_match() -> None:
     assert wordpiece("unaffable", vocab) == [3, 2]
     assert wordpiece("x", vocab) == [4]
     assert wordpiece("unq", vocab) == []  # an unknown piece makes the whole word unknown, as in BERT
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(st.characters(codec="utf-8"), max_size=80) | st.from_regex(r"[A-Za-z_0-9 .()ßéİ]{0,60}"))
+@example("parseHTTPResponse grüße naïveCafé x" + "y" * 60 + " İstanbul __init__")
+def test_ids_are_the_wordpieces_of_the_words(emb: StaticEmbedder, text: str) -> None:
+    """The embedder's cached tokenising of raw words gives what `words` then `wordpiece` give."""
+    vocab = emb._ids.vocab
+    assert emb.ids(text) == [i for w in words(text) for i in wordpiece(w, vocab)]
 
 
 def test_vectors_are_unit_length_and_depend_only_on_their_text(emb: StaticEmbedder) -> None:

@@ -86,8 +86,11 @@ class _Ids(dict[str, tuple[int, ...]]):
             self.clear()
         if raw.isascii() and raw.isalpha() and raw.islower() and len(raw) <= _MAX_WORD:
             ids = self[raw] = tuple(wordpiece(raw, self.vocab))  # most words: nothing to split
-        else:
-            ids = self[raw] = tuple(i for w in words(raw) for i in wordpiece(w, self.vocab))
+        else:  # `words(raw)` without its first split: `raw` is one _RAW match already
+            parts = [w.lower() for w in _WORDS.findall(raw) if len(w) <= _MAX_WORD]
+            ids = self[raw] = tuple(
+                i for w in parts for i in wordpiece(w if w.isascii() else _unaccented(w), self.vocab)
+            )
         return ids
 
 
@@ -125,7 +128,7 @@ class StaticEmbedder:
         out = np.zeros((len(texts), self.info.dim), np.float32)
         table, scales = self._table, self._scales
         for i, text in enumerate(texts):
-            ids = self.ids(prefix + text) or self._marks(text)
+            ids = np.array(self.ids(prefix + text) or self._marks(text), np.intp)  # converted once
             if scales is None:
                 table[ids].sum(axis=0, out=out[i])
             else:  # the sum of the scaled int8 rows
