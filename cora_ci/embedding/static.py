@@ -44,7 +44,12 @@ _CACHE_LIMIT = 1 << 19  # distinct raw words remembered per embedder (then forgo
 def words(text: str) -> list[str]:
     """Lower-cased sub-words of `text`: identifiers split at case and underscore boundaries, and
     accents stripped as BERT's uncased tokenizer strips them (its vocabulary has none)."""
-    out = [w.lower() for raw in _RAW.findall(text) for w in _WORDS.findall(raw) if len(w) <= _MAX_WORD]
+    return [w for raw in _RAW.findall(text) for w in _split(raw)]
+
+
+def _split(raw: str) -> list[str]:
+    """`words` of one raw word (a run of letters and digits)."""
+    out = [w.lower() for w in _WORDS.findall(raw) if len(w) <= _MAX_WORD]
     return [w if w.isascii() else _unaccented(w) for w in out]
 
 
@@ -86,11 +91,8 @@ class _Ids(dict[str, tuple[int, ...]]):
             self.clear()
         if raw.isascii() and raw.isalpha() and raw.islower() and len(raw) <= _MAX_WORD:
             ids = self[raw] = tuple(wordpiece(raw, self.vocab))  # most words: nothing to split
-        else:  # `words(raw)` without its first split: `raw` is one _RAW match already
-            parts = [w.lower() for w in _WORDS.findall(raw) if len(w) <= _MAX_WORD]
-            ids = self[raw] = tuple(
-                i for w in parts for i in wordpiece(w if w.isascii() else _unaccented(w), self.vocab)
-            )
+        else:  # `raw` is one _RAW match already: `words` would find it again
+            ids = self[raw] = tuple(i for w in _split(raw) for i in wordpiece(w, self.vocab))
         return ids
 
 
