@@ -61,6 +61,7 @@ ROOT = HERE.parents[1]
 sys.path[:0] = [str(ROOT), str(HERE), str(ROOT / "bench")]
 from distill_static import quantise, sha256  # noqa: E402
 from seeds import deterministic  # noqa: E402
+from tokenlearn_static import _excluded  # noqa: E402  (the same evaluation repositories left out)
 
 STDLIB = Path("/root/.pyenv/versions/3.11.7/lib/python3.11")
 SITE = [Path("/tmp/train-venv/lib/python3.11/site-packages"), ROOT / ".venv/lib/python3.11/site-packages"]
@@ -75,12 +76,6 @@ SKIP_DIRS = {"test", "tests", "testing", "__pycache__", "site-packages", "idleli
 
 
 NPM_SKIP = {"test", "tests", "__tests__", "node_modules", "examples", "locale"}  # compiled dist/ is code
-
-
-def _excluded(parts: tuple[str, ...]) -> bool:
-    from tokenlearn_static import EXCLUDED
-
-    return any(p.split("-")[0].lower() in EXCLUDED or p.lower() in EXCLUDED for p in parts)
 
 
 def sources(work: Path) -> Iterator[tuple[str, str, bytes]]:
@@ -118,16 +113,13 @@ def sources(work: Path) -> Iterator[tuple[str, str, bytes]]:
                     yield "jdk", name, zf.read(name)
 
 
-_DOC = re.compile(r"/\*\*(?!/)[\s\S]*?\*/")
-
-
 def strip_doc_comments(text: str) -> tuple[str, list[tuple[int, str]]]:
     """`/** ... */` blanked (newlines kept), with (declaration line, first sentence) of each that
     stands on its own lines before a declaration (JS, TS, Java: annotations skipped)."""
-    from quality import first_sentence
+    from quality import _JSDOC, first_sentence  # the runtime venv's (quality imports cora-ci's build)
 
     docs = []
-    for m in _DOC.finditer(text):
+    for m in _JSDOC.finditer(text):
         line_start = text.rfind("\n", 0, m.start()) + 1
         if text[line_start : m.start()].strip():
             continue
@@ -137,7 +129,7 @@ def strip_doc_comments(text: str) -> tuple[str, list[tuple[int, str]]]:
         sentence = first_sentence(body)
         if off is not None and sentence:
             docs.append((text.count("\n", 0, m.end()) + 2 + off, sentence))
-    return _DOC.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text), docs
+    return _JSDOC.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text), docs
 
 
 def file_pairs(
