@@ -77,10 +77,31 @@ def test_wordpiece_is_greedy_longest_match() -> None:
 @settings(max_examples=300, deadline=None)
 @given(st.text(st.characters(codec="utf-8"), max_size=80) | st.from_regex(r"[A-Za-z_0-9 .()ßéİ]{0,60}"))
 @example("parseHTTPResponse grüße naïveCafé x" + "y" * 60 + " İstanbul __init__")
+@example("a\x00b \x00 c\ud800d caf\u00e9_Na\u00efve \u2014x\u2014 __ 12\u201319")
 def test_ids_are_the_wordpieces_of_the_words(emb: StaticEmbedder, text: str) -> None:
-    """The embedder's cached tokenising of raw words gives what `words` then `wordpiece` give."""
-    vocab = emb._ids.vocab
+    """The embedder's cached tokenising of byte tokens gives what `words` then `wordpiece` give."""
+    vocab = emb._tokens.vocab
     assert emb.ids(text) == [i for w in words(text) for i in wordpiece(w, vocab)]
+
+
+TEXTS = st.lists(st.text(st.characters(codec="utf-8") | st.sampled_from("\x00\ud800_ aZ9"), max_size=40)
+                 | st.from_regex(r"[A-Za-z_0-9 .()\x00]{0,40}"), max_size=12)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(texts=TEXTS, limit=st.sampled_from([0, 3, 1 << 19]))
+def test_a_batch_is_its_texts_one_by_one(emb: StaticEmbedder, texts: list[str], limit: int) -> None:
+    """Texts embedded together (one token string, a separator between texts, new tokens learnt
+    at once, the cache forgotten when full) get the vectors each gets alone."""
+
+    def fresh() -> StaticEmbedder:
+        return StaticEmbedder(emb.info, list(emb._tokens.vocab), emb._table, emb._scales)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("cora_ci.embedding.static._CACHE_LIMIT", limit)
+        together, one = fresh().embed_documents(texts), fresh()
+        alone = [one.embed_documents([t])[0] for t in texts]
+    assert [row.tobytes() for row in together] == [row.tobytes() for row in alone]
 
 
 def test_vectors_are_unit_length_and_depend_only_on_their_text(emb: StaticEmbedder) -> None:
