@@ -4,8 +4,9 @@ The table starts as model2vec's distillation of the bundled all-MiniLM-L6-v2
 (tools/model/distill_static.py): each token of MiniLM's WordPiece vocabulary run through the
 transformer once and weighted by how rare the token is in code (SIF); it is then projected to 256
 dimensions and trained so that sums of rows match MiniLM's vectors of real code chunks and doc
-comments (tools/model/tokenlearn_static.py). At run time a text's
-vector is the normalised sum of its tokens' rows, the whole text and not a 256-token window:
+comments (tools/model/tokenlearn_static.py), then on code itself: doc comments' first sentences
+against the code they document (tools/model/contrast_static.py). At run time a text's vector is
+the normalised sum of its tokens' rows, the whole text and not a 256-token window:
 over 20,000 chunks a second on one core, against ~60 for the transformer, which is what makes a
 first build take seconds (bench/RESULTS.md).
 
