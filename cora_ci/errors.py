@@ -83,7 +83,7 @@ CODES: dict[str, Code] = {
         ),
         Code(
             "CORA-MDL-004",
-            "a transformer model needs the `minilm` extra (onnxruntime)",
+            "a transformer model needs the `minilm` extra (onnxruntime, tokenizers)",
             "install it with: pip install 'cora-ci[minilm]', or use the default model (static)",
             3,
         ),

@@ -386,16 +386,18 @@ def test_a_long_query_is_read_whole_in_passages(emb: Embedder) -> None:
     assert np.array_equal(emb.embed_query(point, passages=1), target)  # a short query: one passage
 
 
-_WITHOUT_ONNXRUNTIME = "import sys; sys.modules['onnxruntime'] = None; from cora_ci.cli import main; main()"
+_NO_EXTRA = "import sys; sys.modules['onnxruntime'] = sys.modules['tokenizers'] = None"
+_WITHOUT_MINILM_EXTRA = f"{_NO_EXTRA}; from cora_ci.cli import main; main()"
 
 
 def test_minilm_without_its_extra_says_how_to_install_it(make_repo: Callable[[dict[str, str]], Path]) -> None:
-    """onnxruntime is the `minilm` extra: without it, the default model builds and answers, and
-    MiniLM (to build, or to query a bundle built with it) is one line naming the extra."""
+    """onnxruntime and tokenizers are the `minilm` extra: without them, the default model builds
+    (chunking included) and answers, and MiniLM (to build, or to query a bundle built with it) is
+    one line naming the extra."""
     repo = make_repo({"a.py": "def parse_header_links(value):\n    return value.split(',')\n"})
 
     def cora(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-c", _WITHOUT_ONNXRUNTIME, *args], cwd=repo,
+        return subprocess.run([sys.executable, "-c", _WITHOUT_MINILM_EXTRA, *args], cwd=repo,
                               capture_output=True, text=True, check=False)  # fmt: skip
 
     assert cora("index", "-q").returncode == 0

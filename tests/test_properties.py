@@ -2,6 +2,11 @@
 
 from __future__ import annotations
 
+import functools
+import unicodedata
+from importlib import resources
+from typing import Any
+
 from conftest import run_chunk, uncovered
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
@@ -95,16 +100,65 @@ _CODE_ALPHABET = st.sampled_from([
 ])  # fmt: skip
 
 
+@functools.cache
+def _reference() -> Any:
+    """The `tokenizers` library's BERT tokenizer on the same vocabulary: what `bert.py` reproduces."""
+    from tokenizers import BertWordPieceTokenizer
+
+    vocab = resources.files("cora_ci.embedding.minilm").joinpath("vocab.txt")
+    with resources.as_file(vocab) as path:
+        return BertWordPieceTokenizer(str(path), lowercase=True)
+
+
 @settings(max_examples=400, deadline=None)
 @given(st.lists(st.lists(_CODE_ALPHABET, max_size=30).map("".join), max_size=12))
-def test_cached_line_counts_equal_the_full_tokenizer(lines: list[str]) -> None:
-    """The word cache and the direct WordPiece path count exactly what the whole pipeline counts."""
+def test_line_counts_equal_the_tokenizers_library(lines: list[str]) -> None:
+    """The word cache, the direct WordPiece path and the whole plain-Python tokenizer count what
+    the `tokenizers` library counts, and put each token where it does."""
+    from cora_ci.chunking import bert
     from cora_ci.chunking.tokens import default_counter
 
     counter = default_counter()
-    expected = [counter.count(line) for line in lines]
+    encoded = [_reference().encode(line, add_special_tokens=False) for line in lines]
+    expected = [len(e.ids) for e in encoded]
+    assert [counter.count(line) for line in lines] == expected
     assert counter.count_lines(lines) == expected
     assert counter.count_lines(lines) == expected  # again, now from the cache
+    assert [bert.starts(line, counter.vocab) for line in lines] == [
+        [o[0] for o in e.offsets] for e in encoded
+    ]
+
+
+def _stable(c: str) -> bool:
+    """Assigned by Unicode 3.2 and in the same category since (U+166D was punctuation, is a symbol)."""
+    return unicodedata.ucd_3_2_0.category(c) == unicodedata.category(c) != "Cn"
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters().filter(_stable), max_size=40))
+def test_any_text_is_counted_as_the_tokenizers_library_counts_it(text: str) -> None:
+    """Any text of characters both sides' tables know (controls, marks, ideographs, other
+    scripts' punctuation and symbols) alike."""
+    from cora_ci.chunking import bert
+    from cora_ci.chunking.tokens import default_counter
+
+    vocab = default_counter().vocab
+    e = _reference().encode(text, add_special_tokens=False)
+    assert bert.count(text, vocab) == len(e.ids)
+    assert bert.starts(text, vocab) == [o[0] for o in e.offsets]
+
+
+def test_a_line_longer_than_a_window_is_counted_and_cut_as_the_library_would() -> None:
+    """Over 64 KB a line is taken window by window, ending each at a space or a mark."""
+    from cora_ci.chunking.tokens import default_counter
+
+    counter = default_counter()
+    line = "".join(f"naïve_{i} 变量.value[CLS]{i}, " for i in range(12_000))  # ~300 KB
+    assert len(line) > 4 * 65_536
+    assert counter.count(line) == len(_reference().encode(line, add_special_tokens=False).ids)
+    pieces = counter.slice(line, 500)
+    assert "".join(pieces) == line and all(counter.count(p) <= 500 for p in pieces)
+    assert len(pieces) == -(-counter.count(line) // 500)
 
 
 def test_a_function_holding_an_object_of_methods_and_nested_functions_loses_no_line() -> None:

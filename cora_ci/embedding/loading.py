@@ -97,11 +97,11 @@ def verify_sha256(path: Path, expected: str) -> bytes:
 
 def load_minilm(model_dir: Path | None = None, **runtime: Any) -> Embedder:
     """The bundled int8 all-MiniLM-L6-v2, checked against its compiled-in checksums."""
+    require_minilm_extra("the minilm model")
     from tokenizers import BertWordPieceTokenizer
 
     from cora_ci.embedding.runtime import Embedder
 
-    require_onnxruntime("the minilm model")
     if model_dir is None:  # installed as plain files (setuptools package-data), never zipped
         model_dir = Path(str(resources.files("cora_ci.embedding.minilm")))
     model = verify_sha256(model_dir / "model.onnx", MINILM_SHA256)
@@ -111,13 +111,15 @@ def load_minilm(model_dir: Path | None = None, **runtime: Any) -> Embedder:
     return Embedder(MINILM_INFO, model, tokenizer, **runtime)
 
 
-def require_onnxruntime(what: str) -> None:
-    """onnxruntime is the `minilm` extra (~80 MB that the default static table does not need):
-    a transformer asked for without it gets the install line, not an ImportError."""
+def require_minilm_extra(what: str) -> None:
+    """onnxruntime, and tokenizers for its input, are the `minilm` extra (~110 MB with what they
+    pull in, which the default static table does not need): a transformer asked for without them
+    gets the install line, not an ImportError."""
     try:
         import onnxruntime  # noqa: F401
-    except ImportError:
-        raise CoraError("CORA-MDL-004", f"{what} needs onnxruntime, which is not installed") from None
+        import tokenizers  # noqa: F401
+    except ImportError as e:
+        raise CoraError("CORA-MDL-004", f"{what} needs {e.name}, which is not installed") from None
 
 
 def bundled_named(model_sha256: str) -> str | None:
@@ -232,15 +234,15 @@ def _settings(model_dir: Path) -> dict[str, Any]:
 def load_directory(model_dir: Path, **runtime: Any) -> Embedder | StaticEmbedder:
     """Any ONNX sentence encoder: `model.onnx` + `tokenizer.json` (+ `cora-model.json`); or a
     static table (`tokens.txt` + `vectors.npy`)."""
-    from tokenizers import Tokenizer
-
-    from cora_ci.embedding.runtime import Embedder
-
     if not model_dir.is_dir():
         raise CoraError("CORA-MDL-001", f"model directory not found: {model_dir}")
     if is_static_directory(model_dir):
         return load_static_directory(model_dir)
-    require_onnxruntime(f"the ONNX model in {model_dir}")
+    require_minilm_extra(f"the ONNX model in {model_dir}")
+    from tokenizers import Tokenizer
+
+    from cora_ci.embedding.runtime import Embedder
+
     model = _read(model_dir / "model.onnx")
     tokenizer_file = model_dir / "tokenizer.json"
     tokenizer_bytes = _read(tokenizer_file)

@@ -32,6 +32,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
+from cora_ci.chunking.bert import wordpiece
 from cora_ci.embedding.info import ModelInfo
 
 Vector = npt.NDArray[np.float32]
@@ -71,28 +72,6 @@ def _split(raw: str) -> list[str]:
 
 def _unaccented(word: str) -> str:
     return "".join(c for c in unicodedata.normalize("NFD", word) if unicodedata.category(c) != "Mn")
-
-
-def wordpiece(word: str, vocab: dict[str, int], unknown: int = -1) -> list[int]:
-    """BERT's greedy longest-match-first split of one lower-case word into vocabulary ids."""
-    if word in vocab:
-        return [vocab[word]]
-    ids: list[int] = []
-    start, n = 0, len(word)
-    while start < n:
-        end = n
-        found = unknown
-        while end > start:
-            piece = word[start:end] if start == 0 else "##" + word[start:end]
-            if piece in vocab:
-                found = vocab[piece]
-                break
-            end -= 1
-        if found == unknown:  # as BERT: a word with an unknown piece is one unknown token
-            return []
-        ids.append(found)
-        start = end
-    return ids
 
 
 class _Tokens:
