@@ -18,7 +18,7 @@ Face client it pulls in to the `minilm` extra, and a process that chunks reads a
 Counting needs no offsets: each distinct character of a text is normalised once and the text
 rewritten by one `str.translate` (punctuation and ideographs padded with spaces, so `split()` is
 the pre-tokenizer). `starts` keeps each token's offset in the raw text, for cutting an over-long
-line, and walks the text a character at a time.
+line: plain ASCII by one regular expression, other text a character at a time.
 """
 
 from __future__ import annotations
@@ -37,6 +37,9 @@ _CJK = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73
         (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))  # fmt: skip
 # Controls, format characters, private use, surrogates: dropped; an unassigned code point is kept.
 _CONTROL = frozenset(("Cc", "Cf", "Co", "Cs"))
+# Text that normalises to itself, lower-cased (printable ASCII and whitespace), and its words.
+_NOT_PLAIN = re.compile(r"[^\t\n\r\x20-\x7e]")
+_PLAIN_WORDS = re.compile(r"[a-z0-9]+|[^a-z0-9\s]")
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
@@ -129,6 +132,10 @@ def starts(text: str, vocab: dict[str, int]) -> list[int]:
     for base, part, special in segments(text):
         if special:
             out.append(base)
+            continue
+        if not _NOT_PLAIN.search(part):  # plain ASCII: the words are runs of letters and digits, and marks
+            for m in _PLAIN_WORDS.finditer(part.lower()):
+                out.extend(base + m.start() + s for s in piece_starts(m.group(), vocab))
             continue
         chars: list[str] = []  # the normalised text, and where each of its characters came from
         where: list[int] = []
