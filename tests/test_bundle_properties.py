@@ -123,3 +123,15 @@ def test_bm25_buckets_score_exactly_like_one_index_of_the_python_terms(
             want = [(i, round(s, 4)) for i, s in c.search(q, 50)]
             assert [(i, round(s, 4)) for i, s in a.search(q, 50)] == want, q
             assert [(i, round(s, 4)) for i, s in b.search(q, 50)] == want, q
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.one_of(_WORDS, st.text(max_size=12), st.sampled_from(["—", "é_x", "\x00", "\ud800", "__"])),
+                max_size=30).map(" ".join))  # fmt: skip
+def test_field_text_is_the_terms_joined_by_spaces(text: str) -> None:
+    """What tantivy is handed (cut on the text's bytes, terms looked up a run at a time) is the
+    terms a query is split into, in order, whatever the characters."""
+    from cora_ci.bundle.terms import field_text, terms
+
+    assert field_text(text) == " ".join(terms(text))
+    assert field_text(text) == " ".join(terms(text))  # again, from the cache

@@ -12,6 +12,8 @@ import unicodedata
 from functools import lru_cache
 from itertools import chain
 
+from cora_ci.files.text import WORD_BYTES
+
 _WORD = re.compile(r"\w+")
 _NOT_WORD = re.compile(r" +")
 _PART = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|[0-9]+|[^\W\d_A-Za-z]+")
@@ -56,6 +58,25 @@ def _lower(s: str) -> str:
 
 
 def field_text(text: str) -> str:
-    """`terms(text)` joined by spaces: what tantivy's whitespace tokenizer indexes as they are
-    (every document field of a build goes through here: no Python loop, ~30% faster)."""
-    return " ".join(chain.from_iterable(map(_word_terms, _WORD.findall(text))))
+    """`terms(text)` joined by spaces: what tantivy's whitespace tokenizer indexes as they are.
+    Every document field of a build goes through here, so the text is cut on its UTF-8 bytes
+    (`WORD_BYTES`) and each distinct run's terms looked up whole (~2.4x faster than `\\w+` over
+    the str and a lookup a word); a run with non-ASCII bytes is split by `\\w+` when first seen."""
+    if len(_RUNS) > _RUNS_LIMIT:
+        _RUNS.clear()
+    runs = text.encode("utf-8", "surrogatepass").translate(WORD_BYTES).split()
+    return " ".join(filter(None, map(_RUNS.__getitem__, runs)))
+
+
+class _Runs(dict[bytes, str]):
+    """A run of word bytes -> its terms joined by spaces ("" for a run of no word: `—`)."""
+
+    def __missing__(self, run: bytes) -> str:
+        text = run.decode("utf-8", "surrogatepass")
+        words = [text] if run.isascii() else _WORD.findall(text)
+        out = self[run] = " ".join(chain.from_iterable(map(_word_terms, words)))
+        return out
+
+
+_RUNS = _Runs()
+_RUNS_LIMIT = 1 << 19  # distinct runs remembered (then forgotten, all at once)

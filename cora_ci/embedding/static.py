@@ -34,6 +34,7 @@ import numpy.typing as npt
 
 from cora_ci.chunking.bert import wordpiece
 from cora_ci.embedding.info import ModelInfo
+from cora_ci.files.text import WORD_BYTES
 
 Vector = npt.NDArray[np.float32]
 # Raw words: runs of letters and digits (underscores and punctuation split). Each distinct raw word
@@ -45,8 +46,6 @@ _WORDS = re.compile(r"[A-Z]?[^\W\dA-Z_]+|[A-Z]+(?![^\W\dA-Z_])|[0-9]+")
 _MARK = re.compile(r"[^\w\s]")  # a punctuation mark: one BERT token
 _MAX_WORD = 48  # longer "words" (hashes, base64) are noise; WordPiece would cut them into junk
 _CACHE_LIMIT = 1 << 19  # distinct tokens remembered per embedder (then forgotten, all at once)
-# Bytes that end a token: ASCII but letters, digits and "_" (space); other bytes stay in tokens.
-_BREAKS = bytes(c if c >= 0x80 or c == 0x5F or chr(c).isalnum() else 0x20 for c in range(256))
 # `_WORDS` on plain ASCII, and the newline that separates tokens in a batch.
 _ASCII_WORDS = re.compile(rb"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+|\n")
 _STEP = 1024  # texts tokenised at a time: their tokens are held in memory together
@@ -141,7 +140,7 @@ def tokens(texts: Sequence[str]) -> list[bytes]:
     """The tokens of `texts` in order, `_TEXT_END` after each but the last (see `_Tokens`); lone
     surrogates pass through as their bytes. A text's own NUL bytes are breaks, as all ASCII
     punctuation is: only the separator makes a `_TEXT_END` token."""
-    encoded = [t.encode("utf-8", "surrogatepass").translate(_BREAKS) for t in texts]
+    encoded = [t.encode("utf-8", "surrogatepass").translate(WORD_BYTES) for t in texts]
     return b"".join((b" ", _TEXT_END, b" ")).join(encoded).split()
 
 

@@ -15,6 +15,11 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # Control characters that do not occur in text (everything below 0x20 but \t \n \f \r and ESC).
 _NON_TEXT = bytes(set(range(32)) - {9, 10, 12, 13, 27}) + b"\x7f"
 _SNIFF = 8192
+# For `bytes.translate`: every ASCII byte but letters, digits and "_" becomes a space; the others
+# stay. After it, `split()` gives a UTF-8 text's runs of ASCII word characters and non-ASCII bytes
+# (a boundary never cuts a character): ~4x faster than a regular expression over the str, for the
+# embedder and the BM25 terms, which look at the few non-ASCII runs again.
+WORD_BYTES = bytes(c if c >= 0x80 or c == 0x5F or chr(c).isalnum() else 0x20 for c in range(256))
 
 
 class Unread(bytes):
