@@ -79,4 +79,4 @@ class _Runs(dict[bytes, str]):
 
 
 _RUNS = _Runs()
-_RUNS_LIMIT = 1 << 19  # distinct runs remembered (then forgotten, all at once)
+_RUNS_LIMIT = 1 << 18  # distinct runs remembered (then forgotten at once): as many as `_word_terms` keeps
