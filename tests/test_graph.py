@@ -388,3 +388,21 @@ def test_pagerank_on_a_built_graph_reaches_the_called_code() -> None:
 def test_sorted_unique_is_numpy_unique(values: list[int]) -> None:
     a = np.asarray(values, dtype=np.uint32)
     assert np.array_equal(sorted_unique(a), np.unique(a))
+
+
+def test_a_query_keeps_exactly_the_patterns_its_grammar_compiles() -> None:
+    """All patterns compiled at once and a failing row dropped at a time keeps what compiling each
+    alone keeps, for every language with reference patterns (JavaScript, TypeScript and Rust
+    drop some: their grammars lack the node kinds)."""
+    from cora_ci.graph import queries as q
+
+    dropped = {}
+    for lang in sorted({*q.BINDINGS, *q._IMPORTS, "ruby", "kotlin", "bash"}):
+        lang_obj = q.language(lang)
+        candidates = [*q.BINDINGS.get(lang, q._GENERIC), *q._IMPORTS.get(lang, ())]
+        query, kept = q.compiled(lang_obj, [], candidates)
+        assert kept == [p for p in candidates if q._compiles(lang_obj, p)], lang
+        assert (query.pattern_count if query is not None else 0) == len(kept)
+        assert q.refs_query(lang) is not None
+        dropped[lang] = len(candidates) - len(kept)
+    assert dropped["python"] == 0 and dropped["typescript"] > 0 and dropped["kotlin"] > 0
