@@ -37,10 +37,10 @@ from cora_ci.embedding.info import ModelInfo
 from cora_ci.files.text import WORD_BYTES
 
 Vector = npt.NDArray[np.float32]
-# Raw words: runs of letters and digits (underscores and punctuation split). Each distinct raw word
-# is split further once, on a cache miss, at case boundaries: capitalised or lower runs, upper-case
-# runs not followed by lower case (HTTP in HTTPResponse), digit runs; letters other than A-Z count
-# as lower case, so a word in another script stays whole.
+# `words`, the reference: raw words are runs of letters and digits (underscores and punctuation
+# split), each split further at case boundaries: capitalised or lower runs, upper-case runs not
+# followed by lower case (HTTP in HTTPResponse), digit runs; letters other than A-Z count as lower
+# case, so a word in another script stays whole. `_Tokens` does the same on bytes.
 _RAW = re.compile(r"[^\W_]+")
 _WORDS = re.compile(r"[A-Z]?[^\W\dA-Z_]+|[A-Z]+(?![^\W\dA-Z_])|[0-9]+")
 _MARK = re.compile(r"[^\w\s]")  # a punctuation mark: one BERT token
