@@ -26,6 +26,7 @@ def _rows(files: dict[str, list[tuple[int, int]]]) -> Rows:
     ("fresh", "kept", "places"),
     [
         ({"a.py": [(1, 1), (2, 5)], "b.py": [(3, 1)]}, {"c.py": [(4, 1)]}, None),
+        ({"empty.py": []}, {"c.py": [(4, 1)]}, None),  # a changed file that has no chunk left
         ({"a.py": [(1, 1), (7, 5), (7, 9)]}, {}, "a.py:5 and a.py:9"),
         ({"a.py": [(1, 1), (7, 5)], "b.py": [(7, 2)]}, {}, "a.py:5 and b.py:2"),
         ({"a.py": [(1, 1), (7, 5)]}, {"k.py": [(7, 3)]}, "a.py:5 and k.py"),

@@ -20,7 +20,7 @@ from cora_ci.bundle.tables import Rows
 from cora_ci.config import Config
 from cora_ci.errors import LEFT_OUT, CoraError
 from cora_ci.files.source import Entry, Snapshot
-from cora_ci.graph.build import FileLinks, Linker, NameFilter, changed_names, hashes, pack_edges
+from cora_ci.graph.build import FileLinks, Linker, NameFilter, among, changed_names, hashes, pack_edges
 from cora_ci.graph.resolve import Repo
 
 _PARALLEL_MIN = 200  # files: below this, starting workers costs more than they save (a hook's update)
@@ -154,7 +154,7 @@ def check_unique_ids(kept: Rows, fresh: Rows, paths: list[str]) -> None:
         a, b = [place for p in paths for place in _places(fresh, p, cid)][:2]
         raise _collision(cid, a, b)
     kept_ids = kept.column("ids")
-    if kept_ids and np.isin(mf.ids_of(b"".join(kept_ids.values())), ids).any():
+    if kept_ids and len(ids) and among(mf.ids_of(b"".join(kept_ids.values())), ids).any():  # ids: sorted
         owner = {cid: p for p in paths for cid in mf.ids_of(fresh.top(p, "ids")).tolist()}
         for path in kept:
             both = owner.keys() & mf.ids_of(kept_ids[path]).tolist()

@@ -126,6 +126,14 @@ def sorted_unique(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
     return out
 
 
+def among(values: npt.NDArray[Any], sorted_set: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
+    """Which `values` are in `sorted_set` (sorted, not empty), by binary search: np.isin costs more
+    on many small arrays, and its sort imports `numpy.ma` as `np.unique` does."""
+    idx = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
+    out: npt.NDArray[np.bool_] = sorted_set[idx] == values
+    return out
+
+
 def hashes(names: Iterable[str]) -> bytes:
     """Sorted unique `name_hash`es as little-endian u32 bytes."""
     return sorted_unique(np.asarray([name_hash(n) for n in names], dtype="<u4")).astype("<u4").tobytes()

@@ -25,6 +25,7 @@ from cora_ci.chunking.outline import parser_for
 from cora_ci.chunking.secrets import contains_secret
 from cora_ci.files.langs import MARKUP, grammar_available
 from cora_ci.files.text import decode
+from cora_ci.graph.build import among
 from cora_ci.graph.queries import refs_query
 
 MAX_REFS = 200  # per chunk: the most frequent names win, ties by name
@@ -158,7 +159,7 @@ class _Occurrences:
         ends = np.array([n.end_byte for n in nodes], dtype=np.int64)
         keep = np.ones(len(nodes), dtype=bool)
         if skip:
-            keep &= ~_among(starts, np.array(sorted(n.start_byte for n in skip), dtype=np.int64))
+            keep &= ~among(starts, np.array(sorted(n.start_byte for n in skip), dtype=np.int64))
         if spans:
             keep &= ~_inside(starts, spans)
         order = np.argsort(starts[keep], kind="stable")
@@ -171,12 +172,6 @@ class _Occurrences:
         i = np.searchsorted(self.starts, lo).tolist()
         j = np.searchsorted(self.starts, hi).tolist()
         return [self.names[a:b] for a, b in zip(i, j, strict=True)]
-
-
-def _among(values: np.ndarray[Any, Any], sorted_set: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-    """Membership test by binary search (np.isin costs more on many small arrays)."""
-    idx = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
-    return sorted_set[idx] == values  # type: ignore[no-any-return]
 
 
 def _inside(starts: np.ndarray[Any, Any], spans: Sequence[Any]) -> np.ndarray[Any, Any]:
