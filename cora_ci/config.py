@@ -79,9 +79,8 @@ MAX_GLOB_CHARS = 4_096  # matching, since a glob is a regular expression run on 
 
 
 def _globs(key: str, value: Any) -> tuple[str, ...]:
-    """Gitignore-style globs, each compiled now: a bad one is an error naming it, before any work."""
-    import pathspec
-
+    """Gitignore-style globs, each compiled now: a bad one is an error naming it, before any work
+    (pathspec is imported only when there is one: a query reads a bundle's config, mostly none)."""
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
@@ -89,6 +88,8 @@ def _globs(key: str, value: Any) -> tuple[str, ...]:
     if len(value) > MAX_GLOBS:
         raise _bad(key, f"{len(value)} globs, more than {MAX_GLOBS}")
     for glob in value:
+        import pathspec
+
         if len(glob) > MAX_GLOB_CHARS:
             raise _bad(key, f"a glob of {len(glob)} characters, more than {MAX_GLOB_CHARS}: {glob[:40]!r}...")
         try:

@@ -7,13 +7,14 @@ import os
 import subprocess
 from collections.abc import Iterable
 from pathlib import Path
-from typing import NamedTuple
-
-import pathspec
+from typing import TYPE_CHECKING, NamedTuple
 
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
 from cora_ci.files.names import from_os
+
+if TYPE_CHECKING:  # imported where a walk or a filter needs it: ~17 ms a query process does not
+    import pathspec
 
 
 class SourceFile(NamedTuple):
@@ -46,6 +47,8 @@ def _git_files(root: Path, sub: Path) -> list[str]:
 def walk_files(root: Path) -> list[str]:
     """All regular files below `root` not ignored by any `.gitignore` on their way down; symlinks
     (to files or directories) are not followed: their target may be outside `root`."""
+    import pathspec
+
     found: list[str] = []
     specs: list[tuple[str, pathspec.PathSpec]] = []  # type: ignore[type-arg,unused-ignore]
     for dirpath, dirnames, filenames in os.walk(root):
@@ -80,6 +83,8 @@ def is_lock_file(name: str) -> bool:
 
 
 def filter_names(names: Iterable[str], cfg: Config) -> list[str]:
+    import pathspec
+
     inc = pathspec.GitIgnoreSpec.from_lines(cfg.include) if cfg.include else None
     exc = pathspec.GitIgnoreSpec.from_lines(cfg.exclude) if cfg.exclude else None
     return [
