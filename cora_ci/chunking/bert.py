@@ -25,8 +25,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Iterator
-from functools import lru_cache
+from collections.abc import Callable, Iterator
+from functools import lru_cache, partial
 
 SPECIAL = re.compile(r"\[(?:PAD|UNK|CLS|SEP|MASK)\]")  # matched before normalising, case and all
 _MAX_CHARS = 100  # WordPiece's max_input_chars_per_word
@@ -37,9 +37,10 @@ _CJK = ((0x4E00, 0x9FFF), (0x3400, 0x4DBF), (0x20000, 0x2A6DF), (0x2A700, 0x2B73
         (0x2B820, 0x2CEAF), (0xF900, 0xFAFF), (0x2F800, 0x2FA1F))  # fmt: skip
 # Controls, format characters, private use, surrogates: dropped; an unassigned code point is kept.
 _CONTROL = frozenset(("Cc", "Cf", "Co", "Cs"))
-# Text that normalises to itself, lower-cased (printable ASCII and whitespace), and its words.
-_NOT_PLAIN = re.compile(r"[^\t\n\r\x20-\x7e]")
-_PLAIN_WORDS = re.compile(r"[a-z0-9]+|[^a-z0-9\s]")
+# Text that normalises to itself, lower-cased (printable ASCII and whitespace), and its words
+# (runs of letters and digits, each other printable character a word of its own).
+NOT_PLAIN = re.compile(r"[^\t\n\r\x20-\x7e]")
+PLAIN_WORDS = re.compile(r"[a-z0-9]+|[^a-z0-9\s]")
 _ASCII_PUNCT = frozenset("!\"#$%&'()*+,-./:;<=>?@[\\]^_`{|}~")
 
 
@@ -120,10 +121,11 @@ def segments(text: str) -> Iterator[tuple[int, str, bool]]:
         yield pos, text[pos:], False
 
 
-def count(text: str, vocab: dict[str, int]) -> int:
-    """Tokens of `text`, as the tokenizer counts them without [CLS] and [SEP]."""
-    return sum(1 if special else sum(word_count(w, vocab) for w in pretokenized(part))
-               for _, part, special in segments(text))  # fmt: skip
+def count(text: str, vocab: dict[str, int], counted: Callable[[str], int] | None = None) -> int:
+    """Tokens of `text`, as the tokenizer counts them without [CLS] and [SEP]; `counted` gives a
+    pre-tokenized word's (default `word_count`; a cache of it where words repeat)."""
+    words = counted or partial(word_count, vocab=vocab)
+    return sum(1 if special else sum(map(words, pretokenized(part))) for _, part, special in segments(text))
 
 
 def starts(text: str, vocab: dict[str, int]) -> list[int]:
@@ -133,8 +135,8 @@ def starts(text: str, vocab: dict[str, int]) -> list[int]:
         if special:
             out.append(base)
             continue
-        if not _NOT_PLAIN.search(part):  # plain ASCII: the words are runs of letters and digits, and marks
-            for m in _PLAIN_WORDS.finditer(part.lower()):
+        if not NOT_PLAIN.search(part):  # plain ASCII: the words are runs of letters and digits, and marks
+            for m in PLAIN_WORDS.finditer(part.lower()):
                 out.extend(base + m.start() + s for s in piece_starts(m.group(), vocab))
             continue
         chars: list[str] = []  # the normalised text, and where each of its characters came from

@@ -17,12 +17,7 @@ from importlib import resources
 
 from cora_ci.chunking import bert
 
-# Lines the cache may split itself: ASCII with no control character but tab. BERT's normaliser
-# deletes other control characters (joining the words around them), so those lines go to `bert`.
-_UNSAFE = re.compile(r"[^\t\x20-\x7e]")
 _CACHE_LIMIT = 1 << 20  # words; cleared when full, so memory stays bounded on huge corpora
-# BERT's pre-tokenizer on ASCII: every non-alphanumeric printable character is a word of its own.
-_PIECES = re.compile(r"[a-z0-9]+|[^a-z0-9]")
 # A longer text is taken window by window: a 50 MB line's words or offsets at once would take gigabytes.
 _WINDOW = 1 << 16
 _BREAK = re.compile(r"\s|[^\w\s]")  # BERT splits at whitespace and at every punctuation mark
@@ -45,20 +40,20 @@ class TokenCounter:
         return sum(self._count(text[a:b]) for a, b in itertools.pairwise(bounds))
 
     def _count(self, text: str) -> int:
-        pieces = self._pieces.__getitem__
-        return sum(1 if special else sum(map(pieces, bert.pretokenized(part)))
-                   for _, part, special in bert.segments(text))  # fmt: skip
+        return bert.count(text, self.vocab, self._pieces.__getitem__)
 
     def count_lines(self, lines: list[str]) -> list[int]:
         """Exact per-line counts: cached words for plain ASCII lines, the tokenizer for the rest."""
         words, pieces = self._words, self._pieces.__getitem__
         if len(words) > _CACHE_LIMIT:
             self.clear_cache()
-        split = [None if _UNSAFE.search(line) else line.split() for line in lines]
+        # Lines the cache may split itself: plain ASCII. BERT's normaliser deletes control
+        # characters (joining the words around them), so lines with one go to `bert` whole.
+        split = [None if bert.NOT_PLAIN.search(line) else line.split() for line in lines]
         new = {w for ws in split if ws is not None for w in ws if w not in words}
         for w in new:  # a special token ([CLS], ...) is matched before the word is lower-cased
             words[w] = (self._count(w) if "[" in w and bert.SPECIAL.search(w)
-                        else sum(map(pieces, _PIECES.findall(w.lower()))))  # fmt: skip
+                        else sum(map(pieces, bert.PLAIN_WORDS.findall(w.lower()))))  # fmt: skip
         return [self.count(line) if ws is None else sum(map(words.__getitem__, ws))
                 for line, ws in zip(lines, split, strict=True)]  # fmt: skip
 

@@ -34,7 +34,7 @@ import numpy.typing as npt
 
 from cora_ci.chunking.bert import wordpiece
 from cora_ci.embedding.info import ModelInfo
-from cora_ci.files.text import WORD_BYTES
+from cora_ci.files.text import word_runs
 
 Vector = npt.NDArray[np.float32]
 # `words`, the reference: raw words are runs of letters and digits (underscores and punctuation
@@ -140,8 +140,7 @@ def tokens(texts: Sequence[str]) -> list[bytes]:
     """The tokens of `texts` in order, `_TEXT_END` after each but the last (see `_Tokens`); lone
     surrogates pass through as their bytes. A text's own NUL bytes are breaks, as all ASCII
     punctuation is: only the separator makes a `_TEXT_END` token."""
-    encoded = [t.encode("utf-8", "surrogatepass").translate(WORD_BYTES) for t in texts]
-    return b"".join((b" ", _TEXT_END, b" ")).join(encoded).split()
+    return b"".join((b" ", _TEXT_END, b" ")).join(map(word_runs, texts)).split()
 
 
 class StaticEmbedder:
