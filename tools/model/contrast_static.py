@@ -6,7 +6,8 @@ so it can at best equal its teacher, a model trained on English sentence pairs, 
 the table learns the task itself, as code-search models are trained (CodeSearchNet and its
 successors): a doc comment's first sentence and the code it documents, with the comment taken out,
 should be nearer each other than the sentence and any other code. Supervision comes from code no
-benchmark evaluates (tokenlearn_static.EXCLUDED and all 66 of semble's repositories), cut by cora-ci's own chunker:
+benchmark evaluates (tokenlearn_static.EXCLUDED and all 66 of semble's repositories), cut by
+cora-ci's own chunker:
 
 1. `pairs` (cora-ci's runtime venv, for the chunker): every function, method and class with a doc
    comment in the sources below; its comment is removed as bench/quality.py removes them (the same
@@ -14,7 +15,8 @@ benchmark evaluates (tokenlearn_static.EXCLUDED and all 66 of semble's repositor
    the default Config, and the sentence is paired with `document_text` of the smallest chunk that
    holds the declaration line (exactly what a build embeds), plus a second chunk of the same file as
    a hard negative. Go, Rust and Ruby document with line comments above a declaration
-   (`strip_line_docs`); Go's leading name is dropped ("Handle registers ..." -> "Registers ..."). Sentences seen twice are dropped (no single answer). Shuffled (seed 0), capped
+   (`strip_line_docs`); Go's leading name is dropped ("Handle registers ..." -> "Registers ...").
+   Sentences seen twice are dropped (no single answer). Shuffled (seed 0), capped
    per source, written to pairs.jsonl.
 2. `train` (torch venv): rows E initialised from the shipped table (int8 x scales); a text's vector
    is normalise(sum of E[ids]) with ids exactly as cora_ci.embedding.static tokenises. Loss:
@@ -198,7 +200,8 @@ def strip_doc_comments(text: str) -> tuple[str, list[tuple[int, str]]]:
 # attributes may stand between): (comment prefix, what starts a documented declaration).
 _LINE_DOCS = {
     ".go": ("//", re.compile(r"(func|type|var|const)\b")),
-    ".rs": ("///", re.compile(r"(pub(\([^)]*\))?\s+)?((async|const|unsafe|default)\s+|extern\s+\"[^\"]*\"\s+)*"
+    ".rs": ("///", re.compile(r"(pub(\([^)]*\))?\s+)?((async|const|unsafe|default)\s+"
+                             r"|extern\s+\"[^\"]*\"\s+)*"
                              r"(fn|struct|enum|trait|impl|type|mod|const|static|union|macro_rules!)\W")),
     ".rb": ("#", re.compile(r"(def|class|module)\s|attr_(reader|writer|accessor)\b")),
 }  # fmt: skip
@@ -352,9 +355,9 @@ def cmd_git(args: argparse.Namespace) -> None:
 
     for repo, commit in GIT_REPOS.items():
         git = ["git", f"--git-dir={Path(args.mirrors) / repo.replace('/', '+') / 'repo'}"]
-        listing = subprocess.run([*git, "ls-tree", "-r", "-z", commit], capture_output=True, check=True).stdout
+        listing = subprocess.run([*git, "ls-tree", "-r", "-z", commit], capture_output=True, check=True)
         wanted = []
-        for entry in filter(None, listing.split(b"\0")):
+        for entry in filter(None, listing.stdout.split(b"\0")):
             meta, path = entry.split(b"\t", 1)
             _, kind, blob = meta.split()
             if kind == b"blob" and path.decode().endswith(GIT_EXT):
