@@ -550,6 +550,43 @@ def test_what_is_not_code_but_full_of_its_names_has_a_class(path: str, cls: str 
     assert path_class(path) == cls
 
 
+@pytest.mark.parametrize(
+    ("path", "cls"),
+    [
+        ("sympy/polys/benchmarks/bench_groebnertools.py", "benchmark"), ("benches/parse.rs", "benchmark"),
+        ("asv_bench/benchmarks/io.py", "benchmark"), ("src/router.bench.ts", "benchmark"),
+        ("pkg/json_bench.go", "benchmark"), ("jmh/src/main/java/Codec.java", "benchmark"),
+        ("src/CodecBenchmark.java", "benchmark"),
+        # code named like a benchmark is code
+        ("src/benchmark.py", None), ("lib/workbench.py", None), ("src/benchmarking.py", None),
+    ],
+)  # fmt: skip
+def test_benchmarks_have_a_class(path: str, cls: str | None) -> None:
+    assert path_class(path) == cls
+
+
+def test_benchmarks_rank_below_the_code_they_time_unless_asked_for(tmp_path: Path) -> None:
+    """A benchmark calls the code it times over and over: by its words it would win a question
+    about that code, or a bug report's, as sympy's `polys/benchmarks/` did."""
+    files = {
+        "src/groebner.py": 'def buchberger(polys, order):\n    """The reduced Groebner basis of polys."""\n'
+        "    return reduce_pairs(polys, order)\n",
+        "benchmarks/bench_groebner.py": "from src.groebner import buchberger\n\n\ndef time_buchberger():\n"
+        + "".join(f"    buchberger(groebner_polys_{i}, order='grevlex')  # basis\n" for i in range(2)),
+    }
+    repo = init_repo(tmp_path / "repo", files)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "groebner basis of polys", expand=False)
+    assert path_of(b, hits[0].chunk_id) == "src/groebner.py"
+    timed = {h.explain["demoted"] for h in hits if path_of(b, h.chunk_id).startswith("benchmarks/")}
+    assert timed == {"benchmark"}
+    plain = search(b, "groebner basis of polys", expand=False, params=_with(demote=1.0))
+    assert path_of(b, plain[0].chunk_id) == "benchmarks/bench_groebner.py"
+    asked = search(b, "benchmark of the groebner basis", expand=False)
+    assert path_of(b, asked[0].chunk_id) == "benchmarks/bench_groebner.py"
+
+
 def test_a_question_about_history_or_translations_asks_for_them() -> None:
     assert "changelog" in analyse("when was the timeout option deprecated in the changelog").wants
     assert "translation" in analyse("the german translation of the login error").wants

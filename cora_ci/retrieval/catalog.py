@@ -27,6 +27,7 @@ OVERLOAD = re.compile(r"\(.*$|#\d+$", re.DOTALL)
 # Path classes ranked lower unless asked for. Directory names, then file-name patterns.
 _DIRS = {
     "test": {"test", "tests", "__tests__", "testing", "spec", "specs", "__mocks__", "e2e", "testdata"},
+    "benchmark": {"benchmark", "benchmarks", "bench", "benches", "asv_bench", "jmh"},
     "example": {"example", "examples", "demo", "demos", "sample", "samples", "tutorial", "tutorials"},
     "vendored": {"vendor", "vendored", "_vendor", "third_party", "thirdparty", "third-party",
                  "node_modules", "bower_components", "extern", "external"},
@@ -71,6 +72,10 @@ _TEST_FILE = re.compile(
     r"(^test_.*\.py$|_tests?\.(py|go|rs|c|cc|cpp)$|\.(test|spec)\.[cm]?[jt]sx?$|^conftest\.py$"
     r"|Tests?\.(java|cs|kt|swift)$|_spec\.rb$)"
 )
+# a benchmark times the code it calls, as a test checks it: neither is what a question asks for
+_BENCHMARK_FILE = re.compile(
+    r"(^bench_.*\.py$|_bench(mark)?s?\.(py|go|rs|c|cc|cpp)$|\.bench\.[cm]?[jt]sx?$|Benchmarks?\.(java|cs|kt)$)"
+)
 _GENERATED_FILE = re.compile(
     r"(_pb2(_grpc)?\.pyi?$|\.pb\.go$|\.generated\.\w+$|\.g\.cs$|\.[Dd]esigner\.cs$|\.min\.(js|css)$"
     r"|^(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock|uv\.lock)$)"
@@ -79,7 +84,7 @@ _GENERATED_FILE = re.compile(
 
 @lru_cache(maxsize=1 << 16)
 def path_class(path: str) -> str | None:
-    """test | example | vendored | generated | changelog | translation | template (by path alone),
+    """test | benchmark | example | vendored | generated | changelog | translation | template (by path,
     or None for ordinary code and docs. Cached: a query asks it of every candidate, ~0.3 ms a 100
     (five regexes each), and candidates share files, queries share repositories."""
     *dirs, name = path.split("/")
@@ -98,6 +103,8 @@ def path_class(path: str) -> str | None:
                 return cls
     if _TEST_FILE.search(name):
         return "test"
+    if _BENCHMARK_FILE.search(name):
+        return "benchmark"
     return None
 
 
