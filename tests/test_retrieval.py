@@ -556,12 +556,13 @@ def test_what_is_not_code_but_full_of_its_names_has_a_class(path: str, cls: str 
         ("sympy/polys/benchmarks/bench_groebnertools.py", "benchmark"), ("benches/parse.rs", "benchmark"),
         ("asv_bench/benchmarks/io.py", "benchmark"), ("src/router.bench.ts", "benchmark"),
         ("pkg/json_bench.go", "benchmark"), ("jmh/src/main/java/Codec.java", "benchmark"),
-        ("src/CodecBenchmark.java", "benchmark"),
+        ("src/CodecBenchmark.java", "benchmark"), ("_examples/rest/routes.json", "example"),
+        ("_benchmarks/tree.go", "benchmark"),
         # code named like a benchmark is code
         ("src/benchmark.py", None), ("lib/workbench.py", None), ("src/benchmarking.py", None),
     ],
 )  # fmt: skip
-def test_benchmarks_have_a_class(path: str, cls: str | None) -> None:
+def test_benchmarks_and_underscored_dirs_have_a_class(path: str, cls: str | None) -> None:
     assert path_class(path) == cls
 
 

@@ -98,8 +98,9 @@ def path_class(path: str) -> str | None:
     if notes and any(d.lower() in _CHANGELOG_DIRS for d in dirs):
         return "changelog"
     for d in dirs:
+        bare = d.lstrip("_")  # Go's tools skip `_examples/`, `_test/`: the same classes
         for cls, names in _DIRS.items():
-            if d in names:
+            if d in names or bare in names:
                 return cls
     if _TEST_FILE.search(name):
         return "test"
