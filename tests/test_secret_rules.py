@@ -13,8 +13,10 @@ import random
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from cora_ci.chunking.secret_rules import GENERIC, PROVIDERS, find
+from cora_ci.chunking.secret_rules import GENERIC, PROVIDERS, RULES, candidates, find
 from cora_ci.chunking.secrets import contains_secret, redact, scan_lines
 
 # bench/ is not put on sys.path (its scripts import each other by bare name).
@@ -150,3 +152,45 @@ def test_rules_start_on_a_literal() -> None:
     name in a key) or runs only near words: none scans a text from every position."""
     for r in (*PROVIDERS, *GENERIC):
         assert r.starts or r.need or r.keys or r.near, r.kind
+
+
+def _missed(text: str) -> list[str]:
+    """Rules `find` gives a match in `text` that `candidates` left out."""
+    chosen = {id(r) for r in candidates(text)}
+    return [r.kind for r in RULES if find(r, text) and id(r) not in chosen]
+
+
+def test_candidates_keep_every_rule_that_matches_each_format() -> None:
+    """The screen runs only `candidates(text)`: a rule left out must be one `find` finds nothing
+    for. Every format's fakes, alone and together in one text, in the rules' own order."""
+    values = [_fake(name, seed)[0] for name in sorted(FORMATS) for seed in range(3)]
+    for value in values:
+        for text in (value, f"value = {value}", f'config["token"] = "{value}"\n'):
+            assert _missed(text) == [], text
+            assert [RULES.index(r) for r in candidates(text)] == sorted(
+                RULES.index(r) for r in candidates(text)
+            )
+    assert _missed("\n".join(f"k{i} = {v}" for i, v in enumerate(values))) == []
+
+
+_FRAGMENTS = sorted(
+    {lit for r in RULES for lit in r.starts}
+    | {r.need for r in RULES if r.need}
+    | {k for r in RULES for k in r.keys}
+    | {w for r in RULES for w in r.near}
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(
+            st.sampled_from(_FRAGMENTS),
+            st.sampled_from([" = ", ": ", '="', "'", "\n", "_", "-", ".", "://", "@", " ", "Bearer "]),
+            st.text(alphabet="abcdefXYZ0123456789+/_-", min_size=1, max_size=48),
+        ),
+        max_size=24,
+    ).map("".join)
+)
+def test_candidates_keep_every_rule_that_matches_any_text(text: str) -> None:
+    assert _missed(text) == []

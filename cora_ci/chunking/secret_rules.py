@@ -21,7 +21,7 @@ from typing import Any
 from cora_ci.chunking import secret_checks as ck
 from cora_ci.chunking.secret_providers import KEYED, PROVIDERS, Lazy, Rule
 
-__all__ = ["GENERIC", "PROVIDERS", "Rule", "find"]
+__all__ = ["GENERIC", "PROVIDERS", "RULES", "Rule", "candidates", "find"]
 
 _W = "A-Za-z0-9"
 # A generic assignment's key ends with one of these (lower case): `DB_PASSWORD = ...`, `apiKey: ...`.
@@ -62,6 +62,9 @@ GENERIC: tuple[Rule, ...] = (
         key_end=True,
     ),
 )
+
+
+RULES = (*PROVIDERS, *GENERIC)
 
 
 def find(rule: Rule, text: str) -> list[re.Match[str]]:
@@ -108,10 +111,27 @@ def _trie(words: list[str]) -> str:
     return emit(node)
 
 
+def candidates(text: str) -> list[Rule]:
+    """The rules, in RULES' order, that `find` may give a match in `text`: those whose literal
+    starts a word of it, whose key is assigned a value of their shape in it, whose rare literal it
+    holds, and those with no such test. What `find` works out about a text first, asked once for
+    all rules instead of once a rule (~200 calls a chunk, most of them for nothing)."""
+    memo = _memo(text)
+    found = {_INDEX[r] for r in memo.starts()}
+    found.update(_INDEX[r] for r in memo.keyed())
+    found.update(i for i, need in _NEEDS if need in text)
+    found.update(_OTHERS)
+    return [RULES[i] for i in sorted(found)]
+
+
+_INDEX = {id(r): i for i, r in enumerate(RULES)}
+_NEEDS = [(i, r.need) for i, r in enumerate(RULES) if not r.starts and not r.keys and r.need]
+_OTHERS = [i for i, r in enumerate(RULES) if not r.starts and not r.keys and not r.need]
+
 # Every token rule's literals, in one search: where one starts a word, the rules starting with it
 # (or with a shorter literal it begins with) are tried there.
 _STARTING: dict[str, list[Rule]] = defaultdict(list)
-for _rule in (*PROVIDERS, *GENERIC):
+for _rule in RULES:
     for _lit in _rule.starts:
         _STARTING[_lit].append(_rule)
 _BY_START = {lit: list({id(r): None for p in _STARTING if lit.startswith(p) for r in _STARTING[p]})

@@ -24,7 +24,7 @@ import pathspec
 
 from cora_ci.chunking.model import Chunk, Diagnostic
 from cora_ci.chunking.secret_checks import well_known
-from cora_ci.chunking.secret_rules import GENERIC, PROVIDERS, find
+from cora_ci.chunking.secret_rules import GENERIC, candidates, find
 
 # Gitignore-style globs of files that conventionally hold secrets (any directory).
 SECRET_FILES = (
@@ -80,7 +80,6 @@ PATTERNS: tuple[Pattern, ...] = (
     _p("npm-token", rf"npm_(?<![{_W}_]npm_)[{_W}]{{36}}(?![{_W}])"),
     _p("pypi-token", r"pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}"),
 )
-RULES = (*PROVIDERS, *GENERIC)
 _END_KEY = re.compile(r"-----END[A-Z ]{0,24} PRIVATE KEY(?: BLOCK)?-----")
 _KEY_BODY = re.compile(rf"^\s*(?:{_B64}{{16,}}|[A-Za-z-]+: .*|)\s*$")  # base64, or a PEM header line
 # Key material: a run of base64 as a key body has it (a line of a block, or after an escaped `\n`).
@@ -120,7 +119,7 @@ def _matches(text: str) -> Iterator[tuple[str, re.Match[str]]]:
         for m in p.regex.finditer(text):
             if p.kind == "private-key" or not _stand_in(text[slice(*_value(m, text))]):
                 yield p.kind, m
-    for r in RULES:
+    for r in candidates(text):
         for m in find(r, text):
             if r.check is None or r.check(m):
                 yield r.kind, m
