@@ -301,8 +301,10 @@ def screen_chunks(chunks: list[Chunk]) -> Screened:
     behind them. Children of a dropped chunk move up to its nearest kept ancestor."""
     gone: dict[int, int | None] = {}
     diags: list[Diagnostic] = []
-    for c in chunks:
-        kind = contains_secret(_meta(c))
+    metas = [_meta(c) for c in chunks]
+    found = secret_names(metas)  # the file's chunks in one pass, each hit confirmed alone
+    for c, meta in zip(chunks, metas, strict=True):
+        kind = found.get(meta)
         if kind is not None:
             gone[c.id] = c.parent
             diags.append(
