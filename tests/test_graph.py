@@ -406,3 +406,41 @@ def test_a_query_keeps_exactly_the_patterns_its_grammar_compiles() -> None:
         assert q.refs_query(lang) is not None
         dropped[lang] = len(candidates) - len(kept)
     assert dropped["python"] == 0 and dropped["typescript"] > 0 and dropped["kotlin"] > 0
+
+
+def _every_suffix(paths: list[str], langs: dict[str, str]) -> dict[str, list[str]]:
+    """The map the lookup stands for: each dotted suffix of each Python module name -> its files."""
+    out: dict[str, list[str]] = {}
+    for p in sorted(paths):
+        if langs[p] != "python" or not p.endswith((".py", ".pyi")):
+            continue
+        parts = p.rsplit(".", 1)[0].split("/")
+        if parts[-1] == "__init__":
+            parts.pop()
+        for k in range(len(parts)):
+            out.setdefault(".".join(parts[k:]), []).append(p)
+    return out
+
+
+_SEGMENT = st.sampled_from(["a", "b", "src", "util", "__init__", "b_c"])
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.tuples(st.lists(_SEGMENT, min_size=1, max_size=4), st.sampled_from([".py", ".pyi", ".ts"])),
+        max_size=12,
+    ),
+    st.lists(st.lists(_SEGMENT, min_size=1, max_size=3).map(".".join), max_size=6),
+)
+def test_a_python_module_is_found_by_any_dotted_suffix_of_its_name(
+    files: list[tuple[list[str], str]], specs: list[str]
+) -> None:
+    from cora_ci.graph.resolve import Repo
+
+    paths = sorted({"/".join(parts) + ext for parts, ext in files})
+    langs = {p: "typescript" if p.endswith(".ts") else "python" for p in paths}
+    want = _every_suffix(paths, langs)
+    repo = Repo(langs, {})
+    for spec in [*specs, *want, "", "a..b"]:
+        assert repo.py_modules(spec) == want.get(spec, []), spec

@@ -202,22 +202,39 @@ def test_an_updated_graph_is_the_full_builds_byte_for_byte(make_repo, tmp_path: 
     util = _long("helper", "value + 1") + "\n\n" + _long("parse_header", 'value.split(";")')
     users = {f"app/use_{i}.py": f"from src.util import helper\n\n\n{_long(f'use_{i}', f'helper(value) + {i}')}"
              for i in range(4)}  # fmt: skip
-    repo = make_repo({"src/util.py": util, **users})
+    # a name used without an import resolves only while one file in the repository defines it
+    bare = {
+        "lib/sizes.py": _long("format_size", "value // 1024"),
+        "app/bare.py": _long("show", "format_size(value)"),
+    }
+    repo = make_repo({"src/util.py": util, **users, **bare})
     out = tmp_path / "inc"
     build(repo, out, model="none")
-    assert open_bundle(out).graph_csr.indices.size >= 4  # edges to keep and to drop
-    steps = [
-        {"src/util.py": util.replace("value + 1", "value + 2")},  # a used definition changes
-        {"app/use_9.py": users["app/use_0.py"].replace("use_0", "use_9")},  # a new user
-        {"src/util.py": util + "\n\n" + _long("parse_header", "value")},  # a second definition
+    assert open_bundle(out).graph_csr.indices.size >= 5  # edges to keep and to drop
+    steps: list[tuple[dict[str, str], str | None]] = [
+        ({"src/util.py": util.replace("value + 1", "value + 2")}, None),  # a used definition changes
+        (
+            {"app/use_9.py": users["app/use_0.py"].replace("use_0", "use_9")},
+            "app/use_1.py",
+        ),  # users come and go
+        ({"src/util.py": util + "\n\n" + _long("parse_header", "value")}, None),  # a second definition
         # the same chunk (id) with other edges: its old ones must go
-        {"app/use_0.py": "from src.util import parse_header\n\n\n" + _long("use_0", "parse_header(value)")},
+        (
+            {
+                "app/use_0.py": "from src.util import parse_header\n\n\n"
+                + _long("use_0", "parse_header(value)")
+            },
+            None,
+        ),
+        # another file defines format_size too: app/bare.py, unchanged, loses its edge, then gets it back
+        ({"lib/more_sizes.py": _long("format_size", "value // 1000")}, None),
+        ({}, "lib/more_sizes.py"),
     ]
-    for i, step in enumerate(steps):
+    for i, (step, removed) in enumerate(steps):
         for name, text in step.items():
             write(repo, name, text)
-        if i == 1:
-            git(repo, "rm", "-q", "app/use_1.py")  # a removed user
+        if removed is not None:
+            git(repo, "rm", "-q", removed)
         commit(repo)
         build(repo, out, model="none")
         full = tmp_path / f"full{i}"

@@ -208,10 +208,10 @@ def link_files(old_rows: Rows, kept: Rows, rows: Rows, links: dict[str, FileLink
     linker = Linker(rows.column("lang"), rows.column("namespaces"), links_of, rows.column("defs_h"))
     affected = set(links)
     if kept:
-        gone = {p: mf.links_of_row(old_rows[p]) for p in old_rows if p not in kept}
+        gone = {p: mf.links_of_row(old_rows[p]) for p in sorted(old_rows.paths() - kept.paths())}
         users = NameFilter(kept.column("refs_h"))
         affected.update(users.paths_with(changed_names(gone, links)))
-        moved = set(old_rows) != set(rows) or any(
+        moved = old_rows.paths() != rows.paths() or any(
             old_rows.top(p, c) != rows.top(p, c)
             for p in links
             if p in old_rows

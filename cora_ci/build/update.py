@@ -61,7 +61,8 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
     chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept], take)
     check_unique_ids(kept, rows, fresh)
     t = time.perf_counter()
-    for p, e in link_files(old_rows, kept, rows, links).items():
+    relinked = link_files(old_rows, kept, rows, links)
+    for p, e in relinked.items():
         rows.set_top(p, "edges", e)  # a top column: an unchanged file's shard is not read
     links.clear()
     stages["graph"] = time.perf_counter() - t + taking
@@ -72,7 +73,7 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
     texts.clear()
     stages["embed"] = time.perf_counter() - t
     files = rows.top_table()
-    deleted = set(old_rows) - set(rows)
+    deleted = old_rows.paths() - rows.paths()
     count = bucket_count(sum(len(b) // 8 for b in files["ids"]))
     same_buckets = old is not None and old.manifest["lexical"]["buckets"] == count
 
@@ -84,7 +85,7 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
         shards = write_shards(tmp, reuse, rows, count, changed)
         if vec is not None:
             _write_vectors(tmp, old, vec)
-        write_graph(tmp / mf.GRAPH, files, old)
+        write_graph(tmp / mf.GRAPH, files, old, relinked.keys() | set(fresh), deleted)
         progress("write", 1, 1)
         return assemble_manifest(header(snap, cfg, info, cut), files, lexical, shards)
 

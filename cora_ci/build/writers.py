@@ -3,6 +3,7 @@ header is `header.py`'s)."""
 
 from __future__ import annotations
 
+import bisect
 import os
 from collections.abc import Collection
 from pathlib import Path
@@ -18,7 +19,8 @@ from cora_ci.bundle.tables import Rows
 
 
 def write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: Rows,
-                   fresh: Collection[str], deleted: set[str], count: int) -> dict[str, Any]:  # fmt: skip
+                  fresh: Collection[str], deleted: Collection[str],
+                  count: int) -> dict[str, Any]:  # fmt: skip
     """The BM25 index: only the buckets holding changed (`fresh`) or deleted files are written anew,
     their documents from the rows; the others are hard-linked from `old` (None: a first build, or
     the bucket count changed)."""
@@ -67,17 +69,19 @@ def write_shards(tmp: Path, old: Bundle | None, rows: Rows, count: int,
     return names
 
 
-def write_graph(path: Path, files: dict[str, list[Any]], old: Bundle | None = None) -> None:
+def write_graph(path: Path, files: dict[str, list[Any]], old: Bundle | None = None,
+                touched: Collection[str] = (), gone: Collection[str] = ()) -> None:  # fmt: skip
     """The whole reference graph as CSR arrays, so a query reads it in one go (~1 ms) instead of
     assembling it from every file's edges (~50 ms at 50k chunks). With `old`, the bundle this one
     updates, only the files whose chunks or edges changed are unpacked; everyone else's edges are
-    taken from `old`'s graph as they are (~0.2 s saved per update at 10k files)."""
+    taken from `old`'s graph as they are (~0.2 s saved per update at 10k files). `touched` holds
+    every file whose row may differ from `old`'s (rechunked or relinked), `gone` the removed ones."""
     from cora_ci.bundle import csr_of_files
     from cora_ci.graph.build import csr_update, pack_csr, unpack_edges
 
     ids = mf.ids_of(b"".join(files["ids"]))
     if old is not None and mf.GRAPH in old.manifest["artifacts"]:
-        changed, dropped = _changed_edges(old, files)
+        changed, dropped = _changed_edges(old, files, touched, gone)
         parts = [unpack_edges(mf.ids_of(i), e) for i, e in zip(changed["ids"], changed["edges"], strict=True)]
         src, dst, w = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in range(3))
         path.write_bytes(pack_csr(csr_update(old.graph_csr, ids, dropped, src, dst, w)))
@@ -85,15 +89,31 @@ def write_graph(path: Path, files: dict[str, list[Any]], old: Bundle | None = No
         path.write_bytes(pack_csr(csr_of_files(files, ids)))
 
 
-def _changed_edges(old: Bundle, files: dict[str, list[Any]]) -> tuple[dict[str, list[Any]], Any]:
+def _changed_edges(old: Bundle, files: dict[str, list[Any]], touched: Collection[str],
+                   gone: Collection[str]) -> tuple[dict[str, list[Any]], Any]:  # fmt: skip
     """The file table's rows whose chunks or edges differ from `old`'s, and the chunks of changed
     or removed files, whose old edges go. `old`'s other edges and the rows' give exactly
     `csr_of_files(files)`: a chunk's edges all come from its one file, and stored edges only ever
-    reach chunks that exist (an update's manifest equals a full build's)."""
+    reach chunks that exist (an update's manifest equals a full build's). Only the files in
+    `touched` are compared: the others' rows are `old`'s (a lookup a file, not a pass over all)."""
     was = old.manifest["files"]
-    before = dict(zip(was["path"], zip(was["ids"], was["edges"], strict=True), strict=True))
-    now = dict(zip(files["path"], zip(files["ids"], files["edges"], strict=True), strict=True))
-    changed = [p for p, v in now.items() if before.get(p) != v]
-    dropped = [before[p][0] for p in [*changed, *(before.keys() - now.keys())] if p in before]
-    table = {"ids": [now[p][0] for p in changed], "edges": [now[p][1] for p in changed]}
-    return table, mf.ids_of(b"".join(dropped))
+    changed: dict[str, list[Any]] = {"ids": [], "edges": []}
+    dropped = [was["ids"][j] for p in gone if (j := _at(was["path"], p)) >= 0]
+    for p in sorted(touched):
+        i, j = _at(files["path"], p), _at(was["path"], p)
+        now = (files["ids"][i], files["edges"][i]) if i >= 0 else None
+        before = (was["ids"][j], was["edges"][j]) if j >= 0 else None
+        if now == before:
+            continue
+        if now is not None:
+            changed["ids"].append(now[0])
+            changed["edges"].append(now[1])
+        if before is not None:
+            dropped.append(before[0])
+    return changed, mf.ids_of(b"".join(dropped))
+
+
+def _at(paths: list[str], path: str) -> int:
+    """`path`'s index in a sorted path column, or -1."""
+    i = bisect.bisect_left(paths, path)
+    return i if i < len(paths) and paths[i] == path else -1

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Set as AbstractSet
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any
@@ -166,6 +167,10 @@ class Rows(Mapping[str, dict[str, Any]]):
 
     def __len__(self) -> int:
         return len(self._paths)
+
+    def paths(self) -> AbstractSet[str]:
+        """The paths, unsorted: set operations in C where iterating sorts them (~10 ms at 30k)."""
+        return self._paths
 
     def top(self, path: str, column: str) -> Any:
         """One top column (TOP_COLUMNS) of a file, without reading its shard."""

@@ -26,18 +26,25 @@ class Repo:
         self.paths = frozenset(langs)
         self._namespaces = namespaces  # C# files -> the namespaces they declare
 
+    def py_modules(self, spec: str) -> list[str]:
+        """The Python files whose module name ends with `spec` at a dot: `src/a/b.py` is b, a.b
+        and src.a.b. Looked up among the files of its last name (an update resolves a few imports,
+        so no map of every suffix of every module: ~0.05 s at 30,000 files)."""
+        parts = spec.split(".")
+        return [p for p, name in self._py_names.get(parts[-1], []) if name[-len(parts) :] == parts]
+
     @cached_property
-    def py_modules(self) -> dict[str, list[str]]:
-        """Each dotted suffix of each Python module name -> files: `src/a/b.py` is b, a.b and src.a.b."""
-        out: dict[str, list[str]] = {}
+    def _py_names(self) -> dict[str, list[tuple[str, list[str]]]]:
+        """A module's last name -> (file, its module name's parts), files in path order."""
+        out: dict[str, list[tuple[str, list[str]]]] = {}
         for p in sorted(self.paths):
             if self.langs[p] != "python" or not p.endswith((".py", ".pyi")):
                 continue
             parts = p.rsplit(".", 1)[0].split("/")
             if parts[-1] == "__init__":
                 parts.pop()
-            for k in range(len(parts)):
-                out.setdefault(".".join(parts[k:]), []).append(p)
+            if parts:
+                out.setdefault(parts[-1], []).append((p, parts))
         return out
 
     @cached_property
@@ -121,7 +128,7 @@ class Repo:
             stem = posixpath.join(base, rest) if rest else base
             cands = [f"{stem}.py", f"{stem}.pyi", f"{stem}/__init__.py"] if rest else [f"{stem}/__init__.py"]
             return [c.lstrip("/") for c in cands if c.lstrip("/") in self.paths][:1]
-        matches = self.py_modules.get(spec, [])
+        matches = self.py_modules(spec)
         if len(matches) <= 1:
             return matches
         # several files end in this module path: the ones nearest to the importing file
