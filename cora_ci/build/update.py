@@ -27,6 +27,8 @@ from cora_ci.bundle.tables import Rows
 from cora_ci.files.source import Snapshot
 from cora_ci.graph.build import FileLinks, file_links
 
+_ABSENT = object()  # a path the previous bundle does not hold (its blob may be None: outside git)
+
 
 def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, rebuilt: str,
                   progress: Progress, t0: float, cut: dict[str, Any] | None) -> Summary:  # fmt: skip
@@ -36,7 +38,8 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
     info = asdict(embedder.info) if embedder is not None else None
     old_shards = old.shards if old is not None else None
     old_rows = Rows(old_shards)
-    same = [e.path for e in snap.entries if e.path in old_rows and old_rows.top(e.path, "blob") == e.blob]
+    blobs = old_rows.column("blob")  # in bulk: a lookup a file is ~70 ms at 30,000 files
+    same = [e.path for e in snap.entries if blobs.get(e.path, _ABSENT) == e.blob]
     kept = Rows(old_shards, same)
     rows = Rows(old_shards, kept)
     fresh: list[str] = []
