@@ -71,9 +71,14 @@ class _Runs(dict[bytes, str]):
     """A run of word bytes -> its terms joined by spaces ("" for a run of no word: `—`)."""
 
     def __missing__(self, run: bytes) -> str:
-        text = run.decode("utf-8", "surrogatepass")
-        words = [text] if run.isascii() else _WORD.findall(text)
-        out = self[run] = " ".join(chain.from_iterable(map(_word_terms, words)))
+        if run.isascii():  # one word: `_word_terms` inline, its lower case in one call for all parts
+            word = run.decode("ascii")
+            parts = _PART.findall(word)
+            out = word.lower() if len(parts) < 2 else f"{word} {' '.join(parts)}".lower()
+        else:
+            words = _WORD.findall(run.decode("utf-8", "surrogatepass"))
+            out = " ".join(chain.from_iterable(map(_word_terms, words)))
+        self[run] = out
         return out
 
 
