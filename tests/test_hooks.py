@@ -506,6 +506,25 @@ print(' '.join(m for m in heavy if m in sys.modules))
 _WRITERS = ["numpy", "tantivy", "cora_ci.chunking.secret_rules"]  # an update that writes: screen, rows, BM25
 
 
+def test_a_hook_that_chunks_a_few_files_starts_no_worker_processes(
+    tmp_path: Path, base_env: dict[str, str]
+) -> None:
+    """A commit's few files are chunked in the hook's own process: neither `multiprocessing` nor a
+    process pool is imported (~10 ms every commit), only a large change forks workers."""
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    write(repo, {".cora.toml": 'model = "static"\n', "a.py": "def a():\n    return 1\n"})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "first")
+    run(repo, env, CORA, "index", "-q")
+    write(repo, {"a.py": "def a():\n    return 2\n", "b.py": "def b():\n    return a()\n"})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "second")
+    script = _LOADED.replace("heavy = (", "heavy = ('multiprocessing', 'concurrent.futures.process', ")
+    loaded = run(repo, env, sys.executable, "-c", script, "sync").stdout.split()
+    assert "tree_sitter" in loaded  # the files were chunked, here
+    assert "multiprocessing" not in loaded and "concurrent.futures.process" not in loaded
+
+
 def test_a_hook_with_nothing_to_index_loads_no_parser_stemmer_or_model(
     tmp_path: Path, base_env: dict[str, str]
 ) -> None:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import multiprocessing
 import os
 import sys
 import threading
 import time
 from collections import deque
 from collections.abc import Callable, Iterable
-from concurrent.futures import Future, ProcessPoolExecutor
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +20,9 @@ from cora_ci.errors import LEFT_OUT, CoraError
 from cora_ci.files.source import Entry, Snapshot
 from cora_ci.graph.build import FileLinks, Linker, NameFilter, among, changed_names, hashes, pack_edges
 from cora_ci.graph.resolve import Repo
+
+if TYPE_CHECKING:
+    from concurrent.futures import Future
 
 _PARALLEL_MIN = 200  # files: below this, starting workers costs more than they save (a hook's update)
 _MAX_WORKERS = 4
@@ -74,6 +75,9 @@ def _chunk_parallel(snap: Snapshot, cfg: Config, progress: Progress, todo: list[
     the pipe to `git cat-file` and keep git waiting for input forever. A worker that dies fails
     the build (BrokenProcessPool) instead of hanging it, and files are read as they are sent, so
     memory stays bounded as in a serial build."""
+    import multiprocessing  # here: a hook's few files are chunked in-process (~10 ms of imports)
+    from concurrent.futures import ProcessPoolExecutor
+
     global _JOB
     _JOB = (cfg, None)
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")  # else a warning in each worker
