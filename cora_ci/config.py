@@ -87,9 +87,11 @@ def _globs(key: str, value: Any) -> tuple[str, ...]:
         raise _bad(key, "expected a list of glob strings")
     if len(value) > MAX_GLOBS:
         raise _bad(key, f"{len(value)} globs, more than {MAX_GLOBS}")
-    for glob in value:
-        import pathspec
+    if not value:
+        return ()
+    import pathspec
 
+    for glob in value:
         if len(glob) > MAX_GLOB_CHARS:
             raise _bad(key, f"a glob of {len(glob)} characters, more than {MAX_GLOB_CHARS}: {glob[:40]!r}...")
         try:
