@@ -23,7 +23,7 @@ import numpy as np
 
 from cora_ci.build.chunks import link_files
 from cora_ci.build.header import HEADER, assemble_manifest
-from cora_ci.build.writers import write_graph, write_lexical, write_shards
+from cora_ci.build.writers import bucket_map, write_graph, write_lexical, write_shards
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.manifest import bucket_count
@@ -77,8 +77,9 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
 
         def fill(tmp: Path) -> dict[str, Any]:
             t = time.perf_counter()
-            lexical = write_lexical(tmp / mf.BM25, None, files, rows, {}, set(), count)
-            names = write_shards(tmp, None, rows, count, set())
+            buckets = bucket_map(files["path"], count)
+            lexical = write_lexical(tmp / mf.BM25, None, files, rows, (), count, buckets)
+            names = write_shards(tmp, None, rows, count, (), buckets)
             stages["bm25"] = time.perf_counter() - t
             t = time.perf_counter()
             if first["model"] is not None:

@@ -137,6 +137,26 @@ def test_bundled_table_is_checked(tmp_path: Path) -> None:
     assert e.value.code == "CORA-MDL-002"
 
 
+@pytest.mark.usefixtures("private_cache")
+def test_a_verified_table_is_mapped_and_a_changed_one_hashed_again(tmp_path: Path) -> None:
+    d = tmp_path / "static"
+    shutil.copytree(STATIC, d)
+    texts = ["def parse_header(value): return value.split(';')", "how are sessions retried"]
+    first = loading.load_static(d)  # hashed, then recorded
+    again = loading.load_static(d)  # the record holds: the table is mapped, not read
+    assert isinstance(first._table, np.ndarray) and not isinstance(first._table, np.memmap)
+    assert isinstance(again._table.base, np.memmap)
+    assert again.embed_documents(texts).tobytes() == first.embed_documents(texts).tobytes()
+    data = bytearray((d / "vectors.npy").read_bytes())
+    data[-1] ^= 1  # one weight, same size and inode: the new mtime voids the record
+    st = (d / "vectors.npy").stat()
+    (d / "vectors.npy").write_bytes(bytes(data))
+    os.utime(d / "vectors.npy", ns=(st.st_atime_ns, st.st_mtime_ns + 10**9))  # coarse clocks too
+    with pytest.raises(CoraError) as e:
+        loading.load_static(d)
+    assert e.value.code == "CORA-MDL-002" and "vectors.npy" in e.value.message
+
+
 def test_bundled_table_checksums_and_size() -> None:
     vectors, scales = (STATIC / "vectors.npy").read_bytes(), (STATIC / "scales.npy").read_bytes()
     assert hashlib.sha256(vectors).hexdigest() == loading.STATIC_VECTORS_SHA256

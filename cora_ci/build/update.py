@@ -18,7 +18,7 @@ from cora_ci.build.chunks import check_unique_ids, chunk_all, file_notes, file_r
 from cora_ci.build.common import Note, Progress, Summary, linked_artifacts, model_name, source_label
 from cora_ci.build.header import assemble_manifest, header
 from cora_ci.build.vectors import VectorPlan, plan_vectors, text_keys
-from cora_ci.build.writers import write_graph, write_lexical, write_shards
+from cora_ci.build.writers import bucket_map, write_graph, write_lexical, write_shards
 from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.manifest import FileEntry, bucket_count, bucket_of
@@ -83,9 +83,10 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
     def fill(tmp: Path) -> dict[str, Any]:
         progress("write", 0, 1)
         reuse = old if same_buckets else None
-        lexical = write_lexical(tmp / mf.BM25, reuse, files, rows, fresh, deleted, count)
-        changed = {bucket_of(p, count) for p in [*fresh, *deleted]}
-        shards = write_shards(tmp, reuse, rows, count, changed)
+        buckets = bucket_map(files["path"], count)
+        changed = {buckets[p] for p in fresh} | {bucket_of(p, count) for p in deleted}
+        lexical = write_lexical(tmp / mf.BM25, reuse, files, rows, changed, count, buckets)
+        shards = write_shards(tmp, reuse, rows, count, changed, buckets)
         if vec is not None:
             _write_vectors(tmp, old, vec)
         write_graph(tmp / mf.GRAPH, files, old, relinked.keys() | set(fresh), deleted)

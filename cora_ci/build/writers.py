@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 import os
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -18,23 +18,29 @@ from cora_ci.bundle.manifest import bucket_of
 from cora_ci.bundle.tables import Rows
 
 
+def bucket_map(paths: Iterable[str], count: int) -> dict[str, int]:
+    """Each path's bucket of `count`, worked out once for the BM25 index and the shards (a crc32 a
+    path: ~15 ms at 30,000 files)."""
+    return {p: bucket_of(p, count) for p in paths}
+
+
 def write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any]], rows: Rows,
-                  fresh: Collection[str], deleted: Collection[str],
-                  count: int) -> dict[str, Any]:  # fmt: skip
-    """The BM25 index: only the buckets holding changed (`fresh`) or deleted files are written anew,
-    their documents from the rows; the others are hard-linked from `old` (None: a first build, or
-    the bucket count changed)."""
+                  changed: Collection[int], count: int,
+                  buckets: Mapping[str, int]) -> dict[str, Any]:  # fmt: skip
+    """The BM25 index: only the `changed` buckets (holding changed or deleted files) are written
+    anew, their documents from the rows; the others are hard-linked from `old` (None: a first
+    build, or the bucket count changed: every bucket is written). `buckets` is `bucket_map` of
+    the files."""
     reuse = None
+    touched = set(range(count))
     if old is not None:
-        touched = {bucket_of(p, count) for p in [*fresh, *deleted]}
+        touched = set(changed)
         segments = old.manifest["lexical"]["segments"]
         reuse = (old.root / mf.BM25, [Segment(*s) if s else None for s in segments])
-    else:
-        touched = set(range(count))
     members: dict[int, list[str]] = {b: [] for b in touched}
     sizes = dict.fromkeys(touched, 0)
     for p, ids in zip(files["path"], files["ids"], strict=True):
-        b = bucket_of(p, count)
+        b = buckets[p]
         if b in touched:
             members[b].append(p)
             sizes[b] += len(ids) // 8
@@ -49,14 +55,14 @@ def write_lexical(directory: Path, old: Bundle | None, files: dict[str, list[Any
     return {"buckets": count, "segments": [[s.id, s.docs] if s else None for s in segments]}
 
 
-def write_shards(tmp: Path, old: Bundle | None, rows: Rows, count: int,
-                  changed: set[int]) -> list[str | None]:  # fmt: skip
+def write_shards(tmp: Path, old: Bundle | None, rows: Rows, count: int, changed: Collection[int],
+                 buckets: Mapping[str, int]) -> list[str | None]:  # fmt: skip
     """The manifest's shards, one per non-empty bucket: those of `changed` buckets are written
     anew (reading the old rows they keep), the others hard-linked from `old` (None: write all),
-    which keeps their recorded checksums."""
+    which keeps their recorded checksums. `buckets` is `bucket_map` of the rows' paths."""
     members: dict[int, list[str]] = {}
     for p in rows:
-        members.setdefault(bucket_of(p, count), []).append(p)
+        members.setdefault(buckets[p], []).append(p)
     (tmp / mf.SHARDS).mkdir()
     names: list[str | None] = []
     for b in range(count):

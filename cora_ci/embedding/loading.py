@@ -75,23 +75,32 @@ def _read(path: Path) -> bytes:
 
 
 def verify_sha256(path: Path, expected: str) -> bytes:
-    """The file's bytes, if their sha256 is `expected`; CORA-MDL-002 otherwise.
+    """The file's bytes, if their sha256 is `expected`; CORA-MDL-002 otherwise."""
+    data = checked(path, expected)
+    return data if isinstance(data, bytes) else _read(path)
+
+
+def checked(path: Path, expected: str) -> bytes | Path:
+    """`path` once its sha256 is `expected` (CORA-MDL-002 otherwise): its bytes when they had to be
+    read to be hashed, else the path itself, so that a large file can be mapped, not read.
 
     A hook loads the model on every commit, so a file already verified with the same size, mtime
-    and inode (recorded outside the package, like verified bundles) is not hashed again.
+    and inode (recorded outside the package, like verified bundles) is neither hashed nor read
+    again here.
     """
-    data = _read(path)
     records = verified.record_file("models")
     try:
         record = [*verified.identity(path), expected]
     except OSError:
         record = []
-    if not record or verified.load(records).get(str(path)) != record:
-        actual = _sha256(data)
-        if actual != expected:
-            raise CoraError("CORA-MDL-002", f"{path} has sha256 {actual[:12]}…, expected {expected[:12]}…")
-        if record:
-            verified.save(records, {**verified.load(records), str(path): record})
+    if record and verified.load(records).get(str(path)) == record:
+        return path
+    data = _read(path)
+    actual = _sha256(data)
+    if actual != expected:
+        raise CoraError("CORA-MDL-002", f"{path} has sha256 {actual[:12]}…, expected {expected[:12]}…")
+    if record:
+        verified.save(records, {**verified.load(records), str(path): record})
     return data
 
 
@@ -140,7 +149,7 @@ def load_static(model_dir: Path | None = None) -> StaticEmbedder:
 
     if model_dir is None:
         model_dir = Path(str(resources.files("cora_ci.embedding.minilm_static")))
-    vectors = verify_sha256(model_dir / "vectors.npy", STATIC_VECTORS_SHA256)
+    vectors = checked(model_dir / "vectors.npy", STATIC_VECTORS_SHA256)  # mapped once verified
     scales = verify_sha256(model_dir / "scales.npy", STATIC_SCALES_SHA256)
     tokens = verify_sha256(model_dir / "tokens.txt", STATIC_TOKENS_SHA256)
     return StaticEmbedder(STATIC_INFO, *read_table(tokens, vectors, scales))

@@ -28,6 +28,7 @@ import re
 import struct
 import unicodedata
 from collections.abc import Sequence
+from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
@@ -219,10 +220,12 @@ def parse_table(
 
 
 def read_table(
-    tokens: bytes, vectors: bytes, scales: bytes | None
+    tokens: bytes, vectors: bytes | Path, scales: bytes | None
 ) -> tuple[list[str], npt.NDArray[np.generic], npt.NDArray[np.float32] | None]:
     """`parse_table`, with int8 rows kept as they are and their scales apart (what the embedder
-    runs on: no float32 copy of the whole table); other rows as float32 and no scales."""
+    runs on: no float32 copy of the whole table); other rows as float32 and no scales. `vectors`
+    given as a path is mapped read-only: a process that embeds a few texts (a hook, a query)
+    touches their rows only (~10 ms less than reading the 7.6 MB table)."""
     names = tokens.decode("utf-8").split("\n")
     if names and names[-1] == "":
         names.pop()
@@ -241,6 +244,8 @@ def read_table(
     return names, table, scale
 
 
-def _npy(data: bytes) -> npt.NDArray[np.generic]:
-    array: npt.NDArray[np.generic] = np.load(io.BytesIO(data), allow_pickle=False)
+def _npy(data: bytes | Path) -> npt.NDArray[np.generic]:
+    source = io.BytesIO(data) if isinstance(data, bytes) else data
+    array: npt.NDArray[np.generic] = np.load(source, mmap_mode=None if isinstance(data, bytes) else "r",
+                                             allow_pickle=False)  # fmt: skip
     return array
