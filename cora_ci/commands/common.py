@@ -24,7 +24,7 @@ BUNDLES_HELP = (
 FORMAT_HELP = "cora (<cora:chunk> blocks; the default in pipes), json, or text (the default on a terminal)."
 REPO_HELP = "Working tree to re-bind to (default: the current repository, if it is the bundle's source)."
 
-_read_only = [False]  # set once a read-only command's answer is written
+_finished = [False]  # set once a command's work is written and nothing is left to clean up
 
 
 def as_text(arg: str) -> str:
@@ -95,10 +95,11 @@ def fail_on_secrets(notes: Sequence[Any]) -> None:
         raise CoraError("CORA-SEC-003", f"{len(found)} secret(s) found: {where}{more}")
 
 
-def read_only_done() -> None:
-    """Tell `main` that a read-only answer is written, so the process may end without teardown."""
-    _read_only[0] = True
+def finished() -> None:
+    """Tell `main` that the command's work is done and written (a read-only answer printed, an
+    update swapped in and synced), so the process may end without tearing its objects down."""
+    _finished[0] = True
 
 
-def is_read_only_done() -> bool:
-    return _read_only[0]
+def is_finished() -> bool:
+    return _finished[0]

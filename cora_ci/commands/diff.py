@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from cora_ci.commands.common import read_only_done, use_color
+from cora_ci.commands.common import finished, use_color
 
 
 @click.command()
@@ -35,4 +35,4 @@ def diff(old: Path, new: Path, impact: bool, k: int, fmt: str) -> None:
         color = use_color()
         for line in out.as_text(d, impacts):
             click.echo(line, color=color)
-    read_only_done()
+    finished()

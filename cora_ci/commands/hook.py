@@ -4,12 +4,10 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import click
 
-if TYPE_CHECKING:
-    pass
+from cora_ci.commands.common import finished
 
 
 @click.command()
@@ -30,3 +28,4 @@ def hook(action: str, repo: Path, strict: bool, checkout_type: str | None,
     out.show()
     if out.status:
         sys.exit(out.status)
+    finished()  # updated or warned, nothing left to clean: main() ends the process without teardown

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from cora_ci.commands.common import fail_on_secrets, shard_spec
+from cora_ci.commands.common import fail_on_secrets, finished, shard_spec
 
 if TYPE_CHECKING:
     from cora_ci.files.shard import ShardSpec
@@ -64,3 +64,4 @@ def index(repo: Path, out: Path | None, rev: str | None, kind: str | None, model
         click.echo(line)
     if fail_on_secret:
         fail_on_secrets(s.notes)
+    finished()  # the bundle is swapped in and synced: main() ends the process without teardown

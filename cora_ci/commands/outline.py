@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, as_name, read_only_done, use_color
+from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, as_name, finished, use_color
 
 
 @click.command()
@@ -31,4 +31,4 @@ def outline(path: str, fmt: str | None, bundles: tuple[Path, ...], repo: Path | 
         color = use_color()
         for line in render.as_text(o):
             click.echo(line, color=color)
-    read_only_done()
+    finished()

@@ -15,7 +15,7 @@ from cora_ci.commands.common import (
     as_text,
     default_format,
     echo_answer,
-    read_only_done,
+    finished,
 )
 
 
@@ -88,4 +88,4 @@ def query(
     doc = (as_json(ans.query, ans.bundle, ans.results, explain, ans.bundle_id, ans.bundles, ans.notes)
            if fmt == "json" else "")  # fmt: skip
     echo_answer(fmt, ans.results, ans.commit, doc, explain, ans.bundles, ans.notes)
-    read_only_done()  # main() ends the process once the answer is written
+    finished()  # main() ends the process once the answer is written

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, as_name, echo_answer, read_only_done
+from cora_ci.commands.common import BUNDLES_HELP, FORMAT_HELP, REPO_HELP, as_name, echo_answer, finished
 
 
 @click.command()
@@ -36,4 +36,4 @@ def related(
     doc["results"] = [result_dict(r) for r in rel.results]
     as_json = json.dumps(doc, indent=2, ensure_ascii=False)
     echo_answer(fmt, rel.results, commit, as_json)
-    read_only_done()
+    finished()

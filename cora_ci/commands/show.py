@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from cora_ci.commands.common import BUNDLES_HELP, REPO_HELP, as_name, read_only_done
+from cora_ci.commands.common import BUNDLES_HELP, REPO_HELP, as_name, finished
 
 
 @click.command()
@@ -29,7 +29,7 @@ def show(anchor: str, bundles: tuple[Path, ...], repo: Path | None, fmt: str) ->
 
     anchor = as_name(anchor)
     shown, ref = run_show_many(anchor, wheres(bundles, repo, Path.cwd()))
-    read_only_done()
+    finished()
     v = shown.view
     if fmt == "json":
         d = shown_dict(shown, anchor)
