@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from cora_ci.commands.common import finished
 def hook(action: str, repo: Path, strict: bool, checkout_type: str | None,
          rewrite_command: str | None) -> None:  # fmt: skip
     """Run as a git hook: `index` the staged content (pre-commit) or `sync` to HEAD (post-*), quietly."""
+    gc.disable()  # a build leaves no cyclic garbage to speak of: collections cost ~35 ms of a hook
     from cora_ci.hooks import run_hook
 
     out = run_hook(action, repo, strict=strict, checkout_type=checkout_type, rewrite_command=rewrite_command)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -51,6 +52,7 @@ def index(repo: Path, out: Path | None, rev: str | None, kind: str | None, model
           config_file: Path | None, quiet: bool, timings: bool, fail_on_secret: bool,
           shard: ShardSpec | None) -> None:  # fmt: skip
     """Build the bundle of a git commit, the staging area, the working tree or a plain directory."""
+    gc.disable()  # no cyclic garbage to speak of (peak RSS unchanged): collections only cost time
     from cora_ci.build import build
     from cora_ci.render.progress import Reporter
     from cora_ci.render.summary import summary_lines
