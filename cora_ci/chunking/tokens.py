@@ -13,9 +13,9 @@ from __future__ import annotations
 import itertools
 import re
 from functools import cache
-from importlib import resources
 
 from cora_ci.chunking import bert
+from cora_ci.embedding.info import BUNDLED
 
 _CACHE_LIMIT = 1 << 20  # words; cleared when full, so memory stays bounded on huge corpora
 # A longer text is taken window by window: a 50 MB line's words or offsets at once would take gigabytes.
@@ -111,5 +111,5 @@ class _Pieces(dict[str, int]):
 @cache
 def default_counter() -> TokenCounter:
     """The WordPiece vocabulary of the bundled models (all-MiniLM-L6-v2's, uncased)."""
-    text = resources.files("cora_ci.embedding.minilm").joinpath("vocab.txt").read_text("utf-8")
+    text = (BUNDLED / "minilm" / "vocab.txt").read_text("utf-8")
     return TokenCounter(dict(zip(text.splitlines(), itertools.count(), strict=False)))

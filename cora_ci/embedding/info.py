@@ -6,12 +6,17 @@ Kept free of numpy and onnxruntime so that reading or comparing model metadata c
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from cora_ci.chunking.model import Chunk
 
 POOLINGS = ("mean", "cls")
+# The bundled models are package data installed as plain files beside this module (never zipped):
+# found by path, since `importlib.resources.files` imports its readers and zipfile (~8 ms of a
+# query or hook process).
+BUNDLED = Path(__file__).resolve().parent
 _MAX_HEADER = 400  # characters, about 100 tokens of the 256-token window
 
 

@@ -14,12 +14,11 @@ import hashlib
 import json
 from dataclasses import replace
 from functools import partial
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cora_ci import verified
-from cora_ci.embedding.info import POOLINGS, ModelInfo
+from cora_ci.embedding.info import BUNDLED, POOLINGS, ModelInfo
 from cora_ci.errors import CoraError
 
 if TYPE_CHECKING:
@@ -111,8 +110,8 @@ def load_minilm(model_dir: Path | None = None, **runtime: Any) -> Embedder:
 
     from cora_ci.embedding.runtime import Embedder
 
-    if model_dir is None:  # installed as plain files (setuptools package-data), never zipped
-        model_dir = Path(str(resources.files("cora_ci.embedding.minilm")))
+    if model_dir is None:
+        model_dir = BUNDLED / "minilm"
     model = verify_sha256(model_dir / "model.onnx", MINILM_SHA256)
     vocab = model_dir / "vocab.txt"
     verify_sha256(vocab, MINILM_VOCAB_SHA256)
@@ -148,7 +147,7 @@ def load_static(model_dir: Path | None = None) -> StaticEmbedder:
     from cora_ci.embedding.static import StaticEmbedder, read_table
 
     if model_dir is None:
-        model_dir = Path(str(resources.files("cora_ci.embedding.minilm_static")))
+        model_dir = BUNDLED / "minilm_static"
     vectors = checked(model_dir / "vectors.npy", STATIC_VECTORS_SHA256)  # mapped once verified
     scales = verify_sha256(model_dir / "scales.npy", STATIC_SCALES_SHA256)
     tokens = verify_sha256(model_dir / "tokens.txt", STATIC_TOKENS_SHA256)
