@@ -516,6 +516,19 @@ def test_interrupted_swap_falls_back_to_the_old_copy(repo: Path) -> None:
     assert len(open_bundle(out).chunks) > 0
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="renameat2 is Linux's")
+def test_an_update_swaps_its_bundle_in_atomically_on_linux(tmp_path: Path) -> None:
+    from cora_ci.bundle.store import _exchange
+
+    a, b = tmp_path / "a", tmp_path / "b"
+    a.mkdir()
+    b.mkdir()
+    (a / "new").write_text("new")
+    (b / "old").write_text("old")
+    assert _exchange(a, b)  # one system call: a reader never sees neither
+    assert [p.name for p in b.iterdir()] == ["new"] and [p.name for p in a.iterdir()] == ["old"]
+
+
 def test_reading_bm25_leaves_no_shadow_directory(repo: Path) -> None:
     import tempfile
 
