@@ -267,15 +267,21 @@ def _cache_file(root: Path) -> Path:
     return verified.record_file(hashlib.sha256(str(root.resolve()).encode()).hexdigest()[:32])
 
 
-def regular_file(base: Path, rel: str) -> os.stat_result | None:
+def regular_file(base: Path, rel: str, dirs: set[str] | None = None) -> os.stat_result | None:
     """The stat of `base/rel` if it is a regular file reached through real directories only: a
-    link anywhere below the bundle could make a reader (or tantivy) read outside it."""
+    link anywhere below the bundle could make a reader (or tantivy) read outside it. `dirs` holds
+    the directories found real so far in one pass over a bundle's files (~900 at 128 buckets, all
+    in two directories): each is looked at once."""
     at = os.fspath(base)
     try:
-        for part in rel.split("/")[:-1]:  # strings, not Paths: a bundle's ~450 files at every open
+        for part in rel.split("/")[:-1]:  # strings, not Paths: a bundle's ~900 files at every open
             at = os.path.join(at, part)
+            if dirs is not None and at in dirs:
+                continue
             if not stat.S_ISDIR(os.lstat(at).st_mode):
                 return None
+            if dirs is not None:
+                dirs.add(at)
         st = os.lstat(os.path.join(os.fspath(base), rel))
     except OSError:
         return None
@@ -283,12 +289,14 @@ def regular_file(base: Path, rel: str) -> os.stat_result | None:
 
 
 def artifact_problem(
-    root: Path, rel: str, want: dict[str, Any], known: list[Any], base: Path | None = None
-) -> tuple[str | None, list[Any]]:
+    root: Path, rel: str, want: dict[str, Any], known: list[Any], base: Path | None = None,
+    dirs: set[str] | None = None,
+) -> tuple[str | None, list[Any]]:  # fmt: skip
     """What is wrong with one file the manifest lists (None if nothing), and its verified record
     `[size, mtime_ns, inode, sha256]`. A `known` record equal to the file's current one skips hashing.
-    `base` is where to read the files (see `pin`), `root` the bundle's name."""
-    st = regular_file(base or root, rel)
+    `base` is where to read the files (see `pin`), `root` the bundle's name; `dirs` as for
+    `regular_file`."""
+    st = regular_file(base or root, rel, dirs)
     if st is None:
         missing = not os.path.lexists((base or root) / rel)
         return (f"{rel}: missing" if missing else f"{rel}: not a regular file"), []
@@ -309,8 +317,9 @@ def verify_artifacts(
     cache_path = _cache_file(root)
     cache = verified.load(cache_path) if use_cache else {}
     fresh: dict[str, Any] = {}
+    dirs: set[str] = set()
     for rel, want in sorted(manifest.get("artifacts", {}).items()):
-        problem, fresh[rel] = artifact_problem(root, rel, want, cache.get(rel) or [], base)
+        problem, fresh[rel] = artifact_problem(root, rel, want, cache.get(rel) or [], base, dirs)
         if problem:
             raise CoraError("CORA-BND-003", f"{root}: {problem}")
     if use_cache and fresh != cache:
