@@ -124,3 +124,27 @@ def test_a_revision_that_names_no_commit_is_an_error_with_a_bundle_to_update_too
         with pytest.raises(CoraError) as e:
             build(repo, out, rev=rev)
         assert e.value.code == "CORA-IO-003" and "revision not found" in e.value.message
+
+
+@pytest.mark.parametrize("model", ["none", "static"])
+def test_a_bundle_checked_once_is_not_opened_again_to_be_updated(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, model: str
+) -> None:
+    """A bundle this machine did not write (another cache: downloaded, built in CI) has its BM25 and
+    vectors checked before its first update; once they passed, the next runs trust the record,
+    also for a bundle without vectors (there were none to check)."""
+    import cora_ci.bundle.lexical as lexical
+
+    repo = init_repo(tmp_path / "repo", {"a.py": "def f():\n    return 1\n"})
+    build(repo, model=model)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "another-cache"))
+    opened: list[Path] = []
+    real = lexical.LexicalIndex.__init__
+
+    def counting(self: lexical.LexicalIndex, directory: Path, *args: object, **kwargs: object) -> None:
+        opened.append(directory)
+        real(self, directory, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lexical.LexicalIndex, "__init__", counting)
+    assert build(repo, model=model).rechunked == 0 and len(opened) == 1  # checked, then noted
+    assert build(repo, model=model).rechunked == 0 and len(opened) == 1  # trusted: not opened again

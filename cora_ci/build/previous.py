@@ -71,7 +71,8 @@ def reusable(old: Bundle, cfg: Config, model: dict[str, Any] | None,
     if was != now:
         return None, f"shard changed ({was} -> {now})"
     known = old.id if old.records else None
-    if not all(verified.checked(kind, known) for kind in (verified.BM25_CHECK, "vectors")):
+    kinds = (verified.BM25_CHECK, "vectors") if old.model is not None else (verified.BM25_CHECK,)
+    if not all(verified.checked(kind, known) for kind in kinds):  # a bundle without vectors has none to check
         _ = old.lexical, old.vectors  # checked against the manifest before reuse (else `build` rebuilds)
     return old, ""
 
