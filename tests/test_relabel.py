@@ -148,3 +148,41 @@ def test_a_bundle_checked_once_is_not_opened_again_to_be_updated(
     monkeypatch.setattr(lexical.LexicalIndex, "__init__", counting)
     assert build(repo, model=model).rechunked == 0 and len(opened) == 1  # checked, then noted
     assert build(repo, model=model).rechunked == 0 and len(opened) == 1  # trusted: not opened again
+
+
+def test_only_new_paths_go_through_the_configs_filters(tmp_path: Path) -> None:
+    """A path the previous build listed was selected by the same config: only new paths are
+    filtered, as a full build would (a lock file, an excluded directory), and a commit that adds
+    none imports no pathspec (~10 ms of a sync that relabels the bundle)."""
+    import subprocess
+    import sys
+
+    code = ("import sys; from pathlib import Path; from cora_ci.build import build; "
+            "s = build(Path(sys.argv[1])); print(s.rechunked, 'pathspec' in sys.modules)")  # fmt: skip
+
+    def update(repo: Path) -> list[str]:
+        out = subprocess.run(
+            [sys.executable, "-c", code, str(repo)], capture_output=True, text=True, check=True
+        )
+        return out.stdout.split()
+
+    plain = init_repo(tmp_path / "plain", {"src/app.py": "def main():\n    return 1\n"})
+    build(plain)
+    commit(plain, {"src/app.py": "def main():\n    return 2\n"})
+    assert update(plain)[0] == "1"
+    commit(plain, {})  # nothing indexed changed: relabelled
+    assert update(plain) == ["0", "False"]
+    commit(plain, {"src/new.py": "def new():\n    return 3\n", "uv.lock": "version = 1\n"})
+    assert update(plain)[0] == "1"
+    assert "uv.lock" not in open_bundle(plain / ".cora" / "index").manifest["files"]["path"]
+    globbed = init_repo(tmp_path / "globbed", FILES)
+    build(globbed)
+    commit(globbed, {"src/app.py": "def main():\n    return 2\n"})
+    assert update(globbed)[0] == "1"
+    commit(globbed, {"src/new.py": "def new():\n    return 3\n", "notes/todo.py": "def todo():\n    pass\n"})
+    assert update(globbed)[0] == "1"
+    for repo in (plain, globbed):
+        out = repo / ".cora" / "index"
+        assert "notes/todo.py" not in open_bundle(out).manifest["files"]["path"] and same_as_full_build(
+            repo, out
+        )

@@ -83,10 +83,12 @@ def is_lock_file(name: str) -> bool:
 
 
 def filter_names(names: Iterable[str], cfg: Config) -> list[str]:
-    import pathspec
+    inc = exc = None
+    if cfg.include or cfg.exclude:  # pathspec only for globs: ~10 ms of a hook's imports
+        import pathspec
 
-    inc = pathspec.GitIgnoreSpec.from_lines(cfg.include) if cfg.include else None
-    exc = pathspec.GitIgnoreSpec.from_lines(cfg.exclude) if cfg.exclude else None
+        inc = pathspec.GitIgnoreSpec.from_lines(cfg.include) if cfg.include else None
+        exc = pathspec.GitIgnoreSpec.from_lines(cfg.exclude) if cfg.exclude else None
     return [
         n
         for n in names
