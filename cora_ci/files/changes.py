@@ -72,7 +72,7 @@ def snapshot_since(base: Snapshot, known: dict[str, str], tree: str, out_dir: Pa
         files.pop(e.path, None)
     now = [e for e in changes if e.mode.startswith("10") or e.mode == GITLINK]  # not gone, not a link
     # A path the previous build listed was selected by this same config: only new paths are
-    # filtered (a commit that edits files, most of them, runs no glob and imports no pathspec).
+    # filtered (an edit, most commits' change, runs no glob).
     keep = {e.path for e in now if e.path in known}
     keep |= selected([e.path for e in now if e.path not in known], base.config, base.root, out_dir)
     entries = [Entry(p, b, "") for p, b in files.items()] + [e for e in now if e.path in keep]
