@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from conftest import dedent_files, init_repo
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from cora_ci.build import build
@@ -25,7 +25,7 @@ from cora_ci.retrieval import (
     read_boosts,
     search,
 )
-from cora_ci.retrieval.catalog import catalog, path_class
+from cora_ci.retrieval.catalog import catalog, older_dirs, path_class, superseded_dirs
 from cora_ci.retrieval.query import analyse
 
 FILES = {
@@ -586,6 +586,87 @@ def test_benchmarks_rank_below_the_code_they_time_unless_asked_for(tmp_path: Pat
     assert path_of(b, plain[0].chunk_id) == "benchmarks/bench_groebner.py"
     asked = search(b, "benchmark of the groebner basis", expand=False)
     assert path_of(b, asked[0].chunk_id) == "benchmarks/bench_groebner.py"
+
+
+@pytest.mark.parametrize(
+    ("paths", "older"),
+    [
+        # a version directory beside a newer one (zod keeps its v3 beside v4)
+        (["packages/zod/src/v3/types.ts", "packages/zod/src/v4/core/schemas.ts"], {"packages/zod/src/v3"}),
+        # the previous major kept importable inside the package: its files shadow the package's
+        (["pydantic/fields.py", "pydantic/main.py", "pydantic/types.py", "pydantic/v1/__init__.py",
+          "pydantic/v1/fields.py", "pydantic/v1/main.py", "pydantic/v1/types.py"], {"pydantic/v1"}),
+        # named so
+        (["src/legacy/io.py", "lib/deprecated/old_api.py", "src/legacy_io.py"], {"src/legacy", "lib/deprecated"}),
+        # a web service's only API version is its code, as is a version file of its own
+        (["app/api/v1/users.py", "app/api/v1/items.py", "app/api/v1/auth.py", "app/main.py"], set()),
+        (["app/api/v1/users.py", "app/api/v2/users.py"], {"app/api/v1"}),
+        (["docs/v1.md", "src/v2.py", "src/v10/a.py", "src/v9/a.py"], {"src/v9"}),
+    ],
+)  # fmt: skip
+def test_older_copies_of_the_code_are_told_by_their_place(paths: list[str], older: set[str]) -> None:
+    assert superseded_dirs(paths) == older
+
+
+_PARTS = st.sampled_from(["src", "pkg", "v1", "v2", "v10", "V3", "legacy", "Deprecated", "api", "v1x", "xv1"])
+_NAMES = st.sampled_from(["a.py", "b.py", "c.py", "d.py", "__init__.py", "index.ts", "v1", "legacy"])
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(st.builds(lambda ds, n: "/".join([*ds, n]), st.lists(_PARTS, max_size=4), _NAMES), max_size=8)
+)
+@example(["legacy/a.py"])
+@example(["src/Deprecated/a.py", "src/b.py"])
+@example(["pkg/v10/a.py", "pkg/v10/b.py", "pkg/v10/c.py", "pkg/a.py", "pkg/b.py", "pkg/c.py"])
+def test_the_quick_look_for_older_copies_misses_none(paths: list[str]) -> None:
+    """The one-pass search that spares most repositories the work finds no less than the work."""
+    found = superseded_dirs(paths)
+    assert found == older_dirs(paths)
+    assert all(any(p.startswith(d + "/") for p in paths) for d in found)  # directories of the paths
+
+
+def test_an_older_copy_of_the_code_ranks_below_the_code_unless_asked_for(tmp_path: Path) -> None:
+    """pydantic keeps its previous major in `pydantic/v1/`: a question about the code is about
+    the code as it is, unless it names the old one; a name only the old code defines is found."""
+    fields = (
+        'class FieldInfo:\n    """How a model field is declared: its default, alias and constraints."""\n\n'
+        "    def __init__(self, default, alias=None, constraints=None):\n        self.default = default\n"
+    )
+    files = {
+        "pkg/fields.py": fields
+        + "\n\ndef Field(default=None, alias=None):\n    return FieldInfo(default, alias)\n",
+        "pkg/main.py": "class BaseModel:\n    pass\n",
+        "pkg/types.py": "class StrictInt(int):\n    pass\n",
+        "pkg/v1/fields.py": fields.replace("FieldInfo", "ModelField")
+        + "\n\ndef Field(default=None, alias=None):\n    return ModelField(default, alias)\n",
+        "pkg/v1/main.py": "class BaseModel:\n    pass\n",
+        "pkg/v1/types.py": "class StrictInt(int):\n    pass\n",
+        "pkg/v1/class_validators.py": "def root_validator(fn):\n    return fn\n",
+        "pkg/compat.py": "from pkg.v1.class_validators import root_validator\n\n\n"
+        + "".join(
+            f"@root_validator\ndef check_{i}(values):\n    return root_validator(values)\n\n\n"
+            for i in range(4)
+        ),
+    }
+    repo = init_repo(tmp_path / "repo", files)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "how a model field is declared with its default, alias and constraints", expand=False)
+    assert path_of(b, hits[0].chunk_id) == "pkg/fields.py"
+    assert {h.explain["demoted"] for h in hits if path_of(b, h.chunk_id).startswith("pkg/v1/")} == {"legacy"}
+    plain = search(b, "how a model field is declared with its default, alias and constraints", expand=False,
+                   params=_with(demote=1.0))  # fmt: skip
+    assert {path_of(b, h.chunk_id) for h in plain[:2]} == {"pkg/fields.py", "pkg/v1/fields.py"}
+    asked = search(b, "how a v1 model field is declared with its default and alias", expand=False)
+    assert path_of(b, asked[0].chunk_id) == "pkg/v1/fields.py"
+    only = search(b, "root_validator")[0]  # the one definition there is, not lowered
+    assert anchor_of(b, only.chunk_id) == "pkg/v1/class_validators.py::root_validator"
+    assert not only.explain["demoted"]
+    both = search(b, "Field")  # defined in both: the code's own first, the older copy lowered
+    assert anchor_of(b, both[0].chunk_id) == "pkg/fields.py::Field"
+    old = [h.explain["demoted"] for h in both if anchor_of(b, h.chunk_id) == "pkg/v1/fields.py::Field"]
+    assert old == ["legacy"]
 
 
 def test_a_question_about_history_or_translations_asks_for_them() -> None:

@@ -183,6 +183,46 @@ class GraphArrays(NamedTuple):
         return found
 
 
+_LEGACY_DIRS = frozenset({"legacy", "deprecated", "obsolete"})
+_VERSION_DIR = re.compile(r"v(\d+)")
+_OLDER_DIR = re.compile(r"(?:^|/)(?:v\d+|legacy|deprecated|obsolete)/", re.IGNORECASE | re.MULTILINE)
+
+
+def superseded_dirs(paths: list[str]) -> frozenset[str]:
+    """Directories that hold an older copy of a repository's code: one named legacy, deprecated or
+    obsolete; a version directory beside a newer one (zod's `src/v3/` beside `src/v4/`); or a
+    version directory whose files shadow those of the directory holding it (pydantic's `v1/`,
+    the previous major kept importable). Their code answers a question about the code as it is
+    less well than the code that replaced it."""
+    if not _OLDER_DIR.search("\n".join(paths)):  # most repositories: one pass in C, no sets
+        return frozenset()
+    return older_dirs(paths)
+
+
+def older_dirs(paths: list[str]) -> frozenset[str]:
+    """`superseded_dirs` worked out in full."""
+    names: dict[str, set[str]] = {}
+    for path in paths:
+        d, _, name = path.rpartition("/")
+        names.setdefault(d, set()).add(name)
+        while d:
+            d = d.rpartition("/")[0]
+            names.setdefault(d, set())
+    versions: dict[str, dict[int, str]] = {}
+    for d in names:
+        parent, _, last = d.rpartition("/")
+        if (m := _VERSION_DIR.fullmatch(last)) is not None:
+            versions.setdefault(parent, {})[int(m.group(1))] = d
+    out = {d for d in names if d.rpartition("/")[2].lower() in _LEGACY_DIRS}
+    for parent, found in versions.items():
+        newest = max(found)
+        for n, d in found.items():
+            mine = names[d] - {"__init__.py", "index.ts", "index.js", "mod.rs"}
+            if n < newest or (len(mine) >= 3 and len(mine & names[parent]) * 2 >= len(mine)):
+                out.add(d)
+    return frozenset(out)
+
+
 class Catalog:
     """Per-bundle ranking state: chunk metadata on demand, file ranges, the graph as arrays."""
 
@@ -191,6 +231,7 @@ class Catalog:
         self.table = bundle.chunks
         self._meta: dict[int, Meta] = {}  # by row
         self._generated: dict[str, bool] = {}
+        self._legacy: dict[str, bool] = {}
         self._links: dict[str, FileLinks | None] = {}
 
     def __len__(self) -> int:
@@ -228,6 +269,24 @@ class Catalog:
         """Rows of the file `path` (empty if the bundle has no such file)."""
         fi = self.table.file_index(path)
         return range(0) if fi is None else self.table.file_rows(fi)
+
+    @cached_property
+    def _superseded(self) -> frozenset[str]:
+        return superseded_dirs(self.bundle.manifest["files"]["path"])
+
+    def legacy(self, path: str) -> bool:
+        """`path` lies in a directory of older code (`superseded_dirs`)."""
+        got = self._legacy.get(path)
+        if got is None:
+            d, sup = path, self._superseded
+            got = False
+            while "/" in d and sup:
+                d = d.rpartition("/")[0]
+                if d in sup:
+                    got = True
+                    break
+            self._legacy[path] = got
+        return got
 
     def generated(self, m: Meta) -> bool:
         """`m`'s file is generated: the chunker flagged it (CORA-CHK-006, on its first chunk) and

@@ -43,6 +43,7 @@ _WANTS = {
     "translation": "translation translations translate locale i18n l10n gettext po",
     "template": "template issue_template",
     "stub": "stub stubs pyi typings",
+    "legacy": "legacy deprecated obsolete v1 v2 v3 v4 v5 v6 v7 v8 v9",
 }
 WANTS = {cls: frozenset(words.split()) for cls, words in _WANTS.items()}
 
@@ -52,7 +53,7 @@ class Query(NamedTuple):
     identifier: tuple[str, ...] | None  # the parts of `Auth.login` when the whole query is one
     codey: tuple[tuple[str, ...], ...]  # identifiers named inside a sentence, as parts
     words: frozenset[str]  # lower-cased terms (identifier-aware), stopwords removed
-    wants: frozenset[str]  # path classes the query asks for: test, example, vendored, generated
+    wants: frozenset[str]  # path classes the query asks for: test, example, vendored, legacy, ...
     named: tuple[str, ...] | None = None  # the one identifier a sentence asks about: `X`, "definition of X"
     report: bool = False  # over ASKING words: a bug report or a pasted text, not a question
 
@@ -98,9 +99,10 @@ def analyse(text: str) -> Query:
     words = frozenset(t for t in all_terms if t not in STOPWORDS)
     raw = {t for t in all_terms}
     # A question that names tests or docs asks for them; a bug report mentions them in passing
-    # ("my tests fail", "the docs say") and asks for the code to change.
+    # ("my tests fail", "the docs say") and asks for the code to change; one that names an older
+    # version (`pydantic.v1`, "the legacy API") is about that version's code.
     report = len(all_terms) > ASKING
-    wants = frozenset() if report else frozenset(k for k, v in WANTS.items() if raw & v)
+    wants = frozenset(k for k, v in WANTS.items() if raw & v and (not report or k == "legacy"))
     named = _named(text) if identifier is None else None
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
                  named, report)  # fmt: skip

@@ -5,7 +5,7 @@ Steps, each visible in a hit's `explain`:
 1. candidates: BM25 top-`pool` and vector top-`pool`, fused (`fusion.py`), filtered;
 2. query-aware features: an identifier query's definition first (`definition`), the code a bug
    report's traceback frames and paths point at (`evidence`), symbol and file names that match the
-   query (`name`), tests/examples/vendored/generated code, prose and type
+   query (`name`), tests/examples/vendored/generated code, older copies of the code, prose and type
    stubs lower unless asked for (`demoted`), `dir:` boosts (`dir`), and a share of the other strong
    chunks of the same file (`file`), so a file with several good chunks rises;
 3. reference expansion: personalized PageRank seeded by the best hits lifts candidates they are
@@ -181,7 +181,8 @@ def _demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params)
     selected by a path filter)."""
     if filters.paths:
         return None
-    cls = path_class(m.path) or ("generated" if cat.generated(m) else None) or prose_class(m.path, m.lang)
+    cls = (path_class(m.path) or ("generated" if cat.generated(m) else None) or prose_class(m.path, m.lang)
+           or ("legacy" if cat.legacy(m.path) else None))  # fmt: skip
     if cls is None or cls in q.wants:
         return None
     factor = {"docs": params.docs, "stub": params.stub}.get(cls, params.demote)
@@ -246,6 +247,8 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
     idents += [(q.named, params.definition)] if q.named else []  # "where is `abort` defined"
     idents += [(c, params.definition_in_text) for c in q.codey if c != q.named]
     first_part = _principal(cands)
+    older: list[tuple[_Cand, float]] = []  # definitions in older copies of the code, their factor
+    defined = 0.0  # the best definition of what is asked for outside them
     for key, c in cands.items():
         m, ex = c.meta, c.explain
         bonus = 0.0
@@ -268,13 +271,18 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             ex["name"] = round(nm, 6)
         score = c.score + bonus + nm
         low = _demotion(cat, q, m, filters, params)
-        if low is not None:
+        if low is not None and low[0] == "legacy" and ex["definition"]:
+            older.append((c, low[1]))  # lowered below, unless no other code defines it as well
+        elif low is not None:
             score *= low[1]
             ex["demoted"] = low[0]
+        else:
+            defined = max(defined, ex["definition"] or 0.0)
         if any(_in_dir(m.path, d) for d in dirs):
             score *= params.dir_boost
             ex["dir"] = params.dir_boost
         c.score = score
+    _lower_older_definitions(older, defined)
     if params.file > 0:
         _file_share(cands, params)
     if q.identifier is None and params.private != 1.0:
@@ -282,6 +290,16 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             if not c.explain["definition"] and not c.explain["demoted"] and _private(c.meta):
                 c.score *= params.private
                 c.explain["demoted"] = "private"
+
+
+def _lower_older_definitions(older: list[tuple[_Cand, float]], defined: float) -> None:
+    """An older copy's definition of what is asked for (pydantic's `v1/`) is lowered like the rest
+    of that copy when the code defines it as well (`defined`: the best such bonus), and not when it
+    is the only definition there is: a name only the old code has is still found first."""
+    for c, factor in older:
+        if c.explain["definition"] <= defined:
+            c.score *= factor
+            c.explain["demoted"] = "legacy"
 
 
 def _file_share(cands: dict[int, _Cand], params: Params) -> None:
