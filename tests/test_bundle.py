@@ -525,7 +525,7 @@ def test_an_update_swaps_its_bundle_in_atomically_on_linux(tmp_path: Path) -> No
     b.mkdir()
     (a / "new").write_text("new")
     (b / "old").write_text("old")
-    assert _exchange(a, b)  # one system call: a reader never sees neither
+    assert _exchange(a, b)  # one system call: a reader finds one bundle or the other, never none
     assert [p.name for p in b.iterdir()] == ["new"] and [p.name for p in a.iterdir()] == ["old"]
 
 
