@@ -3,7 +3,6 @@ header is `header.py`'s)."""
 
 from __future__ import annotations
 
-import bisect
 import os
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
@@ -15,7 +14,7 @@ from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.lexical import LexicalDoc, Segment, row_docs, write_index
 from cora_ci.bundle.manifest import bucket_of
-from cora_ci.bundle.tables import Rows
+from cora_ci.bundle.tables import Rows, position
 
 
 def bucket_map(paths: Iterable[str], count: int) -> dict[str, int]:
@@ -104,11 +103,11 @@ def _changed_edges(old: Bundle, files: dict[str, list[Any]], touched: Collection
     `touched` are compared: the others' rows are `old`'s (a lookup a file, not a pass over all)."""
     was = old.manifest["files"]
     changed: dict[str, list[Any]] = {"ids": [], "edges": []}
-    dropped = [was["ids"][j] for p in gone if (j := _at(was["path"], p)) >= 0]
+    dropped = [was["ids"][j] for p in gone if (j := position(was["path"], p)) is not None]
     for p in sorted(touched):
-        i, j = _at(files["path"], p), _at(was["path"], p)
-        now = (files["ids"][i], files["edges"][i]) if i >= 0 else None
-        before = (was["ids"][j], was["edges"][j]) if j >= 0 else None
+        i, j = position(files["path"], p), position(was["path"], p)
+        now = (files["ids"][i], files["edges"][i]) if i is not None else None
+        before = (was["ids"][j], was["edges"][j]) if j is not None else None
         if now == before:
             continue
         if now is not None:
@@ -117,9 +116,3 @@ def _changed_edges(old: Bundle, files: dict[str, list[Any]], touched: Collection
         if before is not None:
             dropped.append(before[0])
     return changed, mf.ids_of(b"".join(dropped))
-
-
-def _at(paths: list[str], path: str) -> int:
-    """`path`'s index in a sorted path column, or -1."""
-    i = bisect.bisect_left(paths, path)
-    return i if i < len(paths) and paths[i] == path else -1

@@ -35,6 +35,12 @@ from cora_ci.chunking.model import Chunk
 from cora_ci.errors import CoraError
 
 
+def position(paths: list[str], path: str) -> int | None:
+    """`path`'s index in a file table's path column (sorted), or None."""
+    i = bisect.bisect_left(paths, path)
+    return i if i < len(paths) and paths[i] == path else None
+
+
 class Shards:
     """The shards of the bundle at `root`: each is read (`read(name)`, verified bytes) and unpacked
     when one of its files is first asked for, then kept. A shard that passed its checksum but is
@@ -258,9 +264,7 @@ class ChunkTable:
 
     def file_index(self, path: str) -> int | None:
         """Index in the file table of `path` (sorted by path), or None."""
-        paths = self._f["path"]
-        fi = bisect.bisect_left(paths, path)
-        return fi if fi < len(paths) and paths[fi] == path else None
+        return position(self._f["path"], path)
 
     def file_rows(self, fi: int) -> range:
         """Rows of the chunks of the file at index `fi`: contiguous, in chunk order."""
