@@ -1,17 +1,21 @@
 """`definition_level` ranks definitions: its shortcut (a chunk none of whose names ends with the
 identifier's last part is out at once) gives the level the full comparison gives, for any
-identifier and any chunk."""
+identifier and any chunk. `name_match` finds a sentence's words in file names in other forms."""
 
 from __future__ import annotations
 
 import re
 from typing import Any
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from cora_ci.bundle.stems import WEIGHT
+from cora_ci.bundle.terms import terms
 from cora_ci.retrieval.catalog import Meta
-from cora_ci.retrieval.features import EXACT, FOLDED, NAME_ONLY, _names, definition_level
+from cora_ci.retrieval.features import EXACT, FOLDED, NAME_ONLY, _names, definition_level, name_match
+from cora_ci.retrieval.query import analyse
 
 _PART = st.sampled_from(["Auth", "auth", "login", "Login", "LOGIN", "http", "get", "Headers", "x"])
 _IDENT = st.lists(_PART, max_size=3).map(tuple)
@@ -54,3 +58,45 @@ def metas(draw: Any) -> Meta:
                                  None, (), ()), "def login(self): ...").via("a small type's member")  # fmt: skip
 def test_the_shortcut_gives_the_full_comparisons_level(ident: tuple[str, ...], m: Meta, text: str) -> None:
     assert definition_level(ident, m, lambda: text) == reference(ident, m, text)
+
+
+def _file(path: str, *symbols: str) -> Meta:
+    return Meta(1, 0, path, "python", "method", symbols, (), 1, 9, None, (), ())
+
+
+@pytest.mark.parametrize(
+    ("question", "path", "share"),
+    [
+        ("task state tracking", "src/utils/tasks.ts", WEIGHT / 3),  # a plural
+        ("how input is parsed", "lib/parser.py", WEIGHT / 2),  # the same stem
+        ("error formatting", "lib/error_formatter.ts", 1 / 2 + WEIGHT / 2),  # one word as written
+        ("configuration options", "node/config.ts", WEIGHT / 2),  # abbreviated
+        ("standard trait implementations", "ser/impls.rs", WEIGHT / 3),  # abbreviated, plural
+        ("utility helpers", "gin/utils.go", WEIGHT / 2),
+        ("tasks", "src/tasks.ts", 1.0),  # as written: a whole word
+        ("documentation pages", "site/docs.py", 0.0),  # `doc` is too short to stand for it
+        ("running jobs", "lib/run.py", 0.0),  # a stem of three letters stands for too much
+    ],
+)
+def test_a_file_name_matches_a_sentences_words_in_other_forms(question: str, path: str, share: float) -> None:
+    assert name_match(analyse(question), _file(path)) == pytest.approx(share)
+
+
+def test_identifiers_and_symbols_match_as_written() -> None:
+    assert name_match(analyse("Task"), _file("src/tasks.ts")) == 0.0
+    assert name_match(analyse("parsed values"), _file("lib/read.py", "parser")) == 0.0
+
+
+_WORD = st.sampled_from(["task", "tasks", "parsed", "parser", "config", "configuration", "impl", "utils",
+                         "state", "doc", "x", "formatting", "run"])  # fmt: skip
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(_WORD, min_size=1, max_size=4), st.lists(_WORD, min_size=1, max_size=2),
+       st.lists(_WORD, max_size=2))  # fmt: skip
+def test_other_forms_count_less_than_the_words_as_written(words: list[str], file: list[str],
+                                                          symbols: list[str]) -> None:  # fmt: skip
+    q = analyse(" ".join(["find", *words]))
+    m = _file(f"src/{'_'.join(file)}.py", *symbols)
+    exact = len(q.words & frozenset(terms(" ".join([*symbols, "_".join(file)])))) / len(q.words)
+    assert exact <= name_match(q, m) <= exact + WEIGHT * (1 - exact) + 1e-9

@@ -778,3 +778,30 @@ def test_a_sentence_asks_for_public_code_before_private_helpers(make_repo) -> No
     assert anchors(b, search(b, "_checked_digest", expand=False))[0] == "check/files.py::_checked_digest"
     named = search(b, "where is `_checked_digest` defined", expand=False)
     assert anchors(b, named)[0] == "check/files.py::_checked_digest" and named[0].explain["demoted"] is None
+
+
+SETTINGS = {
+    ".cora.toml": "min_tokens = 0\n",
+    **{
+        path: '''\
+            def load(path):
+                """Load the configuration from a file."""
+                return open(path).read()
+            '''
+        for path in ("app/base.py", "app/config.py", "app/startup.py")
+    },
+}
+
+
+def test_a_file_named_for_what_a_sentence_asks_rises_whatever_the_words_form(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """Three files of the same code: `config.py` first for "configuration" (a file name
+    abbreviates its subject, which BM25's other forms of a word, of the same stem, do not reach);
+    as an identifier, `load` is matched as written: the three alike."""
+    repo = make_repo(dedent_files(SETTINGS))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "load the configuration", expand=False)
+    assert anchors(b, hits) == ["app/config.py::load", "app/base.py::load", "app/startup.py::load"]
+    assert hits[0].explain["name"] > hits[1].explain["name"] == hits[2].explain["name"]
+    named = search(b, "load", expand=False)
+    assert len(named) == 3 and len({(h.score, h.explain["name"]) for h in named}) == 1

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
+from cora_ci.bundle.stems import WEIGHT, stem
 from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
 from cora_ci.retrieval.catalog import Meta
@@ -90,10 +91,53 @@ def _name_terms(symbols: tuple[str, ...], path: str) -> frozenset[str]:
 
 
 def name_match(q: Query, m: Meta) -> float:
-    """Share of the query's words found in the chunk's symbol names or its file name."""
+    """Share of the query's words found in the chunk's symbol names or its file name. A file
+    name is short and often abbreviates or inflects what its file is about, so a sentence's word
+    that the file name holds only in another form counts as BM25 counts a word's other forms
+    (`stems.WEIGHT`): `tasks.ts` for "task", `parser.py` for "parsed", `config.ts` for
+    "configuration", `impls.rs` for "implementations". Symbols and identifier queries match
+    as written."""
     if not q.words:
         return 0.0
-    return len(q.words & _name_terms(m.symbols, m.path)) / len(q.words)
+    exact = q.words & _name_terms(m.symbols, m.path)
+    if len(exact) == len(q.words) or q.identifier is not None:
+        return len(exact) / len(q.words)
+    loose = _other_forms(m.path, q.words) - exact
+    return (len(exact) + WEIGHT * len(loose)) / len(q.words)
+
+
+_SHORTEST = 4  # a stem or an abbreviation shorter than this stands for too much (`doc`, `str`)
+
+
+@lru_cache(maxsize=1 << 14)
+def _other_forms(path: str, words: frozenset[str]) -> frozenset[str]:
+    """The `words` that the file name of `path` holds in another form (a query's candidates
+    share their files: asked once a file)."""
+    heads, whole = _file_words(path)
+    return frozenset(w for w in words if _stem_of(w) in heads or not whole.isdisjoint(_abbreviations(w)))
+
+
+@lru_cache(maxsize=1 << 14)
+def _file_words(path: str) -> tuple[frozenset[str], frozenset[str]]:
+    """The file name's terms' beginnings of `_SHORTEST` letters or more, and its terms with their
+    stems (`impls`: `impl`)."""
+    words = terms(path.rsplit("/", 1)[-1].split(".", 1)[0])
+    heads = frozenset(t[:i] for t in words for i in range(_SHORTEST, len(t) + 1))
+    return heads, frozenset(words).union(filter(None, map(_stem_of, words)))
+
+
+@lru_cache(maxsize=1 << 12)
+def _stem_of(word: str) -> str:
+    """A plain word's Snowball stem (`parsed` -> `pars`); "" for a short one or not a word."""
+    root = stem(word) if word.isascii() and word.isalpha() else ""
+    return root if len(root) >= _SHORTEST else ""
+
+
+@lru_cache(maxsize=1 << 12)
+def _abbreviations(word: str) -> frozenset[str]:
+    """What a name may shorten a plain word to: its beginnings of `_SHORTEST` letters or more
+    (`impl`, `init` for "initializes")."""
+    return frozenset(word[:i] for i in range(_SHORTEST, len(word))) if word.isalpha() else frozenset()
 
 
 def _spec(globs: tuple[str, ...], what: str) -> pathspec.GitIgnoreSpec | None:  # type: ignore[type-arg,unused-ignore]
