@@ -805,3 +805,44 @@ def test_a_file_named_for_what_a_sentence_asks_rises_whatever_the_words_form(mak
     assert hits[0].explain["name"] > hits[1].explain["name"] == hits[2].explain["name"]
     named = search(b, "load", expand=False)
     assert len(named) == 3 and len({(h.score, h.explain["name"]) for h in named}) == 1
+
+
+USED = {
+    ".cora.toml": "min_tokens = 0\n",
+    **{
+        f"text/{name}.py": f'''\
+            def {name}(value):
+                """Split a line of text into its words."""
+                return value.split()
+            '''
+        for name in ("first_way", "second_way")
+    },
+    **{
+        f"app/use{i}.py": f'''\
+            from text.second_way import second_way
+
+
+            def use{i}(line):
+                return second_way(line)
+            '''
+        for i in range(3)
+    },
+}
+
+
+def test_of_equal_answers_to_a_sentence_the_one_the_code_uses_comes_first(make_repo) -> None:  # type: ignore[no-untyped-def]
+    repo = make_repo(dedent_files(USED))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    cat = catalog(b)
+    ids = {anchor_of(b, cid): cid for cid in b.chunks.ids}
+    used, unused = ids["text/second_way.py::second_way"], ids["text/first_way.py::first_way"]
+    pop = cat.popularity([used, unused, *ids.values()])
+    assert pop[used] == 1.0 and pop.get(unused, 0.0) == 0.0
+    assert all(0.0 <= v <= 1.0 for v in pop.values())
+    hits = search(b, "split a line of text into words", expand=False)
+    assert anchors(b, hits)[:2] == ["text/second_way.py::second_way", "text/first_way.py::first_way"]
+    assert hits[0].explain["popular"] == PARAMS.popular and hits[1].explain["popular"] is None
+    # an identifier asks for its own definition, however little it is used
+    assert anchors(b, search(b, "first_way", expand=False))[0] == "text/first_way.py::first_way"
+    assert all(h.explain["popular"] is None for h in search(b, "first_way", expand=False))

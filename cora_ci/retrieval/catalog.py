@@ -326,6 +326,26 @@ class Catalog:
         return self._links[path]
 
     @cached_property
+    def _popularity(self) -> npt.NDArray[np.float64]:
+        """Per graph node, log(1 + references to it) over the most referenced node's."""
+        g = self.graph
+        refs = np.log1p(np.bincount(g.indices, minlength=len(g.ids)).astype(np.float64))
+        top = refs.max() if len(refs) else 0.0
+        out: npt.NDArray[np.float64] = refs / top if top > 0 else refs
+        return out
+
+    def popularity(self, chunk_ids: list[int]) -> dict[int, float]:
+        """How much of the code refers to each chunk, 0 to 1 (log-scaled, the most referenced
+        chunk 1): a query-independent prior, as code search engines rank by references."""
+        g = self.graph
+        if not len(g.ids) or not chunk_ids:
+            return {}
+        q = np.asarray(chunk_ids, dtype=np.uint64)
+        pos = np.minimum(np.searchsorted(g.ids, q), len(g.ids) - 1)
+        known = g.ids[pos] == q
+        return dict(zip(q[known].tolist(), self._popularity[pos[known]].tolist(), strict=True))
+
+    @cached_property
     def graph(self) -> GraphArrays:
         g = self.bundle.graph_csr
         sources = np.repeat(np.arange(len(g.ids), dtype=np.int64), np.diff(g.indptr))

@@ -33,7 +33,7 @@ from cora_ci.retrieval.types import Boost, Filters, Hit
 
 EXPLAIN_KEYS = (
     "query", "bm25_rank", "bm25_score", "vector_rank", "vector_score", "fused", "definition", "name",
-    "evidence", "demoted", "dir", "file", "graph", "diversity", "boost",
+    "evidence", "popular", "demoted", "dir", "file", "graph", "diversity", "boost",
 )  # fmt: skip
 # of Params.definition, by definition_level: a name in another case (`reader` for `Reader`) well below
 # the exact one, which comes first even from the second place in BM25 and a file's second pick
@@ -65,6 +65,7 @@ class Params:
     evidence_file: float = 0.3  # ... for the other candidates of a file a report names, times the clue's
     seeds: int = 5  # top hits that seed PageRank
     graph: float = 0.1  # added: this times the graph score (PageRank mass / the largest mass)
+    popular: float = 0.05  # added for a sentence: this times how much of the code refers to the chunk
     graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
     graph_slots: float = 0.2  # share of the k places kept, at the end, for chunks only the graph found
     reverse: float = 0.5  # weight of "is referenced by" edges relative to "references"
@@ -247,6 +248,8 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
     idents += [(q.named, params.definition)] if q.named else []  # "where is `abort` defined"
     idents += [(c, params.definition_in_text) for c in q.codey if c != q.named]
     first_part = _principal(cands)
+    asked = q.identifier is None and params.popular > 0  # a sentence: the most used of equals first
+    popular = cat.popularity([c.meta.id for c in cands.values()]) if asked else {}
     older: list[tuple[_Cand, float]] = []  # definitions in older copies of the code, their factor
     defined = 0.0  # the best definition of what is asked for outside them
     for key, c in cands.items():
@@ -269,7 +272,10 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
         nm = params.name * name_match(q, m)
         if nm:
             ex["name"] = round(nm, 6)
-        score = c.score + bonus + nm
+        pop = params.popular * popular.get(m.id, 0.0)
+        if pop:
+            ex["popular"] = round(pop, 6)
+        score = c.score + bonus + nm + pop
         low = _demotion(cat, q, m, filters, params)
         if low is not None and low[0] == "legacy" and ex["definition"]:
             older.append((c, low[1]))  # lowered below, unless no other code defines it as well
