@@ -818,13 +818,13 @@ USED = {
         for name in ("first_way", "second_way")
     },
     **{
-        f"app/use{i}.py": f'''\
+        f"app/use{i}.py": f"""\
             from text.second_way import second_way
 
 
             def use{i}(line):
                 return second_way(line)
-            '''
+            """
         for i in range(3)
     },
 }
@@ -846,3 +846,45 @@ def test_of_equal_answers_to_a_sentence_the_one_the_code_uses_comes_first(make_r
     # an identifier asks for its own definition, however little it is used
     assert anchors(b, search(b, "first_way", expand=False))[0] == "text/first_way.py::first_way"
     assert all(h.explain["popular"] is None for h in search(b, "first_way", expand=False))
+
+
+NESTED = {
+    ".cora.toml": "min_tokens = 0\n",
+    "cli/group.py": '''\
+        class Group:
+            def command(self, name):
+                def decorator(f):
+                    """Wrap the function in a command and attach it to the group."""
+                    cmd = make_command(f, name)
+                    self.commands[name] = cmd
+                    return cmd
+
+                return decorator
+
+
+        def make_command(f, name):
+            return (f, name)
+        ''',
+}
+
+
+def test_a_sentence_that_finds_a_nested_function_asks_for_the_one_enclosing_it(tmp_path: Path) -> None:
+    """The words are in the decorator's closure; the answer is the method that makes it, then
+    the closure, also beside another bundle. Named, the closure comes first."""
+    from cora_ci.retrieval.many import Part, search_many
+
+    repo = init_repo(tmp_path / "cli", dedent_files(NESTED))
+    other = init_repo(tmp_path / "other", {"util.py": "def attach(a, b):\n    return a + b\n"})
+    for r in (repo, other):
+        build(r, model="none")
+    b, o = open_bundle(repo / ".cora" / "index"), open_bundle(other / ".cora" / "index")
+    sentence = "wrap the function in a command and attach it to the group"
+    hits = search(b, sentence, expand=False)
+    assert anchors(b, hits)[:2] == ["cli/group.py::Group.command", "cli/group.py::Group.command.decorator"]
+    assert hits[0].explain["nested"] is not None and hits[1].explain["demoted"] == "nested"
+    joined = search_many([Part(o), Part(b)], sentence, expand=False)
+    assert [(h.origin, anchor_of((o, b)[h.origin], h.chunk_id)) for h in joined][:2] == [
+        (1, a) for a in anchors(b, hits)[:2]
+    ]
+    for named in ("where is `decorator` defined", "Group.command.decorator"):
+        assert anchors(b, search(b, named, expand=False))[0] == "cli/group.py::Group.command.decorator"

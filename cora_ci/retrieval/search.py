@@ -28,12 +28,13 @@ from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match
 from cora_ci.retrieval.fusion import Fused, Fusion, fuse
+from cora_ci.retrieval.nesting import lift_enclosing
 from cora_ci.retrieval.query import Query, analyse, split_qualified
 from cora_ci.retrieval.types import Boost, Filters, Hit
 
 EXPLAIN_KEYS = (
     "query", "bm25_rank", "bm25_score", "vector_rank", "vector_score", "fused", "definition", "name",
-    "evidence", "popular", "demoted", "dir", "file", "graph", "diversity", "boost",
+    "evidence", "popular", "nested", "demoted", "dir", "file", "graph", "diversity", "boost",
 )  # fmt: skip
 # of Params.definition, by definition_level: a name in another case (`reader` for `Reader`) well below
 # the exact one, which comes first even from the second place in BM25 and a file's second pick
@@ -56,6 +57,7 @@ class Params:
     docs: float = 0.3  # ... for prose (Markdown, reStructuredText, plain text)
     stub: float = 0.4  # ... for type stubs and declaration files (.pyi, .d.ts)
     private: float = 0.85  # ... for a private symbol (`_helper`) when a sentence does not name it
+    nested: float = 0.9  # ... for a function nested in a function, whose enclosing one takes its score
     dir_boost: float = 1.5  # multiplier for chunks under a `dir:` boost
     file: float = 0.15  # times each of the file's other best scores (up to file_count of them),
     file_decay: float = 0.7  # ... the n-th weighted this to the n
@@ -115,6 +117,7 @@ def search(
         told = pointed(cat, query) if params.evidence > 0 else Pointed({}, {})
         _add_pointed(cat, q, cands, told, accept)
         _features(cat, q, cands, filters, boosts, params, told)
+        _lift_nested(cat, q, cands, params, accept)
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand(cat, q, cands, filters, params, accept)
     pinned = _pinned(cat, boosts)
@@ -296,6 +299,18 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             if not c.explain["definition"] and not c.explain["demoted"] and _private(c.meta):
                 c.score *= params.private
                 c.explain["demoted"] = "private"
+
+
+def _lift_nested(cat: Catalog, q: Query, cands: dict[int, _Cand], params: Params, accept: Any,
+                 key: Callable[[int], int] = int, origin: int = 0) -> None:  # fmt: skip
+    """For a sentence, a function nested in a function ranks just below the one enclosing it
+    (`nesting.py`); an identifier asks for what it names."""
+    if q.identifier is None and params.nested < 1.0:
+
+        def add(m: Meta) -> _Cand | None:
+            return _Cand(m, 0.0, "search", _blank(q), origin) if accept(m) else None
+
+        lift_enclosing(cat, cands, params.nested, add, key)
 
 
 def _lower_older_definitions(older: list[tuple[_Cand, float]], defined: float) -> None:

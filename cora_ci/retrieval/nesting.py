@@ -1,0 +1,67 @@
+"""A function nested in a function is how the enclosing one works: a sentence that finds it asks
+for the enclosing function.
+
+A decorator's `wrapper`, a factory's closure, a helper defined inside a method get chunks and
+anchors of their own (so they can be found and shown by name), and their code is often where a
+question's words are: "a shortcut decorator for declaring and attaching a command to the group"
+matches `Group.command.decorator` better than `Group.command`, whose own chunk shows the inner one
+elided. The answer is the enclosing function: for a sentence, the outermost enclosing function
+takes the nested one's score when that is higher, and the nested one ranks just below it. A
+nested function asked for by name (a definition bonus) is left alone, and so are members of
+classes: a method is not its class's implementation detail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, TypeVar
+
+from cora_ci.retrieval.catalog import Catalog, Meta
+
+_FUNCTION = "method"  # the chunk kind of functions and methods
+
+
+class Scored(Protocol):
+    meta: Meta
+    score: float
+    explain: dict[str, Any]
+
+
+C = TypeVar("C", bound=Scored)
+
+
+def enclosing_function(cat: Catalog, m: Meta) -> Meta | None:
+    """The outermost function that `m` (a function) is nested in, through functions only."""
+    if m.kind != _FUNCTION:
+        return None
+    top = m
+    while top.parent is not None:
+        parent = cat.meta(top.parent)
+        if parent is None or parent.kind != _FUNCTION:
+            break
+        top = parent
+    return None if top is m else top
+
+
+def lift_enclosing(cat: Catalog, cands: dict[int, C], below: float, add: Callable[[Meta], C | None],
+                   key: Callable[[int], int] = int) -> None:  # fmt: skip
+    """Each nested function's outermost enclosing function takes its score when higher (`add`
+    makes a candidate of one search missed, None when filters leave it out); the nested one is
+    multiplied by `below` (< 1) so it follows. `key` maps a chunk id to its key in `cands`."""
+    for c in sorted(cands.values(), key=lambda c: -c.score):
+        if c.explain.get("definition"):
+            continue
+        top = enclosing_function(cat, c.meta)
+        if top is None:
+            continue
+        outer = cands.get(key(top.id))
+        if outer is None:
+            outer = add(top)
+            if outer is None:
+                continue
+            cands[key(top.id)] = outer
+        if outer.score < c.score:
+            outer.explain["nested"] = round(c.score - outer.score, 6)
+            outer.score = c.score
+        c.score *= below
+        c.explain["demoted"] = c.explain.get("demoted") or "nested"
