@@ -767,6 +767,41 @@ CHECKS = {
 }
 
 
+LIMITS = {
+    ".cora.toml": "min_tokens = 0\n",
+    "check/limits.py": '''\
+        class _MaxLength:
+            def __init__(self, length):
+                self.length = length
+
+            def __call__(self, value):
+                if len(value) > self.length:
+                    raise ValueError("a value longer than the length allowed")
+
+
+        def max_length(length):
+            """A validator: a value longer than `length` is refused."""
+            return _MaxLength(length)
+        ''',
+}
+
+
+def test_a_member_of_a_private_class_is_private_too(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """The check is in `_MaxLength.__call__`, reached only through a private name: the public
+    factory comes first for a sentence, the private class's member first by name."""
+    repo = make_repo(dedent_files(LIMITS))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "refuse a value longer than the length allowed", expand=False)
+    got = anchors(b, hits)
+    assert got.index("check/limits.py::max_length") < got.index("check/limits.py::_MaxLength.__call__")
+    assert hits[got.index("check/limits.py::_MaxLength.__call__")].explain["demoted"] == "private"
+    assert (
+        anchors(b, search(b, "_MaxLength.__call__", expand=False))[0]
+        == "check/limits.py::_MaxLength.__call__"
+    )
+
+
 def test_a_sentence_asks_for_public_code_before_private_helpers(make_repo) -> None:  # type: ignore[no-untyped-def]
     repo = make_repo(dedent_files(CHECKS))
     build(repo, model="none")

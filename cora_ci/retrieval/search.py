@@ -194,9 +194,16 @@ def _demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params)
 
 
 def _private(m: Meta) -> bool:
-    """Every symbol of the chunk is private by convention (`_helper`, not `__init__`): a question
-    in words asks first for what the code offers, its helpers a little lower."""
-    return bool(m.symbols) and all(s.startswith("_") and not s.startswith("__") for s in m.symbols)
+    """Every symbol of the chunk is private by convention (`_helper`, not `__init__`), or reached
+    only through a private name (`_Builder.build`, `_Check.__call__`): a question in words asks
+    first for what the code offers, its helpers a little lower."""
+    if m.names:
+        return all(any(_underscored(part) for part in name) for name in m.names)
+    return bool(m.symbols) and all(_underscored(s) for s in m.symbols)
+
+
+def _underscored(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
 
 
 def _in_dir(path: str, d: str) -> bool:
