@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import weakref
 from functools import cached_property, lru_cache
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -20,6 +20,9 @@ from cora_ci.bundle import Bundle
 from cora_ci.bundle.manifest import links_of_row
 from cora_ci.graph.build import FileLinks
 from cora_ci.retrieval.query import split_qualified
+
+if TYPE_CHECKING:
+    from cora_ci.bundle.tables import ChunkTable
 
 _LINKS_KEPT = 512
 OVERLOAD = re.compile(r"\(.*$|#\d+$", re.DOTALL)
@@ -223,6 +226,30 @@ def older_dirs(paths: list[str]) -> frozenset[str]:
     return frozenset(out)
 
 
+class _FileColumns:
+    """A file's light chunk columns, read once (no chunk text is decoded); each chunk's `Meta`
+    is made when asked for: a query ranks a few chunks of each file it touches."""
+
+    def __init__(self, table: ChunkTable, fi: int) -> None:
+        self.c = table.meta_columns(fi)
+        self.rows = table.file_rows(fi)
+        self.ids = table.ids[self.rows.start : self.rows.stop]
+        self.path, self.lang = table.file_path(fi), table.file_lang(fi)
+        self.children: dict[int, list[int]] = {}
+        for cid, parent in zip(self.ids, self.c["parent"], strict=True):
+            if parent is not None:
+                self.children.setdefault(parent, []).append(cid)
+
+    def meta(self, row: int) -> Meta:
+        i, c = row - self.rows.start, self.c
+        cid = self.ids[i]
+        return Meta(
+            cid, row, self.path, self.lang, c["kind"][i], tuple(c["symbols"][i]), tuple(c["anchors"][i]),
+            c["start_line"][i], c["end_line"][i], c["parent"][i], tuple(self.children.get(cid, ())),
+            tuple(d[0] for d in c["diagnostics"][i]),
+        )  # fmt: skip
+
+
 class Catalog:
     """Per-bundle ranking state: chunk metadata on demand, file ranges, the graph as arrays."""
 
@@ -230,6 +257,7 @@ class Catalog:
         self.bundle = bundle
         self.table = bundle.chunks
         self._meta: dict[int, Meta] = {}  # by row
+        self._files: dict[int, _FileColumns] = {}  # by file index: a query reads a few chunks a file
         self._generated: dict[str, bool] = {}
         self._legacy: dict[str, bool] = {}
         self._links: dict[str, FileLinks | None] = {}
@@ -240,26 +268,12 @@ class Catalog:
     def row_meta(self, row: int) -> Meta:
         m = self._meta.get(row)
         if m is None:
-            self._file_meta(self.table.file_of(row))
-            m = self._meta[row]
+            fi = self.table.file_of(row)
+            f = self._files.get(fi)
+            if f is None:
+                f = self._files[fi] = _FileColumns(self.table, fi)
+            m = self._meta[row] = f.meta(row)
         return m
-
-    def _file_meta(self, fi: int) -> None:
-        """Meta of every chunk of file `fi`, from its light columns (no chunk text is decoded)."""
-        t, c = self.table, self.table.meta_columns(fi)
-        rows = t.file_rows(fi)
-        ids = t.ids[rows.start : rows.stop]
-        path, lang = t.file_path(fi), t.file_lang(fi)
-        children: dict[int, list[int]] = {}
-        for cid, parent in zip(ids, c["parent"], strict=True):
-            if parent is not None:
-                children.setdefault(parent, []).append(cid)
-        for i, (row, cid) in enumerate(zip(rows, ids, strict=True)):
-            self._meta[row] = Meta(
-                cid, row, path, lang, c["kind"][i], tuple(c["symbols"][i]), tuple(c["anchors"][i]),
-                c["start_line"][i], c["end_line"][i], c["parent"][i], tuple(children.get(cid, ())),
-                tuple(d[0] for d in c["diagnostics"][i]),
-            )  # fmt: skip
 
     def meta(self, chunk_id: int) -> Meta | None:
         row = self.table.row_of.get(chunk_id)
