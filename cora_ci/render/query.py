@@ -92,7 +92,7 @@ def check_names(bundles: list[Bundle], filters: Filters, boosts: tuple[str, ...]
     would otherwise give an empty or an unboosted answer without a word."""
     from cora_ci.retrieval import parse_boost
     from cora_ci.retrieval.catalog import catalog
-    from cora_ci.retrieval.search import _definitions
+    from cora_ci.retrieval.select import definitions
 
     if filters.langs:  # (read only when asked: a query's path is hot)
         langs = sorted({lang for b in bundles for lang in b.manifest["files"]["lang"]})
@@ -110,7 +110,7 @@ def check_names(bundles: list[Bundle], filters: Filters, boosts: tuple[str, ...]
                                        for p in bundle.manifest["files"]["path"]):  # fmt: skip
             raise CoraError("CORA-CFG-002", f"--boost {text!r}: no file under {b.value!r} in the bundle",
                             "directories are relative to the repository root")  # fmt: skip
-        if b.kind == "symbol" and not any(_definitions(catalog(bundle), b.value) for bundle in bundles):
+        if b.kind == "symbol" and not any(definitions(catalog(bundle), b.value) for bundle in bundles):
             raise CoraError("CORA-CFG-002", f"--boost {text!r}: nothing in the bundle defines {b.value!r}",
                             "name a class or function (Class.method), or give an anchor")  # fmt: skip
 

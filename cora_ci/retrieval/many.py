@@ -38,16 +38,15 @@ from cora_ci.retrieval.search import (
     _blank,
     _Cand,
     _demotion,
-    _diverse,
     _expand,
     _explained,
     _features,
     _lift_nested,
-    _pinned,
     expanded,
     pool_size,
     search,
 )  # fmt: skip
+from cora_ci.retrieval.select import diverse, pinned_ids
 from cora_ci.retrieval.types import Boost, Filters, Hit
 
 Merge = Literal["joint", "score", "rank"]  # the measured alternatives; "joint" is the product's
@@ -104,10 +103,10 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
     pinned = [
         _key(o, cid)
         for o, (p, cat) in enumerate(zip(parts, cats, strict=True))
-        for cid in _pinned(cat, p.boosts)
+        for cid in pinned_ids(cat, p.boosts)
     ]
     reserve = round(k * params.graph_slots) if expand and params.graph > 0 else 0
-    picked = _diverse(cands, k, pinned, params.diversity if params.features else 1.0, reserve)
+    picked = diverse(cands, k, pinned, params.diversity if params.features else 1.0, reserve)
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []
     for key in pinned:

@@ -14,20 +14,11 @@ classes: a method is not its class's implementation detail.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, Protocol, TypeVar
 
 from cora_ci.retrieval.catalog import Catalog, Meta
+from cora_ci.retrieval.select import C
 
 _FUNCTION = "method"  # the chunk kind of functions and methods
-
-
-class Scored(Protocol):
-    meta: Meta
-    score: float
-    explain: dict[str, Any]
-
-
-C = TypeVar("C", bound=Scored)
 
 
 def enclosing_function(cat: Catalog, m: Meta) -> Meta | None:

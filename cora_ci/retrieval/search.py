@@ -16,7 +16,6 @@ Steps, each visible in a hit's `explain`:
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from functools import partial
@@ -29,7 +28,8 @@ from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match
 from cora_ci.retrieval.fusion import Fused, Fusion, fuse
 from cora_ci.retrieval.nesting import lift_enclosing
-from cora_ci.retrieval.query import Query, analyse, split_qualified
+from cora_ci.retrieval.query import Query, analyse
+from cora_ci.retrieval.select import diverse, pinned_ids
 from cora_ci.retrieval.types import Boost, Filters, Hit
 
 EXPLAIN_KEYS = (
@@ -120,9 +120,9 @@ def search(
         _lift_nested(cat, q, cands, params, accept)
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand(cat, q, cands, filters, params, accept)
-    pinned = _pinned(cat, boosts)
+    pinned = pinned_ids(cat, boosts)
     reserve = round(k * params.graph_slots) if expand and params.graph > 0 else 0
-    picked = _diverse(cands, k, pinned, params.diversity if params.features else 1.0, reserve)
+    picked = diverse(cands, k, pinned, params.diversity if params.features else 1.0, reserve)
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []
     for cid in pinned:
@@ -381,75 +381,3 @@ def _expand(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters, p
         extra = params.graph * share
         c.score += extra
         c.explain["graph"] = round(extra, 6)
-
-
-def _diverse(cands: dict[int, _Cand], k: int, skip: list[int], decay: float, reserve: int) -> list[_Cand]:
-    """The best `k`, greedily, each file's n-th pick discounted by decay**n (scores stay sorted).
-
-    Up to `reserve` of the last places go to chunks that only the graph found, if the ranking did
-    not already take that many: reference expansion adds context that no query word names.
-    """
-    skipped = set(skip)
-    heap = [(-c.score, key, 0) for key, c in cands.items() if key not in skipped]
-    heapq.heapify(heap)
-    taken: dict[tuple[int, str], int] = {}
-    out: list[_Cand] = []
-    extra: list[_Cand] = []
-
-    def pick(graph_only: bool, limit: int, into: list[_Cand]) -> None:
-        while heap and len(into) < limit:
-            neg, cid, seen = heapq.heappop(heap)
-            c = cands[cid]
-            if graph_only and c.source != "graph":
-                continue
-            n = taken.get((c.origin, c.meta.path), 0)
-            if n != seen:  # the file gained picks since this entry was pushed: re-rank it
-                heapq.heappush(heap, (-c.score * decay**n, cid, n))
-                continue
-            if n and decay != 1.0:
-                c.explain["diversity"] = round(decay**n, 6)
-            c.score = -neg
-            taken[(c.origin, c.meta.path)] = n + 1
-            into.append(c)
-
-    pick(False, k, out)
-    need = min(reserve, k) - sum(c.source == "graph" for c in out)
-    if need > 0:
-        pick(True, need, extra)  # scored below every pick so far: they go last, in order
-        searched = [i for i, c in enumerate(out) if c.source != "graph"]
-        drop = set(searched[len(searched) - len(extra) :]) if extra else set()
-        out = [c for i, c in enumerate(out) if i not in drop] + extra
-    return out
-
-
-def _pinned(cat: Catalog, boosts: tuple[Boost, ...]) -> list[int]:
-    """Chunk ids that `path:` and `symbol:` boosts include in full, in directive and file order."""
-    out: dict[int, None] = {}
-    for b in boosts:
-        if b.kind == "path":
-            for row in cat.file_rows(b.value):
-                out.setdefault(cat.row_meta(row).id, None)
-        elif b.kind == "symbol":
-            for cid in _definitions(cat, b.value):
-                out.setdefault(cid, None)
-                for d in cat.descendants(cid):
-                    out.setdefault(d, None)
-    return list(out)
-
-
-def _definitions(cat: Catalog, symbol: str) -> list[int]:
-    """Chunks defining `symbol` (bare or qualified), found through the BM25 name field."""
-    if "::" in symbol:  # an anchor: `src/auth.py::Auth.login`
-        path = symbol.split("::", 1)[0]
-        return [m.id for m in map(cat.row_meta, cat.file_rows(path)) if symbol in m.anchors]
-    ident = split_qualified(symbol)
-    if not ident:
-        return []
-    hits = cat.bundle.lexical.search(symbol, 200)
-    found = []
-    for cid, _ in hits:
-        m = cat.meta(cid)
-        if m is not None and definition_level(ident, m) >= 3:
-            found.append(m)
-    found.sort(key=lambda m: (m.path, m.start_line))
-    return [m.id for m in found]
