@@ -705,6 +705,20 @@ def test_a_sentence_that_names_an_identifier_finds_its_definition_first(
         assert hits[0].explain["definition"] == 2.0, query
 
 
+@pytest.mark.parametrize(
+    ("text", "named"),
+    [
+        ("where is `abort` defined", ("abort",)),
+        ("LaTeX complains about a double subscript `_` in `latex(M[i, j])`", None),  # a character
+        ("`x` is positive, so `sqrt(x**2)` should simplify", None),
+        ("simplify returns `False` for an expression that is zero", None),  # a literal
+        ("the definition of `Matrix.hstack`", ("Matrix", "hstack")),
+    ],
+)
+def test_a_quoted_character_or_literal_is_not_a_name_asked_about(text: str, named: object) -> None:
+    assert analyse(text).named == named
+
+
 STREAMS = {
     "net/streams.py": '''\
         class Reader:

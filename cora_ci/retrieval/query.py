@@ -79,10 +79,16 @@ _NAMING = [
 
 
 def _named(text: str) -> tuple[str, ...] | None:
-    """The identifier a sentence names, when it names exactly one."""
+    """The identifier a sentence names, when it names exactly one. A single character (`x`, `_`
+    in "a double subscript `_`") or a literal (`False`, `null`) is a value quoted, not a name
+    asked about."""
     found = {m.group(1).removesuffix("()") for p in _NAMING for m in p.finditer(text)}
-    found = {n for n in found if n.lower() not in STOPWORDS and _IDENT_FULL.fullmatch(n)}
+    found = {n for n in found if n.lower() not in STOPWORDS and n not in _LITERALS and len(n) > 1
+             and _IDENT_FULL.fullmatch(n)}  # fmt: skip
     return split_qualified(found.pop()) if len(found) == 1 else None
+
+
+_LITERALS = frozenset(["True", "False", "None", "true", "false", "null", "nil", "undefined", "NaN"])
 
 
 def analyse(text: str) -> Query:
