@@ -5,12 +5,15 @@ Steps, each visible in a hit's `explain`:
 1. candidates: BM25 top-`pool` and vector top-`pool`, fused (`fusion.py`), filtered;
 2. query-aware features: an identifier query's definition first (`definition`), the code a bug
    report's traceback frames and paths point at (`evidence`), symbol and file names that match the
-   query (`name`), tests/examples/vendored/generated code, older copies of the code, prose and type
-   stubs lower unless asked for (`demoted`), `dir:` boosts (`dir`), and a share of the other strong
-   chunks of the same file (`file`), so a file with several good chunks rises;
+   query (`name`), for a sentence how much of the code refers to a chunk (`popular`),
+   tests/examples/vendored/generated code, older copies of the code, prose, type stubs and private
+   helpers lower unless asked for (`demoted`), `dir:` boosts (`dir`), a share of the other strong
+   chunks of the same file (`file`), so a file with several good chunks rises, and for a sentence
+   a nested function's enclosing function just above it (`nested`, `nesting.py`);
 3. reference expansion: personalized PageRank seeded by the best hits lifts candidates they are
    linked with and adds linked chunks that search missed (`graph`, source "graph");
-4. diversity: the n-th chunk of one file is discounted by `diversity`**n, so a top-10 is not one file;
+4. diversity: the n-th chunk of one file is discounted by `diversity`**n, so a top-10 is not one
+   file (`select.py`);
 5. `path:` and `symbol:` boosts pin their chunks first, verbatim (`full`, source "boost").
 """
 
