@@ -914,6 +914,11 @@ NESTED = {
         def make_command(f, name):
             return (f, name)
         ''',
+    "cli/wrap.py": '''\
+        def as_command(f):
+            """Wrap the function in a command."""
+            return f
+        ''',
 }
 
 
@@ -931,9 +936,19 @@ def test_a_sentence_that_finds_a_nested_function_asks_for_the_one_enclosing_it(t
     hits = search(b, sentence, expand=False)
     assert anchors(b, hits)[:2] == ["cli/group.py::Group.command", "cli/group.py::Group.command.decorator"]
     assert hits[0].explain["nested"] is not None and hits[1].explain["demoted"] == "nested"
+    assert hits[1].score == hits[0].score > hits[2].score  # kept together, above what scored between
     joined = search_many([Part(o), Part(b)], sentence, expand=False)
     assert [(h.origin, anchor_of((o, b)[h.origin], h.chunk_id)) for h in joined][:2] == [
         (1, a) for a in anchors(b, hits)[:2]
     ]
+    assert joined[0].score == joined[1].score
     for named in ("where is `decorator` defined", "Group.command.decorator"):
         assert anchors(b, search(b, named, expand=False))[0] == "cli/group.py::Group.command.decorator"
+    # the answer: the method, the closure's code in its place (the two hits are one result)
+    from cora_ci.render.query import Where, run_query
+
+    first = run_query(sentence, Where.of(None, None, repo), k=2).results[0]
+    assert (
+        first.anchor.startswith("cli/group.py::Group.command") and "self.commands[name] = cmd" in first.text
+    )
+    assert first.view.start == 2 and first.view.end >= 9

@@ -30,6 +30,7 @@ from cora_ci.retrieval.catalog import Catalog, catalog
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.features import compile_filters
 from cora_ci.retrieval.fusion import fuse
+from cora_ci.retrieval.nesting import together
 from cora_ci.retrieval.query import Query, analyse
 from cora_ci.retrieval.search import (
     PARAMS,
@@ -90,13 +91,14 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
     accept = compile_filters(filters)
     cats = [catalog(p.bundle) for p in parts]
     cands = _candidates(parts, cats, q, k, filters, params, accept)
+    lifted: dict[int, int] = {}
     if params.features:
         for o, (p, cat) in enumerate(zip(parts, cats, strict=True)):
             told = pointed(cat, query) if params.evidence > 0 else Pointed({}, {})
             _add_pointed(cat, q, cands, told, accept, partial(_key, o), o)
             mine = {key: c for key, c in cands.items() if c.origin == o}
             _features(cat, q, mine, filters, p.boosts, params, told)
-            _lift_nested(cat, q, mine, params, accept, partial(_key, o), o)
+            lifted.update(_lift_nested(cat, q, mine, params, accept, partial(_key, o), o))
             cands.update(mine)
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand_all(parts, cats, q, cands, filters, params, accept)
@@ -107,6 +109,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
     ]
     reserve = round(k * params.graph_slots) if expand and params.graph > 0 else 0
     picked = diverse(cands, k, pinned, params.diversity if params.features else 1.0, reserve)
+    picked = together(picked, cands, lifted, lambda c: _key(c.origin, c.meta.id)) if lifted else picked
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []
     for key in pinned:

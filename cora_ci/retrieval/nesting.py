@@ -6,7 +6,8 @@ anchors of their own (so they can be found and shown by name), and their code is
 question's words are: "a shortcut decorator for declaring and attaching a command to the group"
 matches `Group.command.decorator` better than `Group.command`, whose own chunk shows the inner one
 elided. The answer is the enclosing function: for a sentence, the outermost enclosing function
-takes the nested one's score when that is higher, and the nested one ranks just below it. A
+takes the nested one's score when that is higher, and once picked is followed by it, so the
+answer merges the two and shows the enclosing function with the nested code in its place. A
 nested function asked for by name (a definition bonus) is left alone, and so are members of
 classes: a method is not its class's implementation detail.
 """
@@ -35,10 +36,12 @@ def enclosing_function(cat: Catalog, m: Meta) -> Meta | None:
 
 
 def lift_enclosing(cat: Catalog, cands: dict[int, C], below: float, add: Callable[[Meta], C | None],
-                   key: Callable[[int], int] = int) -> None:  # fmt: skip
+                   key: Callable[[int], int] = int) -> dict[int, int]:  # fmt: skip
     """Each nested function's outermost enclosing function takes its score when higher (`add`
     makes a candidate of one search missed, None when filters leave it out); the nested one is
-    multiplied by `below` (< 1) so it follows. `key` maps a chunk id to its key in `cands`."""
+    multiplied by `below` (< 1) so it follows. `key` maps a chunk id to its key in `cands`.
+    Returns, for each enclosing function lifted, the key of the nested one that lifted it."""
+    lifted: dict[int, int] = {}
     for c in sorted(cands.values(), key=lambda c: -c.score):
         if c.explain.get("definition"):
             continue
@@ -54,5 +57,27 @@ def lift_enclosing(cat: Catalog, cands: dict[int, C], below: float, add: Callabl
         if outer.score < c.score:
             outer.explain["nested"] = round(c.score - outer.score, 6)
             outer.score = c.score
+            lifted[key(top.id)] = key(c.meta.id)
         c.score *= below
         c.explain["demoted"] = c.explain.get("demoted") or "nested"
+    return lifted
+
+
+def together(picked: list[C], cands: dict[int, C], lifted: dict[int, int],
+             key: Callable[[C], int]) -> list[C]:  # fmt: skip
+    """The picks with each lifted enclosing function followed by the nested function that lifted
+    it, at its score (they are one answer, which the answer shows whole: the nested code in its
+    place), the last picks giving way so the count stays."""
+    inner = {k: cands[i] for k, i in lifted.items() if i in cands}
+    moved = {key(c) for c in picked if key(c) in lifted} & set(inner)
+    follow = {key(inner[k]) for k in moved}
+    out: list[C] = []
+    for c in picked:
+        if key(c) in follow:
+            continue  # placed after its enclosing function
+        out.append(c)
+        if key(c) in moved:
+            nested = inner[key(c)]
+            nested.score, nested.explain["diversity"] = c.score, None
+            out.append(nested)
+    return out[: len(picked)]

@@ -30,7 +30,7 @@ from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match
 from cora_ci.retrieval.fusion import Fused, Fusion, fuse
-from cora_ci.retrieval.nesting import lift_enclosing
+from cora_ci.retrieval.nesting import lift_enclosing, together
 from cora_ci.retrieval.query import Query, analyse
 from cora_ci.retrieval.select import diverse, pinned_ids
 from cora_ci.retrieval.types import Boost, Filters, Hit
@@ -116,16 +116,18 @@ def search(
     boosts = tuple(boosts)
     cat = catalog(bundle)
     cands = _candidates(bundle, cat, q, k, embedder, filters, params, accept)
+    lifted: dict[int, int] = {}
     if params.features:
         told = pointed(cat, query) if params.evidence > 0 else Pointed({}, {})
         _add_pointed(cat, q, cands, told, accept)
         _features(cat, q, cands, filters, boosts, params, told)
-        _lift_nested(cat, q, cands, params, accept)
+        lifted = _lift_nested(cat, q, cands, params, accept)
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand(cat, q, cands, filters, params, accept)
     pinned = pinned_ids(cat, boosts)
     reserve = round(k * params.graph_slots) if expand and params.graph > 0 else 0
     picked = diverse(cands, k, pinned, params.diversity if params.features else 1.0, reserve)
+    picked = together(picked, cands, lifted, lambda c: c.meta.id) if lifted else picked
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []
     for cid in pinned:
@@ -312,15 +314,16 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
 
 
 def _lift_nested(cat: Catalog, q: Query, cands: dict[int, _Cand], params: Params, accept: Any,
-                 key: Callable[[int], int] = int, origin: int = 0) -> None:  # fmt: skip
+                 key: Callable[[int], int] = int, origin: int = 0) -> dict[int, int]:  # fmt: skip
     """For a sentence, a function nested in a function ranks just below the one enclosing it
-    (`nesting.py`); an identifier asks for what it names."""
+    (`nesting.py`); an identifier asks for what it names. Returns what lifted what."""
     if q.identifier is None and params.nested < 1.0:
 
         def add(m: Meta) -> _Cand | None:
             return _Cand(m, 0.0, "search", _blank(q), origin) if accept(m) else None
 
-        lift_enclosing(cat, cands, params.nested, add, key)
+        return lift_enclosing(cat, cands, params.nested, add, key)
+    return {}
 
 
 def _lower_older_definitions(older: list[tuple[_Cand, float]], defined: float) -> None:
