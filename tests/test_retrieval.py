@@ -952,3 +952,25 @@ def test_a_sentence_that_finds_a_nested_function_asks_for_the_one_enclosing_it(t
         first.anchor.startswith("cli/group.py::Group.command") and "self.commands[name] = cmd" in first.text
     )
     assert first.view.start == 2 and first.view.end >= 9
+
+
+def test_a_warm_catalog_keeps_a_bounded_share_and_answers_the_same(
+    shop: Bundle, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A long-running server's catalog forgets the oldest files and chunks it read: answers are
+    those of a catalog that kept everything, the caches never exceed their bounds."""
+    import cora_ci.retrieval.catalog as cat_mod
+
+    queries = ["price", "cart total", "how is an order checked out", "Cart.add", "tax", "install"]
+    want = {q: [(h.chunk_id, h.score) for h in search(shop, q)] for q in queries}
+    monkeypatch.setattr(cat_mod, "_FILES_KEPT", 2)
+    monkeypatch.setattr(cat_mod, "_METAS_KEPT", 3)
+    monkeypatch.setattr(cat_mod, "_LINKS_KEPT", 2)
+    small = cat_mod.Catalog(shop)
+    monkeypatch.setitem(cat_mod._CATALOGS, shop, small)
+    for _ in range(2):
+        for q in queries:
+            assert [(h.chunk_id, h.score) for h in search(shop, q)] == want[q], q
+            assert len(small._files) <= 2 and len(small._meta) <= 3 and len(small._links) <= 2
+    assert [small.row_meta(r) for r in range(len(small))] == [cat_mod.Catalog(shop).row_meta(r)
+                                                              for r in range(len(small))]  # fmt: skip

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import weakref
 from functools import cached_property, lru_cache
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import numpy.typing as npt
@@ -25,6 +25,10 @@ if TYPE_CHECKING:
     from cora_ci.bundle.tables import ChunkTable
 
 _LINKS_KEPT = 512
+# What a warm process (the MCP server) keeps of the files and chunks its queries touched: a
+# session's hits recur, a repository of 400,000 chunks would otherwise end up held whole.
+_FILES_KEPT = 4096
+_METAS_KEPT = 1 << 17
 OVERLOAD = re.compile(r"\(.*$|#\d+$", re.DOTALL)
 
 # Path classes ranked lower unless asked for. Directory names, then file-name patterns.
@@ -271,7 +275,9 @@ class Catalog:
             fi = self.table.file_of(row)
             f = self._files.get(fi)
             if f is None:
+                _make_room(self._files, _FILES_KEPT)
                 f = self._files[fi] = _FileColumns(self.table, fi)
+            _make_room(self._meta, _METAS_KEPT)
             m = self._meta[row] = f.meta(row)
         return m
 
@@ -334,8 +340,7 @@ class Catalog:
         once per open bundle; the last `_LINKS_KEPT` files are kept (a session's hits recur)."""
         if path not in self._links:
             fi = self.table.file_index(path)
-            if len(self._links) >= _LINKS_KEPT:
-                self._links.pop(next(iter(self._links)))
+            _make_room(self._links, _LINKS_KEPT)
             self._links[path] = None if fi is None else links_of_row(self.bundle.shards.row(fi))
         return self._links[path]
 
@@ -364,6 +369,12 @@ class Catalog:
         g = self.bundle.graph_csr
         sources = np.repeat(np.arange(len(g.ids), dtype=np.int64), np.diff(g.indptr))
         return GraphArrays(g.ids, g.indptr, g.indices, g.weights.astype(np.float64), sources)
+
+
+def _make_room(kept: dict[Any, Any], most: int) -> None:
+    """Forget the oldest entries of `kept` until one more fits within `most`."""
+    while len(kept) >= most:
+        kept.pop(next(iter(kept)))
 
 
 _CATALOGS: weakref.WeakKeyDictionary[Bundle, Catalog] = weakref.WeakKeyDictionary()
