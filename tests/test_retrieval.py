@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -974,3 +975,34 @@ def test_a_warm_catalog_keeps_a_bounded_share_and_answers_the_same(
             assert len(small._files) <= 2 and len(small._meta) <= 3 and len(small._links) <= 2
     assert [small.row_meta(r) for r in range(len(small))] == [cat_mod.Catalog(shop).row_meta(r)
                                                               for r in range(len(small))]  # fmt: skip
+
+
+HUB = {
+    ".cora.toml": "min_tokens = 0\n",
+    "app/errors.py": "class AppError(Exception):\n    pass\n",
+    "app/digest.py": "def digest_bytes(data):\n    return sum(data) % 251\n",
+    "app/upload.py": (
+        "from app.errors import AppError\nfrom app.digest import digest_bytes\n\n\n"
+        'def upload_file(data):\n    """Upload a file after checking its size."""\n'
+        "    if len(data) > 10:\n        raise AppError('too big')\n    return digest_bytes(data)\n"
+    ),
+    **{
+        f"app/step{i}.py": f"from app.errors import AppError\n\n\ndef step{i}(x):\n"
+        f"    if x < {i}:\n        raise AppError('step {i}')\n    return x\n"
+        for i in range(8)
+    },
+}
+
+
+def test_expansion_adds_a_callee_not_the_hub_all_the_code_refers_to(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """`AppError` is raised everywhere: near every seed, it says nothing about an upload; the
+    digest the upload calls is what the graph adds."""
+    repo = make_repo(HUB)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    got = anchors(b, search(b, "upload a file after checking its size", k=10))
+    assert "app/digest.py::digest_bytes" in got and "app/errors.py::AppError" not in got
+    plain = anchors(
+        b, search(b, "upload a file after checking its size", k=10, params=replace(PARAMS, hubs=0.0))
+    )
+    assert "app/errors.py::AppError" in plain

@@ -11,7 +11,8 @@ Steps, each visible in a hit's `explain`:
    chunks of the same file (`file`), so a file with several good chunks rises, and for a sentence
    a nested function's enclosing function just above it (`nested`, `nesting.py`);
 3. reference expansion: personalized PageRank seeded by the best hits lifts candidates they are
-   linked with and adds linked chunks that search missed (`graph`, source "graph");
+   linked with and adds linked chunks that search missed (`graph`, source "graph"), damped for
+   hubs (what all the code refers to, an error class, is near every seed);
 4. diversity: the n-th chunk of one file is discounted by `diversity`**n, so a top-10 is not one
    file (`select.py`);
 5. `path:` and `symbol:` boosts pin their chunks first, verbatim (`full`, source "boost").
@@ -74,6 +75,7 @@ class Params:
     graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
     graph_slots: float = 0.2  # share of the k places kept, at the end, for chunks only the graph found
     reverse: float = 0.5  # weight of "is referenced by" edges relative to "references"
+    hubs: float = 1.0  # a chunk's PageRank mass times 1 - this x how much of the code refers to it
 
 
 PARAMS = Params()
@@ -367,9 +369,12 @@ def _expand(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters, p
         ranked = sorted(cands.values(), key=lambda c: (-c.score, c.meta.id))[: params.seeds]
         seeds = {c.meta.id: c.score for c in ranked if c.score > 0}
     mass = graph_scores(cat.graph, seeds, params.reverse)
-    if not mass:
+    if mass and params.hubs > 0:  # what all the code refers to is near every seed, and says little
+        pop = cat.popularity(list(mass))
+        mass = {cid: m * (1.0 - params.hubs * pop.get(cid, 0.0)) for cid, m in mass.items()}
+    most = max(mass.values(), default=0.0)
+    if most <= 0:
         return
-    most = max(mass.values())
     for cid, m in mass.items():
         share = m / most * scale
         c = cands.get(key(cid))
