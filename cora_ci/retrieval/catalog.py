@@ -357,12 +357,8 @@ class Catalog:
         """How much of the code refers to each chunk, 0 to 1 (log-scaled, the most referenced
         chunk 1): a query-independent prior, as code search engines rank by references."""
         g = self.graph
-        if not len(g.ids) or not chunk_ids:
-            return {}
-        q = np.asarray(chunk_ids, dtype=np.uint64)
-        pos = np.minimum(np.searchsorted(g.ids, q), len(g.ids) - 1)
-        known = g.ids[pos] == q
-        return dict(zip(q[known].tolist(), self._popularity[pos[known]].tolist(), strict=True))
+        nodes = g.nodes(chunk_ids)
+        return dict(zip(g.ids[nodes].tolist(), self._popularity[nodes].tolist(), strict=True))
 
     @cached_property
     def graph(self) -> GraphArrays:

@@ -84,10 +84,14 @@ def _last_parts(names: tuple[tuple[str, ...], ...]) -> frozenset[str]:
     return frozenset(name[-1].lower() for name in names if name)
 
 
+def _file_name(path: str) -> str:
+    """`src/werkzeug/http.py` -> `http`."""
+    return path.rsplit("/", 1)[-1].split(".", 1)[0]
+
+
 @lru_cache(maxsize=1 << 16)
 def _name_terms(symbols: tuple[str, ...], path: str) -> frozenset[str]:
-    stem = path.rsplit("/", 1)[-1].split(".", 1)[0]
-    return frozenset(terms(" ".join((*symbols, stem))))
+    return frozenset(terms(" ".join((*symbols, _file_name(path)))))
 
 
 def name_match(q: Query, m: Meta) -> float:
@@ -121,7 +125,7 @@ def _other_forms(path: str, words: frozenset[str]) -> frozenset[str]:
 def _file_words(path: str) -> tuple[frozenset[str], frozenset[str]]:
     """The file name's terms' beginnings of `_SHORTEST` letters or more, and its terms with their
     stems (`impls`: `impl`)."""
-    words = terms(path.rsplit("/", 1)[-1].split(".", 1)[0])
+    words = terms(_file_name(path))
     heads = frozenset(t[:i] for t in words for i in range(_SHORTEST, len(t) + 1))
     return heads, frozenset(words).union(filter(None, map(_stem_of, words)))
 
