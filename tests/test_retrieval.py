@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from cora_ci.build import build
-from cora_ci.bundle import Bundle, open_bundle
+from cora_ci.bundle import Bundle, open_bundle, stems
 from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
 from cora_ci.retrieval import (
@@ -1006,3 +1006,44 @@ def test_expansion_adds_a_callee_not_the_hub_all_the_code_refers_to(make_repo) -
         b, search(b, "upload a file after checking its size", k=10, params=replace(PARAMS, hubs=0.0))
     )
     assert "app/errors.py::AppError" in plain
+
+
+SESSIONS = {
+    ".cora.toml": "min_tokens = 0\n",
+    "net/pool.py": """\
+        class ClientSession:
+            def send(self, request):
+                return self.transport.write(request)
+        """,
+    **{
+        f"server/handler{i}.py": f'''\
+            def session_client{i}(client, session):
+                """Answer a client of the session: the client's session state is kept for the client."""
+                session.touch(client)
+                return session.reply(client, session.state)
+            '''
+        for i in range(3)
+    },
+}
+
+
+def test_two_words_that_spell_an_identifier_find_it(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """ "client session" is `ClientSession`: the index holds the identifier whole beside its parts,
+    so the joined pair finds the class the handlers' separate words outscore; `join` off, they
+    come first."""
+    repo = make_repo(dedent_files(SESSIONS))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    assert path_of(b, b.lexical.search("the client session", 10, join=True)[0][0]) == "net/pool.py"
+    assert path_of(b, b.lexical.search("the client session", 10, join=False)[0][0]).startswith("server/")
+    assert anchors(b, search(b, "how does the client session work", expand=False))[0].startswith(
+        "net/pool.py::ClientSession"
+    )
+    assert b.lexical.holds("clientsession") and not b.lexical.holds("theclient")
+
+
+def test_joined_pairs_are_the_held_adjacent_words_in_order_once() -> None:
+    held = {"clientsession", "asdict", "filename"}
+    text = "Client session as dict: the file name, the client session again (a b)"
+    assert stems.joined(text, held.__contains__) == ["clientsession", "asdict", "filename"]
+    assert stems.joined("a b is a", lambda t: True) == []  # pairs of fewer than 5 letters name nothing

@@ -320,6 +320,15 @@ def _unreadable(name: Path) -> Iterator[None]:
         raise CoraError("CORA-BND-004", f"{name}: unreadable BM25 index (tantivy panicked)") from None
 
 
+_REMEMBERED = 1 << 16  # words' forms and joined pairs a warm process keeps (then forgets at once)
+
+
+def _remember(seen: dict[str, Any], key: str, value: Any) -> None:
+    if len(seen) >= _REMEMBERED:
+        seen.clear()
+    seen[key] = value
+
+
 class LexicalIndex:
     """A read-only view of a bundle's BM25 index: `names` (default: every file of `directory`) are
     linked into a private directory that tantivy opens. With `segments` (the manifest's), meta.json
@@ -360,8 +369,9 @@ class LexicalIndex:
                 self._schema = self._index.schema
         finally:  # the searcher holds its files open (mapped): the links are no longer needed
             shutil.rmtree(shadow, ignore_errors=True)
-        self._last: tuple[tuple[str, int, frozenset[str]], list[tuple[int, float]]] | None = None
+        self._last: tuple[tuple[str, int, frozenset[str], bool], list[tuple[int, float]]] | None = None
         self._forms: dict[str, list[str]] = {}
+        self._held: dict[str, bool] = {}
 
     @property
     def num_docs(self) -> int:
@@ -369,14 +379,16 @@ class LexicalIndex:
             n: int = self._searcher.num_docs
         return n
 
-    def search(self, query: str, k: int, expand: frozenset[str] = frozenset()) -> list[tuple[int, float]]:
+    def search(self, query: str, k: int, expand: frozenset[str] = frozenset(),
+               join: bool = False) -> list[tuple[int, float]]:  # fmt: skip
         """BM25 over the name, path and body fields with their boosts: (chunk id, score), best first;
-        the words of `expand` also by their other forms in the index (`stems.py`). The last
-        answer is kept: a query prefetched while the model loads is not run twice."""
-        key = (query, k, expand)
+        the words of `expand` also by their other forms in the index, and with `join` two adjacent
+        words also as the one identifier they spell (`stems.py`). The last answer is kept: a query
+        prefetched while the model loads is not run twice."""
+        key = (query, k, expand, join)
         if self._last is not None and self._last[0] == key:
             return list(self._last[1])
-        out = self._search(query, k, expand)
+        out = self._search(query, k, expand, join)
         self._last = (key, out)
         return list(out)
 
@@ -385,13 +397,23 @@ class LexicalIndex:
         got = self._forms.get(word)
         if got is None:
             with _unreadable(self._name):
-                got = self._forms[word] = stems.forms(word, self._prefixed)
+                got = stems.forms(word, self._prefixed)
+            _remember(self._forms, word, got)
+        return got
+
+    def holds(self, term: str) -> bool:
+        """Whether a chunk's body has the term `term` (remembered, as `forms`)."""
+        got = self._held.get(term)
+        if got is None:
+            with _unreadable(self._name):
+                got = self._searcher.doc_freq("body", term) > 0
+            _remember(self._held, term, got)
         return got
 
     def _prefixed(self, prefix: str, limit: int) -> list[str]:
         return [t for t, _ in self._searcher.terms_with_prefix("body", prefix, limit=limit)]
 
-    def _search(self, query: str, k: int, expand: frozenset[str]) -> list[tuple[int, float]]:
+    def _search(self, query: str, k: int, expand: frozenset[str], join: bool) -> list[tuple[int, float]]:
         words = sorted(set(terms(query)))
         if not words or k <= 0:
             return []
@@ -399,6 +421,8 @@ class LexicalIndex:
         for w in sorted(expand.intersection(words)):  # `streaming` also as `streams`, weighted lower
             for f in self.forms(w):
                 weight.setdefault(f, stems.WEIGHT)
+        for j in stems.joined(query, self.holds) if join else ():  # `client session`: `ClientSession`
+            weight.setdefault(j, stems.WEIGHT)
         clauses = [
             (tantivy.Occur.Should,
              tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, w), boost * wt))

@@ -6,17 +6,26 @@ be another bundle format), so forms are joined at query time: the word's Snowbal
 index's words that begin with it (tantivy's term dictionary, by prefix) and have the same stem,
 each searched too at a lower weight. Only a sentence's words get them (`search.expanded`); an
 identifier is searched as written. Measured in bench/RESULTS.md (2026-11-25).
+
+Two adjacent words are also one identifier's other form: "client session" is `ClientSession`,
+"as dict" `asdict`, "file name" `filename` (an identifier is indexed whole beside its parts, so
+the index holds `clientsession`). A phrase that spells an identifier says more than its two words
+apart; the pairs the index holds are searched at the same lower weight (2026-11-27).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import cache, lru_cache
+from itertools import pairwise
 from typing import Any
 
 WEIGHT = 0.5  # a form's boost, times its field's, against the word as written
 _MIN = 4  # shorter words (`get`, `set`, `id`) have too many unrelated forms
 _LIMIT = 200  # index words read per prefix, the most frequent first
+_JOINED_MIN = 5  # shorter joined pairs (`a` + `b`, `is` + `a`) name nothing
+_LETTERS = re.compile(r"[a-z]+")
 
 
 @cache
@@ -47,3 +56,11 @@ def forms(word: str, prefixed: Callable[[str, int], list[str]]) -> list[str]:
     if len(prefix) < 3:
         return []
     return sorted(t for t in prefixed(prefix, _LIMIT) if t != word and t.isalpha() and stem(t) == root)
+
+
+def joined(text: str, holds: Callable[[str], bool]) -> list[str]:
+    """Two adjacent words of `text` written as one, where the index `holds` it (`client session`:
+    `clientsession`), in the order written, each once."""
+    words = _LETTERS.findall(text.lower())
+    pairs = dict.fromkeys(a + b for a, b in pairwise(words) if len(a) + len(b) >= _JOINED_MIN)
+    return [p for p in pairs if holds(p)]

@@ -43,7 +43,7 @@ from cora_ci.retrieval.search import (
     _explained,
     _features,
     _lift_nested,
-    expanded,
+    bm25,
     pool_size,
     search,
 )  # fmt: skip
@@ -136,7 +136,7 @@ def _candidates(parts: list[Part], cats: list[Catalog], q: Query, k: int, filter
         # each bundle's share of the candidates: twice an even split of one search's pool (the
         # union is what the features then rank), never fewer than 3k
         pool = max(3 * k, -(-2 * pool_size(len(cat), k, filters, params) // len(parts)))
-        lex = p.bundle.lexical.search(q.text, pool, expanded(q)) if params.lexical else []
+        lex = bm25(p.bundle, q, pool) if params.lexical else []
         qv = queried.get(id(p.embedder))
         vec = p.bundle.vectors.search(qv, pool) if qv is not None and p.bundle.vectors is not None else []
         for cid, _ in lex + vec:  # metadata read here, in parallel (it decodes file blobs)

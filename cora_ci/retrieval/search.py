@@ -152,20 +152,22 @@ def prefetch(bundle: Bundle, query: str, k: int, filters: Filters) -> None:
     both cached): `cora-ci query` does this while the model loads in another thread."""
     cat = catalog(bundle)
     q = analyse(query)
-    for cid, _ in bundle.lexical.search(q.text, pool_size(len(cat), k, filters), expanded(q)):
+    for cid, _ in bm25(bundle, q, pool_size(len(cat), k, filters)):
         cat.meta(cid)
 
 
-def expanded(q: Query) -> frozenset[str]:
-    """The words BM25 also searches by their other forms (`streaming`: `streams`): a sentence's,
-    never an identifier's (it is searched as written)."""
-    return q.words if q.identifier is None else frozenset()
+def bm25(bundle: Bundle, q: Query, pool: int) -> list[tuple[int, float]]:
+    """The BM25 side: a sentence's words also by their other forms (`streaming`: `streams`) and
+    two adjacent words also as the identifier they spell (`client session`: `ClientSession`); an
+    identifier as written."""
+    sentence = q.identifier is None
+    return bundle.lexical.search(q.text, pool, q.words if sentence else frozenset(), join=sentence)
 
 
 def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, filters: Filters,
                 params: Params, accept: Any) -> dict[int, _Cand]:  # fmt: skip
     pool = pool_size(len(cat), k, filters, params)
-    lexical = bundle.lexical.search(q.text, pool, expanded(q)) if params.lexical else []
+    lexical = bm25(bundle, q, pool) if params.lexical else []
     vector: list[tuple[int, float]] = []
     weight = params.fusion.vector_share(q.identifier is not None, q.report)
     if params.vectors and embedder is not None and bundle.vectors is not None and (weight > 0 or not lexical):
