@@ -532,10 +532,10 @@ def test_an_update_swaps_its_bundle_in_atomically_on_linux(tmp_path: Path) -> No
 def test_reading_bm25_leaves_no_shadow_directory(repo: Path) -> None:
     import tempfile
 
-    from cora_ci.bundle.lexical import _SHADOW_DIR
+    from cora_ci.bundle.lexical import SHADOW_DIR
 
     build(repo, model="none")
-    where = Path(_SHADOW_DIR or tempfile.gettempdir())
+    where = Path(SHADOW_DIR or tempfile.gettempdir())
     before = set(where.glob("cora-bm25-*"))
     lex = open_bundle(repo / ".cora" / "index").lexical
     assert set(where.glob("cora-bm25-*")) == before  # the links go once the searcher holds the files

@@ -82,7 +82,8 @@ def test_bm25_buckets_score_exactly_like_one_index_of_the_python_terms(
     words' parts, as bundles were indexed before: the same scores, so both read alike."""
     import tantivy
 
-    from cora_ci.bundle.lexical import FIELDS, LexicalDoc, LexicalIndex, write_index
+    from cora_ci.bundle.lexical import FIELDS, LexicalDoc, write_index
+    from cora_ci.bundle.lexical_reader import LexicalIndex
     from cora_ci.bundle.terms import _PART, _WORD, _words, terms
 
     def before(text: str) -> str:  # the text, then the parts of its compound words, as written

@@ -37,8 +37,8 @@ def test_a_segment_is_the_same_from_tmpfs_from_the_disk_and_when_tmpfs_fails(
 ) -> None:
     docs = _docs(40)
     got = {}
-    for name, shadow in (("tmpfs", lexical._SHADOW_DIR), ("disk", None), ("broken", str(tmp_path / "gone"))):
-        monkeypatch.setattr(lexical, "_SHADOW_DIR", shadow)
+    for name, shadow in (("tmpfs", lexical.SHADOW_DIR), ("disk", None), ("broken", str(tmp_path / "gone"))):
+        monkeypatch.setattr(lexical, "SHADOW_DIR", shadow)
         (tmp_path / name).mkdir()
         seg = _write_segment(tmp_path / name, docs)
         got[name] = (seg, {p.name: p.read_bytes() for p in (tmp_path / name).iterdir()})

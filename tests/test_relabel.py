@@ -133,7 +133,7 @@ def test_a_bundle_checked_once_is_not_opened_again_to_be_updated(
     """A bundle this machine did not write (another cache: downloaded, built in CI) has its BM25 and
     vectors checked before its first update; once they passed, the next runs trust the record,
     also for a bundle without vectors (there were none to check)."""
-    import cora_ci.bundle.lexical as lexical
+    import cora_ci.bundle.lexical_reader as lexical
 
     repo = init_repo(tmp_path / "repo", {"a.py": "def f():\n    return 1\n"})
     build(repo, model=model)

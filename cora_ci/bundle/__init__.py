@@ -27,7 +27,7 @@ from cora_ci.bundle.store import pin, read_artifact, read_manifest_and_id, resol
 from cora_ci.errors import CoraError
 
 if TYPE_CHECKING:  # imported where first used: a hook's no-op opens a bundle and reads neither index
-    from cora_ci.bundle.lexical import LexicalIndex
+    from cora_ci.bundle.lexical_reader import LexicalIndex
     from cora_ci.bundle.tables import ChunkTable, Shards
     from cora_ci.bundle.vectors import VectorIndex
 
@@ -112,7 +112,7 @@ class Bundle:
     def lexical(self) -> LexicalIndex:
         """The BM25 index: only the files the manifest lists, after its meta.json matched the
         manifest's segments (CORA-BND-004 naming the file otherwise)."""
-        from cora_ci.bundle.lexical import LexicalIndex
+        from cora_ci.bundle.lexical_reader import LexicalIndex
 
         self._current()
         names = [rel.split("/", 1)[1] for rel in self.manifest["artifacts"] if rel.startswith(mf.BM25 + "/")]
