@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -1047,3 +1049,21 @@ def test_joined_pairs_are_the_held_adjacent_words_in_order_once() -> None:
     text = "Client session as dict: the file name, the client session again (a b)"
     assert stems.joined(text, held.__contains__) == ["clientsession", "asdict", "filename"]
     assert stems.joined("a b is a", lambda t: True) == []  # pairs of fewer than 5 letters name nothing
+
+
+WORDS = ["client", "Session", "as", "dict", "a", "b", "x1", "caf\u00e9", "_", "-", "  ", "client_session"]
+JOINS = ["clientsession", "asdict", "sessionas", "dictclient", "ab", "sessioncaf", "x1client", "clientx"]
+
+
+@given(st.lists(st.sampled_from(WORDS), max_size=12), st.sets(st.sampled_from(JOINS)))
+def test_joined_pairs_are_held_adjacent_plain_words_each_once(parts: list[str], held: set[str]) -> None:
+    """Whatever the text: only what the index holds, each once, each two plain (ASCII, letters
+    only) words written next to each other or across an underscore, and every such pair that is
+    held; a word with other letters or digits (`café`, `x1`) joins nothing, not even a fragment."""
+    text = " ".join(parts)
+    got = stems.joined(text, held.__contains__)
+    words = re.findall(r"[^\W_]+", text.lower())  # `client_session`: two words
+    pairs = {a + b for a, b in pairwise(words) if re.fullmatch("[a-z]+", a) and re.fullmatch("[a-z]+", b)}
+    assert len(got) == len(set(got)) and set(got) <= held
+    assert set(got) == {p for p in pairs if len(p) >= 5} & held
+    assert not {"sessioncaf", "x1client", "clientx"} & set(got)

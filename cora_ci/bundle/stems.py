@@ -25,7 +25,7 @@ WEIGHT = 0.5  # a form's boost, times its field's, against the word as written
 _MIN = 4  # shorter words (`get`, `set`, `id`) have too many unrelated forms
 _LIMIT = 200  # index words read per prefix, the most frequent first
 _JOINED_MIN = 5  # shorter joined pairs (`a` + `b`, `is` + `a`) name nothing
-_LETTERS = re.compile(r"[a-z]+")
+_WORDS = re.compile(r"[^\W_]+")  # `header_rows` is two words: `HeaderRows` is `headerrows`
 
 
 @cache
@@ -60,7 +60,8 @@ def forms(word: str, prefixed: Callable[[str, int], list[str]]) -> list[str]:
 
 def joined(text: str, holds: Callable[[str], bool]) -> list[str]:
     """Two adjacent words of `text` written as one, where the index `holds` it (`client session`:
-    `clientsession`), in the order written, each once."""
-    words = _LETTERS.findall(text.lower())
-    pairs = dict.fromkeys(a + b for a, b in pairwise(words) if len(a) + len(b) >= _JOINED_MIN)
+    `clientsession`, and `fixed_width`: `FixedWidth`'s `fixedwidth`), in the order written, each
+    once; a word of other letters or with digits (`café`, `utf8`) joins nothing."""
+    words = [w if w.isascii() and w.isalpha() else "" for w in _WORDS.findall(text.lower())]
+    pairs = dict.fromkeys(a + b for a, b in pairwise(words) if a and b and len(a) + len(b) >= _JOINED_MIN)
     return [p for p in pairs if holds(p)]
