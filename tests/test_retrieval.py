@@ -1067,3 +1067,42 @@ def test_joined_pairs_are_held_adjacent_plain_words_each_once(parts: list[str], 
     assert len(got) == len(set(got)) and set(got) <= held
     assert set(got) == {p for p in pairs if len(p) >= 5} & held
     assert not {"sessioncaf", "x1client", "clientx"} & set(got)
+
+
+TITLED = {
+    "http/headers.py": '''\
+        def parse_header(line):
+            """Split an HTTP header line into its name and its value at the first colon."""
+            name, _, value = line.partition(":")
+            return name.strip().lower(), value.strip()
+        ''',
+    "report/table.py": '''\
+        def render_table(rows):
+            """Render rows of cells as a text table, each column as wide as its widest cell."""
+            widths = [max(len(str(c)) for c in col) for col in zip(*rows)]
+            return "\\n".join(" | ".join(str(c).ljust(w) for c, w in zip(r, widths)) for r in rows)
+        ''',
+}
+
+
+def test_a_reports_title_weighs_as_much_as_its_pasted_body(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """The title says what a report is about; the table it pastes below would otherwise make its
+    vector the table renderer's."""
+    from cora_ci.embedding import load_embedder
+    from cora_ci.retrieval.query import query_vector
+
+    repo = make_repo(dedent_files(TITLED))
+    build(repo, model="default")
+    b = open_bundle(repo / ".cora" / "index")
+    emb = load_embedder("default")
+    body = "\n".join(f"| row {i} | column {i} | cell {i} | table width {i} |" for i in range(2))
+    q = analyse(f"Header parsing loses the value after the colon\n\nTo reproduce, run this and look at the "
+                f"output:\n{body}\nand then it goes on like that, and then it goes on like that.")  # fmt: skip
+    assert q.report
+    assert b.vectors is not None
+    (first, _), *_ = b.vectors.search(query_vector(emb, q), 2)
+    assert path_of(b, first) == "http/headers.py"
+    (plain, _), *_ = b.vectors.search(emb.embed_query(q.text), 2)
+    assert path_of(b, plain) == "report/table.py"  # the body alone
+    short = analyse("Header parsing loses the value after the colon")
+    assert not short.report and (query_vector(emb, short) == emb.embed_query(short.text)).all()

@@ -31,7 +31,7 @@ from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.features import compile_filters
 from cora_ci.retrieval.fusion import fuse
 from cora_ci.retrieval.nesting import together
-from cora_ci.retrieval.query import Query, analyse
+from cora_ci.retrieval.query import Query, analyse, query_vector
 from cora_ci.retrieval.search import (
     PARAMS,
     Params,
@@ -129,7 +129,7 @@ def _candidates(parts: list[Part], cats: list[Catalog], q: Query, k: int, filter
     queried: dict[int, Any] = {}  # one query vector per embedder
     for p in parts:
         if params.vectors and p.embedder is not None and weight > 0 and id(p.embedder) not in queried:
-            queried[id(p.embedder)] = p.embedder.embed_query(q.text)
+            queried[id(p.embedder)] = query_vector(p.embedder, q)
 
     def one(o: int) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
         p, cat = parts[o], cats[o]

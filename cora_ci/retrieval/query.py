@@ -8,7 +8,9 @@ split`), and both may ask for tests or examples, which are otherwise ranked lowe
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import Any, NamedTuple
+
+import numpy as np
 
 from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
@@ -112,3 +114,15 @@ def analyse(text: str) -> Query:
     named = _named(text) if identifier is None else None
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
                  named, report)  # fmt: skip
+
+
+def query_vector(embedder: Any, q: Query) -> Any:
+    """The query embedded with the bundle's model. A report's first line, its title, weighs as much
+    as its whole text: what the report is about, where the body's pasted code, output and
+    traceback would otherwise drown it in an average of their words."""
+    vector = embedder.embed_query(q.text)
+    title = q.text.strip().split("\n", 1)[0].strip()
+    if not q.report or not title or title == q.text.strip():
+        return vector
+    both = np.asarray(vector, dtype=np.float32) + np.asarray(embedder.embed_query(title), dtype=np.float32)
+    return both / np.float32(max(float(np.linalg.norm(both)), 1e-12))

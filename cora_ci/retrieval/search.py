@@ -32,7 +32,7 @@ from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match
 from cora_ci.retrieval.fusion import Fused, Fusion, fuse
 from cora_ci.retrieval.nesting import lift_enclosing, together
-from cora_ci.retrieval.query import Query, analyse
+from cora_ci.retrieval.query import Query, analyse, query_vector
 from cora_ci.retrieval.select import diverse, pinned_ids
 from cora_ci.retrieval.types import Boost, Filters, Hit
 
@@ -171,7 +171,7 @@ def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, f
     vector: list[tuple[int, float]] = []
     weight = params.fusion.vector_share(q.identifier is not None, q.report)
     if params.vectors and embedder is not None and bundle.vectors is not None and (weight > 0 or not lexical):
-        vector = bundle.vectors.search(embedder.embed_query(q.text), pool)  # no model run when unweighted
+        vector = bundle.vectors.search(query_vector(embedder, q), pool)  # no model run when unweighted
     fused = fuse(lexical, vector, params.fusion, q.identifier is not None, q.report)
     out: dict[int, _Cand] = {}
     for cid, f in fused.items():
