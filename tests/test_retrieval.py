@@ -30,6 +30,7 @@ from cora_ci.retrieval import (
 )
 from cora_ci.retrieval.catalog import catalog, older_dirs, path_class, superseded_dirs
 from cora_ci.retrieval.query import analyse
+from cora_ci.retrieval.search import bm25
 
 FILES = {
     ".cora.toml": "min_tokens = 0\n",  # every symbol its own chunk, however small
@@ -1087,7 +1088,7 @@ TITLED = {
 
 def test_a_reports_title_weighs_as_much_as_its_pasted_body(make_repo) -> None:  # type: ignore[no-untyped-def]
     """The title says what a report is about; the table it pastes below would otherwise make its
-    vector the table renderer's."""
+    vector, and its BM25 words, the table renderer's."""
     from cora_ci.embedding import load_embedder
     from cora_ci.retrieval.query import query_vector
 
@@ -1095,7 +1096,8 @@ def test_a_reports_title_weighs_as_much_as_its_pasted_body(make_repo) -> None:  
     build(repo, model="default")
     b = open_bundle(repo / ".cora" / "index")
     emb = load_embedder("default")
-    body = "\n".join(f"| row {i} | column {i} | cell {i} | table width {i} |" for i in range(2))
+    rows = "\n".join(f"| row {i} | column {i} | cell {i} |" for i in range(2))
+    body = f"I render the rows as a table, each cell in its column:\n{rows}"
     q = analyse(f"Header parsing loses the value after the colon\n\nTo reproduce, run this and look at the "
                 f"output:\n{body}\nand then it goes on like that, and then it goes on like that.")  # fmt: skip
     assert q.report
@@ -1106,3 +1108,23 @@ def test_a_reports_title_weighs_as_much_as_its_pasted_body(make_repo) -> None:  
     assert path_of(b, plain) == "report/table.py"  # the body alone
     short = analyse("Header parsing loses the value after the colon")
     assert not short.report and (query_vector(emb, short) == emb.embed_query(short.text)).all()
+    # BM25 counts the title's words twice, as a title field outweighs a body
+    assert q.title == "Header parsing loses the value after the colon"
+    assert path_of(b, bm25(b, q, 2)[0][0]) == "http/headers.py"
+    assert path_of(b, b.lexical.search(q.text, 2, q.words, join=True)[0][0]) == "report/table.py"
+
+
+@pytest.mark.parametrize(
+    ("text", "title"),
+    [
+        (
+            "Header parsing loses the value\n\n" + "and then it goes on " * 12,
+            "Header parsing loses the value",
+        ),
+        ("and then it goes on " * 12, None),  # one paragraph: no title
+        ("Header parsing loses the value\nafter the colon", None),  # a question, not a report
+        ("\n\n  Header parsing  \n" + "word " * 50, "Header parsing"),
+    ],
+)
+def test_a_report_has_a_title_when_more_follows_its_first_line(text: str, title: str | None) -> None:
+    assert analyse(text).title == title

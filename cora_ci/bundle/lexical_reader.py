@@ -32,6 +32,7 @@ DocIds = Callable[[int], Sequence[int]]  # a segment's (the n-th non-empty bucke
 _LOCKS = (".tantivy-meta.lock", ".tantivy-writer.lock")
 _FILE = re.compile(r'filepath: "([0-9a-f]{32}\.[a-z]+|meta\.json)"')
 _WHY = re.compile(r'error: "([^".]+)')
+_Asked = tuple[str, int, frozenset[str], bool, frozenset[str]]  # a search's arguments
 
 
 @contextlib.contextmanager
@@ -104,7 +105,7 @@ class LexicalIndex:
                 self._schema = self._index.schema
         finally:  # the searcher holds its files open (mapped): the links are no longer needed
             shutil.rmtree(shadow, ignore_errors=True)
-        self._last: tuple[tuple[str, int, frozenset[str], bool], list[tuple[int, float]]] | None = None
+        self._last: tuple[_Asked, list[tuple[int, float]]] | None = None
         self._forms: dict[str, list[str]] = {}
         self._held: dict[str, bool] = {}
 
@@ -114,16 +115,17 @@ class LexicalIndex:
             n: int = self._searcher.num_docs
         return n
 
-    def search(self, query: str, k: int, expand: frozenset[str] = frozenset(),
-               join: bool = False) -> list[tuple[int, float]]:  # fmt: skip
+    def search(self, query: str, k: int, expand: frozenset[str] = frozenset(), join: bool = False,
+               twice: frozenset[str] = frozenset()) -> list[tuple[int, float]]:  # fmt: skip
         """BM25 over the name, path and body fields with their boosts: (chunk id, score), best first;
-        the words of `expand` also by their other forms in the index, and with `join` two adjacent
-        words also as the one identifier they spell (`stems.py`). The last answer is kept: a query
-        prefetched while the model loads is not run twice."""
-        key = (query, k, expand, join)
+        the words of `expand` also by their other forms in the index, with `join` two adjacent
+        words also as the one identifier they spell (`stems.py`), the terms of `twice` at twice
+        the weight. The last answer is kept: a query prefetched while the model loads is not run
+        twice."""
+        key = (query, k, expand, join, twice)
         if self._last is not None and self._last[0] == key:
             return list(self._last[1])
-        out = self._search(query, k, expand, join)
+        out = self._search(query, k, expand, join, twice)
         self._last = (key, out)
         return list(out)
 
@@ -148,11 +150,12 @@ class LexicalIndex:
     def _prefixed(self, prefix: str, limit: int) -> list[str]:
         return [t for t, _ in self._searcher.terms_with_prefix("body", prefix, limit=limit)]
 
-    def _search(self, query: str, k: int, expand: frozenset[str], join: bool) -> list[tuple[int, float]]:
+    def _search(self, query: str, k: int, expand: frozenset[str], join: bool,
+                twice: frozenset[str]) -> list[tuple[int, float]]:  # fmt: skip
         words = sorted(set(terms(query)))
         if not words or k <= 0:
             return []
-        weight = dict.fromkeys(words, 1.0)
+        weight = {w: 2.0 if w in twice else 1.0 for w in words}
         for w in sorted(expand.intersection(words)):  # `streaming` also as `streams`, weighted lower
             for f in self.forms(w):
                 weight.setdefault(f, stems.WEIGHT)

@@ -58,6 +58,7 @@ class Query(NamedTuple):
     wants: frozenset[str]  # path classes the query asks for: test, example, vendored, legacy, ...
     named: tuple[str, ...] | None = None  # the one identifier a sentence asks about: `X`, "definition of X"
     report: bool = False  # over ASKING words: a bug report or a pasted text, not a question
+    title: str | None = None  # a report's first line, when more follows: what it is about
 
 
 def split_qualified(name: str) -> tuple[str, ...]:
@@ -112,17 +113,23 @@ def analyse(text: str) -> Query:
     report = len(all_terms) > ASKING
     wants = frozenset(k for k, v in WANTS.items() if raw & v and (not report or k == "legacy"))
     named = _named(text) if identifier is None else None
+    first, _, rest = text.partition("\n")
+    title = first.strip() if report and first.strip() and rest.strip() else None
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
-                 named, report)  # fmt: skip
+                 named, report, title)  # fmt: skip
 
 
 def query_vector(embedder: Any, q: Query) -> Any:
-    """The query embedded with the bundle's model. A report's first line, its title, weighs as much
-    as its whole text: what the report is about, where the body's pasted code, output and
-    traceback would otherwise drown it in an average of their words."""
+    """The query embedded with the bundle's model. A report's title weighs as much as its whole
+    text: what the report is about, where the body's pasted code, output and traceback would
+    otherwise drown it in an average of their words."""
     vector = embedder.embed_query(q.text)
-    title = q.text.strip().split("\n", 1)[0].strip()
-    if not q.report or not title or title == q.text.strip():
+    if q.title is None:
         return vector
-    both = np.asarray(vector, dtype=np.float32) + np.asarray(embedder.embed_query(title), dtype=np.float32)
+    both = np.asarray(vector, dtype=np.float32) + np.asarray(embedder.embed_query(q.title), dtype=np.float32)
     return both / np.float32(max(float(np.linalg.norm(both)), 1e-12))
+
+
+def title_terms(q: Query) -> frozenset[str]:
+    """The terms BM25 counts twice: a report's title's, as a title field outweighs a body."""
+    return frozenset(terms(q.title)) if q.title is not None else frozenset()

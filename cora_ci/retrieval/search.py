@@ -32,7 +32,7 @@ from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match
 from cora_ci.retrieval.fusion import Fused, Fusion, fuse
 from cora_ci.retrieval.nesting import lift_enclosing, together
-from cora_ci.retrieval.query import Query, analyse, query_vector
+from cora_ci.retrieval.query import Query, analyse, query_vector, title_terms
 from cora_ci.retrieval.select import diverse, pinned_ids
 from cora_ci.retrieval.types import Boost, Filters, Hit
 
@@ -158,10 +158,11 @@ def prefetch(bundle: Bundle, query: str, k: int, filters: Filters) -> None:
 
 def bm25(bundle: Bundle, q: Query, pool: int) -> list[tuple[int, float]]:
     """The BM25 side: a sentence's words also by their other forms (`streaming`: `streams`) and
-    two adjacent words also as the identifier they spell (`client session`: `ClientSession`); an
-    identifier as written."""
+    two adjacent words also as the identifier they spell (`client session`: `ClientSession`), a
+    report's title's words twice; an identifier as written."""
     sentence = q.identifier is None
-    return bundle.lexical.search(q.text, pool, q.words if sentence else frozenset(), join=sentence)
+    return bundle.lexical.search(q.text, pool, q.words if sentence else frozenset(), join=sentence,
+                                 twice=title_terms(q))  # fmt: skip
 
 
 def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, filters: Filters,
