@@ -82,6 +82,18 @@ def test_a_file_name_matches_a_sentences_words_in_other_forms(question: str, pat
     assert name_match(analyse(question), _file(path)) == pytest.approx(share)
 
 
+def test_a_reports_names_are_matched_against_its_title() -> None:
+    """A hundred-word report shares next to none of its words with any name: its title's share."""
+    body = "It prints the statements of every migration, but my database cannot roll back DDL. " * 6
+    q = analyse(f"sqlmigrate wraps its output in BEGIN/COMMIT\n\n{body}")
+    assert q.title is not None and len(q.words) > 10
+    title = frozenset(analyse("sqlmigrate wraps its output in BEGIN/COMMIT").words)
+    assert name_match(q, _file("commands/sqlmigrate.py")) == pytest.approx(1 / len(title))
+    assert name_match(q._replace(title=None), _file("commands/sqlmigrate.py")) == pytest.approx(
+        1 / len(q.words)
+    )
+
+
 def test_identifiers_and_symbols_match_as_written() -> None:
     assert name_match(analyse("Task"), _file("src/tasks.ts")) == 0.0
     assert name_match(analyse("parsed values"), _file("lib/read.py", "parser")) == 0.0
