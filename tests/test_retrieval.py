@@ -1124,6 +1124,11 @@ def test_a_reports_title_weighs_as_much_as_its_pasted_body(make_repo) -> None:  
         ("and then it goes on " * 12, None),  # one paragraph: no title
         ("Header parsing loses the value\nafter the colon", None),  # a question, not a report
         ("\n\n  Header parsing  \n" + "word " * 50, "Header parsing"),
+        # what a report may start with that is not its title
+        ("```python\nparse_header('a: b')\n```\n" + "and then it goes on " * 12, None),
+        ("Traceback (most recent call last):\n" + '  File "a.py", line 1, in f\n' * 12, None),
+        (">>> parse_header('a: b')\n" + "and then it goes on " * 12, None),
+        ("Bug\n" + "and then it goes on " * 12, None),  # one word says too little
     ],
 )
 def test_a_report_has_a_title_when_more_follows_its_first_line(text: str, title: str | None) -> None:

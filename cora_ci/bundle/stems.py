@@ -4,7 +4,7 @@
 The index keeps words as written (an identifier must match exactly, and other indexed terms would
 be another bundle format), so forms are joined at query time: the word's Snowball stem, the
 index's words that begin with it (tantivy's term dictionary, by prefix) and have the same stem,
-each searched too at a lower weight. Only a sentence's words get them (`search.expanded`); an
+each searched too at a lower weight. Only a sentence's words get them (`search.bm25`); an
 identifier is searched as written. Measured in bench/RESULTS.md (2026-11-25).
 
 Two adjacent words are also one identifier's other form: "client session" is `ClientSession`,

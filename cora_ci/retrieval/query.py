@@ -113,10 +113,21 @@ def analyse(text: str) -> Query:
     report = len(all_terms) > ASKING
     wants = frozenset(k for k, v in WANTS.items() if raw & v and (not report or k == "legacy"))
     named = _named(text) if identifier is None else None
-    first, _, rest = text.partition("\n")
-    title = first.strip() if report and first.strip() and rest.strip() else None
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
-                 named, report, title)  # fmt: skip
+                 named, report, _title(text) if report else None)  # fmt: skip
+
+
+_NOT_A_TITLE = re.compile(r"\s*(?:```|~~~|>>>|\$ |Traceback \(|File \"|at |In \[\d+\]:)")
+
+
+def _title(text: str) -> str | None:
+    """A report's first line when more follows and it is prose: not a fence, a prompt or a
+    traceback the report starts with."""
+    first, _, rest = text.partition("\n")
+    first = first.strip()
+    if not rest.strip() or _NOT_A_TITLE.match(first) or len(re.findall(r"[A-Za-z]{2,}", first)) < 2:
+        return None
+    return first
 
 
 def query_vector(embedder: Any, q: Query) -> Any:
