@@ -16,7 +16,8 @@ SNIPPET = """\
 This repository has a code index (cora-ci), served to you by the `cora-ci` MCP server.
 
 - Find code with `search` before grepping or opening files: it takes an identifier (`Session.send`),
-  a question in words ("where are retries configured") or a pasted error or traceback, and returns
+  a question in words ("where are retries configured"), a pasted error or traceback, or a whole
+  issue (its title as the first line, which weighs most), and returns
   the matching functions, classes and doc sections with their paths and lines.
 - Every result has an **anchor**, `path::Class.method`: a stable name for the symbol that survives
   edits. Pass it to `show` for the symbol's whole current code, or to `related` for what to read
