@@ -15,7 +15,7 @@ from cora_ci.bundle.stems import WEIGHT, stem
 from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
 from cora_ci.retrieval.catalog import Meta
-from cora_ci.retrieval.query import STOPWORDS, Query
+from cora_ci.retrieval.query import Query, name_words
 from cora_ci.retrieval.types import Filters
 
 if TYPE_CHECKING:
@@ -101,7 +101,7 @@ def name_match(q: Query, m: Meta) -> float:
     (`stems.WEIGHT`): `tasks.ts` for "task", `parser.py` for "parsed", `config.ts` for
     "configuration", `impls.rs` for "implementations". Symbols and identifier queries match
     as written. A report's share is its title's: of a hundred words, any name holds next to none."""
-    words = _title_words(q.title) if q.title is not None else q.words
+    words = name_words(q)
     if not words:
         return 0.0
     exact = words & _name_terms(m.symbols, m.path)
@@ -109,11 +109,6 @@ def name_match(q: Query, m: Meta) -> float:
         return len(exact) / len(words)
     loose = _other_forms(m.path, words) - exact
     return (len(exact) + WEIGHT * len(loose)) / len(words)
-
-
-@lru_cache(maxsize=256)
-def _title_words(title: str) -> frozenset[str]:
-    return frozenset(t for t in terms(title) if t not in STOPWORDS)
 
 
 _SHORTEST = 4  # a stem or an abbreviation shorter than this stands for too much (`doc`, `str`)

@@ -8,6 +8,8 @@ split`), and both may ask for tests or examples, which are otherwise ranked lowe
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -105,7 +107,7 @@ def analyse(text: str) -> Query:
         split_qualified(w) for w in _IDENT.findall(text) if _CODEY.match(w.removesuffix("()"))
     )  # fmt: skip
     all_terms = terms(text)
-    words = frozenset(t for t in all_terms if t not in STOPWORDS)
+    words = _content(all_terms)
     raw = {t for t in all_terms}
     # A question that names tests or docs asks for them; a bug report mentions them in passing
     # ("my tests fail", "the docs say") and asks for the code to change; one that names an older
@@ -144,3 +146,19 @@ def query_vector(embedder: Any, q: Query) -> Any:
 def title_terms(q: Query) -> frozenset[str]:
     """The terms BM25 counts twice: a report's title's, as a title field outweighs a body."""
     return frozenset(terms(q.title)) if q.title is not None else frozenset()
+
+
+def name_words(q: Query) -> frozenset[str]:
+    """The words a chunk's symbol and file names are matched against: a report's title's (of a
+    hundred words, any name holds next to none), else the query's."""
+    return _title_words(q.title) if q.title is not None else q.words
+
+
+@lru_cache(maxsize=256)
+def _title_words(title: str) -> frozenset[str]:
+    return _content(terms(title))
+
+
+def _content(all_terms: Iterable[str]) -> frozenset[str]:
+    """Terms less stopwords: the words a query asks with."""
+    return frozenset(t for t in all_terms if t not in STOPWORDS)
