@@ -20,6 +20,7 @@ from cora_ci.bundle import Bundle
 from cora_ci.bundle.manifest import links_of_row
 from cora_ci.graph.build import FileLinks
 from cora_ci.retrieval.query import split_qualified
+from cora_ci.retrieval.tested import Subjects
 
 if TYPE_CHECKING:
     from cora_ci.bundle.tables import ChunkTable
@@ -289,6 +290,11 @@ class Catalog:
         """Rows of the file `path` (empty if the bundle has no such file)."""
         fi = self.table.file_index(path)
         return range(0) if fi is None else self.table.file_rows(fi)
+
+    @cached_property
+    def subjects(self) -> Subjects:
+        """Test file -> the files it checks (`tested.py`), over the bundle's paths."""
+        return Subjects(self.bundle.manifest["files"]["path"])
 
     @cached_property
     def _superseded(self) -> frozenset[str]:

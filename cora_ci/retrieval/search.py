@@ -7,7 +7,8 @@ Steps, each visible in a hit's `explain`:
    report's traceback frames and paths point at (`evidence`), symbol and file names that match the
    query (`name`), for a sentence how much of the code refers to a chunk (`popular`),
    tests/examples/vendored/generated code, older copies of the code, prose, type stubs and private
-   helpers lower unless asked for (`demoted`), `dir:` boosts (`dir`), a share of the other strong
+   helpers lower unless asked for (`demoted`), for a sentence the code a well-found test checks
+   (`tested`, `tested.py`), `dir:` boosts (`dir`), a share of the other strong
    chunks of the same file (`file`), so a file with several good chunks rises, and for a sentence
    a nested function's enclosing function just above it (`nested`, `nesting.py`);
 3. reference expansion: personalized PageRank seeded by the best hits lifts candidates they are
@@ -38,7 +39,7 @@ from cora_ci.retrieval.types import Boost, Filters, Hit
 
 EXPLAIN_KEYS = (
     "query", "bm25_rank", "bm25_score", "vector_rank", "vector_score", "fused", "definition", "name",
-    "evidence", "popular", "nested", "demoted", "dir", "file", "graph", "diversity", "boost",
+    "evidence", "popular", "tested", "nested", "demoted", "dir", "file", "graph", "diversity", "boost",
 )  # fmt: skip
 # of Params.definition, by definition_level: a name in another case (`reader` for `Reader`) well below
 # the exact one, which comes first even from the second place in BM25 and a file's second pick
@@ -72,6 +73,7 @@ class Params:
     seeds: int = 5  # top hits that seed PageRank
     graph: float = 0.1  # added: this times the graph score (PageRank mass / the largest mass)
     popular: float = 0.05  # added for a sentence: this times how much of the code refers to the chunk
+    tested: float = 0.3  # added for a sentence to a tested file's chunks: this times what its test adds
     graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
     graph_slots: float = 0.2  # share of the k places kept, at the end, for chunks only the graph found
     reverse: float = 0.5  # weight of "is referenced by" edges relative to "references"
@@ -309,6 +311,8 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             ex["dir"] = params.dir_boost
         c.score = score
     _lower_older_definitions(older, defined)
+    if q.identifier is None and params.tested > 0:
+        _to_subjects(cat, cands, params)
     if params.file > 0:
         _file_share(cands, params)
     if q.identifier is None and params.private != 1.0:
@@ -316,6 +320,26 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             if not c.explain["definition"] and not c.explain["demoted"] and _private(c.meta):
                 c.score *= params.private
                 c.explain["demoted"] = "private"
+
+
+def _to_subjects(cat: Catalog, cands: dict[int, _Cand], params: Params) -> None:
+    """A test found for a sentence points at the code it checks (`tested.py`): each chunk of that
+    file gains `params.tested` times what the best such test scored, before tests were lowered,
+    above the file's own best. A test that says no more than its code lends nothing: a small
+    repository's every test is a candidate, and a weak one must not lift a file over the answer."""
+    lent: dict[str, float] = {}
+    own: dict[str, float] = {}
+    for c in cands.values():
+        if c.explain["demoted"] == "test":
+            for path in cat.subjects.of(c.meta.path):
+                lent[path] = max(lent.get(path, 0.0), c.score / params.demote)
+        elif not c.explain["demoted"]:
+            own[c.meta.path] = max(own.get(c.meta.path, 0.0), c.score)
+    for c in cands.values():
+        more = lent.get(c.meta.path, 0.0) - own.get(c.meta.path, 0.0)
+        if more > 0 and not c.explain["demoted"]:
+            c.explain["tested"] = round(params.tested * more, 6)
+            c.score += params.tested * more
 
 
 def _lift_nested(cat: Catalog, q: Query, cands: dict[int, _Cand], params: Params, accept: Any,

@@ -1,0 +1,92 @@
+"""The code a test file checks, by the naming conventions of test runners.
+
+A question or a bug report often reads most like a test (`test_rename_field_foreign_key_to_field`
+says in words what a report says), and tests rank below the code they test. What a test is found
+for points at its subject, the file its name names: `tests/migrations/test_autodetector.py` checks
+`django/db/migrations/autodetector.py`, `sklearn/linear_model/tests/test_ridge.py` checks
+`sklearn/linear_model/_ridge.py`, `src/parser.test.ts` checks `src/parser.ts`, `FooTest.java`
+checks `Foo.java`. `search.py` passes a share of a test's score on to its subject's chunks.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+# A test file's name around its subject's stem: `test_x.py`, `x_test.go`, `x.test.ts`, `XTest.java`...
+_AFFIXED = re.compile(
+    r"^test_(?P<a>.+)\.py$|^(?P<b>.+?)_tests?\.\w+$|^(?P<c>.+?)\.(test|spec)\.[cm]?[jt]sx?$"
+    r"|^(?P<d>.+?)Tests?\.(java|cs|kt|swift)$|^(?P<e>.+?)_spec\.rb$"
+)
+# stems too common to say which file is meant
+_GENERIC = frozenset({
+    "__init__", "index", "mod", "lib", "main", "utils", "util", "helpers", "common", "conftest", "setup",
+    "fixtures", "base", "core", "types", "models", "views",
+})  # fmt: skip
+_TEST_DIRS = frozenset({"test", "tests", "__tests__", "testing", "spec", "specs", "unit", "integration"})
+_MOST = 3  # more files of that name than this, equally close: the name does not say which
+
+
+def stem_of(name: str) -> str:
+    """A file name without its extensions (`parser.test.ts`: `parser.test`); no leading `_`
+    (a private module, `_ridge.py`, is what `test_ridge.py` checks)."""
+    return name.split(".", 1)[0].lstrip("_")
+
+
+def subject_stem(path: str) -> str | None:
+    """The stem of the file a test file checks, by its name; None when the name is not a test's
+    or says too little."""
+    name = path.rsplit("/", 1)[-1]
+    m = _AFFIXED.match(name)
+    stem = next((g for g in m.groups() if g), None) if m else None
+    if stem is None or not stem.strip("_"):
+        return None
+    stem = stem.lstrip("_")
+    return None if stem.lower() in _GENERIC else stem
+
+
+class Subjects:
+    """Test file -> the code files it checks, over the paths of one bundle."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self._by_stem: dict[str, list[str]] = {}
+        for p in paths:
+            self._by_stem.setdefault(stem_of(p.rsplit("/", 1)[-1]), []).append(p)
+        self._seen: dict[str, tuple[str, ...]] = {}
+
+    def of(self, test_path: str) -> tuple[str, ...]:
+        """The files `test_path` checks: of its subject's stem and extension, not tests, inside the
+        package the test sits in when it sits in one; of those, the ones sharing the most directory
+        names with it (`tests/auth_tests/test_hashers.py`: `django/contrib/auth/hashers.py`);
+        () when there are none or more than `_MOST` equals."""
+        got = self._seen.get(test_path)
+        if got is None:
+            got = self._seen[test_path] = self._find(test_path)
+        return got
+
+    def _find(self, test_path: str) -> tuple[str, ...]:
+        stem = subject_stem(test_path)
+        if stem is None:
+            return ()
+        ext = "." + test_path.rsplit(".", 1)[-1]
+        parts = test_path.split("/")[:-1]
+        first = next((i for i, d in enumerate(parts) if d in _TEST_DIRS), len(parts))
+        inside = parts[:first]  # `sympy/parsing/tests/` checks `sympy/parsing/`, not `sympy/printing/`
+        own = {_bare(d) for d in parts if d not in _TEST_DIRS}
+        near: dict[str, int] = {}
+        for p in self._by_stem.get(stem, []):
+            dirs = p.split("/")[:-1]
+            code = subject_stem(p) is None and not _TEST_DIRS.intersection(dirs)
+            if code and p.endswith(ext) and dirs[: len(inside)] == inside:
+                near[p] = len(own.intersection(dirs))
+        best = max(near.values(), default=0)
+        out = tuple(p for p, n in near.items() if n == best)
+        return out if len(out) <= _MOST else ()
+
+
+_AFFIX = re.compile(r"^tests?_|_tests?$")
+
+
+def _bare(d: str) -> str:
+    """A directory name without a test affix (`auth_tests`, `test_auth`: `auth`)."""
+    return _AFFIX.sub("", d) or d

@@ -1,0 +1,128 @@
+"""A test found for a sentence points at the code it checks (`cora_ci.retrieval.tested`)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+from conftest import dedent_files
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cora_ci.build import build
+from cora_ci.bundle import Bundle, open_bundle
+from cora_ci.retrieval import PARAMS, Hit, search
+from cora_ci.retrieval.catalog import path_class
+from cora_ci.retrieval.tested import Subjects, subject_stem
+
+PATHS = [
+    "django/db/migrations/autodetector.py",
+    "django/contrib/auth/hashers.py",
+    "django/core/hashers.py",
+    "sklearn/linear_model/_ridge.py",
+    "sympy/printing/latex.py",
+    "src/parser.ts",
+    "src/parser.js",
+    "lib/parser.ts",
+    "src/main/java/com/acme/Foo.java",
+    "binding/json.go",
+    "render/json.go",
+    "lib/router.rb",
+    "pkg/utils.py",
+    *(f"m{i}/widget.py" for i in range(4)),
+]
+
+
+@pytest.mark.parametrize(
+    ("test", "subjects"),
+    [
+        ("tests/migrations/test_autodetector.py", ("django/db/migrations/autodetector.py",)),
+        ("sklearn/linear_model/tests/test_ridge.py", ("sklearn/linear_model/_ridge.py",)),  # a private module
+        ("src/parser.test.ts", ("src/parser.ts",)),  # its own extension, inside its own directory
+        ("src/parser.spec.ts", ("src/parser.ts",)),
+        ("src/test/java/com/acme/FooTest.java", ("src/main/java/com/acme/Foo.java",)),
+        ("binding/json_test.go", ("binding/json.go",)),  # beside it, not `render/json.go`
+        ("spec/router_spec.rb", ("lib/router.rb",)),
+        ("tests/auth_tests/test_hashers.py", ("django/contrib/auth/hashers.py",)),  # `auth_tests`: `auth`
+        ("sympy/parsing/tests/test_latex.py", ()),  # the parser's test, not the printer's
+        ("tests/test_utils.py", ()),  # a name too common to say which
+        ("tests/test_widget.py", ()),  # four equally near
+        ("tests/test_missing.py", ()),
+        ("src/parser.ts", ()),  # not a test's name
+    ],
+)
+def test_a_test_files_subject_is_the_file_its_name_names(test: str, subjects: tuple[str, ...]) -> None:
+    assert Subjects(PATHS).of(test) == subjects
+
+
+@given(st.lists(st.from_regex(r"(src/|tests/|a/tests/|lib/)?(test_)?[a-c](_test)?\.(py|go)", fullmatch=True)))
+def test_subjects_are_code_files_of_the_tests_stem_and_extension(paths: list[str]) -> None:
+    s = Subjects(paths)
+    for t in paths:
+        got = s.of(t)
+        assert len(got) <= 3 and t not in got
+        for p in got:
+            assert p in paths and p.rsplit(".", 1)[1] == t.rsplit(".", 1)[1]
+            assert subject_stem(p) is None and path_class(p) is None
+            assert p.rsplit("/", 1)[-1].split(".")[0] == subject_stem(t)
+
+
+SHOP = {
+    ".cora.toml": "min_tokens = 0\n",
+    "shop/tokenizer.py": '''\
+        def split_words(text):
+            """Break a line into its tokens."""
+            out, word, escaped = [], "", False
+            for ch in text:
+                word += ch
+            return out
+        ''',
+    "shop/render.py": '''\
+        def show_words(words):
+            """Show the words of a line together, quoted, with their escapes kept."""
+            return " ".join(repr(w) for w in words)
+        ''',
+    "shop/tests/test_tokenizer.py": """\
+        from shop.tokenizer import split_words
+
+
+        def test_quoted_words_with_escapes_stay_together():
+            assert split_words('"quoted words" with escapes') == ["quoted words", "with", "escapes"]
+        """,
+}
+
+
+def anchor(b: Bundle, h: Hit) -> str | None:
+    return b.chunks.chunk(b.chunks.row_of[h.chunk_id]).anchor
+
+
+def test_a_sentence_a_test_answers_lifts_the_code_it_tests(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """The words are the test's; the code they are about is the file the test is named for, which
+    says them less than another file does."""
+    repo = make_repo(dedent_files(SHOP))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    query = "quoted words with escapes are kept together"
+
+    def files(params: object) -> list[str]:
+        hits = search(b, query, expand=False, params=params)  # type: ignore[arg-type]
+        paths = [b.chunks.chunk(b.chunks.row_of[h.chunk_id]).path for h in hits]
+        return [p for p in paths if path_class(p) is None]
+
+    assert files(replace(PARAMS, tested=0.0))[:2] == ["shop/render.py", "shop/tokenizer.py"]
+    assert files(PARAMS)[:2] == ["shop/tokenizer.py", "shop/render.py"]
+    hits = search(b, query, expand=False)
+    by_path: dict[str, Hit] = {}
+    for h in hits:  # each file's best
+        by_path.setdefault(b.chunks.chunk(b.chunks.row_of[h.chunk_id]).path, h)
+    test = by_path["shop/tests/test_tokenizer.py"]
+    assert test.explain["demoted"] == "test"
+    lent = by_path["shop/tokenizer.py"].explain["tested"]
+    assert isinstance(lent, float)
+    assert 0 < lent < PARAMS.tested * test.score / PARAMS.demote  # what it says above the code's own
+    assert by_path["shop/render.py"].explain["tested"] is None
+    # a test that says less than its code lends nothing
+    said = search(b, "break a line into its tokens", expand=False)
+    assert anchor(b, said[0]) == "shop/tokenizer.py::split_words" and said[0].explain["tested"] is None
+    # an identifier asks for what it names
+    assert all(h.explain["tested"] is None for h in search(b, "split_words", expand=False))
