@@ -13,7 +13,7 @@ from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.retrieval import PARAMS, Hit, search
 from cora_ci.retrieval.catalog import path_class
-from cora_ci.retrieval.tested import Subjects, subject_stem
+from cora_ci.retrieval.tested import Subjects, lend, subject_stem
 
 PATHS = [
     "django/db/migrations/autodetector.py",
@@ -65,6 +65,19 @@ def test_subjects_are_code_files_of_the_tests_stem_and_extension(paths: list[str
             assert p in paths and p.rsplit(".", 1)[1] == t.rsplit(".", 1)[1]
             assert subject_stem(p) is None and path_class(p) is None
             assert p.rsplit("/", 1)[-1].split(".")[0] == subject_stem(t)
+
+
+def test_a_test_lends_its_subject_what_it_scored_above_the_subjects_own_best() -> None:
+    subjects = Subjects(["a/parser.py", "a/lexer.py", "a/tests/test_parser.py", "a/tests/test_lexer.py"])
+    found = [
+        ("a/tests/test_parser.py", 0.3, "test"),  # 1.0 before tests were lowered to 0.3
+        ("a/tests/test_parser.py", 0.15, "test"),
+        ("a/parser.py", 0.4, None),
+        ("a/parser.py", 0.2, "private"),  # lowered for another reason: not the file's own best
+        ("a/tests/test_lexer.py", 0.06, "test"),  # 0.2: less than the lexer says itself
+        ("a/lexer.py", 0.5, None),
+    ]
+    assert lend(found, subjects, 0.3) == pytest.approx({"a/parser.py": 0.6})
 
 
 SHOP = {

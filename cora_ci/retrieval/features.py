@@ -180,3 +180,16 @@ def compile_filters(f: Filters) -> Callable[[Meta], bool]:
 
 def active(f: Filters) -> bool:
     return bool(f.langs or f.kinds or f.paths or f.excludes)
+
+
+def private(m: Meta) -> bool:
+    """Every symbol of the chunk is private by convention (`_helper`, not `__init__`), or reached
+    only through a private name (`_Builder.build`, `_Check.__call__`): a question in words asks
+    first for what the code offers, its helpers a little lower."""
+    if m.names:
+        return all(any(_underscored(part) for part in name) for name in m.names)
+    return bool(m.symbols) and all(_underscored(s) for s in m.symbols)
+
+
+def _underscored(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")

@@ -30,11 +30,12 @@ from cora_ci.bundle import Bundle
 from cora_ci.retrieval.catalog import OVERLOAD, Catalog, Meta, catalog, path_class, prose_class
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
-from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match
+from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match, private
 from cora_ci.retrieval.fusion import Fused, Fusion, fuse
 from cora_ci.retrieval.nesting import lift_enclosing, together
 from cora_ci.retrieval.query import Query, analyse, query_vector, title_terms
 from cora_ci.retrieval.select import diverse, pinned_ids
+from cora_ci.retrieval.tested import lend
 from cora_ci.retrieval.types import Boost, Filters, Hit
 
 EXPLAIN_KEYS = (
@@ -205,19 +206,6 @@ def _demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params)
     return (cls, factor) if factor != 1.0 else None
 
 
-def _private(m: Meta) -> bool:
-    """Every symbol of the chunk is private by convention (`_helper`, not `__init__`), or reached
-    only through a private name (`_Builder.build`, `_Check.__call__`): a question in words asks
-    first for what the code offers, its helpers a little lower."""
-    if m.names:
-        return all(any(_underscored(part) for part in name) for name in m.names)
-    return bool(m.symbols) and all(_underscored(s) for s in m.symbols)
-
-
-def _underscored(name: str) -> bool:
-    return name.startswith("_") and not name.startswith("__")
-
-
 def _in_dir(path: str, d: str) -> bool:
     return path == d or path.startswith(d + "/")
 
@@ -317,29 +305,21 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
         _file_share(cands, params)
     if q.identifier is None and params.private != 1.0:
         for c in cands.values():
-            if not c.explain["definition"] and not c.explain["demoted"] and _private(c.meta):
+            if not c.explain["definition"] and not c.explain["demoted"] and private(c.meta):
                 c.score *= params.private
                 c.explain["demoted"] = "private"
 
 
 def _to_subjects(cat: Catalog, cands: dict[int, _Cand], params: Params) -> None:
-    """A test found for a sentence points at the code it checks (`tested.py`): each chunk of that
-    file gains `params.tested` times what the best such test scored, before tests were lowered,
-    above the file's own best. A test that says no more than its code lends nothing: a small
-    repository's every test is a candidate, and a weak one must not lift a file over the answer."""
-    lent: dict[str, float] = {}
-    own: dict[str, float] = {}
+    """Each chunk of a file a well-found test checks gains `params.tested` times what the test
+    lends it (`tested.lend`)."""
+    found = ((c.meta.path, c.score, c.explain["demoted"]) for c in cands.values())
+    more = lend(found, cat.subjects, params.demote)
     for c in cands.values():
-        if c.explain["demoted"] == "test":
-            for path in cat.subjects.of(c.meta.path):
-                lent[path] = max(lent.get(path, 0.0), c.score / params.demote)
-        elif not c.explain["demoted"]:
-            own[c.meta.path] = max(own.get(c.meta.path, 0.0), c.score)
-    for c in cands.values():
-        more = lent.get(c.meta.path, 0.0) - own.get(c.meta.path, 0.0)
-        if more > 0 and not c.explain["demoted"]:
-            c.explain["tested"] = round(params.tested * more, 6)
-            c.score += params.tested * more
+        got = more.get(c.meta.path)
+        if got and not c.explain["demoted"]:
+            c.explain["tested"] = round(params.tested * got, 6)
+            c.score += params.tested * got
 
 
 def _lift_nested(cat: Catalog, q: Query, cands: dict[int, _Cand], params: Params, accept: Any,

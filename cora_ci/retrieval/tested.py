@@ -5,7 +5,8 @@ says in words what a report says), and tests rank below the code they test. What
 for points at its subject, the file its name names: `tests/migrations/test_autodetector.py` checks
 `django/db/migrations/autodetector.py`, `sklearn/linear_model/tests/test_ridge.py` checks
 `sklearn/linear_model/_ridge.py`, `src/parser.test.ts` checks `src/parser.ts`, `FooTest.java`
-checks `Foo.java`. `search.py` passes a share of a test's score on to its subject's chunks.
+checks `Foo.java`. A test lends its subject what it scored above the subject's own best (`lend`);
+`search.py` adds a share of that to the subject's chunks.
 """
 
 from __future__ import annotations
@@ -90,3 +91,22 @@ _AFFIX = re.compile(r"^tests?_|_tests?$")
 def _bare(d: str) -> str:
     """A directory name without a test affix (`auth_tests`, `test_auth`: `auth`)."""
     return _AFFIX.sub("", d) or d
+
+
+def lend(
+    found: Iterable[tuple[str, float, str | None]], subjects: Subjects, demote: float
+) -> dict[str, float]:
+    """Per file a test checks, what its best test scored before tests were lowered (its score over
+    `demote`) above the file's own best, over the candidates `found` ("test" the class of tests,
+    None that of ordinary code). A test that says no more than its code lends
+    nothing: a small repository's every test is a candidate, and a weak one must not lift a file
+    over the answer."""
+    tests: dict[str, float] = {}
+    own: dict[str, float] = {}
+    for path, score, demoted in found:
+        if demoted == "test":
+            for subject in subjects.of(path):
+                tests[subject] = max(tests.get(subject, 0.0), score / demote)
+        elif demoted is None:
+            own[path] = max(own.get(path, 0.0), score)
+    return {p: s - own.get(p, 0.0) for p, s in tests.items() if s > own.get(p, 0.0)}
