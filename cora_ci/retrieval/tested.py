@@ -93,14 +93,14 @@ def _bare(d: str) -> str:
     return _AFFIX.sub("", d) or d
 
 
-def lend(
-    found: Iterable[tuple[str, float, str | None]], subjects: Subjects, demote: float
-) -> dict[str, float]:
-    """Per file a test checks, what its best test scored before tests were lowered (its score over
-    `demote`) above the file's own best, over the candidates `found` ("test" the class of tests,
-    None that of ordinary code). A test that says no more than its code lends
-    nothing: a small repository's every test is a candidate, and a weak one must not lift a file
-    over the answer."""
+Found = tuple[str, float, str | None]  # a candidate's path, score and demotion class ("test", None: code)
+
+
+def lend(found: Iterable[Found], subjects: Subjects, demote: float) -> dict[str, float]:
+    """Per file a test checks, what its best test among the candidates `found` scored before tests
+    were lowered (its score over `demote`) above the file's own best. A test that says no more than
+    its code lends nothing: a small repository's every test is a candidate, and a weak one must not
+    lift a file over the answer."""
     tests: dict[str, float] = {}
     own: dict[str, float] = {}
     for path, score, demoted in found:
