@@ -13,6 +13,7 @@ from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.retrieval import PARAMS, Hit, search
 from cora_ci.retrieval.catalog import path_class
+from cora_ci.retrieval import tested
 from cora_ci.retrieval.tested import Subjects, lend, subject_stem
 
 PATHS = [
@@ -52,12 +53,12 @@ PATHS = [
     ],
 )
 def test_a_test_files_subject_is_the_file_its_name_names(test: str, subjects: tuple[str, ...]) -> None:
-    assert Subjects(PATHS).of(test) == subjects
+    assert Subjects(sorted(PATHS)).of(test) == subjects
 
 
 @given(st.lists(st.from_regex(r"(src/|tests/|a/tests/|lib/)?(test_)?[a-c](_test)?\.(py|go)", fullmatch=True)))
 def test_subjects_are_code_files_of_the_tests_stem_and_extension(paths: list[str]) -> None:
-    s = Subjects(paths)
+    s = Subjects(sorted(paths))
     for t in paths:
         got = s.of(t)
         assert len(got) <= 3 and t not in got
@@ -67,8 +68,42 @@ def test_subjects_are_code_files_of_the_tests_stem_and_extension(paths: list[str
             assert p.rsplit("/", 1)[-1].split(".")[0] == subject_stem(t)
 
 
+def _checked_by(paths: list[str], test: str) -> tuple[str, ...]:
+    """`Subjects.of` spelled out over every path, for the property below."""
+    stem = subject_stem(test)
+    if stem is None:
+        return ()
+    dirs = test.split("/")[:-1]
+    first = next((i for i, d in enumerate(dirs) if d in ("test", "tests", "spec")), len(dirs))
+    prefix = "".join(d + "/" for d in dirs[:first])
+    own = {d.removesuffix("_tests") for d in dirs if d not in ("test", "tests", "spec")}
+    near = {
+        p: len(own & set(p.split("/")[:-1]))
+        for p in paths
+        if p.startswith(prefix) and p.endswith("." + test.rsplit(".", 1)[1]) and subject_stem(p) is None
+        and p.rsplit("/", 1)[-1].split(".")[0].lstrip("_") == stem and not {"test", "tests", "spec"} & set(p.split("/"))
+    }  # fmt: skip
+    best = [p for p, n in near.items() if n == max(near.values())]
+    return tuple(sorted(best)) if len(best) <= 3 else ()
+
+
+@given(st.lists(st.from_regex(r"((a|a-b|a\.b|ab|c_tests|tests)/){0,3}(test_)?_?(x|y)\.(py|go)", fullmatch=True)))
+def test_subjects_are_those_of_the_rule_over_every_path(paths: list[str]) -> None:
+    s = Subjects(sorted(paths))
+    for t in paths:
+        assert tuple(sorted(s.of(t))) == _checked_by(paths, t)
+
+
+def test_a_part_of_the_tree_too_large_to_read_is_left_unread(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tested, "_LARGEST", 3)
+    paths = sorted(["pkg/parser.py", "pkg/lexer.py", "pkg/tests/test_parser.py", "other/a.py", "tests/test_lexer.py"])
+    s = Subjects(paths)
+    assert s.of("pkg/tests/test_parser.py") == ("pkg/parser.py",)  # its package: 3 files
+    assert s.of("tests/test_lexer.py") == ()  # the whole tree: 5
+
+
 def test_a_test_lends_its_subject_what_it_scored_above_the_subjects_own_best() -> None:
-    subjects = Subjects(["a/parser.py", "a/lexer.py", "a/tests/test_parser.py", "a/tests/test_lexer.py"])
+    subjects = Subjects(sorted(["a/parser.py", "a/lexer.py", "a/tests/test_parser.py", "a/tests/test_lexer.py"]))
     found = [
         ("a/tests/test_parser.py", 0.3, "test"),  # 1.0 before tests were lowered to 0.3
         ("a/tests/test_parser.py", 0.15, "test"),

@@ -11,8 +11,9 @@ checks `Foo.java`. A test lends its subject what it scored above the subject's o
 
 from __future__ import annotations
 
+import bisect
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 # A test file's name around its subject's stem: `test_x.py`, `x_test.go`, `x.test.ts`, `XTest.java`...
 _AFFIXED = re.compile(
@@ -26,6 +27,7 @@ _GENERIC = frozenset({
 })  # fmt: skip
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "testing", "spec", "specs", "unit", "integration"})
 _MOST = 3  # more files of that name than this, equally close: the name does not say which
+_LARGEST = 20_000  # files of a part of the tree read for a test's subject (~20 ms)
 
 
 def stem_of(name: str) -> str:
@@ -47,12 +49,14 @@ def subject_stem(path: str) -> str | None:
 
 
 class Subjects:
-    """Test file -> the code files it checks, over the paths of one bundle."""
+    """Test file -> the code files it checks, over the paths of one bundle (sorted, as its file
+    table is). Only the part of the tree a test may check is read: the package it sits in (a
+    range of the sorted paths), or the whole tree for a tree of tests of its own; a part of more
+    than `_LARGEST` files is not read (a monorepo's root `tests/`: ~1 us a path, once a process)."""
 
-    def __init__(self, paths: Iterable[str]) -> None:
-        self._by_stem: dict[str, list[str]] = {}
-        for p in paths:
-            self._by_stem.setdefault(stem_of(p.rsplit("/", 1)[-1]), []).append(p)
+    def __init__(self, paths: Sequence[str]) -> None:
+        self._paths = paths
+        self._parts: dict[str, dict[str, list[str]] | None] = {}  # a package's files by stem
         self._seen: dict[str, tuple[str, ...]] = {}
 
     def of(self, test_path: str) -> tuple[str, ...]:
@@ -73,16 +77,30 @@ class Subjects:
         parts = test_path.split("/")[:-1]
         first = next((i for i, d in enumerate(parts) if d in _TEST_DIRS), len(parts))
         inside = parts[:first]  # `sympy/parsing/tests/` checks `sympy/parsing/`, not `sympy/printing/`
+        by_stem = self._part("".join(d + "/" for d in inside))
         own = {_bare(d) for d in parts if d not in _TEST_DIRS}
         near: dict[str, int] = {}
-        for p in self._by_stem.get(stem, []):
+        for p in by_stem.get(stem, []) if by_stem is not None else []:
             dirs = p.split("/")[:-1]
-            code = subject_stem(p) is None and not _TEST_DIRS.intersection(dirs)
-            if code and p.endswith(ext) and dirs[: len(inside)] == inside:
+            if p.endswith(ext) and subject_stem(p) is None and not _TEST_DIRS.intersection(dirs):
                 near[p] = len(own.intersection(dirs))
         best = max(near.values(), default=0)
         out = tuple(p for p, n in near.items() if n == best)
         return out if len(out) <= _MOST else ()
+
+    def _part(self, prefix: str) -> dict[str, list[str]] | None:
+        """The files under `prefix` ("" the whole tree, else ending in `/`) by stem; None when
+        they are more than `_LARGEST`."""
+        if prefix not in self._parts:
+            lo = bisect.bisect_left(self._paths, prefix)
+            hi = bisect.bisect_left(self._paths, prefix[:-1] + "0") if prefix else len(self._paths)  # "/" + 1
+            by_stem: dict[str, list[str]] | None = None
+            if hi - lo <= _LARGEST:
+                by_stem = {}
+                for p in self._paths[lo:hi]:
+                    by_stem.setdefault(stem_of(p.rsplit("/", 1)[-1]), []).append(p)
+            self._parts[prefix] = by_stem
+        return self._parts[prefix]
 
 
 _AFFIX = re.compile(r"^tests?_|_tests?$")
