@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 
 from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
-from cora_ci.retrieval import PARAMS, Hit, search
+from cora_ci.retrieval import PARAMS, Hit, search, tested
 from cora_ci.retrieval.catalog import path_class
-from cora_ci.retrieval import tested
 from cora_ci.retrieval.tested import Subjects, lend, subject_stem
 
 PATHS = [
@@ -87,7 +86,9 @@ def _checked_by(paths: list[str], test: str) -> tuple[str, ...]:
     return tuple(sorted(best)) if len(best) <= 3 else ()
 
 
-@given(st.lists(st.from_regex(r"((a|a-b|a\.b|ab|c_tests|tests)/){0,3}(test_)?_?(x|y)\.(py|go)", fullmatch=True)))
+@given(
+    st.lists(st.from_regex(r"((a|a-b|a\.b|ab|c_tests|tests)/){0,3}(test_)?_?(x|y)\.(py|go)", fullmatch=True))
+)
 def test_subjects_are_those_of_the_rule_over_every_path(paths: list[str]) -> None:
     s = Subjects(sorted(paths))
     for t in paths:
@@ -96,14 +97,18 @@ def test_subjects_are_those_of_the_rule_over_every_path(paths: list[str]) -> Non
 
 def test_a_part_of_the_tree_too_large_to_read_is_left_unread(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(tested, "_LARGEST", 3)
-    paths = sorted(["pkg/parser.py", "pkg/lexer.py", "pkg/tests/test_parser.py", "other/a.py", "tests/test_lexer.py"])
+    paths = sorted(
+        ["pkg/parser.py", "pkg/lexer.py", "pkg/tests/test_parser.py", "other/a.py", "tests/test_lexer.py"]
+    )
     s = Subjects(paths)
     assert s.of("pkg/tests/test_parser.py") == ("pkg/parser.py",)  # its package: 3 files
     assert s.of("tests/test_lexer.py") == ()  # the whole tree: 5
 
 
 def test_a_test_lends_its_subject_what_it_scored_above_the_subjects_own_best() -> None:
-    subjects = Subjects(sorted(["a/parser.py", "a/lexer.py", "a/tests/test_parser.py", "a/tests/test_lexer.py"]))
+    subjects = Subjects(
+        sorted(["a/parser.py", "a/lexer.py", "a/tests/test_parser.py", "a/tests/test_lexer.py"])
+    )
     found = [
         ("a/tests/test_parser.py", 0.3, "test"),  # 1.0 before tests were lowered to 0.3
         ("a/tests/test_parser.py", 0.15, "test"),
