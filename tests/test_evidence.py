@@ -1,6 +1,7 @@
 """A bug report finds the code to change: its traceback frames, paths and dotted names are read
 (every format), matched to the bundle's files by their trailing components, and the innermost
-frame inside the repository outranks changelogs, translation catalogues and the words around."""
+frame inside the repository outranks changelogs, translation catalogues and the words around; a
+message it quotes finds the code that emits it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import pytest
 
 from cora_ci.build import build
 from cora_ci.render.query import Where, run_query
-from cora_ci.retrieval.evidence import clues
+from cora_ci.retrieval.evidence import MESSAGE, clues, messages
 from cora_ci.retrieval.noise import without_noise
 
 pytestmark = pytest.mark.usefixtures("private_cache")
@@ -232,3 +233,76 @@ def test_a_report_leans_on_its_words_more_than_a_question() -> None:
     told = fuse(lexical, vector, Fusion(), False, report.report)
     assert asked[1].score == pytest.approx(0.5) and asked[2].score == pytest.approx(0.5)
     assert told[1].score == pytest.approx(0.7) and told[2].score == pytest.approx(0.3)
+
+
+@pytest.mark.parametrize(
+    ("report", "quoted"),
+    [
+        ("ValueError: could not convert the given string to a float\n", ["could not convert the given string to a float"]),
+        ("accounts.User: (models.W042) Auto-created primary key used when not defining a type.\n"
+         "\tHINT: Configure the DEFAULT_AUTO_FIELD setting or the attribute.\n",
+         ["Auto-created primary key used when not defining a type.",
+          "Configure the DEFAULT_AUTO_FIELD setting or the attribute."]),
+        ("> WARNING: the cache directory is not writable, using a temporary one\n",
+         ["the cache directory is not writable, using a temporary one"]),
+        ("panic: assignment to entry in nil map of the router\n", ["assignment to entry in nil map of the router"]),
+        ("KeyError: 'qty'\n", []),  # too short to be written whole in the code
+        ("Error: x\nError: a b c d e\nError: a b c d e\nE1: f g h i j\n", ["a b c d e"]),  # once each
+        ("".join(f"TypeError: message number {n} of the many\n" for n in "abcde"),  # the first three
+         [f"message number {n} of the many" for n in "abc"]),
+    ],
+)  # fmt: skip
+def test_the_messages_a_report_quotes(report: str, quoted: list[str]) -> None:
+    assert messages(report) == quoted
+
+
+CHECKS = '''\
+    """System checks of the shop's models."""
+
+
+    def check_primary_keys(models, default):
+        """Warn about models whose primary key is made for them."""
+        for model in models:
+            if model.auto_pk:
+                yield Warning(
+                    f"Auto-created primary key used when not defining a "
+                    f"primary key type, by default {default!r}.",
+                    id="models.W042",
+                )
+
+
+    def check_ordering(models):
+        """Warn about models ordered by a field they do not have: key type and primary order."""
+        for model in models:
+            if model.ordering and model.ordering not in model.fields:
+                yield Warning("ordering refers to a field the model does not have", id="models.E015")
+    '''
+
+MESSAGE_REPORT = """Warning raised on a model that inherits its primary key
+
+After upgrading, every model that inherits from another one gets this at startup:
+
+accounts.User: (models.W042) Auto-created primary key used when not defining a primary key type, by default 'shop.AutoField'.
+
+The key is inherited, so the warning should not be raised.
+"""
+
+
+def test_a_report_that_quotes_a_warning_finds_the_code_that_emits_it(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """No traceback: the warning's words, in a row as the code writes them (its value aside), are
+    the clue; the other check says more of the report's words, in no order."""
+    repo = make_repo({
+        "shop/checks.py": textwrap.dedent(CHECKS),
+        "shop/models.py": "class Model:\n    \"\"\"A model: its primary key type, inherited or made.\"\"\"\n\n"
+                          "    auto_pk = True\n    ordering = None\n    fields = ()\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    ans = run_query(MESSAGE_REPORT, Where.of(None, None, repo), k=3)
+    assert ans.results[0].anchor == "shop/checks.py::check_primary_keys", [r.anchor for r in ans.results]
+    assert ans.results[0].hit.explain["evidence"] == MESSAGE
+    unquoted = MESSAGE_REPORT.replace("(models.W042) ", "")  # a line of the report, no longer a message
+    other = run_query(unquoted, Where.of(None, None, repo), k=3)
+    assert all(r.hit.explain["evidence"] is None for r in other.results)
+    assert other.results[0].anchor == "shop/models.py::Model"  # its words alone lead elsewhere

@@ -1,4 +1,5 @@
-"""What a bug report points at: traceback frames, file paths, dotted names, matched to the bundle.
+"""What a bug report points at: traceback frames, file paths, dotted names and quoted messages,
+matched to the bundle.
 
 A report that pastes a traceback says where the failure went through; the innermost frame inside
 the repository is the strongest single clue (the fix is there or a call or two up), the frames
@@ -9,6 +10,9 @@ so "innermost" means innermost among the frames that resolve.
 Formats read: Python (`File "x.py", line 3, in f`), JavaScript/TypeScript (V8's `at f (x.ts:3:5)`),
 Java (`at a.b.C.f(C.java:3)`), C# (`at A.B.F() in /x/B.cs:line 3`), Go (`a/b.F(...)` then its
 `/x/b.go:3 +0x1f` line) and Rust (`panicked at src/x.rs:3:5`, backtraces' `at ./src/x.rs:3:5`).
+
+A report without a traceback often quotes the error or warning it got: the code that emits it holds
+the message's words in a row (`messages`, `said`), as strong a clue as a mention.
 """
 
 from __future__ import annotations
@@ -161,6 +165,7 @@ def _common_tail(a: Sequence[str], b: Sequence[str]) -> int:
 
 FRAME_DECAY = 0.6  # each frame further out from the innermost one that resolved
 MENTION = 0.4  # a path or dotted name mentioned, not in a frame
+MESSAGE = 0.4  # a chunk that emits a message the report quotes
 
 
 def resolve(found: list[Clue], paths: Paths) -> list[Resolved]:
@@ -190,12 +195,17 @@ class Pointed(NamedTuple):
 
 
 def pointed(cat: Catalog, text: str) -> Pointed:
-    """What the clues of `text` point at in the bundle of `cat`."""
+    """What the clues of `text` point at in the bundle of `cat`: the chunks that emit the messages
+    it quotes, and what its frames, paths and dotted names name."""
+    at = said(cat, text)
+    files: dict[str, float] = {}
+    for emits in at:
+        m = cat.meta(emits)
+        if m is not None:
+            files[m.path] = MESSAGE
     found = clues(text)
     if not found:
-        return Pointed({}, {})
-    at: dict[int, float] = {}
-    files: dict[str, float] = {}
+        return Pointed(at, files)
     paths = _PATHS.get(cat)
     if paths is None:
         paths = _PATHS[cat] = Paths(cat)
@@ -205,6 +215,50 @@ def pointed(cat: Catalog, text: str) -> Pointed:
         if cid is not None:
             at[cid] = max(at.get(cid, 0.0), r.weight)
     return Pointed(at, files)
+
+
+# A quoted error or warning: an exception's (`ValueError: ...`), a log's or a compiler's level
+# (`WARNING: ...`, `HINT: ...`, Go's `panic: ...`), a system check's id (Django's `(models.W042) ...`).
+_MESSAGE = re.compile(
+    r"^[ \t>|]*(?:[\w.]*(?:Error|Exception|Warning|Failure)|WARNING|ERROR|HINT|FATAL|CRITICAL|panic)\s*:\s*"
+    r"(?P<msg>.+)$|\((?:\w+\.)?[A-Z]\d{3}\)\s*(?P<check>.+)$",
+    re.M,
+)
+_RUN = 5  # words of a message in a row, as the code that emits it writes them
+_MESSAGES = 3  # quoted messages looked for
+_SEARCHED = 10  # chunks a message's words find, whose texts are read
+
+
+def messages(text: str) -> list[str]:
+    """The error and warning messages `text` quotes, the first `_MESSAGES` of `_RUN` words or more."""
+    out: list[str] = []
+    for m in _MESSAGE.finditer(text[:MAX_CHARS]):
+        msg = (m["msg"] or m["check"]).strip()
+        if len(_words(msg)) >= _RUN and msg not in out:
+            out.append(msg)
+    return out[:_MESSAGES]
+
+
+def said(cat: Catalog, text: str) -> dict[int, float]:
+    """The chunks that emit a message `text` quotes: among the chunks its words find, those whose
+    text holds `_RUN` of its words in a row (a message is written whole in the code, its values
+    aside: `f"... by default '{x}'."` for "... by default 'django.db.models.AutoField'.")."""
+    at: dict[int, float] = {}
+    for msg in messages(text):
+        runs = _runs(_words(msg))
+        for cid, _ in cat.bundle.lexical.search(msg, _SEARCHED):
+            row = cat.table.row_of.get(cid)
+            if row is not None and not runs.isdisjoint(_runs(_words(cat.table.text(row)))):
+                at[cid] = MESSAGE
+    return at
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[a-z]+", text.lower())
+
+
+def _runs(words: list[str]) -> set[tuple[str, ...]]:
+    return {tuple(words[i : i + _RUN]) for i in range(len(words) - _RUN + 1)}
 
 
 def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None) -> int | None:
