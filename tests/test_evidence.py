@@ -246,7 +246,14 @@ def test_a_report_leans_on_its_words_more_than_a_question() -> None:
         ("> WARNING: the cache directory is not writable, using a temporary one\n",
          ["the cache directory is not writable, using a temporary one"]),
         ("panic: assignment to entry in nil map of the router\n", ["assignment to entry in nil map of the router"]),
+        ("thread 'main' panicked at 'called unwrap on an empty cart of the shop', src/cart.rs:12:9\n",
+         ["called unwrap on an empty cart of the shop"]),
+        ("thread 'main' panicked at src/cart.rs:12:9:\nthe cart of the shop is empty now\nnote: run with\n",
+         ["the cart of the shop is empty now"]),
+        ('Exception in thread "main" java.lang.IllegalStateException: the cart of the shop is empty\n',
+         ["the cart of the shop is empty"]),
         ("KeyError: 'qty'\n", []),  # too short to be written whole in the code
+        ("ValueError:\nthe next line of the report says something else\n", []),  # no message: not the next line
         ("Error: x\nError: a b c d e\nError: a b c d e\nE1: f g h i j\n", ["a b c d e"]),  # once each
         ("".join(f"TypeError: message number {n} of the many\n" for n in "abcde"),  # the first three
          [f"message number {n} of the many" for n in "abc"]),

@@ -217,11 +217,14 @@ def pointed(cat: Catalog, text: str) -> Pointed:
     return Pointed(at, files)
 
 
-# A quoted error or warning: an exception's (`ValueError: ...`), a log's or a compiler's level
-# (`WARNING: ...`, `HINT: ...`, Go's `panic: ...`), a system check's id (Django's `(models.W042) ...`).
+# A quoted error or warning: an exception's (`ValueError: ...`, `Uncaught TypeError: ...`,
+# `... java.lang.IllegalStateException: ...`), a log's or a compiler's level (`WARNING: ...`,
+# `HINT: ...`), Go's `panic: ...`, Rust's panic (`panicked at 'msg', src/x.rs:3:5`, or since 1.73
+# on the line after `panicked at src/x.rs:3:5:`), a system check's id (Django's `(models.W042) ...`).
+_LEVEL = r"(?:[\w.$]*(?:Error|Exception|Warning|Failure)|WARNING|ERROR|HINT|FATAL|CRITICAL|panic)"
 _MESSAGE = re.compile(
-    r"^[ \t>|]*(?:[\w.]*(?:Error|Exception|Warning|Failure)|WARNING|ERROR|HINT|FATAL|CRITICAL|panic)\s*:\s*"
-    r"(?P<msg>.+)$|\((?:\w+\.)?[A-Z]\d{3}\)\s*(?P<check>.+)$",
+    rf"(?:^[ \t>|]*|[ \t]){_LEVEL}[ \t]*:[ \t]*(?P<msg>.+)$|\((?:\w+\.)?[A-Z]\d{{3}}\)\s*(?P<check>.+)$"
+    r"|panicked at '(?P<rust>[^'\n]+)'|panicked at \S+:\d+:\d+:\n(?P<rust2>.+)$",
     re.M,
 )
 _RUN = 5  # words of a message in a row, as the code that emits it writes them
@@ -233,7 +236,7 @@ def messages(text: str) -> list[str]:
     """The error and warning messages `text` quotes, the first `_MESSAGES` of `_RUN` words or more."""
     out: list[str] = []
     for m in _MESSAGE.finditer(text[:MAX_CHARS]):
-        msg = (m["msg"] or m["check"]).strip()
+        msg = (m["msg"] or m["check"] or m["rust"] or m["rust2"]).strip()
         if len(_words(msg)) >= _RUN and msg not in out:
             out.append(msg)
     return out[:_MESSAGES]
