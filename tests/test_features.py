@@ -14,7 +14,16 @@ from hypothesis import strategies as st
 from cora_ci.bundle.stems import WEIGHT
 from cora_ci.bundle.terms import terms
 from cora_ci.retrieval.catalog import Meta
-from cora_ci.retrieval.features import EXACT, FOLDED, NAME_ONLY, _names, definition_level, name_match
+from cora_ci.retrieval.features import (
+    EXACT,
+    FOLDED,
+    NAME_ONLY,
+    _names,
+    definition_level,
+    last_stem,
+    name_match,
+    stem_parts,
+)
 from cora_ci.retrieval.query import analyse
 
 _PART = st.sampled_from(["Auth", "auth", "login", "Login", "LOGIN", "http", "get", "Headers", "x"])
@@ -112,3 +121,13 @@ def test_other_forms_count_less_than_the_words_as_written(words: list[str], file
     m = _file(f"src/{'_'.join(file)}.py", *symbols)
     exact = len(q.words & frozenset(terms(" ".join([*symbols, "_".join(file)])))) / len(q.words)
     assert exact <= name_match(q, m) <= exact + WEIGHT * (1 - exact) + 1e-9
+
+
+@given(
+    st.from_regex(r"/?([a-z_]{0,3}/){0,3}(__init__|index|mod|lib|x|y\.z|)(\.[a-z]{1,2}){0,2}", fullmatch=True)
+)
+@example("index.ts")
+@example("a/index.ts")
+@example("/index.ts")
+def test_a_paths_last_stem_is_its_stem_parts_last(path: str) -> None:
+    assert last_stem(path) == stem_parts(path)[-1]

@@ -24,7 +24,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from cora_ci.retrieval.catalog import Catalog
-from cora_ci.retrieval.features import stem_parts
+from cora_ci.retrieval.features import last_stem, stem_parts
 
 MAX_CHARS = 100_000  # a report is read this far for clues (the query's words stop much earlier)
 _EXT = r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|java|kt|scala|cs|go|rs|rb|php|c|h|cc|cpp|hpp|swift|m)"
@@ -125,9 +125,7 @@ class Paths:
         `__init__`/`index` files also by their directory's name."""
         out: dict[str, list[str]] = {}
         for p in self._cat.bundle.manifest["files"]["path"]:
-            stem = stem_parts(p)
-            if stem:
-                out.setdefault(stem[-1], []).append(p)
+            out.setdefault(last_stem(p), []).append(p)
         return out
 
     def module(self, dotted: tuple[str, ...]) -> list[str]:
