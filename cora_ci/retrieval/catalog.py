@@ -84,6 +84,12 @@ _TEST_FILE = re.compile(
 _BENCHMARK_FILE = re.compile(
     r"(^bench_.*\.py$|_bench(mark)?s?\.(py|go|rs|c|cc|cpp)$|\.bench\.[cm]?[jt]sx?$|Benchmarks?\.(java|cs|kt)$)"
 )
+# A schema's history, one file a change, written by a tool (Django's `migrations/0001_initial.py`,
+# Rails' `db/migrate/20230101000000_create_users.rb`, Alembic's `versions/1975ea83b712_add.py`,
+# Laravel's, Knex's, golang-migrate's, Flyway's `V2__add.sql`): full of the models' names, and the
+# place of no change but the next one.
+_MIGRATION_DIRS = {"migrations", "migration", "migrate", "alembic"}
+_MIGRATION_FILE = re.compile(r"^(\d{3,}|[0-9a-f]{12}_|V\d+(?:[._]\d+)*__)", re.I)
 _GENERATED_FILE = re.compile(
     r"(_pb2(_grpc)?\.pyi?$|\.pb\.go$|\.generated\.\w+$|\.g\.cs$|\.[Dd]esigner\.cs$|\.min\.(js|css)$"
     r"|^(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock|uv\.lock)$)"
@@ -92,8 +98,8 @@ _GENERATED_FILE = re.compile(
 
 @lru_cache(maxsize=1 << 16)
 def path_class(path: str) -> str | None:
-    """test | benchmark | example | vendored | generated | changelog | translation | template (by
-    path alone), or None for ordinary code and docs. Cached: a query asks it of every candidate,
+    """test | benchmark | example | vendored | generated | changelog | translation | template |
+    migration (by path alone), or None for ordinary code and docs. Cached: a query asks it of every candidate,
     ~0.3 ms a 100 (five regexes each), and candidates share files, queries share repositories."""
     *dirs, name = path.split("/")
     if _GENERATED_FILE.search(name):
@@ -110,6 +116,8 @@ def path_class(path: str) -> str | None:
         for cls, names in _DIRS.items():
             if d in names or bare in names:
                 return cls
+    if _MIGRATION_FILE.match(name) and any(d.lower() in _MIGRATION_DIRS for d in dirs):
+        return "migration"
     if _TEST_FILE.search(name):
         return "test"
     if _BENCHMARK_FILE.search(name):

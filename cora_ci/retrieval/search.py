@@ -200,10 +200,14 @@ def _demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params)
         return None
     cls = (path_class(m.path) or ("generated" if cat.generated(m) else None) or prose_class(m.path, m.lang)
            or ("legacy" if cat.legacy(m.path) else None))  # fmt: skip
-    if cls is None or cls in q.wants:
-        return None
+    if cls is None or cls in q.wants or (cls == "migration" and _stem(m.path) in q.words):
+        return None  # a migration the query names ("auth.0011_update_proxy_permissions") is asked for
     factor = {"docs": params.docs, "stub": params.stub}.get(cls, params.demote)
     return (cls, factor) if factor != 1.0 else None
+
+
+def _stem(path: str) -> str:
+    return path.rpartition("/")[2].split(".", 1)[0].lower()
 
 
 def _in_dir(path: str, d: str) -> bool:
