@@ -420,6 +420,19 @@ def _rewrite_manifest(out: Path, **changes: object) -> None:
     (out / mf.MANIFEST_SUM).write_text(f"{hashlib.sha256(body).hexdigest()}  {mf.MANIFEST}\n")
 
 
+def test_a_chunk_id_held_by_two_files_is_refused(repo: Path) -> None:
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    m = msgpack.unpackb((out / mf.MANIFEST).read_bytes(), raw=False, strict_map_key=False)
+    ids = list(m["files"]["ids"])
+    a, b = [i for i, x in enumerate(ids) if x][:2]  # the first two files with chunks
+    ids[b] = ids[a][:8] + ids[b][8:]
+    _rewrite_manifest(out, files={**m["files"], "ids": ids})
+    with pytest.raises(CoraError) as e:
+        len(open_bundle(out).chunks)
+    assert e.value.code == "CORA-BND-004" and "chunk ids are not unique" in e.value.message
+
+
 def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"

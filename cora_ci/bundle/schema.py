@@ -213,8 +213,9 @@ def _check_files(v: Any, names: tuple[str, ...]) -> int:
     need(bad is None, f"files.keys[{bad}]: not 16 bytes per chunk")
     import numpy as np
 
-    flat = np.frombuffer(b"".join(f["ids"]), dtype="<u8")
-    need(len(np.unique(flat)) == len(flat), "files.ids: chunk ids are not unique")
+    # sorted and compared, not np.unique: its first call in a process costs ~20 ms at 50k chunks
+    flat = np.sort(np.frombuffer(b"".join(f["ids"]), dtype="<u8"))
+    need(not bool((flat[1:] == flat[:-1]).any()), "files.ids: chunk ids are not unique")
     return len(flat)
 
 
