@@ -13,7 +13,8 @@ import pytest
 
 from cora_ci.build import build
 from cora_ci.render.query import Where, run_query
-from cora_ci.retrieval.evidence import MESSAGE, clues, messages
+from cora_ci.retrieval import evidence
+from cora_ci.retrieval.evidence import MENTION, MESSAGE, clues, messages
 from cora_ci.retrieval.noise import without_noise
 
 pytestmark = pytest.mark.usefixtures("private_cache")
@@ -313,3 +314,67 @@ def test_a_report_that_quotes_a_warning_finds_the_code_that_emits_it(
     other = run_query(unquoted, Where.of(None, None, repo), k=3)
     assert all(r.hit.explain["evidence"] is None for r in other.results)
     assert other.results[0].anchor == "shop/models.py::Model"  # its words alone lead elsewhere
+
+
+NAMED_REPORT = """sqlreport wraps its output in BEGIN/COMMIT even if the database does not support transactional DDL
+
+The statements printed should only be wrapped in a transaction when the database can roll back
+schema changes. Today the output always starts with BEGIN and ends with COMMIT, which breaks
+scripts that feed it to a database without transactional DDL support, such as MySQL.
+"""
+
+
+def _named_repo(make_repo: Callable[[dict[str, str]], Path]) -> Path:
+    repo = make_repo({
+        "shop/commands/sqlreport.py": "class Command:\n    def handle(self, name):\n"
+                                      "        statements = collect(name)\n        return emit(statements)\n",
+        "shop/db/schema.py": textwrap.dedent('''\
+            class Editor:
+                """Runs schema changes; atomic when the database supports transactional DDL."""
+
+                def execute(self, sql):
+                    """Wrap the output statements in BEGIN and COMMIT for the database."""
+                    return ["BEGIN", sql, "COMMIT"]
+            '''),
+        "shop/commands/sqlreport_test.py": "def test_sqlreport():\n    assert Command().handle('x')\n",
+        "docs/sqlreport.md": "# sqlreport\n\nPrints the statements of a report.\n",
+        **{f"shop/{d}/util.py": f"def helper_{d}():\n    return {d!r}\n" for d in ("a", "b", "c")},
+    })  # fmt: skip
+    build(repo, model="none")
+    return repo
+
+
+def test_a_report_whose_title_names_a_module_by_its_stem_points_at_it(
+    make_repo: Callable[[dict[str, str]], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`sqlreport` is the command's file (Django's "sqlmigrate wraps its output ..."): a mention of
+    it lifts it over the page that names it too, though its code says none of the report's words;
+    its test and its page are not code and are not named."""
+    repo = _named_repo(make_repo)
+    ans = run_query(NAMED_REPORT, Where.of(None, None, repo), k=4)
+    got = [r.anchor for r in ans.results]
+    assert got.index("shop/commands/sqlreport.py::Command") < got.index("docs/sqlreport.md::sqlreport"), got
+    told = {r.anchor: r.hit.explain["evidence"] for r in ans.results}
+    assert told["shop/commands/sqlreport.py::Command"] == pytest.approx(0.3 * MENTION)
+    assert told["docs/sqlreport.md::sqlreport"] is None and told["shop/db/schema.py::Editor.execute"] is None
+    # a word many chunks hold is the language's, not a name: the page comes first again
+    monkeypatch.setattr(evidence, "RARE", 1)
+    common = [r.anchor for r in run_query(NAMED_REPORT, Where.of(None, None, repo), k=10).results]
+    assert common.index("shop/commands/sqlreport.py::Command") > common.index("docs/sqlreport.md::sqlreport")
+
+
+def test_what_a_title_names(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    from cora_ci.bundle import open_bundle
+    from cora_ci.retrieval.catalog import catalog
+
+    repo = _named_repo(make_repo)
+    cat = catalog(open_bundle(repo / ".cora" / "index"))
+    paths = evidence.Paths(cat)
+    assert evidence.named(cat, "sqlreport breaks", paths) == {"shop/commands/sqlreport.py": MENTION}
+    assert evidence.named(cat, "sqlreport and the schema", paths) == {
+        "shop/commands/sqlreport.py": MENTION, "shop/db/schema.py": MENTION,
+    }  # fmt: skip
+    assert evidence.named(cat, "util breaks", paths) == {}  # three files of that name: which?
+    # a dotted name or a call is read elsewhere; a name no code file has, or a common word, no file
+    for title in ("shop.sqlreport fails", "sqlreport() fails", "Editor fails", "with the", "sqlreport_test"):
+        assert evidence.named(cat, title, paths) == {}, title

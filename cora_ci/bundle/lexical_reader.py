@@ -107,7 +107,7 @@ class LexicalIndex:
             shutil.rmtree(shadow, ignore_errors=True)
         self._last: tuple[_Asked, list[tuple[int, float]]] | None = None
         self._forms: dict[str, list[str]] = {}
-        self._held: dict[str, bool] = {}
+        self._held: dict[str, int] = {}
 
     @property
     def num_docs(self) -> int:
@@ -139,11 +139,15 @@ class LexicalIndex:
         return got
 
     def holds(self, term: str) -> bool:
-        """Whether a chunk's body has the term `term` (remembered, as `forms`)."""
+        """Whether a chunk's body has the term `term`."""
+        return self.frequency(term) > 0
+
+    def frequency(self, term: str) -> int:
+        """How many chunks' bodies have the term `term` (remembered, as `forms`)."""
         got = self._held.get(term)
         if got is None:
             with _unreadable(self._name):
-                got = self._searcher.doc_freq("body", term) > 0
+                got = int(self._searcher.doc_freq("body", term))
             _remember(self._held, term, got)
         return got
 

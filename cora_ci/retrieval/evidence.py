@@ -12,7 +12,9 @@ Java (`at a.b.C.f(C.java:3)`), C# (`at A.B.F() in /x/B.cs:line 3`), Go (`a/b.F(.
 `/x/b.go:3 +0x1f` line) and Rust (`panicked at src/x.rs:3:5`, backtraces' `at ./src/x.rs:3:5`).
 
 A report without a traceback often quotes the error or warning it got: the code that emits it holds
-the message's words in a row (`messages`, `said`), as strong a clue as a mention.
+the message's words in a row (`messages`, `said`), as strong a clue as a mention. And a title often
+names a command or a module by its bare name (`named`): a mention of its file, when few chunks
+hold the word.
 """
 
 from __future__ import annotations
@@ -23,8 +25,9 @@ from collections.abc import Iterator, Sequence
 from functools import cached_property
 from typing import NamedTuple
 
-from cora_ci.retrieval.catalog import Catalog
+from cora_ci.retrieval.catalog import Catalog, path_class, prose_class
 from cora_ci.retrieval.features import last_stem, stem_parts
+from cora_ci.retrieval.query import STOPWORDS
 
 MAX_CHARS = 100_000  # a report is read this far for clues (the query's words stop much earlier)
 _EXT = r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|java|kt|scala|cs|go|rs|rb|php|c|h|cc|cpp|hpp|swift|m)"
@@ -128,6 +131,10 @@ class Paths:
             out.setdefault(last_stem(p), []).append(p)
         return out
 
+    def named(self, stem: str) -> list[str]:
+        """The files whose stem is `stem` (`sqlmigrate` -> `.../commands/sqlmigrate.py`)."""
+        return self._by_stem.get(stem, [])
+
     def module(self, dotted: tuple[str, ...]) -> list[str]:
         """The file a dotted name's module is (`django.db.models.query.QuerySet.delete`): the
         longest prefix that is a file's path without extension, by at least two components."""
@@ -164,6 +171,8 @@ def _common_tail(a: Sequence[str], b: Sequence[str]) -> int:
 FRAME_DECAY = 0.6  # each frame further out from the innermost one that resolved
 MENTION = 0.4  # a path or dotted name mentioned, not in a frame
 MESSAGE = 0.4  # a chunk that emits a message the report quotes
+NAMED_MOST = 2  # files of one stem a title's word may name: more, and it does not say which
+RARE = 50  # chunks whose text holds a word: more, and it is a word of the language, not a name
 
 
 def resolve(found: list[Clue], paths: Paths) -> list[Resolved]:
@@ -192,9 +201,10 @@ class Pointed(NamedTuple):
     files: dict[str, float]
 
 
-def pointed(cat: Catalog, text: str) -> Pointed:
+def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
     """What the clues of `text` point at in the bundle of `cat`: the chunks that emit the messages
-    it quotes, and what its frames, paths and dotted names name."""
+    it quotes, the files its `title` names by their stem, and what its frames, paths and dotted
+    names name."""
     at = said(cat, text)
     files: dict[str, float] = {}
     for emits in at:
@@ -202,17 +212,44 @@ def pointed(cat: Catalog, text: str) -> Pointed:
         if m is not None:
             files[m.path] = MESSAGE
     found = clues(text)
-    if not found:
+    if not found and title is None:
         return Pointed(at, files)
     paths = _PATHS.get(cat)
     if paths is None:
         paths = _PATHS[cat] = Paths(cat)
+    for path, weight in named(cat, title, paths).items() if title else ():
+        files[path] = max(files.get(path, 0.0), weight)
     for r in resolve(found, paths):
         files[r.path] = max(files.get(r.path, 0.0), r.weight)
         cid = _chunk_at(cat, r.path, r.name, r.line)
         if cid is not None:
             at[cid] = max(at.get(cid, 0.0), r.weight)
     return Pointed(at, files)
+
+
+def named(cat: Catalog, title: str, paths: Paths) -> dict[str, float]:
+    """The code files a report's title names by a bare word that is their stem: a command, a
+    module (Django's "sqlmigrate wraps its output in BEGIN/COMMIT ...", "inspectdb should
+    generate related_name ...", "numberformat ..."), each a mention shared among them. Only a
+    word few chunks hold names something: "settings", "field" or "error" are the language's."""
+    out: dict[str, float] = {}
+    for word in dict.fromkeys(_TITLE_WORD.findall(title)):
+        if word.lower() in STOPWORDS:
+            continue
+        code = [p for p in paths.named(word) if _code(cat, p)]
+        if 1 <= len(code) <= NAMED_MOST and cat.bundle.lexical.frequency(word.lower()) <= RARE:
+            for p in code:
+                out[p] = max(out.get(p, 0.0), MENTION / len(code))
+    return out
+
+
+_TITLE_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{3,}(?![\w.(])")  # not `a.b`, not a call
+
+
+def _code(cat: Catalog, path: str) -> bool:
+    """`path` is code: not a test, an example, vendored or generated, nor prose."""
+    rows = cat.file_rows(path)
+    return bool(rows) and path_class(path) is None and prose_class(path, cat.row_meta(rows[0]).lang) is None
 
 
 # A quoted error or warning: an exception's (`ValueError: ...`, `Uncaught TypeError: ...`,

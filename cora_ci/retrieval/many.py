@@ -94,7 +94,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
     lifted: dict[int, int] = {}
     if params.features:
         for o, (p, cat) in enumerate(zip(parts, cats, strict=True)):
-            told = pointed(cat, query) if params.evidence > 0 else Pointed({}, {})
+            told = pointed(cat, query, q.title) if params.evidence > 0 else Pointed({}, {})
             _add_pointed(cat, q, cands, told, accept, partial(_key, o), o)
             mine = {key: c for key, c in cands.items() if c.origin == o}
             _features(cat, q, mine, filters, p.boosts, params, told)

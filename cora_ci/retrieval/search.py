@@ -123,7 +123,7 @@ def search(
     cands = _candidates(bundle, cat, q, k, embedder, filters, params, accept)
     lifted: dict[int, int] = {}
     if params.features:
-        told = pointed(cat, query) if params.evidence > 0 else Pointed({}, {})
+        told = pointed(cat, query, q.title) if params.evidence > 0 else Pointed({}, {})
         _add_pointed(cat, q, cands, told, accept)
         _features(cat, q, cands, filters, boosts, params, told)
         lifted = _lift_nested(cat, q, cands, params, accept)
