@@ -371,6 +371,7 @@ def test_what_a_title_names(make_repo: Callable[[dict[str, str]], Path]) -> None
     cat = catalog(open_bundle(repo / ".cora" / "index"))
     paths = evidence.Paths(cat)
     assert evidence.named(cat, "sqlreport breaks", paths) == {"shop/commands/sqlreport.py": MENTION}
+    assert evidence.named(cat, "A crash in sqlreport.", paths) == {"shop/commands/sqlreport.py": MENTION}
     assert evidence.named(cat, "sqlreport and the schema", paths) == {
         "shop/commands/sqlreport.py": MENTION, "shop/db/schema.py": MENTION,
     }  # fmt: skip

@@ -243,7 +243,7 @@ def named(cat: Catalog, title: str, paths: Paths) -> dict[str, float]:
     return out
 
 
-_TITLE_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{3,}(?![\w.(])")  # not `a.b`, not a call
+_TITLE_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{3,}(?!\w|\.\w|\()")  # not `a.b`, not a call
 
 
 def _code(cat: Catalog, path: str) -> bool:
