@@ -379,3 +379,58 @@ def test_what_a_title_names(make_repo: Callable[[dict[str, str]], Path]) -> None
     # a dotted name or a call is read elsewhere; a name no code file has, or a common word, no file
     for title in ("shop.sqlreport fails", "sqlreport() fails", "Editor fails", "with the", "sqlreport_test"):
         assert evidence.named(cat, title, paths) == {}, title
+
+
+@pytest.mark.parametrize(
+    ("report", "named"),
+    [
+        ("Error E108 does not cover some cases", [("E108", "E108")]),
+        ("?: (templates.E003) 'x' is used for multiple template tag modules", [("templates.E003", "E003")]),
+        ("TS2322 on a union, rustc's E0502, CS0246 and pylint's C0301", [("TS2322", "TS2322"), ("E0502", "E0502"),
+                                                                           ("CS0246", "CS0246"), ("C0301", "C0301")]),
+        # not a code: a version, an encoding's name, an error's id in a path, a word, a hyphenated id
+        ("UTF-8 in PEP 8, see x.E108y, a/E108b, E10, CORA-BND-004", []),
+    ],
+)  # fmt: skip
+def test_the_diagnostic_codes_a_report_names(report: str, named: list[tuple[str, str]]) -> None:
+    assert evidence.codes(report) == named
+
+
+ADMIN_CHECKS = """\
+    def check_list_display_item(obj, item, label):
+        if not hasattr(obj.model, item):
+            return [Error(f"The value of '{label}' refers to '{item}'.", obj=obj, id="admin.E108")]
+        return []
+    """
+
+CODE_REPORT = """Error E108 does not cover some cases
+
+I have two models, Question and Choice, and if I write list_display = ["choice"] in QuestionAdmin,
+I get no errors. But when I visit the admin page of questions the list of questions crashes: the
+field lookup of the choice fails and the page cannot be shown. The check should have said so at
+startup, it only catches a field the model does not have.
+"""
+
+
+def test_a_report_that_names_a_check_code_finds_the_check(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """`E108` is written where the check is (`id="admin.E108"`); the page code says more of the
+    report's words. A code written in another namespace (`fields.E108`) is another check."""
+    repo = make_repo({
+        "admin/checks.py": textwrap.dedent(ADMIN_CHECKS),
+        "admin/views.py": "def question_list(request, model):\n"
+                          '    """The admin page of the list of questions: the field lookup of each choice."""\n'
+                          "    return [lookup_field(choice, model) for choice in model.fields]\n",
+        "admin/urls.py": "def urls(site):\n    return [site.path(name) for name in site.names]\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    ans = run_query(CODE_REPORT, Where.of(None, None, repo), k=2)
+    assert ans.results[0].anchor == "admin/checks.py::check_list_display_item", [
+        r.anchor for r in ans.results
+    ]
+    assert ans.results[0].hit.explain["evidence"] == MESSAGE
+    plain = run_query(CODE_REPORT.replace("E108", "issue"), Where.of(None, None, repo), k=2).results
+    assert plain[0].anchor == "admin/views.py::question_list", [r.anchor for r in plain]
+    other = run_query(CODE_REPORT.replace("E108", "fields.E108"), Where.of(None, None, repo), k=3).results
+    assert all(r.hit.explain["evidence"] is None for r in plain + other)

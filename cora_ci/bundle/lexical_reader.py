@@ -151,6 +151,19 @@ class LexicalIndex:
             _remember(self._held, term, got)
         return got
 
+    def holding(self, term: str, k: int) -> list[int]:
+        """Up to `k` chunks whose body has the term `term` as it is, most by BM25 first."""
+        with _unreadable(self._name):
+            query = tantivy.Query.term_query(self._schema, "body", term)
+            return [self._chunk_of(a) for _, a in self._searcher.search(query, k).hits]
+
+    def _chunk_of(self, addr: Any) -> int:
+        """The chunk id of a hit's document address (its segment's n-th document)."""
+        ids = self._doc_ids(addr.segment_ord)
+        if addr.doc >= len(ids):
+            raise CoraError("CORA-BND-004", f"{self._name}: a segment holds more documents than chunks")
+        return int(ids[addr.doc])
+
     def _prefixed(self, prefix: str, limit: int) -> list[str]:
         return [t for t, _ in self._searcher.terms_with_prefix("body", prefix, limit=limit)]
 
@@ -174,12 +187,8 @@ class LexicalIndex:
         with _unreadable(self._name):
             result = self._searcher.search(tantivy.Query.boolean_query(clauses), k)
             for score, addr in result.hits:
-                ids = self._doc_ids(addr.segment_ord)
-                if addr.doc >= len(ids):
-                    raise CoraError(
-                        "CORA-BND-004", f"{self._name}: a segment holds more documents than chunks"
-                    )
+                cid = self._chunk_of(addr)
                 if math.isfinite(score):
-                    out.append((int(ids[addr.doc]), float(score)))
+                    out.append((cid, float(score)))
         out.sort(key=lambda t: (-t[1], t[0]))
         return out

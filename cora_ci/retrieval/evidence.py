@@ -12,7 +12,8 @@ Java (`at a.b.C.f(C.java:3)`), C# (`at A.B.F() in /x/B.cs:line 3`), Go (`a/b.F(.
 `/x/b.go:3 +0x1f` line) and Rust (`panicked at src/x.rs:3:5`, backtraces' `at ./src/x.rs:3:5`).
 
 A report without a traceback often quotes the error or warning it got: the code that emits it holds
-the message's words in a row (`messages`, `said`), as strong a clue as a mention. And a title often
+the message's words in a row (`messages`, `said`), as strong a clue as a mention; so does a
+diagnostic code it names (`admin.E108`, `TS2322`: `codes`, `coded`). And a title often
 names a command or a module by its bare name (`named`): a mention of its file, when few chunks
 hold the word.
 """
@@ -206,6 +207,8 @@ def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
     it quotes, the files its `title` names by their stem, and what its frames, paths and dotted
     names name."""
     at = said(cat, text)
+    for emits, weight in coded(cat, text).items():
+        at[emits] = max(at.get(emits, 0.0), weight)
     files: dict[str, float] = {}
     for emits in at:
         m = cat.meta(emits)
@@ -287,6 +290,36 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
         for cid, _ in cat.bundle.lexical.search(msg, _SEARCHED):
             row = cat.table.row_of.get(cid)
             if row is not None and not runs.isdisjoint(_runs(_words(cat.table.text(row)))):
+                at[cid] = MESSAGE
+    return at
+
+
+# A diagnostic's code: Django's system checks (`admin.E108`, `models.W042`), flake8's `E501`,
+# pylint's `C0301`, TypeScript's `TS2322`, rustc's `E0502`, C#'s `CS0246`.
+_CODE = re.compile(r"(?<![\w.-])(?:[a-z_]+\.)?(?P<code>[A-Z]{1,4}\d{3,5})(?![\w-])")
+_CODES = 3  # codes looked for, of the first ten named
+
+
+def codes(text: str) -> list[tuple[str, str]]:
+    """The diagnostic codes `text` names, as written and bare (`("templates.E003", "E003")`), the
+    first ten."""
+    return list(dict.fromkeys((m[0], m["code"]) for m in _CODE.finditer(text[:MAX_CHARS])))[:10]
+
+
+def coded(cat: Catalog, text: str) -> dict[int, float]:
+    """The chunks that emit a diagnostic code `text` names, as it is written (`templates.E003` is
+    not `fields.E003`; a bare `E108` is any `x.E108`): a code few chunks hold (`RARE`) is where
+    its check is, as a message is (a name many hold, `SHA256`, says nothing)."""
+    at: dict[int, float] = {}
+    lexical = cat.bundle.lexical
+    named = [(written, code.lower()) for written, code in codes(text)]
+    rare = [(written, term) for written, term in named if lexical.frequency(term) <= RARE]
+    for written, term in rare[:_CODES]:
+        spaced = "" if "." in written else r"(?:[a-z_]+\.)?"  # a bare code: in any check's namespace
+        held = re.compile(rf"(?<![\w.-]){spaced}{re.escape(written)}(?![\w-])")
+        for cid in lexical.holding(term, _SEARCHED):
+            row = cat.table.row_of.get(cid)
+            if row is not None and held.search(cat.table.text(row)):
                 at[cid] = MESSAGE
     return at
 
