@@ -52,8 +52,8 @@ from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.embedding import load_embedder
 from cora_ci.render.query import answer_with
 from cora_ci.retrieval import PARAMS, Params, search
-from cora_ci.retrieval.catalog import path_class
 from cora_ci.retrieval.fusion import Form, Fusion, fuse
+from cora_ci.retrieval.kinds import path_class
 from cora_ci.retrieval.types import Filters
 
 CACHE = corpora.CACHE_ROOT / "quality"

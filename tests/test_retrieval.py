@@ -28,7 +28,8 @@ from cora_ci.retrieval import (
     read_boosts,
     search,
 )
-from cora_ci.retrieval.catalog import catalog, older_dirs, path_class, superseded_dirs
+from cora_ci.retrieval.catalog import catalog
+from cora_ci.retrieval.kinds import older_dirs, path_class, superseded_dirs
 from cora_ci.retrieval.query import analyse
 from cora_ci.retrieval.search import bm25
 

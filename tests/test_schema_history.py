@@ -10,7 +10,7 @@ from conftest import init_repo
 from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.retrieval import PARAMS, search
-from cora_ci.retrieval.catalog import path_class
+from cora_ci.retrieval.kinds import path_class
 
 
 @pytest.mark.parametrize(

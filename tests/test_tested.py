@@ -12,7 +12,8 @@ from hypothesis import strategies as st
 from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.retrieval import PARAMS, Hit, search, tested
-from cora_ci.retrieval.catalog import path_class
+from cora_ci.retrieval.catalog import catalog
+from cora_ci.retrieval.kinds import path_class
 from cora_ci.retrieval.tested import Subjects, lend, subject_stem
 
 PATHS = [
@@ -117,7 +118,7 @@ def test_a_test_lends_its_subject_what_it_scored_above_the_subjects_own_best() -
         ("a/tests/test_lexer.py", 0.06, "test"),  # 0.2: less than the lexer says itself
         ("a/lexer.py", 0.5, None),
     ]
-    assert lend(found, subjects, 0.3) == pytest.approx({"a/parser.py": 0.6})
+    assert lend(found, subjects.of, 0.3) == pytest.approx({"a/parser.py": 0.6})
 
 
 SHOP = {
@@ -179,3 +180,68 @@ def test_a_sentence_a_test_answers_lifts_the_code_it_tests(make_repo) -> None:  
     assert anchor(b, said[0]) == "shop/tokenizer.py::split_words" and said[0].explain["tested"] is None
     # an identifier asks for what it names
     assert all(h.explain["tested"] is None for h in search(b, "split_words", expand=False))
+
+
+def test_a_test_named_for_a_class_checks_the_file_defining_it() -> None:
+    """Django's `tests/queries/test_q.py` (imports `Q`), `test_logentry.py` (`LogEntry`): no file
+    has the name, the class does."""
+    defs = {
+        "Q": ["django/db/models/query_utils.py"],
+        "LogEntry": ["django/contrib/admin/models.py", "tests/admin_utils/models.py", "docs/log_entry.txt"],
+        "Cast": [f"pkg{i}/functions.py" for i in range(4)],
+    }
+
+    def defining(names: list[str]) -> list[str]:
+        return sorted({p for n in names for p in defs.get(n, [])})
+
+    assert tested.named_for("tests/queries/test_q.py", {"Q", "F", "SimpleTestCase"}, defining) == (
+        "django/db/models/query_utils.py",
+    )
+    # `log_entry` and `LogEntry` are one name; the definer in a test directory and prose are not code
+    assert tested.named_for("tests/admin_utils/test_log_entry.py", {"LogEntry"}, defining) == (
+        "django/contrib/admin/models.py",
+    )
+    assert tested.named_for("tests/test_cast.py", {"Cast"}, defining) == ()  # four: which one?
+    assert tested.named_for("tests/test_q.py", {"F"}, defining) == ()  # it does not use a Q
+    assert tested.named_for("tests/q.py", {"Q"}, defining) == ()  # not a test's name
+
+
+def test_a_sentence_a_class_named_test_answers_lifts_the_class(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """The file is `tokenizer.py`, the test `test_splitter.py`: it imports the class it is named
+    for, and its subject is the file defining that class."""
+    files = dict(SHOP)
+    files["shop/tokenizer.py"] = '''\
+        class Splitter:
+            def split(self, text):
+                """Break a line into its tokens."""
+                out, word, escaped = [], "", False
+                for ch in text:
+                    word += ch
+                return out
+        '''
+    files["shop/render.py"] = files["shop/render.py"].replace(", with their escapes kept", "")
+    del files["shop/tests/test_tokenizer.py"]
+    files["shop/tests/test_splitter.py"] = """\
+        from shop.tokenizer import Splitter
+
+
+        def test_quoted_words_with_escapes_stay_together():
+            assert Splitter().split('"quoted words" with escapes') == ["quoted words", "with", "escapes"]
+        """
+    files["shop/expr.py"] = "class Q:\n    def __or__(self, other):\n        return (self, other)\n"
+    files["shop/tests/test_q.py"] = "from shop.expr import Q\n\n\ndef test_or():\n    assert Q() | Q()\n"
+    repo = make_repo(dedent_files(files))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    assert catalog(b).subjects_of("shop/tests/test_splitter.py") == ("shop/tokenizer.py",)
+    # a one-letter name is no reference of the graph's: the test's imports name it
+    assert catalog(b).subjects_of("shop/tests/test_q.py") == ("shop/expr.py",)
+    query = "quoted words with escapes are kept together"
+
+    def code(params: object) -> list[str]:
+        hits = search(b, query, expand=False, params=params)  # type: ignore[arg-type]
+        paths = [b.chunks.chunk(b.chunks.row_of[h.chunk_id]).path for h in hits]
+        return [p for p in dict.fromkeys(paths) if path_class(p) is None]
+
+    assert code(replace(PARAMS, tested=0.0))[:2] == ["shop/render.py", "shop/tokenizer.py"]
+    assert code(PARAMS)[:2] == ["shop/tokenizer.py", "shop/render.py"]

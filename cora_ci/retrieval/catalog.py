@@ -18,9 +18,10 @@ import numpy.typing as npt
 
 from cora_ci.bundle import Bundle
 from cora_ci.bundle.manifest import links_of_row
-from cora_ci.graph.build import FileLinks
+from cora_ci.graph.build import FileLinks, NameFilter
+from cora_ci.retrieval.kinds import superseded_dirs
 from cora_ci.retrieval.query import split_qualified
-from cora_ci.retrieval.tested import Subjects
+from cora_ci.retrieval.tested import Subjects, named_for
 
 if TYPE_CHECKING:
     from cora_ci.bundle.tables import ChunkTable
@@ -31,99 +32,6 @@ _LINKS_KEPT = 512
 _FILES_KEPT = 4096
 _METAS_KEPT = 1 << 17
 OVERLOAD = re.compile(r"\(.*$|#\d+$", re.DOTALL)
-
-# Path classes ranked lower unless asked for. Directory names, then file-name patterns.
-_DIRS = {
-    "test": {"test", "tests", "__tests__", "testing", "spec", "specs", "__mocks__", "e2e", "testdata"},
-    "benchmark": {"benchmark", "benchmarks", "bench", "benches", "asv_bench", "jmh"},
-    "example": {"example", "examples", "demo", "demos", "sample", "samples", "tutorial", "tutorials"},
-    "vendored": {"vendor", "vendored", "_vendor", "third_party", "thirdparty", "third-party",
-                 "node_modules", "bower_components", "extern", "external"},
-    "generated": {"generated", "__generated__", "gen-src"},
-    "translation": {"locale", "locales", "translations"},
-    "template": {"ISSUE_TEMPLATE", "PULL_REQUEST_TEMPLATE", "DISCUSSION_TEMPLATE"},
-}  # fmt: skip
-# Not code, yet full of code's names: the history of a project, its messages in other languages,
-# its issue forms, and copies of well-known libraries. They rank below source unless asked for.
-_TEXT_EXT = r"(\.(md|rst|txt|adoc|asciidoc|markdown|org))?$"
-_CHANGELOG_FILE = re.compile(
-    rf"^(CHANGE[SL]?(OG)?|HISTORY|NEWS|RELEASE[-_ ]?NOTES|WHATSNEW){_TEXT_EXT}", re.I
-)
-# release notes kept one file per version, or per change (towncrier's fragments): text files only
-_CHANGELOG_DIRS = {"changelog.d", "changes", "newsfragments", "releasenotes", "release-notes",
-                   "release_notes", "releases"}  # fmt: skip
-_NOTE_EXTS = {
-    "md",
-    "rst",
-    "txt",
-    "adoc",
-    "asciidoc",
-    "markdown",
-    "org",  # and towncrier's fragment kinds
-    "bugfix",
-    "feature",
-    "doc",
-    "removal",
-    "misc",
-    "breaking",
-    "deprecation",
-    "trivial",
-    "change",
-}
-_TRANSLATION_FILE = re.compile(r"\.(po|pot|mo|xlf|xliff)$")
-_TEMPLATE_FILE = re.compile(
-    r"^(ISSUE|PULL_REQUEST|BUG[-_]REPORT|FEATURE[-_]REQUEST)[-_]?TEMPLATE(\..*)?$", re.I
-)
-_VENDORED_FILE = re.compile(r"^(jquery|bootstrap|lodash|underscore|moment|d3|angular|react(-dom)?|vue)"
-                            r"([-.]\d[\w.-]*)?(\.(min|slim|bundle))?\.js$", re.I)  # fmt: skip
-_TEST_FILE = re.compile(
-    r"(^test_.*\.py$|_tests?\.(py|go|rs|c|cc|cpp)$|\.(test|spec)\.[cm]?[jt]sx?$|^conftest\.py$"
-    r"|Tests?\.(java|cs|kt|swift)$|_spec\.rb$)"
-)
-# a benchmark times the code it calls, as a test checks it: neither is what a question asks for
-_BENCHMARK_FILE = re.compile(
-    r"(^bench_.*\.py$|_bench(mark)?s?\.(py|go|rs|c|cc|cpp)$|\.bench\.[cm]?[jt]sx?$|Benchmarks?\.(java|cs|kt)$)"
-)
-# A schema's history, one file a change, written by a tool (Django's `migrations/0001_initial.py`,
-# Rails' `db/migrate/20230101000000_create_users.rb`, Alembic's `versions/1975ea83b712_add.py`,
-# Laravel's, Knex's, golang-migrate's, Flyway's `V2__add.sql`): full of the models' names, and the
-# place of no change but the next one.
-_MIGRATION_DIRS = {"migrations", "migration", "migrate", "alembic"}
-_MIGRATION_FILE = re.compile(r"^(\d{3,}|[0-9a-f]{12}_|V\d+(?:[._]\d+)*__)", re.I)
-_GENERATED_FILE = re.compile(
-    r"(_pb2(_grpc)?\.pyi?$|\.pb\.go$|\.generated\.\w+$|\.g\.cs$|\.[Dd]esigner\.cs$|\.min\.(js|css)$"
-    r"|^(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock|uv\.lock)$)"
-)
-
-
-@lru_cache(maxsize=1 << 16)
-def path_class(path: str) -> str | None:
-    """test | benchmark | example | vendored | generated | changelog | translation | template |
-    migration (by path alone), or None for ordinary code and docs. Cached: a query asks it of
-    every candidate, ~0.3 ms a 100 (a regex a class), and candidates share files, queries share
-    repositories."""
-    *dirs, name = path.split("/")
-    if _GENERATED_FILE.search(name):
-        return "generated"
-    for cls, pattern in (("changelog", _CHANGELOG_FILE), ("translation", _TRANSLATION_FILE),
-                         ("template", _TEMPLATE_FILE), ("vendored", _VENDORED_FILE)):  # fmt: skip
-        if pattern.search(name):
-            return cls
-    notes = "." not in name or bool(_NOTE_EXTS & {x.lower() for x in name.split(".")[1:]})
-    if notes and any(d.lower() in _CHANGELOG_DIRS for d in dirs):
-        return "changelog"
-    for d in dirs:
-        bare = d.lstrip("_")  # Go's tools skip `_examples/`, `_test/`: the same classes
-        for cls, names in _DIRS.items():
-            if d in names or bare in names:
-                return cls
-    if _MIGRATION_FILE.match(name) and any(d.lower() in _MIGRATION_DIRS for d in dirs):
-        return "migration"
-    if _TEST_FILE.search(name):
-        return "test"
-    if _BENCHMARK_FILE.search(name):
-        return "benchmark"
-    return None
 
 
 def _qualified(anchor: str) -> tuple[str, ...]:
@@ -136,18 +44,6 @@ _GENERATED_MARK = re.compile(
     r"@generated|DO NOT EDIT|auto-?generated|(code|file) (was |is )?(automatically )?generated by",
     re.IGNORECASE,
 )
-_PROSE_LANGS = frozenset({"markdown", "rst", "asciidoc", "org"})
-_STUB = re.compile(r"\.(pyi|d\.[cm]?ts)$")
-
-
-def prose_class(path: str, lang: str) -> str | None:
-    """docs (prose: Markdown, reStructuredText, plain text files) | stub (.pyi, .d.ts) | None."""
-    if _STUB.search(path):
-        return "stub"
-    name = path.rsplit("/", 1)[-1]
-    if lang in _PROSE_LANGS or (lang == "text" and (name.endswith(".txt") or "." not in name)):
-        return "docs"
-    return None
 
 
 class Meta(NamedTuple):
@@ -200,44 +96,12 @@ class GraphArrays(NamedTuple):
         return found
 
 
-_LEGACY_DIRS = frozenset({"legacy", "deprecated", "obsolete"})
-_VERSION_DIR = re.compile(r"v(\d+)")
-_OLDER_DIR = re.compile(r"(?:^|/)(?:v\d+|legacy|deprecated|obsolete)/", re.IGNORECASE | re.MULTILINE)
-
-
-def superseded_dirs(paths: list[str]) -> frozenset[str]:
-    """Directories that hold an older copy of a repository's code: one named legacy, deprecated or
-    obsolete; a version directory beside a newer one (zod's `src/v3/` beside `src/v4/`); or a
-    version directory whose files shadow those of the directory holding it (pydantic's `v1/`,
-    the previous major kept importable). Their code answers a question about the code as it is
-    less well than the code that replaced it."""
-    if not _OLDER_DIR.search("\n".join(paths)):  # most repositories: one pass in C, no sets
-        return frozenset()
-    return older_dirs(paths)
-
-
-def older_dirs(paths: list[str]) -> frozenset[str]:
-    """`superseded_dirs` worked out in full."""
-    names: dict[str, set[str]] = {}
-    for path in paths:
-        d, _, name = path.rpartition("/")
-        names.setdefault(d, set()).add(name)
-        while d:
-            d = d.rpartition("/")[0]
-            names.setdefault(d, set())
-    versions: dict[str, dict[int, str]] = {}
-    for d in names:
-        parent, _, last = d.rpartition("/")
-        if (m := _VERSION_DIR.fullmatch(last)) is not None:
-            versions.setdefault(parent, {})[int(m.group(1))] = d
-    out = {d for d in names if d.rpartition("/")[2].lower() in _LEGACY_DIRS}
-    for parent, found in versions.items():
-        newest = max(found)
-        for n, d in found.items():
-            mine = names[d] - {"__init__.py", "index.ts", "index.js", "mod.rs"}
-            if n < newest or (len(mine) >= 3 and len(mine & names[parent]) * 2 >= len(mine)):
-                out.add(d)
-    return frozenset(out)
+def _names_used(links: FileLinks | None) -> set[str]:
+    """The names a file uses, and the last part of each of its imports: `from x import Q` is in
+    its imports only (a name of one letter is no graph reference)."""
+    if links is None:
+        return set()
+    return {n for names in links.refs.values() for n in names} | {i.rpartition(".")[2] for i in links.imports}
 
 
 class _FileColumns:
@@ -275,6 +139,7 @@ class Catalog:
         self._generated: dict[str, bool] = {}
         self._legacy: dict[str, bool] = {}
         self._links: dict[str, FileLinks | None] = {}
+        self._named_for: dict[str, tuple[str, ...]] = {}
 
     def __len__(self) -> int:
         return len(self.table)
@@ -304,6 +169,32 @@ class Catalog:
     def subjects(self) -> Subjects:
         """Test file -> the files it checks (`tested.py`), over the bundle's paths."""
         return Subjects(self.bundle.manifest["files"]["path"])
+
+    def subjects_of(self, test_path: str) -> tuple[str, ...]:
+        """The files a test file checks: the file its name names, else the file defining the
+        class or function its name names (`tested.named_for`)."""
+        got = self.subjects.of(test_path)
+        if got:
+            return got
+        if test_path not in self._named_for:
+            used = _names_used(self.links(test_path))
+            self._named_for[test_path] = named_for(test_path, used, self.defining)
+        return self._named_for[test_path]
+
+    @cached_property
+    def definers(self) -> NameFilter:
+        """Which files may define a name (the top manifest's per-file name hashes)."""
+        files = self.bundle.manifest["files"]
+        return NameFilter(dict(zip(files["path"], files["defs_h"], strict=True)))
+
+    def defining(self, names: list[str]) -> list[str]:
+        """The files defining one of `names` (the name hashes' candidates, checked)."""
+        out = []
+        for path in self.definers.paths_with(names):
+            links = self.links(path)
+            if links is not None and any(n in links.defs for n in names):
+                out.append(path)
+        return out
 
     @cached_property
     def _superseded(self) -> frozenset[str]:

@@ -26,8 +26,9 @@ from collections.abc import Iterator, Sequence
 from functools import cached_property
 from typing import NamedTuple
 
-from cora_ci.retrieval.catalog import Catalog, path_class, prose_class
+from cora_ci.retrieval.catalog import Catalog
 from cora_ci.retrieval.features import last_stem, stem_parts
+from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.query import STOPWORDS
 
 MAX_CHARS = 100_000  # a report is read this far for clues (the query's words stop much earlier)

@@ -23,8 +23,9 @@ import numpy as np
 
 from cora_ci.chunking.model import chunk_id, later_parts
 from cora_ci.rebind.view import mentions
-from cora_ci.retrieval.catalog import Catalog, Meta, path_class
+from cora_ci.retrieval.catalog import Catalog, Meta
 from cora_ci.retrieval.expand import graph_scores
+from cora_ci.retrieval.kinds import path_class
 
 _REVERSE = 1.0  # callers matter as much as callees here (query weighs them at 0.5)
 _MAX_DEPTH = 4  # levels of bases walked for an override

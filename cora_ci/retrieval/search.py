@@ -27,11 +27,12 @@ from functools import partial
 from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
-from cora_ci.retrieval.catalog import OVERLOAD, Catalog, Meta, catalog, path_class, prose_class
+from cora_ci.retrieval.catalog import OVERLOAD, Catalog, Meta, catalog
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match, private
 from cora_ci.retrieval.fusion import Fused, Fusion, fuse
+from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.nesting import lift_enclosing, together
 from cora_ci.retrieval.query import Query, analyse, query_vector, title_terms
 from cora_ci.retrieval.select import diverse, pinned_ids
@@ -318,7 +319,7 @@ def _to_subjects(cat: Catalog, cands: dict[int, _Cand], params: Params) -> None:
     """Each chunk of a file a well-found test checks gains `params.tested` times what the test
     lends it (`tested.lend`)."""
     found = ((c.meta.path, c.score, c.explain["demoted"]) for c in cands.values())
-    more = lend(found, cat.subjects, params.demote)
+    more = lend(found, cat.subjects_of, params.demote)
     for c in cands.values():
         got = more.get(c.meta.path)
         if got and not c.explain["demoted"]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 # A test file's name around its subject's stem: `test_x.py`, `x_test.go`, `x.test.ts`, `XTest.java`...
 _AFFIXED = re.compile(
@@ -111,10 +111,34 @@ def _bare(d: str) -> str:
     return _AFFIX.sub("", d) or d
 
 
+Defining = Callable[[list[str]], list[str]]  # names -> the files defining any of them
+
+
+def named_for(test_path: str, used: Iterable[str], defining: Defining) -> tuple[str, ...]:
+    """The code files defining what a test file is named for, among the names it uses: a test
+    file a class (`tests/admin_utils/test_logentry.py` uses `LogEntry`, defined in
+    `django/contrib/admin/models.py`; `tests/queries/test_q.py` `Q`; `test_cast.py` `Cast`), the
+    other convention of test runners; `defining` gives the files defining any of some names. ()
+    when none or more than `_MOST` do."""
+    stem = subject_stem(test_path)
+    if stem is None:
+        return ()
+    names = sorted({n for n in used if _squashed(n) == _squashed(stem)})
+    ext = "." + test_path.rsplit(".", 1)[-1]
+    files = [p for p in defining(names) if p.endswith(ext) and subject_stem(p) is None
+             and not _TEST_DIRS.intersection(p.split("/")[:-1])] if names else []  # fmt: skip
+    return tuple(files) if len(files) <= _MOST else ()
+
+
+def _squashed(name: str) -> str:
+    """`LogEntry`, `log_entry`, `logentry`: `logentry`."""
+    return name.replace("_", "").lower()
+
+
 Found = tuple[str, float, str | None]  # a candidate's path, score and demotion class ("test", None: code)
 
 
-def lend(found: Iterable[Found], subjects: Subjects, demote: float) -> dict[str, float]:
+def lend(found: Iterable[Found], subjects: Callable[[str], Sequence[str]], demote: float) -> dict[str, float]:
     """Per file a test checks, what its best test among the candidates `found` scored before tests
     were lowered (its score over `demote`) above the file's own best. A test that says no more than
     its code lends nothing: a small repository's every test is a candidate, and a weak one must not
@@ -123,7 +147,7 @@ def lend(found: Iterable[Found], subjects: Subjects, demote: float) -> dict[str,
     own: dict[str, float] = {}
     for path, score, demoted in found:
         if demoted == "test":
-            for subject in subjects.of(path):
+            for subject in subjects(path):
                 tests[subject] = max(tests.get(subject, 0.0), score / demote)
         elif demoted is None:
             own[path] = max(own.get(path, 0.0), score)
