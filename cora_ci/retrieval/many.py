@@ -17,7 +17,6 @@ fused scores are scaled to the same range, so it is not ranked down for lacking 
 from __future__ import annotations
 
 import os
-import weakref
 from collections.abc import Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -25,7 +24,6 @@ from functools import partial
 from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
-from cora_ci.graph.build import NameFilter
 from cora_ci.retrieval.catalog import Catalog, catalog
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.features import compile_filters
@@ -186,11 +184,11 @@ def _across(parts: list[Part], cats: list[Catalog], q: Query, cands: dict[int, _
     top = seeds[0].score
     gain: dict[int, float] = {}
     for s in seeds:
-        names = _external(parts[s.origin].bundle, cats[s.origin], s.meta.id)
-        for o, p in enumerate(parts):
+        names = _external(cats[s.origin], s.meta.id)
+        for o in range(len(parts)):
             if o == s.origin or not names:
                 continue
-            for cid, count in _defined(p.bundle, cats[o], names):
+            for cid, count in _defined(cats[o], names):
                 share = s.score / top / count
                 gain[_key(o, cid)] = max(gain.get(_key(o, cid), 0.0), share)
     for key, share in gain.items():
@@ -210,35 +208,23 @@ def _across(parts: list[Part], cats: list[Catalog], q: Query, cands: dict[int, _
         c.explain["graph"] = round((c.explain.get("graph") or 0.0) + extra, 6)
 
 
-_FILTERS: weakref.WeakKeyDictionary[Bundle, NameFilter] = weakref.WeakKeyDictionary()
-
-
-def _filter(bundle: Bundle) -> NameFilter:
-    """Which files of the bundle may define a name (the top manifest's per-file name hashes)."""
-    f = _FILTERS.get(bundle)
-    if f is None:
-        files = bundle.manifest["files"]
-        f = _FILTERS[bundle] = NameFilter(dict(zip(files["path"], files["defs_h"], strict=True)))
-    return f
-
-
-def _external(bundle: Bundle, cat: Catalog, cid: int) -> list[str]:
+def _external(cat: Catalog, cid: int) -> list[str]:
     """The names chunk `cid` uses that no file of its own bundle defines."""
     m = cat.meta(cid)
     links = cat.links(m.path) if m is not None else None
     if links is None:
         return []
-    own = _filter(bundle)
+    own = cat.definers
     names = [n for n in links.refs.get(cid, []) if len(n) > 2]
     return [n for n in names if not own.paths_with([n])][:_MAX_NAMES]
 
 
-def _defined(bundle: Bundle, cat: Catalog, names: Iterable[str]) -> list[tuple[int, int]]:
+def _defined(cat: Catalog, names: Iterable[str]) -> list[tuple[int, int]]:
     """(chunk id, how many places define its name) for each definition in `bundle` of `names`
     defined in at most `_MAX_DEFS` places."""
     wanted = set(names)
     found: dict[str, list[int]] = {}
-    for path in _filter(bundle).paths_with(wanted)[: _MAX_DEFS * len(wanted)]:
+    for path in cat.definers.paths_with(wanted)[: _MAX_DEFS * len(wanted)]:
         links = cat.links(path)
         if links is None:
             continue
