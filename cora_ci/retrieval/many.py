@@ -220,8 +220,8 @@ def _external(cat: Catalog, cid: int) -> list[str]:
 
 
 def _defined(cat: Catalog, names: Iterable[str]) -> list[tuple[int, int]]:
-    """(chunk id, how many places define its name) for each definition in `bundle` of `names`
-    defined in at most `_MAX_DEFS` places."""
+    """(chunk id, how many places define its name) for each definition in `cat`'s bundle of
+    `names` defined in at most `_MAX_DEFS` places."""
     wanted = set(names)
     found: dict[str, list[int]] = {}
     for path in cat.definers.paths_with(wanted)[: _MAX_DEFS * len(wanted)]:

@@ -5,8 +5,10 @@ says in words what a report says), and tests rank below the code they test. What
 for points at its subject, the file its name names: `tests/migrations/test_autodetector.py` checks
 `django/db/migrations/autodetector.py`, `sklearn/linear_model/tests/test_ridge.py` checks
 `sklearn/linear_model/_ridge.py`, `src/parser.test.ts` checks `src/parser.ts`, `FooTest.java`
-checks `Foo.java`. A test lends its subject what it scored above the subject's own best (`lend`);
-`search.py` adds a share of that to the subject's chunks.
+checks `Foo.java`; a test named for a class checks the file defining it (`tests/queries/test_q.py`
+imports `Q`: `django/db/models/query_utils.py`; `named_for`). A test lends its subject what it
+scored above the subject's own best (`lend`); `search.py` adds a share of that to the subject's
+chunks.
 """
 
 from __future__ import annotations
