@@ -563,8 +563,12 @@ def test_what_is_not_code_but_full_of_its_names_has_a_class(path: str, cls: str 
         ("pkg/json_bench.go", "benchmark"), ("jmh/src/main/java/Codec.java", "benchmark"),
         ("src/CodecBenchmark.java", "benchmark"), ("_examples/rest/routes.json", "example"),
         ("_benchmarks/tree.go", "benchmark"),
-        # code named like a benchmark is code
+        # a directory of tests named for what they test
+        ("js_tests/qunit/qunit.js", "test"), ("integration_tests/helpers.py", "test"),
+        ("src/MyApp.Tests/Fixtures.cs", "test"), ("tests_e2e/login.ts", "test"),
+        # code named like a benchmark or a test is code
         ("src/benchmark.py", None), ("lib/workbench.py", None), ("src/benchmarking.py", None),
+        ("src/contest/rules.py", None), ("src/latest/api.py", None), ("src/attest_lib/sign.py", None),
     ],
 )  # fmt: skip
 def test_benchmarks_and_underscored_dirs_have_a_class(path: str, cls: str | None) -> None:

@@ -19,6 +19,9 @@ _DIRS = {
     "translation": {"locale", "locales", "translations"},
     "template": {"ISSUE_TEMPLATE", "PULL_REQUEST_TEMPLATE", "DISCUSSION_TEMPLATE"},
 }  # fmt: skip
+# a directory of tests named for what they test: Django's `js_tests/`, `integration_tests/`,
+# `tests_unit/`, a .NET solution's `MyApp.Tests/`
+_TESTS_NAMED = re.compile(r"^(tests?[_-].+|.+[_.-]tests?)$", re.IGNORECASE)
 # Not code, yet full of code's names: the history of a project, its messages in other languages,
 # its issue forms, and copies of well-known libraries. They rank below source unless asked for.
 _TEXT_EXT = r"(\.(md|rst|txt|adoc|asciidoc|markdown|org))?$"
@@ -93,6 +96,8 @@ def path_class(path: str) -> str | None:
         for cls, names in _DIRS.items():
             if d in names or bare in names:
                 return cls
+        if _TESTS_NAMED.match(bare):
+            return "test"
     if _MIGRATION_FILE.match(name) and any(d.lower() in _MIGRATION_DIRS for d in dirs):
         return "migration"
     if _TEST_FILE.search(name):
