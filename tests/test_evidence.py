@@ -13,8 +13,9 @@ import pytest
 
 from cora_ci.build import build
 from cora_ci.render.query import Where, run_query
-from cora_ci.retrieval import evidence
-from cora_ci.retrieval.evidence import MENTION, MESSAGE, clues, messages
+from cora_ci.retrieval import emitted, evidence
+from cora_ci.retrieval.emitted import MESSAGE, messages
+from cora_ci.retrieval.evidence import MENTION, clues
 from cora_ci.retrieval.noise import without_noise
 
 pytestmark = pytest.mark.usefixtures("private_cache")
@@ -393,7 +394,7 @@ def test_what_a_title_names(make_repo: Callable[[dict[str, str]], Path]) -> None
     ],
 )  # fmt: skip
 def test_the_diagnostic_codes_a_report_names(report: str, named: list[tuple[str, str]]) -> None:
-    assert evidence.codes(report) == named
+    assert emitted.codes(report) == named
 
 
 ADMIN_CHECKS = """\
