@@ -202,8 +202,8 @@ class Pointed(NamedTuple):
 
 def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
     """What the clues of `text` point at in the bundle of `cat`: the chunks that emit the messages
-    it quotes, the files its `title` names by their stem, and what its frames, paths and dotted
-    names name."""
+    it quotes or hold the codes it names, the files its `title` names by their stem, and what its
+    frames, paths and dotted names name."""
     at = said(cat, text)
     for emits, weight in coded(cat, text).items():
         at[emits] = max(at.get(emits, 0.0), weight)
