@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 import weakref
+from collections.abc import Iterable
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -178,7 +179,7 @@ class Catalog:
             return got
         if test_path not in self._named_for:
             used = _names_used(self.links(test_path))
-            self._named_for[test_path] = named_for(test_path, used, self.defining)
+            self._named_for[test_path] = named_for(test_path, used, lambda names: list(self.defining(names)))
         return self._named_for[test_path]
 
     @cached_property
@@ -187,13 +188,16 @@ class Catalog:
         files = self.bundle.manifest["files"]
         return NameFilter(dict(zip(files["path"], files["defs_h"], strict=True)))
 
-    def defining(self, names: list[str]) -> list[str]:
-        """The files defining one of `names` (the name hashes' candidates, checked)."""
-        out = []
-        for path in self.definers.paths_with(names):
+    def defining(self, names: Iterable[str], most: int | None = None) -> dict[str, dict[str, list[int]]]:
+        """Per file that defines one of `names` (of the files whose name hashes may hold one, the
+        first `most` by path), the ids of the symbols defining each of them there."""
+        wanted = set(names)
+        out: dict[str, dict[str, list[int]]] = {}
+        for path in self.definers.paths_with(wanted)[:most]:
             links = self.links(path)
-            if links is not None and any(n in links.defs for n in names):
-                out.append(path)
+            defs = {n: links.defs[n] for n in wanted & links.defs.keys()} if links is not None else {}
+            if defs:
+                out[path] = defs
         return out
 
     @cached_property

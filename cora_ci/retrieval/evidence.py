@@ -235,10 +235,11 @@ def named(cat: Catalog, title: str, paths: Paths) -> dict[str, float]:
     word few chunks hold names something: "settings", "field" or "error" are the language's."""
     out: dict[str, float] = {}
     for word in dict.fromkeys(_TITLE_WORD.findall(title)):
-        if word.lower() in STOPWORDS:
+        found = paths.named(word)
+        if not found or word.lower() in STOPWORDS or cat.bundle.lexical.frequency(word.lower()) > RARE:
             continue
-        code = [p for p in paths.named(word) if _code(cat, p)]
-        if 1 <= len(code) <= NAMED_MOST and cat.bundle.lexical.frequency(word.lower()) <= RARE:
+        code = [p for p in found if _code(cat, p)]
+        if 1 <= len(code) <= NAMED_MOST:
             for p in code:
                 out[p] = max(out.get(p, 0.0), MENTION / len(code))
     return out

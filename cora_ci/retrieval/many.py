@@ -224,12 +224,9 @@ def _defined(cat: Catalog, names: Iterable[str]) -> list[tuple[int, int]]:
     `names` defined in at most `_MAX_DEFS` places."""
     wanted = set(names)
     found: dict[str, list[int]] = {}
-    for path in cat.definers.paths_with(wanted)[: _MAX_DEFS * len(wanted)]:
-        links = cat.links(path)
-        if links is None:
-            continue
-        for n in wanted & set(links.defs):
-            found.setdefault(n, []).extend(links.defs[n])
+    for defs in cat.defining(wanted, _MAX_DEFS * len(wanted)).values():
+        for n, ids in defs.items():
+            found.setdefault(n, []).extend(ids)
     return [(cid, len(ids)) for ids in found.values() if len(ids) <= _MAX_DEFS for cid in ids]
 
 

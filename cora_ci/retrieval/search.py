@@ -30,7 +30,14 @@ from cora_ci.bundle import Bundle
 from cora_ci.retrieval.catalog import OVERLOAD, Catalog, Meta, catalog
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
-from cora_ci.retrieval.features import active, compile_filters, definition_level, name_match, private
+from cora_ci.retrieval.features import (
+    active,
+    compile_filters,
+    definition_level,
+    last_stem,
+    name_match,
+    private,
+)
 from cora_ci.retrieval.fusion import Fused, Fusion, fuse
 from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.nesting import lift_enclosing, together
@@ -201,14 +208,10 @@ def _demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params)
         return None
     cls = (path_class(m.path) or ("generated" if cat.generated(m) else None) or prose_class(m.path, m.lang)
            or ("legacy" if cat.legacy(m.path) else None))  # fmt: skip
-    if cls is None or cls in q.wants or (cls == "migration" and _stem(m.path) in q.words):
+    if cls is None or cls in q.wants or (cls == "migration" and last_stem(m.path).lower() in q.words):
         return None  # a migration the query names ("auth.0011_update_proxy_permissions") is asked for
     factor = {"docs": params.docs, "stub": params.stub}.get(cls, params.demote)
     return (cls, factor) if factor != 1.0 else None
-
-
-def _stem(path: str) -> str:
-    return path.rpartition("/")[2].split(".", 1)[0].lower()
 
 
 def _in_dir(path: str, d: str) -> bool:

@@ -75,7 +75,6 @@ class Subjects:
         stem = subject_stem(test_path)
         if stem is None:
             return ()
-        ext = "." + test_path.rsplit(".", 1)[-1]
         parts = test_path.split("/")[:-1]
         first = next((i for i, d in enumerate(parts) if d in _TEST_DIRS), len(parts))
         inside = parts[:first]  # `sympy/parsing/tests/` checks `sympy/parsing/`, not `sympy/printing/`
@@ -83,9 +82,8 @@ class Subjects:
         own = {_bare(d) for d in parts if d not in _TEST_DIRS}
         near: dict[str, int] = {}
         for p in by_stem.get(stem, []) if by_stem is not None else []:
-            dirs = p.split("/")[:-1]
-            if p.endswith(ext) and subject_stem(p) is None and not _TEST_DIRS.intersection(dirs):
-                near[p] = len(own.intersection(dirs))
+            if _checkable(test_path, p):
+                near[p] = len(own.intersection(p.split("/")[:-1]))
         best = max(near.values(), default=0)
         out = tuple(p for p, n in near.items() if n == best)
         return out if len(out) <= _MOST else ()
@@ -126,10 +124,14 @@ def named_for(test_path: str, used: Iterable[str], defining: Defining) -> tuple[
     if stem is None:
         return ()
     names = sorted({n for n in used if _squashed(n) == _squashed(stem)})
-    ext = "." + test_path.rsplit(".", 1)[-1]
-    files = [p for p in defining(names) if p.endswith(ext) and subject_stem(p) is None
-             and not _TEST_DIRS.intersection(p.split("/")[:-1])] if names else []  # fmt: skip
+    files = [p for p in defining(names) if _checkable(test_path, p)] if names else []
     return tuple(files) if len(files) <= _MOST else ()
+
+
+def _checkable(test_path: str, path: str) -> bool:
+    """`path` is code a test file may check: of its extension, not a test by name or place."""
+    return (path.endswith("." + test_path.rsplit(".", 1)[-1]) and subject_stem(path) is None
+            and not _TEST_DIRS.intersection(path.split("/")[:-1]))  # fmt: skip
 
 
 def _squashed(name: str) -> str:
