@@ -311,6 +311,40 @@ def test_top_ten_is_not_one_file_while_a_file_with_several_strong_chunks_rises(w
     assert later and all(h.explain["diversity"] is not None for h in later)
 
 
+def test_a_question_spreads_its_answer_over_more_files(widgets: Bundle) -> None:
+    def top3(query: str, **kw: object) -> list[str]:
+        hits = search(widgets, query, k=10, expand=False, params=_with(**kw))
+        well_formed(hits)
+        return [path_of(widgets, h.chunk_id) for h in hits[:3]]
+
+    told, asked = "frobnicate widget", "how do we frobnicate a widget?"
+    assert analyse(asked).question and not analyse(told).question
+    assert top3(told) == ["src/many.py", "src/many.py", "src/one.py"]  # a description: its best file
+    assert top3(asked) == ["src/many.py", "src/one.py", "src/two.py"]  # a question: three places
+    assert top3(asked, spread=PARAMS.diversity) == top3(told)  # the same ranking but for the spread
+
+
+@pytest.mark.parametrize(
+    ("text", "question"),
+    [
+        ("how are routes registered", True),
+        ("What calls parse_header", True),
+        ("where do we retry?", True),
+        ("Which middleware runs first", True),
+        ("why is the cache cleared", True),
+        ("Explain the cache?", True),
+        ("Return the current context.", False),  # a description of one thing
+        ("request routing context storage", False),
+        ("how", False),  # an identifier
+        ("Howard.parse", False),
+        ("whichever thing", False),
+        ("How to reproduce:\n" + "the widget frobnicates twice when it should once " * 8, False),  # a report
+    ],
+)
+def test_what_is_a_question(text: str, question: bool) -> None:
+    assert analyse(text).question is question
+
+
 # ----------------------------------------------------------------------------- graph
 
 

@@ -7,7 +7,8 @@ directives from the command line, a `.cora-boosts` file and a bundle.
 
 from cora_ci.boosts import parse_boost, read_boosts
 from cora_ci.retrieval.boosts import bundle_boosts, merge
-from cora_ci.retrieval.search import EXPLAIN_KEYS, PARAMS, Params, search
+from cora_ci.retrieval.params import EXPLAIN_KEYS, PARAMS, Params
+from cora_ci.retrieval.search import search
 from cora_ci.retrieval.types import Boost, Filters, Hit
 
 __all__ = [

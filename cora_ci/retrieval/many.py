@@ -29,10 +29,9 @@ from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.features import compile_filters
 from cora_ci.retrieval.fusion import fuse
 from cora_ci.retrieval.nesting import together
+from cora_ci.retrieval.params import PARAMS, Params, decay
 from cora_ci.retrieval.query import Query, analyse, query_vector
 from cora_ci.retrieval.search import (
-    PARAMS,
-    Params,
     _add_pointed,
     _blank,
     _Cand,
@@ -106,7 +105,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
         for cid in pinned_ids(cat, p.boosts)
     ]
     reserve = round(k * params.graph_slots) if expand and params.graph > 0 else 0
-    picked = diverse(cands, k, pinned, params.diversity if params.features else 1.0, reserve)
+    picked = diverse(cands, k, pinned, decay(q, params), reserve)
     picked = together(picked, cands, lifted, lambda c: _key(c.origin, c.meta.id)) if lifted else picked
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []

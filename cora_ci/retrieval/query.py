@@ -62,6 +62,7 @@ class Query(NamedTuple):
     named: tuple[str, ...] | None = None  # the one identifier a sentence asks about: `X`, "definition of X"
     report: bool = False  # over ASKING words: a bug report or a pasted text, not a question
     title: str | None = None  # a report's first line, when more follows: what it is about
+    question: bool = False  # asks how, what, where, which or why: an answer that spans places
 
 
 def split_qualified(name: str) -> tuple[str, ...]:
@@ -116,8 +117,16 @@ def analyse(text: str) -> Query:
     report = len(all_terms) > ASKING
     wants = frozenset(k for k, v in WANTS.items() if raw & v and (not report or k == "legacy"))
     named = _named(text) if identifier is None else None
+    asks = _QUESTION.match(text) is not None or text.endswith("?")
+    question = asks and identifier is None and not report
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
-                 named, report, _title(text) if report else None)  # fmt: skip
+                 named, report, _title(text) if report else None, question)  # fmt: skip
+
+
+# A question, not a description: "how are routes registered", "what calls parse_header", "where do
+# we retry?". Its answer is a flow or a set of places (a handler and what it calls, a name's
+# callers), where a description ("Return the current context.") names one thing.
+_QUESTION = re.compile(r"(?:how|what|where|which|why)\b", re.I)
 
 
 _NOT_A_TITLE = re.compile(r"\s*(?:```|~~~|>>>|\$ |Traceback \(|File \"|at |In \[\d+\]:)")

@@ -15,14 +15,15 @@ Steps, each visible in a hit's `explain`:
    linked with and adds linked chunks that search missed (`graph`, source "graph"), damped for
    hubs (what all the code refers to, an error class, is near every seed);
 4. diversity: the n-th chunk of one file is discounted by `diversity`**n, so a top-10 is not one
-   file (`select.py`);
+   file (`select.py`), and by `spread`**n for a question (how, what, where, which, why), whose
+   answer is a flow or a set of places;
 5. `path:` and `symbol:` boosts pin their chunks first, verbatim (`full`, source "boost").
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
@@ -38,58 +39,18 @@ from cora_ci.retrieval.features import (
     name_match,
     private,
 )
-from cora_ci.retrieval.fusion import Fused, Fusion, fuse
+from cora_ci.retrieval.fusion import Fused, fuse
 from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.nesting import lift_enclosing, together
+from cora_ci.retrieval.params import EXPLAIN_KEYS, PARAMS, Params, decay
 from cora_ci.retrieval.query import Query, analyse, query_vector, title_terms
 from cora_ci.retrieval.select import diverse, pinned_ids
 from cora_ci.retrieval.tested import lend
 from cora_ci.retrieval.types import Boost, Filters, Hit
 
-EXPLAIN_KEYS = (
-    "query", "bm25_rank", "bm25_score", "vector_rank", "vector_score", "fused", "definition", "name",
-    "evidence", "popular", "tested", "nested", "demoted", "dir", "file", "graph", "diversity", "boost",
-)  # fmt: skip
 # of Params.definition, by definition_level: a name in another case (`reader` for `Reader`) well below
 # the exact one, which comes first even from the second place in BM25 and a file's second pick
 _LEVEL_SHARE = {3: 1.0, 2: 0.35, 1: 0.15}
-
-
-@dataclass(frozen=True)
-class Params:
-    """Ranking weights. Defaults are the measured choice (bench/quality.py, bench/RESULTS.md)."""
-
-    fusion: Fusion = field(default_factory=Fusion)
-    lexical: bool = True  # the switches let the benchmark rank by one side, or without features
-    vectors: bool = True
-    features: bool = True
-    pool: int = 100  # candidates taken from each side
-    definition: float = 2.0  # added for the defining chunk of an identifier query: it comes first
-    definition_in_text: float = 0.15  # ... of an identifier named inside a sentence
-    name: float = 0.2  # times the share of query words in the chunk's symbol or file name
-    demote: float = 0.3  # multiplier for tests, examples, vendored and generated code
-    docs: float = 0.3  # ... for prose (Markdown, reStructuredText, plain text)
-    stub: float = 0.4  # ... for type stubs and declaration files (.pyi, .d.ts)
-    private: float = 0.85  # ... for a private symbol (`_helper`) when a sentence does not name it
-    nested: float = 0.9  # ... for a function nested in a function, whose enclosing one takes its score
-    dir_boost: float = 1.5  # multiplier for chunks under a `dir:` boost
-    file: float = 0.15  # times each of the file's other best scores (up to file_count of them),
-    file_decay: float = 0.7  # ... the n-th weighted this to the n
-    file_count: int = 5
-    diversity: float = 0.8  # the n-th chunk of one file is multiplied by this to the n
-    evidence: float = 1.0  # added for the chunk a traceback's innermost frame in the repository names
-    evidence_file: float = 0.3  # ... for the other candidates of a file a report names, times the clue's
-    seeds: int = 5  # top hits that seed PageRank
-    graph: float = 0.1  # added: this times the graph score (PageRank mass / the largest mass)
-    popular: float = 0.05  # added for a sentence: this times how much of the code refers to the chunk
-    tested: float = 0.3  # added for a sentence to a tested file's chunks: this times what its test adds
-    graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
-    graph_slots: float = 0.2  # share of the k places kept, at the end, for chunks only the graph found
-    reverse: float = 0.5  # weight of "is referenced by" edges relative to "references"
-    hubs: float = 1.0  # a chunk's PageRank mass times 1 - this x how much of the code refers to it
-
-
-PARAMS = Params()
 
 
 @dataclass
@@ -139,7 +100,7 @@ def search(
         _expand(cat, q, cands, filters, params, accept)
     pinned = pinned_ids(cat, boosts)
     reserve = round(k * params.graph_slots) if expand and params.graph > 0 else 0
-    picked = diverse(cands, k, pinned, params.diversity if params.features else 1.0, reserve)
+    picked = diverse(cands, k, pinned, decay(q, params), reserve)
     picked = together(picked, cands, lifted, lambda c: c.meta.id) if lifted else picked
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []
