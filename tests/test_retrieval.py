@@ -265,6 +265,34 @@ def test_tests_and_examples_rank_lower_unless_asked_for(shop: Bundle) -> None:
     filtered = search(shop, "login password", filters=Filters(paths=("tests/**",)), expand=False)
     assert filtered and all(path_of(shop, h.chunk_id) == "tests/test_auth.py" for h in filtered)
     assert not any(h.explain["demoted"] for h in filtered)
+    # A class word before another word names a topic, not the class's files: the tests stay below.
+    topic = search(shop, "login password testing framework", expand=False)
+    assert path_of(shop, topic[0].chunk_id) == "src/auth.py"
+    assert any(h.explain["demoted"] == "test" for h in topic)
+
+
+@pytest.mark.parametrize(
+    ("text", "wants"),
+    [
+        ("tests for the parser", {"test"}),
+        ("the parser tests", {"test"}),
+        ("where are the docs?", {"docs"}),
+        ("test files of the router", {"test"}),  # files as such
+        ("an example, please", {"example"}),
+        ("where is test_parser defined", {"test"}),  # an identifier's parts
+        ("test runner worker pool scheduling", set()),  # topics: the code that runs tests,
+        ("HTML template rendering", set()),  # renders templates, generates documentation
+        ("documentation generation for man pages", set()),
+        ("how the session acquires and releases connections", set()),
+        ("the legacy v1 API", {"legacy"}),
+        (
+            "Migration fails with pydantic.v1 models\n" + "the model breaks when it is migrated " * 8,
+            {"legacy"},
+        ),
+    ],
+)
+def test_what_a_query_asks_for(text: str, wants: set[str]) -> None:
+    assert analyse(text).wants == wants
 
 
 def _with(**kw: object) -> object:

@@ -115,7 +115,8 @@ def analyse(text: str) -> Query:
     # ("my tests fail", "the docs say") and asks for the code to change; one that names an older
     # version (`pydantic.v1`, "the legacy API") is about that version's code.
     report = len(all_terms) > ASKING
-    wants = frozenset(k for k, v in WANTS.items() if raw & v and (not report or k == "legacy"))
+    heads = frozenset() if report else _heads(text)
+    wants = frozenset(k for k, v in WANTS.items() if (raw if k == "legacy" else heads) & v)
     named = _named(text) if identifier is None else None
     asks = _QUESTION.match(text) is not None or text.endswith("?")
     question = asks and identifier is None and not report
@@ -127,6 +128,30 @@ def analyse(text: str) -> Query:
 # we retry?". Its answer is a flow or a set of places (a handler and what it calls, a name's
 # callers), where a description ("Return the current context.") names one thing.
 _QUESTION = re.compile(r"(?:how|what|where|which|why)\b", re.I)
+
+
+_TOKEN = re.compile(r"\w+|[^\w\s]")
+# Words for files as such: "test files", "example code", "doc pages" still ask for the class.
+_FILES = "file files case cases suite suites code directory directories folder folders page pages"
+_PHRASE_ENDS = STOPWORDS | frozenset(_FILES.split())
+
+
+def _heads(text: str) -> frozenset[str]:
+    """The words that may name a path class: those that end their phrase (followed by nothing, a
+    stopword, punctuation, a word for files or an identifier: "the tests for X", "where are the
+    docs", "test files", "generated schema_field"), and the parts of identifiers (`test_parser`).
+    A class word before another word names a topic, not the class's files: "test runner",
+    "template rendering", "documentation generation", "acquires and releases connections"."""
+    tokens = _TOKEN.findall(text)
+    out: set[str] = set()
+    for i, token in enumerate(tokens):
+        if _CODEY.match(token):
+            out.update(terms(token))
+            continue
+        after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if not after or after.lower() in _PHRASE_ENDS or not after[0].isalnum() or _CODEY.match(after):
+            out.add(token.lower())
+    return frozenset(out)
 
 
 _NOT_A_TITLE = re.compile(r"\s*(?:```|~~~|>>>|\$ |Traceback \(|File \"|at |In \[\d+\]:)")
