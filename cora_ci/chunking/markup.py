@@ -9,8 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cora_ci.chunking.outline import Sym, _Extractor, _squash, last_row, parser_for
-from cora_ci.chunking.outline import _text as _node_text
+from cora_ci.chunking.outline import Extractor, Sym, last_row, parser_for
+from cora_ci.chunking.symbols import squash, text_of
 
 Node = Any
 _TRIVIAL = re.compile(r"^[\W_]*$")
@@ -18,7 +18,7 @@ _COMMENT = re.compile(r"^\s*(#|//)")
 
 
 def _text(src: bytes, node: Node) -> str:
-    return _squash(_node_text(src, node))
+    return squash(text_of(src, node))
 
 
 def _leaf(kind: str, name: str, start: int, end: int) -> Sym:
@@ -52,7 +52,7 @@ def markdown(root: Node, src: bytes) -> list[Sym]:
 
 
 def keys(lang: str, root: Node, src: bytes) -> list[Sym]:
-    ex = _Extractor(lang, src)
+    ex = Extractor(lang, src)
     out: list[Sym] = []
     for node, name in _key_nodes(lang, root, src):
         start, _, _ = ex.expand_up(node)

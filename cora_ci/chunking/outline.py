@@ -12,16 +12,11 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from cora_ci.chunking.specs import LangSpec, generic_kind, is_comment, is_generic_import, spec_for
+from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import, spec_for
+from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash, text_of
 
 Node = Any  # tree_sitter.Node
 
-_FUNCTION_VALUES = frozenset(
-    {"arrow_function", "function_expression", "function", "generator_function", "lambda"}
-)
-_PY_PROPERTY = re.compile(
-    r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
-)
 _MAX_SIGNATURE = 240
 # Functions whose body is read for nested functions and classes (statements that declare one).
 NESTING = frozenset({"function", "method", "constructor"})
@@ -73,15 +68,10 @@ def parser_for(lang: str) -> Any:
     return get_parser(lang)  # type: ignore[arg-type]
 
 
-def _text(src: bytes, node: Node) -> str:
-    return src[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+class Extractor:
+    """The symbols of one file's source: the walk (`scan`, `build`) and each symbol's extent,
+    signature and docs; what a node defines and is called is `symbols.Classifier`'s."""
 
-
-def _squash(s: str) -> str:
-    return " ".join(s.split())
-
-
-class _Extractor:
     def __init__(self, lang: str, src: bytes) -> None:
         self.lang = lang
         self.spec: LangSpec = spec_for(lang)
@@ -89,152 +79,13 @@ class _Extractor:
         self.imports: set[int] = set()
         self.namespace_rows: set[int] = set()
         self.src_lines = src.split(b"\n")
-
-    # ---- classification -------------------------------------------------------------------
-    def classify(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
-        """(kind, label, name) when `n` defines a symbol, else None."""
-        s, t = self.spec, n.type
-        if t in s.types:
-            kind, label = "type", s.types[t]
-        elif t in s.namespaces:
-            if self.lang == "rust" and n.child_by_field_name("body") is None:
-                return None  # `mod foo;` is an import
-            kind, label = "namespace", s.namespaces[t]
-        elif t in s.methods:
-            kind, label = "method", s.methods[t]
-            if in_type and label == "function":
-                label = "method"
-        elif t in s.properties:
-            kind, label = "property", s.properties[t]
-        elif in_type and t in s.fields:
-            kind, label = "field", s.fields[t]
-        elif t in s.events:
-            kind, label = "event", s.events[t]
-        elif s.generic and (g := generic_kind(t)):
-            kind, label = g
-        else:
-            return self._special(n, in_type)
-        name = self.name_of(n)
-        if not name:
-            return None
-        return self._refine(n, kind, label, name, in_type)
-
-    def _special(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
-        t, lang = n.type, self.lang
-        if lang in ("javascript", "typescript", "tsx"):
-            if t == "variable_declarator":
-                value = n.child_by_field_name("value")
-                name = n.child_by_field_name("name")
-                if value is None or name is None or name.type != "identifier":
-                    return None
-                if value.type in _FUNCTION_VALUES:
-                    return "method", "function", _text(self.src, name)
-                if value.type == "object":
-                    return "namespace", "object", _text(self.src, name)
-            elif t == "pair":
-                value = n.child_by_field_name("value")
-                key = n.child_by_field_name("key")
-                if value is not None and key is not None and value.type in _FUNCTION_VALUES:
-                    return "method", "method", _text(self.src, key).strip("'\"")
-        elif lang == "python" and t == "assignment":
-            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
-            if left is None or left.type not in ("identifier", "attribute"):
-                return None
-            if right is not None and right.type == "lambda":
-                return "method", "method" if in_type else "function", _text(self.src, left)
-            if in_type:
-                return "field", "field", _text(self.src, left)
-        return None
-
-    def _refine(self, n: Node, kind: str, label: str, name: str, in_type: bool) -> tuple[str, str, str]:
-        t = n.type
-        if self.lang == "python" and kind == "method":
-            parent = n.parent
-            if parent is not None and parent.type == "decorated_definition":
-                for dec in parent.named_children:
-                    if dec.type == "decorator" and _PY_PROPERTY.match(_text(self.src, dec)):
-                        return "property", "property", name
-            if name == "__init__":
-                label = "constructor"
-        elif self.lang in ("javascript", "typescript", "tsx"):
-            if t == "method_definition":
-                if any(c.type in ("get", "set") for c in n.children if not c.is_named):
-                    return "property", "property", name
-                if name == "constructor":
-                    label = "constructor"
-            elif kind == "field":
-                value = n.child_by_field_name("value")
-                if value is not None and value.type in _FUNCTION_VALUES:
-                    return "method", "method", name
-        return kind, label, name
-
-    def name_of(self, n: Node) -> str:
-        t, lang = n.type, self.lang
-        if lang == "rust" and t == "impl_item":
-            ty = n.child_by_field_name("type")
-            trait = n.child_by_field_name("trait")
-            base = self._base_name(ty)
-            return f"<{base} as {self._base_name(trait)}>" if trait is not None else base
-        if lang == "csharp":
-            if t in ("field_declaration", "event_field_declaration"):
-                return self._declarator_names(n)
-            if t == "operator_declaration":
-                op = n.child_by_field_name("operator")
-                return "operator " + (_text(self.src, op) if op is not None else "?")
-            if t == "conversion_operator_declaration":
-                ty = n.child_by_field_name("type")
-                return "operator " + (_text(self.src, ty) if ty is not None else "?")
-            if t == "indexer_declaration":
-                return "this[]"
-        if lang == "java" and t in ("field_declaration", "constant_declaration"):
-            return self._declarator_names(n)
-        name = n.child_by_field_name("name")
-        if name is None:
-            name = self._c_declarator_name(n)
-        return _squash(_text(self.src, name)) if name is not None else ""
-
-    def _base_name(self, node: Node | None) -> str:
-        if node is None:
-            return "?"
-        m = re.match(r"[\w:.]+", _text(self.src, node))
-        return m.group(0).split("::")[-1] if m else _squash(_text(self.src, node))
-
-    def _declarator_names(self, n: Node) -> str:
-        """The first declared name: `int a, b;` is anchored as `a` (the header shows both)."""
-        stack = [n]
-        while stack:
-            cur = stack.pop()
-            if cur.type == "variable_declarator":
-                nm = cur.child_by_field_name("name")
-                if nm is not None:
-                    return _text(self.src, nm)
-                continue
-            stack.extend(reversed(cur.named_children))
-        return ""
-
-    def _c_declarator_name(self, n: Node) -> Node | None:
-        d = n.child_by_field_name("declarator")
-        for _ in range(16):
-            if d is None:
-                return None
-            if d.type in (
-                "identifier",
-                "field_identifier",
-                "qualified_identifier",
-                "operator_name",
-                "destructor_name",
-                "type_identifier",
-            ):
-                return d
-            nxt = d.child_by_field_name("declarator") or d.child_by_field_name("name")
-            d = nxt
-        return None
+        self.kinds = Classifier(lang, src)
 
     # ---- details of one symbol -------------------------------------------------------------
     def body_of(self, n: Node) -> Node | None:
         if self.lang in ("javascript", "typescript", "tsx") and n.type in ("variable_declarator", "pair"):
             value = n.child_by_field_name("value")
-            if value is not None and value.type in _FUNCTION_VALUES:
+            if value is not None and value.type in FUNCTION_VALUES:
                 return value.child_by_field_name("body")
             return value
         if self.lang == "python" and n.type == "assignment":
@@ -259,7 +110,7 @@ class _Extractor:
                 parts.append(self.src[pos : c.start_byte])
                 pos = c.end_byte
         parts.append(self.src[pos:end])
-        sig = _SIG_TAIL.sub("", _squash(b" ".join(parts).decode("utf-8", errors="replace")))
+        sig = _SIG_TAIL.sub("", squash(b" ".join(parts).decode("utf-8", errors="replace")))
         return sig[:_MAX_SIGNATURE]
 
     def params(self, n: Node) -> str:
@@ -273,9 +124,9 @@ class _Extractor:
             types = []
             for c in p.named_children:
                 ty = c.child_by_field_name("type")
-                types.append(_squash(_text(self.src, ty if ty is not None else c)))
+                types.append(squash(text_of(self.src, ty if ty is not None else c)))
             return "(" + ", ".join(types) + ")"
-        return _squash(_text(self.src, p))
+        return squash(text_of(self.src, p))
 
     def docstring(self, body: Node | None) -> str:
         if self.lang != "python" or body is None or not body.named_children:
@@ -283,7 +134,7 @@ class _Extractor:
         first = body.named_children[0]
         if first.type == "expression_statement" and first.named_children:
             first = first.named_children[0]
-        return _text(self.src, first) if first.type == "string" else ""
+        return text_of(self.src, first) if first.type == "string" else ""
 
     def expand_up(self, outer: Node) -> tuple[int, int, str]:
         """Rows taking in adjacent doc comments and attributes above `outer`: (start, head start, docs)."""
@@ -298,7 +149,7 @@ class _Extractor:
             if is_doc and before is not None and last_row(before) == sib.start_point[0]:
                 break  # a trailing comment of the statement before
             if is_doc:
-                docs.append(_text(self.src, sib))
+                docs.append(text_of(self.src, sib))
             elif not docs:
                 head = sib.start_point[0]
             start = sib.start_point[0]
@@ -327,7 +178,7 @@ class _Extractor:
         stack: list[tuple[Node, Node | None]] = [(c, None) for c in reversed(container.named_children)]
         while stack:
             n, wrap = stack.pop()
-            info = self.classify(n, in_type)
+            info = self.kinds.classify(n, in_type)
             if info is not None:
                 found.append((wrap if wrap is not None else n, n, info))
                 if wrap is not None:
@@ -341,7 +192,7 @@ class _Extractor:
             if is_comment(self.spec, t):
                 continue
             if t in self.spec.file_namespaces:
-                found.append((n, n, ("namespace", "namespace", self.name_of(n))))
+                found.append((n, n, ("namespace", "namespace", self.kinds.name_of(n))))
                 continue
             new_wrap = (wrap if wrap is not None else n) if t in self.spec.wrappers else None
             if shallow and new_wrap is None and t not in _DECLARATIONS:
@@ -366,7 +217,7 @@ class _Extractor:
                     kind=kind, label=label, name=name, start=start, end=last_row(outer),
                     def_start=n.start_point[0], head_start=head, sig_end=self.sig_end(n, body),
                     signature=self.signature(n, body), params=self.params(n), doc=doc,
-                    qual_prefix=self._receiver(n),
+                    qual_prefix=self.receiver(n),
                 )  # fmt: skip
                 if body is not None and kind in ("method", "property"):
                     sym.cuts = [c.start_point[0] for c in body.named_children]
@@ -393,11 +244,11 @@ class _Extractor:
         if body is not None and last_row(body) > head_end:
             self.namespace_rows.add(last_row(n))
 
-    def _receiver(self, n: Node) -> tuple[str, ...]:
+    def receiver(self, n: Node) -> tuple[str, ...]:
         if self.lang == "go" and n.type == "method_declaration":
             recv = n.child_by_field_name("receiver")
             if recv is not None:
-                m = re.search(r"(\w+)(\[[^\]]*\])?\s*\)\s*$", _text(self.src, recv))
+                m = re.search(r"(\w+)(\[[^\]]*\])?\s*\)\s*$", text_of(self.src, recv))
                 if m:
                     return (m.group(1),)
         return ()
@@ -446,7 +297,7 @@ def _leading_rows(root: Node, spec: LangSpec, lang: str) -> list[int]:
 def outline(lang: str, src: bytes, lines: list[str]) -> Outline:
     tree = parser_for(lang).parse(src)
     root = tree.root_node
-    ex = _Extractor(lang, src)
+    ex = Extractor(lang, src)
     error_bytes, error_count = _errors(root)
     symbols = ex.build(root, lines)
     return Outline(

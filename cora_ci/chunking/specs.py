@@ -2,7 +2,8 @@
 
 Languages without a table get a generic spec that treats definition-like nodes with a name as
 symbols. Behaviour that a table cannot express (arrow functions bound to names, Python
-properties, Go receivers, Rust impls) lives in `outline.py`, keyed by language name.
+properties, Rust impls, C declarators) lives in `symbols.py` (Go receivers in `outline.py`), keyed
+by language name.
 """
 
 from __future__ import annotations

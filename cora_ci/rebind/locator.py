@@ -1,7 +1,7 @@
 """Find a symbol by its anchor in the current text of a file, with the chunker's own rules.
 
 The anchor (`Outer.Inner.member`, `save(int)`, `f#2`) is matched by walking the tree-sitter tree
-with the outline's classification (`_Extractor`) and `assign_anchors`' disambiguation, descending
+with the outline's classification (`Extractor`) and `assign_anchors`' disambiguation, descending
 only into the containers on the anchor's path, so a located symbol is exactly the one a fresh
 index of the file would anchor there.
 
@@ -22,7 +22,7 @@ from typing import Any
 
 import tree_sitter
 
-from cora_ci.chunking.outline import NESTING, Sym, _Extractor, last_row, parser_for
+from cora_ci.chunking.outline import NESTING, Extractor, Sym, last_row, parser_for
 from cora_ci.rebind.rows import BLANK, COMMENT_ROW, LEAD, Text, block, headers, partial, ranges
 
 Node = Any
@@ -44,7 +44,7 @@ class Located:
     anchor: str  # the qualified part, as assign_anchors gives it
     how: str  # "window" or "full": which parse found it (the benchmark reports the share)
     node: Node
-    extractor: _Extractor
+    extractor: Extractor
     nrows: int
 
     def members(self) -> list[Sym]:
@@ -75,7 +75,7 @@ def locate(lang: str, src: bytes, qual: str, name: str, sep: str = ".") -> Locat
     symbol's own name (the chunk's `symbol`): the rows holding its longest word make the window.
     """
     text = Text(src, lang)
-    ex = _Extractor(lang, src)
+    ex = Extractor(lang, src)
     words = sorted(_WORD.findall(name), key=len)  # `#run`, `[_load]`, `<Point as Display>`: a word of it
     if words:
         rows = text.places(words[-1], skip_calls=lang in _CALLS_NEVER_DEFINE)
@@ -92,7 +92,7 @@ def locate(lang: str, src: bytes, qual: str, name: str, sep: str = ".") -> Locat
 # ---- the window ------------------------------------------------------------------------------
 
 
-def _window(lang: str, ex: _Extractor, text: Text, rows: list[int], qual: str, sep: str) -> _Found | None:
+def _window(lang: str, ex: Extractor, text: Text, rows: list[int], qual: str, sep: str) -> _Found | None:
     """Parse each place the name occurs apart (its block and the headers around it), so a
     fragment that does not parse (a docstring's words, half an expression) cannot spill into the
     next one; a definition's own block holds any use of the name inside it."""
@@ -189,20 +189,20 @@ def _error_inside(root: Node, row: int) -> bool:
 # ---- the targeted walk -------------------------------------------------------------------------
 
 
-def _sym(ex: _Extractor, outer: Node, n: Node, info: tuple[str, str, str], nrows: int) -> Sym:
-    """A symbol's outline record as `_Extractor.build` makes it, minus what locating never reads
+def _sym(ex: Extractor, outer: Node, n: Node, info: tuple[str, str, str], nrows: int) -> Sym:
+    """A symbol's outline record as `Extractor.build` makes it, minus what locating never reads
     (signature and doc text; parameters are added for namesakes)."""
     kind, label, name = info
     body = ex.body_of(n)
     start, head, _ = ex.expand_up(outer)
     sym = Sym(kind=kind, label=label, name=name, start=start, end=last_row(outer), def_start=n.start_point[0],
-              head_start=head, sig_end=ex.sig_end(n, body), qual_prefix=ex._receiver(n))  # fmt: skip
+              head_start=head, sig_end=ex.sig_end(n, body), qual_prefix=ex.receiver(n))  # fmt: skip
     if n.type in ex.spec.file_namespaces:
         sym.end = nrows - 1
     return sym
 
 
-def _candidates(ex: _Extractor, root: Node, qual: str, sep: str, nrows: int) -> list[_Found]:
+def _candidates(ex: Extractor, root: Node, qual: str, sep: str, nrows: int) -> list[_Found]:
     """Symbols whose qualified name is `qual` without its overload suffix, found by descending only
     into the containers on its path; a record is built only for those."""
     cands: list[_Found] = []
@@ -215,7 +215,7 @@ def _candidates(ex: _Extractor, root: Node, qual: str, sep: str, nrows: int) -> 
             if n.type in ex.spec.file_namespaces:
                 ns = (*prefix, name)  # what follows a `namespace X;` lies inside it
                 continue
-            q = (*ns, *ex._receiver(n), name)
+            q = (*ns, *ex.receiver(n), name)
             joined = sep.join(q)
             if qual == joined or qual.startswith((joined + "(", joined + "#")):
                 sym = _sym(ex, outer, n, info, nrows)

@@ -1,0 +1,176 @@
+"""What a syntax node defines and what it is called: a symbol's kind, hierarchy label and name,
+by the language's node types (`specs.py`) and the cases they leave to code (a JavaScript
+function held in a variable, a Python lambda or property, a Rust `impl`, C# operators, C and
+C++ declarators). `outline.py` walks a file and asks this of each node it meets."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from cora_ci.chunking.specs import LangSpec, generic_kind, spec_for
+
+Node = Any  # tree_sitter.Node
+
+FUNCTION_VALUES = frozenset(
+    {"arrow_function", "function_expression", "function", "generator_function", "lambda"}
+)
+_PY_PROPERTY = re.compile(
+    r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
+)
+
+
+def text_of(src: bytes, node: Node) -> str:
+    return src[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+
+def squash(s: str) -> str:
+    return " ".join(s.split())
+
+
+class Classifier:
+    """Kinds and names of the symbols of one file's source `src` in `lang`."""
+
+    def __init__(self, lang: str, src: bytes) -> None:
+        self.lang = lang
+        self.spec: LangSpec = spec_for(lang)
+        self.src = src
+
+    def classify(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
+        """(kind, label, name) when `n` defines a symbol, else None."""
+        s, t = self.spec, n.type
+        if t in s.types:
+            kind, label = "type", s.types[t]
+        elif t in s.namespaces:
+            if self.lang == "rust" and n.child_by_field_name("body") is None:
+                return None  # `mod foo;` is an import
+            kind, label = "namespace", s.namespaces[t]
+        elif t in s.methods:
+            kind, label = "method", s.methods[t]
+            if in_type and label == "function":
+                label = "method"
+        elif t in s.properties:
+            kind, label = "property", s.properties[t]
+        elif in_type and t in s.fields:
+            kind, label = "field", s.fields[t]
+        elif t in s.events:
+            kind, label = "event", s.events[t]
+        elif s.generic and (g := generic_kind(t)):
+            kind, label = g
+        else:
+            return self._special(n, in_type)
+        name = self.name_of(n)
+        if not name:
+            return None
+        return self._refine(n, kind, label, name, in_type)
+
+    def _special(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
+        t, lang = n.type, self.lang
+        if lang in ("javascript", "typescript", "tsx"):
+            if t == "variable_declarator":
+                value = n.child_by_field_name("value")
+                name = n.child_by_field_name("name")
+                if value is None or name is None or name.type != "identifier":
+                    return None
+                if value.type in FUNCTION_VALUES:
+                    return "method", "function", text_of(self.src, name)
+                if value.type == "object":
+                    return "namespace", "object", text_of(self.src, name)
+            elif t == "pair":
+                value = n.child_by_field_name("value")
+                key = n.child_by_field_name("key")
+                if value is not None and key is not None and value.type in FUNCTION_VALUES:
+                    return "method", "method", text_of(self.src, key).strip("'\"")
+        elif lang == "python" and t == "assignment":
+            left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+            if left is None or left.type not in ("identifier", "attribute"):
+                return None
+            if right is not None and right.type == "lambda":
+                return "method", "method" if in_type else "function", text_of(self.src, left)
+            if in_type:
+                return "field", "field", text_of(self.src, left)
+        return None
+
+    def _refine(self, n: Node, kind: str, label: str, name: str, in_type: bool) -> tuple[str, str, str]:
+        t = n.type
+        if self.lang == "python" and kind == "method":
+            parent = n.parent
+            if parent is not None and parent.type == "decorated_definition":
+                for dec in parent.named_children:
+                    if dec.type == "decorator" and _PY_PROPERTY.match(text_of(self.src, dec)):
+                        return "property", "property", name
+            if name == "__init__":
+                label = "constructor"
+        elif self.lang in ("javascript", "typescript", "tsx"):
+            if t == "method_definition":
+                if any(c.type in ("get", "set") for c in n.children if not c.is_named):
+                    return "property", "property", name
+                if name == "constructor":
+                    label = "constructor"
+            elif kind == "field":
+                value = n.child_by_field_name("value")
+                if value is not None and value.type in FUNCTION_VALUES:
+                    return "method", "method", name
+        return kind, label, name
+
+    def name_of(self, n: Node) -> str:
+        t, lang = n.type, self.lang
+        if lang == "rust" and t == "impl_item":
+            ty = n.child_by_field_name("type")
+            trait = n.child_by_field_name("trait")
+            base = self._base_name(ty)
+            return f"<{base} as {self._base_name(trait)}>" if trait is not None else base
+        if lang == "csharp":
+            if t in ("field_declaration", "event_field_declaration"):
+                return self._declarator_names(n)
+            if t == "operator_declaration":
+                op = n.child_by_field_name("operator")
+                return "operator " + (text_of(self.src, op) if op is not None else "?")
+            if t == "conversion_operator_declaration":
+                ty = n.child_by_field_name("type")
+                return "operator " + (text_of(self.src, ty) if ty is not None else "?")
+            if t == "indexer_declaration":
+                return "this[]"
+        if lang == "java" and t in ("field_declaration", "constant_declaration"):
+            return self._declarator_names(n)
+        name = n.child_by_field_name("name")
+        if name is None:
+            name = self._c_declarator_name(n)
+        return squash(text_of(self.src, name)) if name is not None else ""
+
+    def _base_name(self, node: Node | None) -> str:
+        if node is None:
+            return "?"
+        m = re.match(r"[\w:.]+", text_of(self.src, node))
+        return m.group(0).split("::")[-1] if m else squash(text_of(self.src, node))
+
+    def _declarator_names(self, n: Node) -> str:
+        """The first declared name: `int a, b;` is anchored as `a` (the header shows both)."""
+        stack = [n]
+        while stack:
+            cur = stack.pop()
+            if cur.type == "variable_declarator":
+                nm = cur.child_by_field_name("name")
+                if nm is not None:
+                    return text_of(self.src, nm)
+                continue
+            stack.extend(reversed(cur.named_children))
+        return ""
+
+    def _c_declarator_name(self, n: Node) -> Node | None:
+        d = n.child_by_field_name("declarator")
+        for _ in range(16):
+            if d is None:
+                return None
+            if d.type in (
+                "identifier",
+                "field_identifier",
+                "qualified_identifier",
+                "operator_name",
+                "destructor_name",
+                "type_identifier",
+            ):
+                return d
+            nxt = d.child_by_field_name("declarator") or d.child_by_field_name("name")
+            d = nxt
+        return None
