@@ -352,6 +352,44 @@ def test_a_question_spreads_its_answer_over_more_files(widgets: Bundle) -> None:
     assert top3(asked, spread=PARAMS.diversity) == top3(told)  # the same ranking but for the spread
 
 
+def test_a_question_word_is_not_a_name(tmp_path: Path) -> None:
+    files = {
+        ".cora.toml": "min_tokens = 0\n",
+        "src/where.py": '''\
+            from dataclasses import dataclass
+
+
+            @dataclass
+            class Where:
+                """Which bundle and working tree a command uses."""
+
+                bundle: str
+                repo: str
+            ''',
+        "src/formats.py": '''\
+            FORMAT_VERSION = (5, 0)
+
+
+            def check_format(manifest):
+                """Refuse a bundle whose format version is newer than ours."""
+                major = int(manifest["format_version"].split(".")[0])
+                if major > FORMAT_VERSION[0]:
+                    raise ValueError("format version too new")
+                return major
+            ''',
+    }
+    repo = init_repo(tmp_path / "repo", dedent_files(files))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "where is the format version checked", k=4, expand=False)
+    assert anchor_of(b, hits[0].chunk_id) == "src/formats.py::check_format"
+    # "where" is rare as a name and the name field weighs 3x: the class `Where` came second,
+    # above the rest of the file that checks the version.
+    assert [path_of(b, h.chunk_id) for h in hits[:2]] == ["src/formats.py", "src/formats.py"]
+    assert anchor_of(b, search(b, "Where", k=1)[0].chunk_id) == "src/where.py::Where"  # asked as a name
+    assert anchor_of(b, search(b, "where is `Where` defined", k=1)[0].chunk_id) == "src/where.py::Where"
+
+
 @pytest.mark.parametrize(
     ("text", "question"),
     [

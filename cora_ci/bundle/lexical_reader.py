@@ -32,7 +32,7 @@ DocIds = Callable[[int], Sequence[int]]  # a segment's (the n-th non-empty bucke
 _LOCKS = (".tantivy-meta.lock", ".tantivy-writer.lock")
 _FILE = re.compile(r'filepath: "([0-9a-f]{32}\.[a-z]+|meta\.json)"')
 _WHY = re.compile(r'error: "([^".]+)')
-_Asked = tuple[str, int, frozenset[str], bool, frozenset[str]]  # a search's arguments
+_Asked = tuple[str, int, frozenset[str], bool, frozenset[str], frozenset[str]]  # a search's arguments
 
 
 @contextlib.contextmanager
@@ -116,16 +116,17 @@ class LexicalIndex:
         return n
 
     def search(self, query: str, k: int, expand: frozenset[str] = frozenset(), join: bool = False,
-               twice: frozenset[str] = frozenset()) -> list[tuple[int, float]]:  # fmt: skip
+               twice: frozenset[str] = frozenset(),
+               body_only: frozenset[str] = frozenset()) -> list[tuple[int, float]]:  # fmt: skip
         """BM25 over the name, path and body fields with their boosts: (chunk id, score), best first;
         the words of `expand` also by their other forms in the index, with `join` two adjacent
         words also as the one identifier they spell (`stems.py`), the terms of `twice` at twice
-        the weight. The last answer is kept: a query prefetched while the model loads is not run
-        twice."""
-        key = (query, k, expand, join, twice)
+        the weight, the terms of `body_only` in the body alone. The last answer is kept: a query
+        prefetched while the model loads is not run twice."""
+        key = (query, k, expand, join, twice, body_only)
         if self._last is not None and self._last[0] == key:
             return list(self._last[1])
-        out = self._search(query, k, expand, join, twice)
+        out = self._search(query, k, expand, join, twice, body_only)
         self._last = (key, out)
         return list(out)
 
@@ -167,8 +168,8 @@ class LexicalIndex:
     def _prefixed(self, prefix: str, limit: int) -> list[str]:
         return [t for t, _ in self._searcher.terms_with_prefix("body", prefix, limit=limit)]
 
-    def _search(self, query: str, k: int, expand: frozenset[str], join: bool,
-                twice: frozenset[str]) -> list[tuple[int, float]]:  # fmt: skip
+    def _search(self, query: str, k: int, expand: frozenset[str], join: bool, twice: frozenset[str],
+                body_only: frozenset[str]) -> list[tuple[int, float]]:  # fmt: skip
         words = sorted(set(terms(query)))
         if not words or k <= 0:
             return []
@@ -182,6 +183,7 @@ class LexicalIndex:
             (tantivy.Occur.Should,
              tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, w), boost * wt))
             for field, boost in FIELDS.items() for w, wt in sorted(weight.items())
+            if field == "body" or w not in body_only
         ]  # fmt: skip
         out = []
         with _unreadable(self._name):

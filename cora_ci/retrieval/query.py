@@ -128,6 +128,8 @@ def analyse(text: str) -> Query:
 # we retry?". Its answer is a flow or a set of places (a handler and what it calls, a name's
 # callers), where a description ("Return the current context.") names one thing.
 _QUESTION = re.compile(r"(?:how|what|where|which|why)\b", re.I)
+# The words a question asks with: in a sentence they are grammar, not names (`search.bm25`).
+QUESTION_WORDS = frozenset({"how", "what", "which", "who", "whom", "where", "when", "why"})
 
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")
