@@ -54,6 +54,8 @@ from cora_ci.render.query import answer_with
 from cora_ci.retrieval import PARAMS, Params, search
 from cora_ci.retrieval.fusion import Form, Fusion, fuse
 from cora_ci.retrieval.kinds import path_class
+from cora_ci.retrieval.query import analyse, query_vector
+from cora_ci.retrieval.search import bm25 as bm25_side
 from cora_ci.retrieval.types import Filters
 
 CACHE = corpora.CACHE_ROOT / "quality"
@@ -528,12 +530,10 @@ def tune(repos: list[Repo], emb: Any) -> None:
     cached = []
     for repo in repos:
         for q in repo.queries:
-            lex = repo.bundle.lexical.search(q.text, PARAMS.pool)
-            vec = (
-                repo.bundle.vectors.search(emb.embed_query(q.text), PARAMS.pool)
-                if repo.bundle.vectors
-                else []
-            )
+            asked = analyse(q.text)  # each side as `search` asks it (other forms, joined words, ...)
+            lex = bm25_side(repo.bundle, asked, PARAMS.pool)
+            vectors = repo.bundle.vectors
+            vec = vectors.search(query_vector(emb, asked), PARAMS.pool) if vectors is not None else []
             cached.append((repo, q, lex, vec))
     print("\nfusion alone, tuning repositories (objective = mean of MRR@10 and file NDCG@10 over both kinds)")
     results: list[tuple[float, Form, float, float, dict[str, float], dict[str, float]]] = []
