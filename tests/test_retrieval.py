@@ -390,6 +390,43 @@ def test_a_question_word_is_not_a_name(tmp_path: Path) -> None:
     assert anchor_of(b, search(b, "where is `Where` defined", k=1)[0].chunk_id) == "src/where.py::Where"
 
 
+def test_a_request_verb_is_not_a_name(tmp_path: Path) -> None:
+    files = {
+        ".cora.toml": "min_tokens = 0\n",
+        "src/headers.py": '''\
+            class HeaderSet:
+                def __init__(self, headers):
+                    self._headers = list(headers)
+
+                def find(self, header):
+                    for i, h in enumerate(self._headers):
+                        if h.lower() == header.lower():
+                            return i
+                    return -1
+            ''',
+        "src/http.py": '''\
+            def parse_link_header(value):
+                """Parse a Link header into (url, params) pairs."""
+                return [part.partition(";") for part in value.split(",")]
+            ''',
+    }
+    repo = init_repo(tmp_path / "repo", dedent_files(files))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+
+    def scores(query: str) -> dict[str, float]:
+        return {anchor_of(b, h.chunk_id): h.score for h in search(b, query, k=5, expand=False)}
+
+    asked = scores("find the function that parses link headers")
+    assert max(asked, key=asked.__getitem__) == "src/http.py::parse_link_header"
+    # "find" frames the request: HeaderSet.find matched it as a name, at 3x, to within a fifth.
+    assert asked["src/headers.py::HeaderSet.find"] < 0.5 * asked["src/http.py::parse_link_header"]
+    assert analyse("find the function that parses link headers").frame >= {"find", "where"}
+    assert "find" not in analyse("find the function that parses link headers").words
+    named = scores("find header")  # not a request: a name's words
+    assert max(named, key=named.__getitem__) == "src/headers.py::HeaderSet.find"
+
+
 @pytest.mark.parametrize(
     ("text", "question"),
     [
@@ -409,6 +446,25 @@ def test_a_question_word_is_not_a_name(tmp_path: Path) -> None:
 )
 def test_what_is_a_question(text: str, question: bool) -> None:
     assert analyse(text).question is question
+
+
+@pytest.mark.parametrize(
+    ("text", "verb"),
+    [
+        ("find the function that parses link headers", "find"),
+        ("Show me where the cache is cleared", "show"),
+        ("list all routes", "list"),
+        ("explain how routing works", "explain"),
+        ("search for tokens", "search"),
+        ("find route handler", None),  # a name's words: `find_route`, `FindRoute`
+        ("find_route", None),
+        ("Get the user.", None),  # a getter's description
+        ("find the `find` method", None),  # quoted: a name
+    ],
+)
+def test_what_frames_a_request(text: str, verb: str | None) -> None:
+    frame = analyse(text).frame - {"how", "what", "which", "who", "whom", "where", "when", "why"}
+    assert frame == ({verb} if verb else set())
 
 
 # ----------------------------------------------------------------------------- graph

@@ -1,9 +1,9 @@
 """Find a symbol by its anchor in the current text of a file, with the chunker's own rules.
 
 The anchor (`Outer.Inner.member`, `save(int)`, `f#2`) is matched by walking the tree-sitter tree
-with the outline's classification (`Extractor`) and `assign_anchors`' disambiguation, descending
-only into the containers on the anchor's path, so a located symbol is exactly the one a fresh
-index of the file would anchor there.
+with the outline's walk and classification (`Extractor`, `symbols.Classifier`) and
+`assign_anchors`' disambiguation, descending only into the containers on the anchor's path, so
+a located symbol is exactly the one a fresh index of the file would anchor there.
 
 Parsing is the cost (5-8 ms for a 2,000-line file), so the locator first parses a *window*: each
 place where the symbol's name occurs as a word, with its indented block and the headers of the

@@ -63,6 +63,7 @@ class Query(NamedTuple):
     report: bool = False  # over ASKING words: a bug report or a pasted text, not a question
     title: str | None = None  # a report's first line, when more follows: what it is about
     question: bool = False  # asks how, what, where, which or why: an answer that spans places
+    frame: frozenset[str] = frozenset()  # words that frame a sentence, not names (`framing`)
 
 
 def split_qualified(name: str) -> tuple[str, ...]:
@@ -109,7 +110,8 @@ def analyse(text: str) -> Query:
         split_qualified(w) for w in _IDENT.findall(text) if _CODEY.match(w.removesuffix("()"))
     )  # fmt: skip
     all_terms = terms(text)
-    words = _content(all_terms)
+    frame = framing(text) if identifier is None else frozenset()
+    words = _content(all_terms) - frame
     raw = {t for t in all_terms}
     # A question that names tests or docs asks for them; a bug report mentions them in passing
     # ("my tests fail", "the docs say") and asks for the code to change; one that names an older
@@ -121,7 +123,7 @@ def analyse(text: str) -> Query:
     asks = _QUESTION.match(text) is not None or text.endswith("?")
     question = asks and identifier is None and not report
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
-                 named, report, _title(text) if report else None, question)  # fmt: skip
+                 named, report, _title(text) if report else None, question, frame)  # fmt: skip
 
 
 # A question, not a description: "how are routes registered", "what calls parse_header", "where do
@@ -130,6 +132,27 @@ def analyse(text: str) -> Query:
 _QUESTION = re.compile(r"(?:how|what|where|which|why)\b", re.I)
 # The words a question asks with: in a sentence they are grammar, not names (`search.bm25`).
 QUESTION_WORDS = frozenset({"how", "what", "which", "who", "whom", "where", "when", "why"})
+# A request's leading verb ("find the function that ...", "show me where ...", "list all ..."),
+# known by what follows it: a name would be followed by more of the name ("find route").
+_REQUEST = re.compile(
+    r"\s*(find|show|list|locate|search|look|give|tell|explain)\s+"
+    r"(?:(?:me|us)\b|(?:the|a|an|all|every|each|any|for|up|where|how|what|which|who|when|why)\s)",
+    re.I,
+)
+
+
+def framing(text: str) -> frozenset[str]:
+    """The words of a sentence that frame it rather than name code: its question words and a
+    request's leading verb, unless quoted ("where is `Where` defined"). A symbol of that name
+    (`Where`, `HeaderSet.find`, a `show` command) is rare as a name, so the name field's weight
+    would put it first: BM25 looks them up in the code's text alone (`search.bm25`), and names
+    are not matched against them (`Query.words`)."""
+    m = _REQUEST.match(text)
+    frame = QUESTION_WORDS | {m.group(1).lower()} if m else QUESTION_WORDS
+    return frame.difference(terms(" ".join(_QUOTED.findall(text))))
+
+
+_QUOTED = re.compile(r"`([^`]+)`")
 
 
 _TOKEN = re.compile(r"\w+|[^\w\s]")

@@ -22,14 +22,12 @@ Steps, each visible in a hit's `explain`:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
-from cora_ci.bundle.terms import terms
 from cora_ci.retrieval.catalog import OVERLOAD, Catalog, Meta, catalog
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
@@ -45,12 +43,10 @@ from cora_ci.retrieval.fusion import Fused, fuse
 from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.nesting import lift_enclosing, together
 from cora_ci.retrieval.params import EXPLAIN_KEYS, PARAMS, Params, decay
-from cora_ci.retrieval.query import QUESTION_WORDS, Query, analyse, query_vector, title_terms
+from cora_ci.retrieval.query import Query, analyse, query_vector, title_terms
 from cora_ci.retrieval.select import diverse, pinned_ids
 from cora_ci.retrieval.tested import lend
 from cora_ci.retrieval.types import Boost, Filters, Hit
-
-_QUOTED = re.compile(r"`([^`]+)`")
 
 # of Params.definition, by definition_level: a name in another case (`reader` for `Reader`) well below
 # the exact one, which comes first even from the second place in BM25 and a file's second pick
@@ -135,14 +131,12 @@ def prefetch(bundle: Bundle, query: str, k: int, filters: Filters) -> None:
 def bm25(bundle: Bundle, q: Query, pool: int) -> list[tuple[int, float]]:
     """The BM25 side: a sentence's words also by their other forms (`streaming`: `streams`) and
     two adjacent words also as the identifier they spell (`client session`: `ClientSession`), a
-    report's title's words twice, its question words in the body alone unless it names them
-    (a class `Where` is not what "where is ..." asks for, and its name is rare: the name field's
-    weight would put it first; "where is `Where` defined" asks for it); an identifier as written."""
+    report's title's words twice, the words that frame it (`framing`: "where", "how", a leading
+    "find the ...") in the body alone unless it quotes them ("where is `Where` defined"); an
+    identifier as written."""
     if q.identifier is not None:
         return bundle.lexical.search(q.text, pool, twice=title_terms(q))
-    quoted = terms(" ".join(_QUOTED.findall(q.text)))  # `Where`, as written: a name
-    return bundle.lexical.search(q.text, pool, q.words, join=True, twice=title_terms(q),
-                                 body_only=QUESTION_WORDS.difference(quoted))  # fmt: skip
+    return bundle.lexical.search(q.text, pool, q.words, join=True, twice=title_terms(q), body_only=q.frame)
 
 
 def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, filters: Filters,
