@@ -393,7 +393,7 @@ def test_a_question_word_is_not_a_name(tmp_path: Path) -> None:
 def test_a_request_verb_is_not_a_name(tmp_path: Path) -> None:
     files = {
         ".cora.toml": "min_tokens = 0\n",
-        "src/headers.py": '''\
+        "src/headers.py": """\
             class HeaderSet:
                 def __init__(self, headers):
                     self._headers = list(headers)
@@ -403,7 +403,7 @@ def test_a_request_verb_is_not_a_name(tmp_path: Path) -> None:
                         if h.lower() == header.lower():
                             return i
                     return -1
-            ''',
+            """,
         "src/http.py": '''\
             def parse_link_header(value):
                 """Parse a Link header into (url, params) pairs."""
