@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import, spec_for
+from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import
 from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash, text_of
 
 Node = Any  # tree_sitter.Node
@@ -73,13 +73,12 @@ class Extractor:
     signature and docs; what a node defines and is called is `symbols.Classifier`'s."""
 
     def __init__(self, lang: str, src: bytes) -> None:
-        self.lang = lang
-        self.spec: LangSpec = spec_for(lang)
-        self.src = src
+        self.kinds = Classifier(lang, src)
+        self.lang, self.src = lang, src
+        self.spec: LangSpec = self.kinds.spec  # one spec a file (a generic one is made a call)
         self.imports: set[int] = set()
         self.namespace_rows: set[int] = set()
         self.src_lines = src.split(b"\n")
-        self.kinds = Classifier(lang, src)
 
     # ---- details of one symbol -------------------------------------------------------------
     def body_of(self, n: Node) -> Node | None:
