@@ -99,8 +99,11 @@ def _named(text: str) -> tuple[str, ...] | None:
 _LITERALS = frozenset(["True", "False", "None", "true", "false", "null", "nil", "undefined", "NaN"])
 
 
+@lru_cache(maxsize=64)
 def analyse(text: str) -> Query:
-    """Classify the query; an empty one is a CORA-QRY-001 error."""
+    """Classify the query; an empty one is a CORA-QRY-001 error. Remembered: a query's search,
+    its prefetch, its answer and its model's thread each ask, and a pasted report's noise lines
+    cost up to ~60 ms to read (`noise.without_noise`)."""
     text = without_noise(text.strip())[:MAX_CHARS]
     if not text or not terms(text):
         raise CoraError("CORA-QRY-001", f"empty query {text!r}: nothing to search for")
