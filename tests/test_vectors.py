@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cora_ci.bundle.vectors import (
+    _BLOCK,
     CODES,
     RESCORE,
     VectorIndex,
@@ -78,6 +79,26 @@ def test_an_update_writes_what_a_full_build_writes(tmp_path: Path) -> None:
     codes = np.r_[quantise(vectors[50:390]), quantise(vectors[400:]), stored]
     write_vectors(tmp_path / "full", keep, codes)
     assert (tmp_path / "new" / CODES).read_bytes() == (tmp_path / "full" / CODES).read_bytes()
+
+
+def test_codes_worked_out_in_blocks_are_each_vectors_own(tmp_path: Path) -> None:
+    """A build quantises and splits into bit planes a block of rows at a time (its float
+    temporaries were its peak memory): every row's codes are what that row alone gives, across
+    block edges, and the file is the one its codes give."""
+    rng = np.random.default_rng(3)
+    n = 2 * _BLOCK + 5
+    vectors = rng.standard_normal((n, 24)).astype(np.float32)
+    vectors[_BLOCK - 1] = 0  # a zero vector at a block's edge
+    codes = quantise(vectors)
+    rows = [0, 1, _BLOCK - 1, _BLOCK, _BLOCK + 1, 2 * _BLOCK, n - 1]
+    assert all(np.array_equal(codes[i], quantise(vectors[i : i + 1])[0]) for i in rows)
+    ids = rng.choice(2**62, size=n, replace=False).astype(np.uint64)
+    (tmp_path / "floats").mkdir()
+    (tmp_path / "codes").mkdir()
+    write_vectors(tmp_path / "floats", ids, vectors)
+    write_vectors(tmp_path / "codes", ids, codes)
+    assert (tmp_path / "floats" / CODES).read_bytes() == (tmp_path / "codes" / CODES).read_bytes()
+    assert np.array_equal(VectorIndex(tmp_path / "codes").get_stored(ids[rows].tolist()), codes[rows])
 
 
 @pytest.mark.parametrize(

@@ -17,7 +17,7 @@ from typing import Any
 from cora_ci.build.chunks import check_unique_ids, chunk_all, file_notes, file_row, link_files, sorted_notes
 from cora_ci.build.common import Note, Progress, Summary, linked_artifacts, model_name, source_label
 from cora_ci.build.header import assemble_manifest, header
-from cora_ci.build.vectors import VectorPlan, plan_vectors, text_keys
+from cora_ci.build.vectors import Texts, VectorPlan, plan_vectors, text_keys
 from cora_ci.build.writers import bucket_map, write_graph, write_lexical, write_shards
 from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
@@ -44,7 +44,8 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
     rows = Rows(old_shards, kept)
     fresh: list[str] = []
     links: dict[str, FileLinks] = {}
-    texts: dict[bytes, str] = {}  # what the vector stage may embed, by text key
+    # What the vector stage may embed; with no stored vector to copy, embedded as files come.
+    texts = Texts(embedder, eager=old is None or old.model is None) if embedder is not None else None
     notes: list[Note] = []
     taking = 0.0
 
@@ -52,7 +53,7 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
         """A chunked file's row, links and notes; its chunks are dropped when this returns."""
         nonlocal taking
         t = time.perf_counter()
-        keys = text_keys(f.chunks, texts) if embedder is not None else b""
+        keys = text_keys(f.chunks, texts) if texts is not None else b""
         links[f.path] = file_links(f.chunks, FileRefs(f.imports, f.refs))
         rows.put(file_row(f, links[f.path], keys))
         notes.extend(file_notes(f))
@@ -68,13 +69,14 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
     for p, e in relinked.items():
         rows.set_top(p, "edges", e)  # a top column: an unchanged file's shard is not read
     links.clear()
-    stages["graph"] = time.perf_counter() - t + taking
+    eager = texts.seconds if texts is not None else 0.0  # the model's share of `take`
+    stages["graph"] = time.perf_counter() - t + taking - eager
     t = time.perf_counter()
     vec = None
-    if embedder is not None:
+    if texts is not None:
         vec = plan_vectors(embedder, old, old_rows, kept, rows, fresh, texts, progress)
-    texts.clear()
-    stages["embed"] = time.perf_counter() - t
+    texts = None
+    stages["embed"] = time.perf_counter() - t + eager
     files = rows.top_table()
     deleted = old_rows.paths() - rows.paths()
     count = bucket_count(sum(len(b) // 8 for b in files["ids"]))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import time
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -13,10 +14,62 @@ from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.tables import Rows
 from cora_ci.chunking.model import Chunk
 
-_EMBED_STEP = 64  # texts per progress report
+_EMBED_STEP = 64  # texts per model call and progress report
+_EAGER = 2048  # texts a first build holds before it embeds them
 
 
-def text_keys(chunks: list[Chunk], texts: dict[bytes, str] | None = None) -> bytes:
+class Texts:
+    """The texts a build may embed, by text key, and the 4-bit codes of those it has embedded.
+
+    A text seen earlier in the build (copied code, boilerplate) is embedded once. With `eager` (a
+    build with no stored vector to copy, so every text is embedded) texts are embedded `_EAGER` at
+    a time as files are chunked, and only their codes kept: a first build held every chunk's text
+    until its vector stage (~0.6 KB a chunk), then every vector as floats (1 KB at 256 dims)."""
+
+    def __init__(self, embedder: Any, eager: bool) -> None:
+        self._embedder = embedder
+        self._eager = eager
+        self._todo: dict[bytes, str] = {}
+        self._row: dict[bytes, int] = {}  # key -> its row in the codes
+        self._codes: list[Any] = []  # uint8 (m, dim) blocks, rows in `_row`'s order
+        self.embedded = 0  # texts run through the model
+        self.seconds = 0.0  # spent in the model and quantising
+
+    def add(self, key: bytes, text: str) -> None:
+        if key in self._row or key in self._todo:
+            return
+        self._todo[key] = text
+        if self._eager and len(self._todo) >= _EAGER:
+            self._embed(sorted(self._todo), None)
+
+    def codes(self, keys: list[bytes], progress: Progress) -> Any:
+        """The codes of `keys` (one row each): the texts not embedded yet are embedded now."""
+        self._embed(sorted({k for k in keys if k not in self._row}), progress)
+        rows = np.asarray([self._row[k] for k in keys], dtype=np.intp)
+        if not self._codes:
+            return np.zeros((len(keys), self._embedder.info.dim), dtype=np.uint8)
+        self._codes = [np.concatenate(self._codes)]
+        return self._codes[0][rows]
+
+    def _embed(self, todo: list[bytes], progress: Progress | None) -> None:
+        """Each step quantised as it comes (`vectors.quantise`): no vector is held as floats."""
+        from cora_ci.bundle.vectors import quantise
+
+        t = time.perf_counter()
+        if progress is not None:
+            progress("embed", 0, len(todo))
+        for i in range(0, len(todo), _EMBED_STEP):
+            part = todo[i : i + _EMBED_STEP]
+            vectors = self._embedder.embed_documents([self._todo.pop(k) for k in part])
+            self._codes.append(quantise(np.asarray(vectors, dtype=np.float32)))
+            self._row.update((k, len(self._row)) for k in part)
+            if progress is not None:
+                progress("embed", i + len(part), len(todo))
+        self.embedded += len(todo)
+        self.seconds += time.perf_counter() - t
+
+
+def text_keys(chunks: list[Chunk], texts: Texts | None = None) -> bytes:
     """Hashes of the embedded texts: the vector cache's keys (16 bytes of sha256 each); each text
     also into `texts`, by its key, when given (what the vector stage may embed)."""
     from cora_ci.embedding import document_text
@@ -26,7 +79,7 @@ def text_keys(chunks: list[Chunk], texts: dict[bytes, str] | None = None) -> byt
         text = document_text(c)
         key = hashlib.sha256(text.encode()).digest()[: mf.KEY_BYTES]
         if texts is not None:
-            texts.setdefault(key, text)
+            texts.add(key, text)
         out.append(key)
     return b"".join(out)
 
@@ -41,7 +94,7 @@ class VectorPlan(NamedTuple):
 
     remove: list[int]
     ids: Any  # np.uint64 array
-    vectors: Any  # float32 (n, dim) array
+    vectors: Any  # uint8 (n, dim) codes of the vectors the model made now (`vectors.quantise`)
     stored_ids: Any  # np.uint64 array
     stored: Any  # uint8 (m, dim) codes, exactly as the previous bundle holds them
     embedded: int  # texts run through the model
@@ -49,12 +102,13 @@ class VectorPlan(NamedTuple):
 
 def plan_vectors(
     embedder: Any, old: Bundle | None, old_rows: Rows, kept: Rows, fresh: Rows, paths: list[str],
-    texts: dict[bytes, str], progress: Progress,
+    texts: Texts, progress: Progress,
 ) -> VectorPlan:  # fmt: skip
     """Vectors for the chunks of the changed files `paths` (their rows in `fresh`, the texts to
     embed by key in `texts`). A chunk whose id and embedded text are unchanged keeps its stored
     vector in place; another chunk whose text the previous bundle embedded anywhere (moved, copied
-    or renamed code) gets a copy of that vector; only new texts are embedded."""
+    or renamed code) gets a copy of that vector; only new texts are embedded (some may have been,
+    as files were chunked: `Texts`)."""
     ids = [cid for p in paths for cid in mf.ids_of(fresh.top(p, "ids")).tolist()]
     ks = [k for p in paths for k in split_keys(fresh.top(p, "keys"))]
     before: dict[int, bytes] = {}  # id -> text key, over the previous versions of the changed files
@@ -72,15 +126,15 @@ def plan_vectors(
     stored = _stored_vectors(old, {k for _, k in add})
     copy = [(cid, k) for cid, k in add if k in stored]
     new = [(cid, k) for cid, k in add if k not in stored]
-    vectors, embedded = _embed(embedder, texts, [k for _, k in new], progress)
+    codes = texts.codes([k for _, k in new], progress)
     dim = embedder.info.dim
     return VectorPlan(
         remove,
         np.asarray([cid for cid, _ in new], dtype=np.uint64),
-        vectors,
+        codes,
         np.asarray([cid for cid, _ in copy], dtype=np.uint64),
         np.asarray([stored[k] for _, k in copy], dtype=np.uint8).reshape(len(copy), dim),
-        embedded,
+        texts.embedded,
     )
 
 
@@ -105,20 +159,3 @@ def _stored_vectors(old: Bundle | None, wanted: set[bytes]) -> dict[bytes, Any]:
     rows = at[np.sort(first)]
     found = [keys[r].tobytes() for r in rows]
     return dict(zip(found, old.vectors.get_stored(ids[rows].tolist()), strict=True))
-
-
-def _embed(embedder: Any, texts: dict[bytes, str], keys: list[bytes], progress: Progress) -> tuple[Any, int]:
-    """One vector per key (the hash of a chunk's embedded text, that text in `texts`), and how many
-    texts ran through the model: a text seen earlier in this build (copied code, boilerplate) is
-    embedded once."""
-    todo = sorted(set(keys))
-    progress("embed", 0, len(todo))
-    found: dict[bytes, Any] = {}
-    for i in range(0, len(todo), _EMBED_STEP):
-        part = todo[i : i + _EMBED_STEP]
-        found.update(zip(part, embedder.embed_documents([texts[k] for k in part]), strict=True))
-        progress("embed", i + len(part), len(todo))
-    vecs = np.zeros((len(keys), embedder.info.dim), dtype=np.float32)
-    for i, k in enumerate(keys):
-        vecs[i] = found[k]
-    return vecs, len(todo)

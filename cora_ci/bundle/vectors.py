@@ -37,19 +37,27 @@ LEVELS = np.array([-2.733, -2.069, -1.618, -1.256, -0.9424, -0.6568, -0.3881, -0
 _MAGIC = b"cora-q5\0"
 _HEAD = 24  # magic, n (u64), dim (u32), bit planes (u32)
 _PLANES = 4  # the sign bit, then the three others
+_BLOCK = 8192  # rows quantised or split into bit planes at a time
 
 
 Batch = tuple[npt.NDArray[np.uint64], npt.NDArray[Any]]  # ids, vectors (float32) or codes (uint8, as stored)
 
 
 def quantise(vectors: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
-    """4-bit codes (0-15, one per component) of float vectors; codes (uint8) pass through."""
+    """4-bit codes (0-15, one per component) of float vectors; codes (uint8) pass through. Worked
+    out `_BLOCK` rows at a time: the float temporaries of a whole build's vectors (int64 indexes
+    of every component) were 8 times its codes, the peak of a first build."""
     if vectors.dtype == np.uint8:
         return vectors
     v = np.asarray(vectors, dtype=np.float32)
-    norms = np.linalg.norm(v, axis=1, keepdims=True)
-    x = v / np.where(norms > 0, norms, 1) * np.float32(np.sqrt(v.shape[1]))
-    return np.searchsorted(THRESHOLDS, x, side="right").astype(np.uint8)
+    out = np.empty(v.shape, dtype=np.uint8)
+    scale = np.float32(np.sqrt(v.shape[1]))
+    for i in range(0, len(v), _BLOCK):
+        block = v[i : i + _BLOCK]
+        norms = np.linalg.norm(block, axis=1, keepdims=True)
+        x = block / np.where(norms > 0, norms, 1) * scale
+        out[i : i + _BLOCK] = np.searchsorted(THRESHOLDS, x, side="right")
+    return out
 
 
 def decode(codes: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
@@ -59,8 +67,15 @@ def decode(codes: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
 
 
 def _planes(codes: npt.NDArray[np.uint8]) -> list[npt.NDArray[np.uint8]]:
-    """The packed bit planes of codes, the sign bit's first: one row per vector in each."""
-    return [np.packbits((codes >> b) & 1, axis=1) for b in (3, 2, 1, 0)]
+    """The packed bit planes of codes, the sign bit's first: one row per vector in each (made
+    `_BLOCK` rows at a time, as `quantise`)."""
+    n, dim = codes.shape
+    out = [np.empty((n, _width(dim)), dtype=np.uint8) for _ in range(_PLANES)]
+    for i in range(0, n, _BLOCK):
+        block = codes[i : i + _BLOCK]
+        for plane, b in zip(out, (3, 2, 1, 0), strict=True):
+            plane[i : i + _BLOCK] = np.packbits((block >> b) & 1, axis=1)
+    return out
 
 
 def _join(planes: list[npt.NDArray[np.uint8]], dim: int) -> npt.NDArray[np.uint8]:
@@ -77,7 +92,7 @@ def write_vectors(directory: Path, ids: npt.NDArray[np.uint64], vectors: npt.NDA
     dim = vectors.shape[1] if vectors.ndim == 2 else 0
     codes = quantise(vectors) if len(ids) else np.zeros((0, dim), dtype=np.uint8)
     order = np.argsort(ids, kind="stable")
-    signs, *low = _planes(codes[order])
+    signs, *low = (plane[order] for plane in _planes(codes))  # rows reordered as bits: 1/8 the bytes
     _write(directory / CODES, np.asarray(ids, dtype=np.uint64)[order], _to_words(signs, dim), low, dim)
 
 
