@@ -66,8 +66,7 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
         rows = _rows(bundles)
         stages["read"] = time.perf_counter() - t
         t = time.perf_counter()
-        links = {p: mf.links_of_row(rows[p]) for p in rows}
-        for p, e in link_files(Rows(), Rows(), rows, links).items():
+        for p, e in link_files(Rows(), Rows(), rows, list(rows)).items():
             rows.set_top(p, "edges", e)
         stages["graph"] = time.perf_counter() - t
         files = rows.top_table()

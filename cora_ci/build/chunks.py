@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import os
 import sys
 import threading
@@ -197,21 +198,21 @@ def sorted_notes(notes: Iterable[Note]) -> list[Note]:
     return sorted(set(notes), key=lambda n: (n.code not in LEFT_OUT, n.path, n.line or 0, n.code))
 
 
-def link_files(old_rows: Rows, kept: Rows, rows: Rows, links: dict[str, FileLinks]) -> dict[str, bytes]:
+_LINKS_CACHED = 4096  # files whose links a linking stage keeps decoded (imported ones are asked again)
+
+
+def link_files(old_rows: Rows, kept: Rows, rows: Rows, fresh: list[str]) -> dict[str, bytes]:
     """Packed out-edges of every file whose references may resolve differently now: the changed
-    files (those in `links`), the files using a name whose definitions changed, and, when files
-    were added or removed or declare other C# namespaces, the files whose imports now reach other
-    files. `rows` is the new file table, edges not yet set for changed files."""
-    cache: dict[str, FileLinks] = dict(links)
-
-    def links_of(path: str) -> FileLinks:
-        if path not in cache:
-            cache[path] = mf.links_of_row(kept[path])
-        return cache[path]
-
+    files (`fresh`), the files using a name whose definitions changed, and, when files were added
+    or removed or declare other C# namespaces, the files whose imports now reach other files.
+    `rows` is the new file table, edges not yet set for changed files. Each file's links are
+    decoded from its row as the linker asks (the last `_LINKS_CACHED`) kept: a first build held
+    every file's, ~1 KB of names a chunk."""
+    links_of = functools.lru_cache(maxsize=_LINKS_CACHED)(lambda path: mf.links_of_row(rows[path]))
     linker = Linker(rows.column("lang"), rows.column("namespaces"), links_of, rows.column("defs_h"))
-    affected = set(links)
+    affected = set(fresh)
     if kept:
+        links = {p: links_of(p) for p in fresh}
         gone = {p: mf.links_of_row(old_rows[p]) for p in sorted(old_rows.paths() - kept.paths())}
         users = NameFilter(kept.column("refs_h"))
         affected.update(users.paths_with(changed_names(gone, links)))

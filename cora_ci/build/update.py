@@ -25,7 +25,7 @@ from cora_ci.bundle.manifest import FileEntry, bucket_count, bucket_of
 from cora_ci.bundle.store import write_bundle
 from cora_ci.bundle.tables import Rows
 from cora_ci.files.source import Snapshot
-from cora_ci.graph.build import FileLinks, file_links
+from cora_ci.graph.build import file_links
 
 _ABSENT = object()  # a path the previous bundle does not hold (its blob may be None: outside git)
 
@@ -43,19 +43,17 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
     kept = Rows(old_shards, same)
     rows = Rows(old_shards, kept)
     fresh: list[str] = []
-    links: dict[str, FileLinks] = {}
     # What the vector stage may embed; with no stored vector to copy, embedded as files come.
     texts = Texts(embedder, eager=old is None or old.model is None) if embedder is not None else None
     notes: list[Note] = []
     taking = 0.0
 
     def take(f: FileEntry) -> None:
-        """A chunked file's row, links and notes; its chunks are dropped when this returns."""
+        """A chunked file's row (its links in it) and notes; its chunks are dropped when this returns."""
         nonlocal taking
         t = time.perf_counter()
         keys = text_keys(f.chunks, texts) if texts is not None else b""
-        links[f.path] = file_links(f.chunks, FileRefs(f.imports, f.refs))
-        rows.put(file_row(f, links[f.path], keys))
+        rows.put(file_row(f, file_links(f.chunks, FileRefs(f.imports, f.refs)), keys))
         notes.extend(file_notes(f))
         fresh.append(f.path)
         taking += time.perf_counter() - t
@@ -65,10 +63,9 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
     chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept], take)
     check_unique_ids(kept, rows, fresh)
     t = time.perf_counter()
-    relinked = link_files(old_rows, kept, rows, links)
+    relinked = link_files(old_rows, kept, rows, fresh)
     for p, e in relinked.items():
         rows.set_top(p, "edges", e)  # a top column: an unchanged file's shard is not read
-    links.clear()
     eager = texts.seconds if texts is not None else 0.0  # the model's share of `take`
     stages["graph"] = time.perf_counter() - t + taking - eager
     t = time.perf_counter()

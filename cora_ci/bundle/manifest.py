@@ -107,9 +107,7 @@ def unpack_meta(blob: bytes, ids: list[int]) -> dict[str, list[Any]]:
     """A file blob's chunk columns without the heavy ones (`_HEAVY`: texts and what only rendering
     needs), skipped by the decoder without being built: ranking reads these from many files.
     Checked against the file's chunk `ids` (ValueError if they do not fit)."""
-    u = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=schema.MAX_BLOB_BYTES,
-                         ext_hook=schema.no_ext)  # fmt: skip
-    u.feed(schema.inflate(blob))
+    u = _unpacker(blob)
     out: dict[str, list[Any]] = {}
     for _ in range(u.read_map_header()):
         if u.unpack() != "chunks":
@@ -123,6 +121,14 @@ def unpack_meta(blob: bytes, ids: list[int]) -> dict[str, list[Any]]:
                 out[name] = u.unpack()
     light = tuple(c for c in CHUNK_COLUMNS if c not in _HEAVY)
     return schema.check_chunk_columns(out, light, ids)
+
+
+def _unpacker(blob: bytes) -> msgpack.Unpacker:
+    """A streaming decoder of a file blob (`pack_blob`), inflated within `schema.MAX_BLOB_BYTES`."""
+    u = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=schema.MAX_BLOB_BYTES,
+                         ext_hook=schema.no_ext)  # fmt: skip
+    u.feed(schema.inflate(blob))
+    return u
 
 
 def file_row(f: FileEntry, links: FileLinks, keys: bytes, defs_h: bytes, refs_h: bytes,
@@ -203,9 +209,13 @@ def links_of_row(row: dict[str, Any]) -> FileLinks:
 
     ids = ids_of(row["ids"]).tolist()
     try:
-        data = unpack_blob(row["data"])
-        schema.need(isinstance(data, dict), "chunk blob: expected a map")
-        defs, refs, skip = schema.check_links(data.get("links"), len(ids))
+        u, value = _unpacker(row["data"]), None
+        for _ in range(u.read_map_header()):  # the chunk columns (texts) skipped, not built
+            if u.unpack() == "links":
+                value = u.unpack()
+            else:
+                u.skip()
+        defs, refs, skip = schema.check_links(value, len(ids))
     except Exception as e:
         raise CoraError("CORA-BND-004", f"the shard row of {row['path']!r}: links unreadable: {e}") from None
     return FileLinks(
