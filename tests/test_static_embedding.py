@@ -208,3 +208,30 @@ def test_cli_index_takes_model_static(tmp_path: Path) -> None:
     out = cora("index", "--model", "static", "-q", cwd=repo)
     assert out.returncode == 0, out.stderr
     assert open_bundle(repo / ".cora" / "index").model["name"] == loading.STATIC_NAME  # type: ignore[index]
+
+
+@settings(max_examples=30, deadline=None)
+@given(words=st.lists(st.sampled_from(["parse", "header", "render", "view", "login", "user", "x"]),
+                      min_size=1, max_size=40), eager=st.integers(1, 7), step=st.integers(1, 5))  # fmt: skip
+def test_a_build_embeds_each_text_once_whenever_it_runs_the_model(
+    emb: StaticEmbedder, words: list[str], eager: int, step: int
+) -> None:
+    """A first build embeds texts as files come (`eager` at a time, `step` a model call) and
+    keeps their codes in blocks: every key's codes are its own text's, a repeated text is
+    embedded once, and the texts not yet embedded are when the codes are asked for."""
+    import hashlib
+
+    from cora_ci.build import vectors
+    from cora_ci.bundle.vectors import quantise
+
+    texts = [f"def {w}_{i % 5}(): return {w}" for i, w in enumerate(words)]
+    keys = [hashlib.sha256(t.encode()).digest()[:16] for t in texts]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(vectors, "_EAGER", eager)
+        mp.setattr(vectors, "_EMBED_STEP", step)
+        got = vectors.Texts(emb, eager=True)
+        for k, t in zip(keys, texts, strict=True):
+            got.add(k, t)
+        codes = got.codes(keys[::-1], lambda *_: None)
+    assert np.array_equal(codes, quantise(emb.embed_documents(texts[::-1])))
+    assert got.embedded == len(set(texts))

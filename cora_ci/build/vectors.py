@@ -43,13 +43,19 @@ class Texts:
             self._embed(sorted(self._todo), None)
 
     def codes(self, keys: list[bytes], progress: Progress) -> Any:
-        """The codes of `keys` (one row each): the texts not embedded yet are embedded now."""
+        """The codes of `keys` (one row each): the texts not embedded yet are embedded now. Filled
+        block by block: the blocks are not joined first (a second copy of every code)."""
         self._embed(sorted({k for k in keys if k not in self._row}), progress)
         rows = np.asarray([self._row[k] for k in keys], dtype=np.intp)
-        if not self._codes:
-            return np.zeros((len(keys), self._embedder.info.dim), dtype=np.uint8)
-        self._codes = [np.concatenate(self._codes)]
-        return self._codes[0][rows]
+        out = np.empty((len(keys), self._embedder.info.dim), dtype=np.uint8)
+        ends = np.cumsum([len(b) for b in self._codes], dtype=np.intp)
+        which = np.searchsorted(ends, rows, side="right")  # each key's block
+        order = np.argsort(which, kind="stable")
+        bounds = np.searchsorted(which[order], np.arange(len(ends) + 1))
+        for b, block in enumerate(self._codes):
+            mine = order[bounds[b] : bounds[b + 1]]
+            out[mine] = block[rows[mine] - (ends[b] - len(block))]
+        return out
 
     def _embed(self, todo: list[bytes], progress: Progress | None) -> None:
         """Each step quantised as it comes (`vectors.quantise`): no vector is held as floats."""
@@ -58,13 +64,15 @@ class Texts:
         t = time.perf_counter()
         if progress is not None:
             progress("embed", 0, len(todo))
+        block = np.empty((len(todo), self._embedder.info.dim), dtype=np.uint8)
         for i in range(0, len(todo), _EMBED_STEP):
             part = todo[i : i + _EMBED_STEP]
             vectors = self._embedder.embed_documents([self._todo.pop(k) for k in part])
-            self._codes.append(quantise(np.asarray(vectors, dtype=np.float32)))
-            self._row.update((k, len(self._row)) for k in part)
+            block[i : i + len(part)] = quantise(np.asarray(vectors, dtype=np.float32))
             if progress is not None:
                 progress("embed", i + len(part), len(todo))
+        self._row.update((k, len(self._row)) for k in todo)
+        self._codes.append(block)
         self.embedded += len(todo)
         self.seconds += time.perf_counter() - t
 
