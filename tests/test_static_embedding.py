@@ -232,6 +232,6 @@ def test_a_build_embeds_each_text_once_whenever_it_runs_the_model(
         got = vectors.Texts(emb, eager=True)
         for k, t in zip(keys, texts, strict=True):
             got.add(k, t)
-        codes = got.codes(keys[::-1], lambda *_: None)
+        codes = got.codes(np.frombuffer(b"".join(keys[::-1]), dtype=vectors._KEY), lambda *_: None)
     assert np.array_equal(codes, quantise(emb.embed_documents(texts[::-1])))
     assert got.embedded == len(set(texts))

@@ -16,6 +16,7 @@ from cora_ci.chunking.model import Chunk
 
 _EMBED_STEP = 64  # texts per model call and progress report
 _EAGER = 2048  # texts a first build holds before it embeds them
+_KEY = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # a 16-byte text key, comparable by numpy
 
 
 class Texts:
@@ -42,11 +43,15 @@ class Texts:
         if self._eager and len(self._todo) >= _EAGER:
             self._embed(sorted(self._todo), None)
 
-    def codes(self, keys: list[bytes], progress: Progress) -> Any:
-        """The codes of `keys` (one row each): the texts not embedded yet are embedded now. Filled
-        block by block: the blocks are not joined first (a second copy of every code)."""
-        self._embed(sorted({k for k in keys if k not in self._row}), progress)
-        rows = np.asarray([self._row[k] for k in keys], dtype=np.intp)
+    def codes(self, keys: Any, progress: Progress) -> Any:
+        """The codes of `keys` (a `_KEY` array, one row each): the texts not embedded yet are
+        embedded now. Keys are matched as arrays and the rows filled block by block: no Python
+        object a chunk, and the blocks are not joined first (a second copy of every code)."""
+        rows = self._rows(keys)
+        raw = np.unique(keys[rows < 0]).tobytes()
+        self._embed(sorted(raw[i : i + mf.KEY_BYTES] for i in range(0, len(raw), mf.KEY_BYTES)), progress)
+        if len(raw):
+            rows = self._rows(keys)
         out = np.empty((len(keys), self._embedder.info.dim), dtype=np.uint8)
         ends = np.cumsum([len(b) for b in self._codes], dtype=np.intp)
         which = np.searchsorted(ends, rows, side="right")  # each key's block
@@ -56,6 +61,15 @@ class Texts:
             mine = order[bounds[b] : bounds[b + 1]]
             out[mine] = block[rows[mine] - (ends[b] - len(block))]
         return out
+
+    def _rows(self, keys: Any) -> Any:
+        """Each key's row in the codes, -1 for a key not embedded yet (`_row` is in row order)."""
+        known = np.frombuffer(b"".join(self._row), dtype=_KEY)
+        order = np.argsort(known, kind="stable")
+        at = np.minimum(np.searchsorted(known[order], keys), max(len(known) - 1, 0))
+        if not len(known):
+            return np.full(len(keys), -1, dtype=np.intp)
+        return np.where(known[order][at] == keys, order[at], -1).astype(np.intp)
 
     def _embed(self, todo: list[bytes], progress: Progress | None) -> None:
         """Each step quantised as it comes (`vectors.quantise`): no vector is held as floats."""
@@ -92,10 +106,6 @@ def text_keys(chunks: list[Chunk], texts: Texts | None = None) -> bytes:
     return b"".join(out)
 
 
-def split_keys(keys: bytes) -> list[bytes]:
-    return [keys[i : i + mf.KEY_BYTES] for i in range(0, len(keys), mf.KEY_BYTES)]
-
-
 class VectorPlan(NamedTuple):
     """How the vector index changes: ids to remove; ids to add with vectors the model made now,
     and ids to add with vectors copied as stored from the previous bundle (moved or copied code)."""
@@ -117,36 +127,36 @@ def plan_vectors(
     vector in place; another chunk whose text the previous bundle embedded anywhere (moved, copied
     or renamed code) gets a copy of that vector; only new texts are embedded (some may have been,
     as files were chunked: `Texts`)."""
-    ids = [cid for p in paths for cid in mf.ids_of(fresh.top(p, "ids")).tolist()]
-    ks = [k for p in paths for k in split_keys(fresh.top(p, "keys"))]
-    before: dict[int, bytes] = {}  # id -> text key, over the previous versions of the changed files
-    for p in paths:
-        if p in old_rows:
-            before.update(
-                zip(mf.ids_of(old_rows[p]["ids"]).tolist(), split_keys(old_rows[p]["keys"]), strict=True)
-            )
-    stay = {cid for cid, k in zip(ids, ks, strict=True) if before.get(cid) == k}
-    gone = [p for p in old_rows if p not in kept]
-    remove = sorted(
-        cid for p in gone for cid in mf.ids_of(old_rows.top(p, "ids")).tolist() if cid not in stay
-    )
-    add = [(cid, k) for cid, k in zip(ids, ks, strict=True) if cid not in stay]
-    stored = _stored_vectors(old, {k for _, k in add})
-    copy = [(cid, k) for cid, k in add if k in stored]
-    new = [(cid, k) for cid, k in add if k not in stored]
-    codes = texts.codes([k for _, k in new], progress)
-    dim = embedder.info.dim
+    ids = mf.ids_of(b"".join(fresh.top(p, "ids") for p in paths))
+    ks = np.frombuffer(b"".join(fresh.top(p, "keys") for p in paths), dtype=_KEY)
+    was = [p for p in paths if p in old_rows]  # the previous versions of the changed files
+    stay = _same(ids, ks, mf.ids_of(b"".join(old_rows.top(p, "ids") for p in was)),
+                 np.frombuffer(b"".join(old_rows.top(p, "keys") for p in was), dtype=_KEY))  # fmt: skip
+    gone = mf.ids_of(b"".join(old_rows.top(p, "ids") for p in old_rows if p not in kept))
+    remove = np.sort(gone[~np.isin(gone, ids[stay])]).tolist()
+    add, add_keys = ids[~stay], ks[~stay]
+    stored = _stored_vectors(old, {k.tobytes() for k in np.unique(add_keys)} if old is not None else set())
+    known = np.frombuffer(b"".join(stored), dtype=_KEY)
+    copy = np.isin(add_keys, known) if len(known) else np.zeros(len(add), dtype=bool)
+    copied = [stored[k.tobytes()] for k in add_keys[copy]]
     return VectorPlan(
         remove,
-        np.asarray([cid for cid, _ in new], dtype=np.uint64),
-        codes,
-        np.asarray([cid for cid, _ in copy], dtype=np.uint64),
-        np.asarray([stored[k] for _, k in copy], dtype=np.uint8).reshape(len(copy), dim),
+        add[~copy],
+        texts.codes(add_keys[~copy], progress),
+        add[copy],
+        np.asarray(copied, dtype=np.uint8).reshape(len(copied), embedder.info.dim),
         texts.embedded,
     )
 
 
-_KEY = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # a 16-byte text key, comparable by numpy
+def _same(ids: Any, keys: Any, before: Any, before_keys: Any) -> Any:
+    """Which chunks (`ids`, their text `keys`) had the same id and text before (`before`, with
+    `before_keys`; a previous bundle without text keys keeps none): they keep their vectors."""
+    if not len(before) or len(before_keys) != len(before):
+        return np.zeros(len(ids), dtype=bool)
+    order = np.argsort(before, kind="stable")
+    at = np.minimum(np.searchsorted(before[order], ids), len(before) - 1)
+    return (before[order][at] == ids) & (before_keys[order][at] == keys)
 
 
 def _stored_vectors(old: Bundle | None, wanted: set[bytes]) -> dict[bytes, Any]:
