@@ -206,7 +206,7 @@ def link_files(old_rows: Rows, kept: Rows, rows: Rows, fresh: list[str]) -> dict
     files (`fresh`), the files using a name whose definitions changed, and, when files were added
     or removed or declare other C# namespaces, the files whose imports now reach other files.
     `rows` is the new file table, edges not yet set for changed files. Each file's links are
-    decoded from its row as the linker asks (the last `_LINKS_CACHED`) kept: a first build held
+    decoded from its row as the linker asks, the last `_LINKS_CACHED` kept: a first build held
     every file's, ~1 KB of names a chunk."""
     links_of = functools.lru_cache(maxsize=_LINKS_CACHED)(lambda path: mf.links_of_row(rows[path]))
     linker = Linker(rows.column("lang"), rows.column("namespaces"), links_of, rows.column("defs_h"))

@@ -65,10 +65,10 @@ class Texts:
     def _rows(self, keys: Any) -> Any:
         """Each key's row in the codes, -1 for a key not embedded yet (`_row` is in row order)."""
         known = np.frombuffer(b"".join(self._row), dtype=_KEY)
-        order = np.argsort(known, kind="stable")
-        at = np.minimum(np.searchsorted(known[order], keys), max(len(known) - 1, 0))
         if not len(known):
             return np.full(len(keys), -1, dtype=np.intp)
+        order = np.argsort(known, kind="stable")
+        at = np.minimum(np.searchsorted(known[order], keys), len(known) - 1)
         return np.where(known[order][at] == keys, order[at], -1).astype(np.intp)
 
     def _embed(self, todo: list[bytes], progress: Progress | None) -> None:
