@@ -13,6 +13,7 @@ from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.tables import Rows
 from cora_ci.chunking.model import Chunk
+from cora_ci.graph.build import sorted_unique
 
 _EMBED_STEP = 64  # texts per model call and progress report
 _EAGER = 2048  # texts a first build holds before it embeds them
@@ -48,7 +49,7 @@ class Texts:
         embedded now. Keys are matched as arrays and the rows filled block by block: no Python
         object a chunk, and the blocks are not joined first (a second copy of every code)."""
         rows = self._rows(keys)
-        raw = np.unique(keys[rows < 0]).tobytes()
+        raw = sorted_unique(keys[rows < 0]).tobytes()
         self._embed(sorted(raw[i : i + mf.KEY_BYTES] for i in range(0, len(raw), mf.KEY_BYTES)), progress)
         if len(raw):
             rows = self._rows(keys)
@@ -64,12 +65,7 @@ class Texts:
 
     def _rows(self, keys: Any) -> Any:
         """Each key's row in the codes, -1 for a key not embedded yet (`_row` is in row order)."""
-        known = np.frombuffer(b"".join(self._row), dtype=_KEY)
-        if not len(known):
-            return np.full(len(keys), -1, dtype=np.intp)
-        order = np.argsort(known, kind="stable")
-        at = np.minimum(np.searchsorted(known[order], keys), len(known) - 1)
-        return np.where(known[order][at] == keys, order[at], -1).astype(np.intp)
+        return _rows_of(np.frombuffer(b"".join(self._row), dtype=_KEY), keys)
 
     def _embed(self, todo: list[bytes], progress: Progress | None) -> None:
         """Each step quantised as it comes (`vectors.quantise`): no vector is held as floats."""
@@ -135,7 +131,8 @@ def plan_vectors(
     gone = mf.ids_of(b"".join(old_rows.top(p, "ids") for p in old_rows if p not in kept))
     remove = np.sort(gone[~np.isin(gone, ids[stay])]).tolist()
     add, add_keys = ids[~stay], ks[~stay]
-    stored = _stored_vectors(old, {k.tobytes() for k in np.unique(add_keys)} if old is not None else set())
+    wanted = {k.tobytes() for k in sorted_unique(add_keys)} if old is not None else set()  # none to copy from
+    stored = _stored_vectors(old, wanted)
     known = np.frombuffer(b"".join(stored), dtype=_KEY)
     copy = np.isin(add_keys, known) if len(known) else np.zeros(len(add), dtype=bool)
     copied = [stored[k.tobytes()] for k in add_keys[copy]]
@@ -154,9 +151,18 @@ def _same(ids: Any, keys: Any, before: Any, before_keys: Any) -> Any:
     `before_keys`; a previous bundle without text keys keeps none): they keep their vectors."""
     if not len(before) or len(before_keys) != len(before):
         return np.zeros(len(ids), dtype=bool)
-    order = np.argsort(before, kind="stable")
-    at = np.minimum(np.searchsorted(before[order], ids), len(before) - 1)
-    return (before[order][at] == ids) & (before_keys[order][at] == keys)
+    at = _rows_of(before, ids)
+    return (at >= 0) & (before_keys[at] == keys)
+
+
+def _rows_of(known: Any, wanted: Any) -> Any:
+    """The row of each of `wanted` in `known` (any order, no repeats), -1 where it is absent: one
+    sort and a binary search, not a Python object a value."""
+    if not len(known):
+        return np.full(len(wanted), -1, dtype=np.intp)
+    order = np.argsort(known, kind="stable")
+    at = np.minimum(np.searchsorted(known[order], wanted), len(known) - 1)
+    return np.where(known[order][at] == wanted, order[at], -1).astype(np.intp)
 
 
 def _stored_vectors(old: Bundle | None, wanted: set[bytes]) -> dict[bytes, Any]:
