@@ -107,7 +107,7 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     b = open_bundle(out)
     m = b.manifest
     commit = git(repo, "rev-parse", "HEAD").strip()
-    assert m["format"] == "cora-bundle" and m["format_version"] == "5.0" and m["tool_version"]
+    assert m["format"] == "cora-bundle" and m["format_version"] == "5.1" and m["tool_version"]
     assert m["built_at"] == int(git(repo, "show", "-s", "--format=%ct", "HEAD"))
     assert m["source"] == {
         "root": "repo", "kind": "rev", "commit": commit,
@@ -441,7 +441,7 @@ def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
     _rewrite_manifest(out, format_version="6.0")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
-    assert e.value.code == "CORA-BND-002" and "5.0" in e.value.message
+    assert e.value.code == "CORA-BND-002" and "5.1" in e.value.message
     _rewrite_manifest(out, format="something-else")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
@@ -455,7 +455,7 @@ def test_an_older_major_format_is_rebuilt_once_and_refused_by_readers(repo: Path
     with pytest.raises(CoraError) as e:
         len(open_bundle(out).chunks)
     assert e.value.code == "CORA-BND-004" and "older" in e.value.message and "rebuild" in e.value.hint
-    assert build(repo, model="none").rebuilt == "bundle format 4.0 -> 5.0"
+    assert build(repo, model="none").rebuilt == "bundle format 4.0 -> 5.1"
     assert build(repo, model="none").rebuilt == ""
 
 
@@ -582,3 +582,14 @@ def test_an_unread_file_crosses_to_a_worker() -> None:
         5_000_000,
         b"",
     )
+
+
+def test_an_older_minor_format_is_updated_by_a_full_build(repo: Path) -> None:
+    """A 5.0 bundle stores its blobs' columns in another order: an update rebuilds it, so the
+    bundle is the bytes a full build writes, and 5.0 readers still read 5.1 (the order is free)."""
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    _rewrite_manifest(out, format_version="5.0")
+    assert len(open_bundle(out).chunks) > 0
+    assert build(repo, model="none").rebuilt == "bundle format 5.0 -> 5.1"
+    assert build(repo, model="none").rebuilt == ""

@@ -60,7 +60,7 @@ def reusable(old: Bundle, cfg: Config, model: dict[str, Any] | None,
              cut: dict[str, Any] | None) -> tuple[Bundle | None, str]:  # fmt: skip
     """`old` if this build may update it, else None and the reason for building from scratch."""
     m = old.manifest
-    if mf.parse_version(m["format_version"])[0] != mf.FORMAT_VERSION[0]:
+    if mf.parse_version(m["format_version"]) != mf.FORMAT_VERSION:  # a minor too: a full build's bytes
         return None, f"bundle format {m['format_version']} -> {'.'.join(map(str, mf.FORMAT_VERSION))}"
     if m["chunker"]["hash"] != cfg.chunker_hash():
         return None, "chunker config changed"

@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # numpy where used: a hook's no-op reads the manifest and nev
     from cora_ci.graph.build import FileLinks
 
 FORMAT = "cora-bundle"
-FORMAT_VERSION = (5, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
+FORMAT_VERSION = (5, 1)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
 CODES = "vectors.codes"  # the vectors' 4-bit codes, as bit planes (5.0: no HNSW beside them)
@@ -58,13 +58,18 @@ FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build han
 # A bucket of ~128-256 chunks re-indexes in ~5-10 ms; beyond 128 segments queries slow down.
 _BUCKET_CHUNKS = 128
 _MAX_BUCKETS = 128
-# Columns of the per-file `data` blob, one entry per chunk.
+# Columns of the per-file `data` blob, one entry per chunk: what ranking reads of many files first,
+# what only a shown chunk needs (`_HEAVY`) last, after the file's graph links (5.1). The blob is
+# inflated as it is decoded, so a reader of links or of the light columns stops before the texts.
 CHUNK_COLUMNS = (
-    "kind", "symbols", "anchors", "hierarchy", "parent", "start_line", "end_line", "tokens",
-    "header", "diagnostics", "elided", "text",
+    "kind", "symbols", "anchors", "parent", "start_line", "end_line", "diagnostics",
+    "hierarchy", "tokens", "header", "elided", "text",
 )  # fmt: skip
+_HEAVY = frozenset({"text", "header", "elided", "hierarchy", "tokens"})
+_LIGHT = tuple(c for c in CHUNK_COLUMNS if c not in _HEAVY)
 KEY_BYTES = 16
 _ZLIB_LEVEL = 6
+_READ = 4096  # bytes inflated at a time by a streaming decoder: a file's light columns are a few of these
 
 
 @dataclass
@@ -100,13 +105,11 @@ def unpack_blob(blob: bytes) -> Any:
     return schema.unpack_plain(schema.inflate(blob))
 
 
-_HEAVY = frozenset({"text", "header", "elided", "hierarchy", "tokens"})
-
-
 def unpack_meta(blob: bytes, ids: list[int]) -> dict[str, list[Any]]:
     """A file blob's chunk columns without the heavy ones (`_HEAVY`: texts and what only rendering
-    needs), skipped by the decoder without being built: ranking reads these from many files.
-    Checked against the file's chunk `ids` (ValueError if they do not fit)."""
+    needs): ranking reads these from many files. Decoding stops once they are read, so a blob that
+    stores them first (5.1) is inflated no further; an older one's heavy columns are skipped, not
+    built. Checked against the file's chunk `ids` (ValueError if they do not fit)."""
     u = _unpacker(blob)
     out: dict[str, list[Any]] = {}
     for _ in range(u.read_map_header()):
@@ -119,16 +122,17 @@ def unpack_meta(blob: bytes, ids: list[int]) -> dict[str, list[Any]]:
                 u.skip()
             else:
                 out[name] = u.unpack()
-    light = tuple(c for c in CHUNK_COLUMNS if c not in _HEAVY)
-    return schema.check_chunk_columns(out, light, ids)
+                if len(out) == len(_LIGHT) and out.keys() == set(_LIGHT):
+                    break
+        break
+    return schema.check_chunk_columns(out, _LIGHT, ids)
 
 
 def _unpacker(blob: bytes) -> msgpack.Unpacker:
-    """A streaming decoder of a file blob (`pack_blob`), inflated within `schema.MAX_BLOB_BYTES`."""
-    u = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=schema.MAX_BLOB_BYTES,
-                         ext_hook=schema.no_ext)  # fmt: skip
-    u.feed(schema.inflate(blob))
-    return u
+    """A streaming decoder of a file blob (`pack_blob`), inflating it as far as it is read, within
+    `schema.MAX_BLOB_BYTES`."""
+    return msgpack.Unpacker(schema.Inflating(blob), read_size=_READ, raw=False, strict_map_key=False,
+                            max_buffer_size=schema.MAX_BLOB_BYTES, ext_hook=schema.no_ext)  # fmt: skip
 
 
 def file_row(f: FileEntry, links: FileLinks, keys: bytes, defs_h: bytes, refs_h: bytes,
@@ -138,23 +142,23 @@ def file_row(f: FileEntry, links: FileLinks, keys: bytes, defs_h: bytes, refs_h:
         "kind": [c.kind for c in f.chunks],
         "symbols": [c.symbols for c in f.chunks],
         "anchors": [c.anchors for c in f.chunks],
-        "hierarchy": [c.hierarchy for c in f.chunks],
         "parent": [c.parent for c in f.chunks],
         "start_line": [c.start_line for c in f.chunks],
         "end_line": [c.end_line for c in f.chunks],
+        "diagnostics": [_diags(c.diagnostics) for c in f.chunks],
+        "hierarchy": [c.hierarchy for c in f.chunks],
         "tokens": [c.tokens for c in f.chunks],
         "header": [c.header for c in f.chunks],
-        "diagnostics": [_diags(c.diagnostics) for c in f.chunks],
         "elided": [[list(r) for r in c.elided] for c in f.chunks],
         "text": [c.text for c in f.chunks],
-    }
+    }  # CHUNK_COLUMNS' order
     pos = {c.id: i for i, c in enumerate(f.chunks)}  # links by position: small ints pack small
     stored_links = [
         {n: [pos[t] for t in ts] for n, ts in links.defs.items()},
         [links.refs.get(c.id, []) for c in f.chunks],
         [[pos[t] for t in links.skip.get(c.id, [])] for c in f.chunks],
     ]
-    data = {"chunks": cols, "links": stored_links}
+    data = {"links": stored_links, "chunks": cols}  # links first: `links_of_row` reads no further
     return {
         "path": f.path, "blob": f.blob, "size": f.size, "lang": f.lang, "strategy": f.strategy,
         "diagnostics": _diags(f.diagnostics), "imports": links.imports, "namespaces": links.namespaces,
@@ -210,11 +214,11 @@ def links_of_row(row: dict[str, Any]) -> FileLinks:
     ids = ids_of(row["ids"]).tolist()
     try:
         u, value = _unpacker(row["data"]), None
-        for _ in range(u.read_map_header()):  # the chunk columns (texts) skipped, not built
+        for _ in range(u.read_map_header()):  # links first since 5.1; a 5.0 blob's chunks skipped, not built
             if u.unpack() == "links":
                 value = u.unpack()
-            else:
-                u.skip()
+                break
+            u.skip()
         defs, refs, skip = schema.check_links(value, len(ids))
     except Exception as e:
         raise CoraError("CORA-BND-004", f"the shard row of {row['path']!r}: links unreadable: {e}") from None

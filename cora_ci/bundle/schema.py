@@ -271,6 +271,31 @@ def inflate(blob: bytes, limit: int = MAX_BLOB_BYTES) -> bytes:
     return out
 
 
+class Inflating:
+    """A zlib stream as a file inflated as far as it is read (`read`), at most `limit` bytes in
+    all: a decoder that needs only the start of a blob (`manifest.unpack_meta`) inflates only that."""
+
+    def __init__(self, blob: bytes, limit: int = MAX_BLOB_BYTES) -> None:
+        self._d = zlib.decompressobj()
+        self._tail = blob
+        self._left = limit
+        self._limit = limit
+
+    def read(self, n: int) -> bytes:
+        """Up to `n` more bytes; b"" at the end (a truncated stream ends early: its reader fails).
+        zlib may hold output after its input is used up, so an empty tail is not yet the end."""
+        while not self._d.eof:
+            out = self._d.decompress(self._tail, max(1, min(n, self._left + 1)))
+            self._tail = self._d.unconsumed_tail
+            self._left -= len(out)
+            need(self._left >= 0, f"inflates beyond {self._limit} bytes")
+            if out:
+                return out
+            if not self._tail:
+                break
+        return b""
+
+
 def unpack_plain(data: bytes) -> Any:
     """msgpack without extension types (an ext value is refused, never turned into an object)."""
     return msgpack.unpackb(data, raw=False, strict_map_key=False, ext_hook=no_ext)
@@ -350,13 +375,19 @@ def check_links(v: Any, n: int) -> list[Any]:
     """A file's stored graph links (`[defs, refs, skip]`, by chunk position; see `file_row`)."""
     need(isinstance(v, list) and len(v) == 3, "links: expected [defs, refs, skip]")
     defs, refs, skip = v
-
-    def positions(ps: Any) -> bool:
-        return isinstance(ps, list) and all(is_int(p) and 0 <= p < n for p in ps)
-
-    need(isinstance(defs, dict) and all(isinstance(k, str) and positions(p) for k, p in defs.items()),
-         "links: bad definitions")  # fmt: skip
+    names_ok = isinstance(defs, dict) and _types(defs) <= _STR
+    need(names_ok and _positions(defs.values(), n), "links: bad definitions")
     need(isinstance(refs, list) and len(refs) == n, "links: one reference list per chunk expected")
     _check(refs, _strings, _string_list, "links.refs")
-    need(isinstance(skip, list) and len(skip) == n and all(positions(p) for p in skip), "links: bad skips")
+    need(isinstance(skip, list) and len(skip) == n and _positions(skip, n), "links: bad skips")
     return [defs, refs, skip]
+
+
+def _positions(lists: Iterable[Any], n: int) -> bool:
+    """Every value a list of chunk positions (ints in [0, n)), checked in C loops: an update and a
+    query's test lending read the links of hundreds of files."""
+    lists = list(lists)
+    if not _types(lists) <= _LIST:
+        return False
+    flat = list(itertools.chain.from_iterable(lists))
+    return _types(flat) <= _INT and (not flat or (min(flat) >= 0 and max(flat) < n))

@@ -1,0 +1,110 @@
+"""A file blob's layout (format 5.1): graph links, then the chunk columns ranking reads, then texts,
+one zlib stream inflated only as far as a reader needs. Ranking reads the light columns of many
+files and an update the links of many: neither inflates texts. Real repositories, real builds."""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+
+import msgpack
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from cora_ci.build import build
+from cora_ci.bundle import manifest as mf
+from cora_ci.bundle import open_bundle
+from cora_ci.bundle.schema import Inflating
+
+LIGHT = tuple(c for c in mf.CHUNK_COLUMNS if c not in ("hierarchy", "tokens", "header", "elided", "text"))
+
+
+def _long_module(n: int) -> str:
+    body = "".join(f"    total += {i} * value  # step {i} of the running total\n" for i in range(60))
+    return "".join(f"def step_{k}(value):\n    total = 0\n{body}    return total\n\n\n" for k in range(n))
+
+
+@pytest.fixture
+def bundle_rows(make_repo: Callable[[dict[str, str]], Path]) -> list[dict[str, object]]:
+    repo = make_repo({"src/steps.py": _long_module(30), "src/use.py": "from steps import step_1\n\n\n"
+                      "def run():\n    return step_1(2)\n"})  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    return [b.shards.row(fi) for fi in range(len(b.shards.top_column("path")))]
+
+
+def test_links_come_first_then_light_columns_then_texts(bundle_rows: list[dict[str, object]]) -> None:
+    for row in bundle_rows:
+        data = msgpack.unpackb(zlib.decompress(row["data"]), raw=False, strict_map_key=False)  # type: ignore[arg-type]
+        assert list(data) == ["links", "chunks"]
+        assert tuple(data["chunks"]) == mf.CHUNK_COLUMNS
+        assert mf.CHUNK_COLUMNS[: len(LIGHT)] == LIGHT
+
+
+def _packed(v: object) -> int:
+    return len(msgpack.packb(v, use_bin_type=True))
+
+
+def test_links_and_light_columns_are_read_without_inflating_the_texts(
+    bundle_rows: list[dict[str, object]],
+) -> None:
+    """Each blob cut right after its links, then right after its light columns (a whole zlib
+    stream of that much): what an update and what ranking read of it are still all there, and
+    only a read of the whole blob fails."""
+    for row in bundle_rows:
+        raw = zlib.decompress(row["data"])  # type: ignore[arg-type]
+        data = msgpack.unpackb(raw, raw=False, strict_map_key=False)
+        ids = mf.ids_of(row["ids"]).tolist()  # type: ignore[arg-type]
+        links_end = 1 + _packed("links") + _packed(data["links"])
+        light_end = (
+            links_end + _packed("chunks") + 1 + sum(_packed(k) + _packed(data["chunks"][k]) for k in LIGHT)
+        )
+        assert light_end < len(raw) / 2 or row["path"] != "src/steps.py"  # texts: most of a long file's
+        at_links = {**row, "data": zlib.compress(raw[:links_end])}
+        at_light = zlib.compress(raw[:light_end])
+        assert mf.links_of_row(at_links) == mf.links_of_row(row)
+        assert mf.unpack_meta(at_light, ids) == mf.unpack_meta(row["data"], ids)  # type: ignore[arg-type]
+        with pytest.raises(msgpack.OutOfData):
+            mf.unpack_meta(zlib.compress(raw[: light_end - 1]), ids)  # one byte short: not all there
+        with pytest.raises(ValueError, match="incomplete"):
+            mf.unpack_blob(at_light)
+    steps = next(r for r in bundle_rows if r["path"] == "src/steps.py")
+    assert mf.links_of_row(steps).defs["step_29"]
+
+
+def test_a_blob_in_the_older_order_reads_the_same(bundle_rows: list[dict[str, object]]) -> None:
+    """5.0 wrote the chunk columns first (heavy ones among them) and the links after."""
+    for row in bundle_rows:
+        data = mf.unpack_blob(row["data"])  # type: ignore[arg-type]
+        order = ("kind", "symbols", "anchors", "hierarchy", "parent", "start_line", "end_line", "tokens",
+                 "header", "diagnostics", "elided", "text")  # fmt: skip
+        old = mf.pack_blob({"chunks": {k: data["chunks"][k] for k in order}, "links": data["links"]})
+        ids = mf.ids_of(row["ids"]).tolist()  # type: ignore[arg-type]
+        assert mf.unpack_meta(old, ids) == mf.unpack_meta(row["data"], ids)  # type: ignore[arg-type]
+        assert mf.links_of_row({**row, "data": old}) == mf.links_of_row(row)
+
+
+@settings(max_examples=150, deadline=None)
+@given(
+    st.binary(max_size=40_000), st.integers(0, 9), st.lists(st.integers(1, 70_000), min_size=1, max_size=8)
+)
+def test_an_inflating_read_gives_the_stream_in_any_read_sizes(
+    raw: bytes, level: int, sizes: list[int]
+) -> None:
+    data = raw + raw[: len(raw) // 2] * 3  # repeats: back-references that span reads
+    f, got, i = Inflating(zlib.compress(data, level)), b"", 0
+    while piece := f.read(sizes[i % len(sizes)]):
+        assert len(piece) <= sizes[i % len(sizes)]
+        got, i = got + piece, i + 1
+    assert got == data
+
+
+def test_an_inflating_read_stops_at_its_limit_and_at_a_cut() -> None:
+    f = Inflating(zlib.compress(b"x" * 100_000), limit=1_000)
+    with pytest.raises(ValueError, match="inflates beyond 1000 bytes"):
+        while f.read(4096):
+            pass
+    cut = Inflating(zlib.compress(bytes(range(256)) * 400)[:-20])
+    assert len(b"".join(iter(lambda: cut.read(4096), b""))) < 256 * 400
