@@ -593,3 +593,35 @@ def test_an_older_minor_format_is_updated_by_a_full_build(repo: Path) -> None:
     assert len(open_bundle(out).chunks) > 0
     assert build(repo, model="none").rebuilt == "bundle format 5.0 -> 5.1"
     assert build(repo, model="none").rebuilt == ""
+
+
+def test_a_manifest_verified_on_this_machine_is_not_hashed_again(
+    repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The manifest has a verified record like every other file (size, mtime, inode and sha256):
+    the writer leaves one, a reader without one hashes the manifest once and leaves one, and a
+    manifest replaced by other bytes is hashed again and refused."""
+    build(repo, model="none")
+    out = repo / ".cora" / "index"
+    size = (out / mf.MANIFEST).stat().st_size
+    hashed: list[int] = []
+    real = hashlib.sha256
+
+    def counting(data: bytes = b"") -> object:
+        hashed.append(len(data))
+        return real(data)
+
+    monkeypatch.setattr(hashlib, "sha256", counting)
+    open_bundle(out)
+    assert size not in hashed  # recorded by the writer
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "other-cache"))  # a machine without records
+    open_bundle(out)
+    assert hashed.count(size) == 1
+    open_bundle(out)
+    assert hashed.count(size) == 1
+    body = (out / mf.MANIFEST).read_bytes()
+    (out / "altered").write_bytes(body[:-1] + bytes([body[-1] ^ 1]))  # same size, a new file
+    os.replace(out / "altered", out / mf.MANIFEST)
+    with pytest.raises(CoraError) as e:
+        open_bundle(out)
+    assert e.value.code == "CORA-BND-003" and "checksum mismatch" in e.value.message

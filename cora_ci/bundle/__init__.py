@@ -23,7 +23,14 @@ from typing import TYPE_CHECKING, Any
 
 from cora_ci import verified
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle.store import pin, read_artifact, read_manifest_and_id, resolve, verify_artifacts
+from cora_ci.bundle.store import (
+    pin,
+    read_artifact,
+    read_manifest_and_id,
+    resolve,
+    verified_records,
+    verify_artifacts,
+)
 from cora_ci.errors import CoraError
 
 if TYPE_CHECKING:  # imported where first used: a hook's no-op opens a bundle and reads neither index
@@ -243,8 +250,11 @@ def _still_at(root: Path, fd: int) -> bool:
 
 
 def _open_pinned(root: Path, base: Path, verify: bool, model_sha256: str | None) -> Bundle:
-    manifest, manifest_id = read_manifest_and_id(root, base)
-    records = verify_artifacts(root, manifest, base=base) if verify else None
+    cache = verified_records(root) if verify else {}
+    manifest, manifest_id, record = read_manifest_and_id(root, base, cache.get(mf.MANIFEST))
+    records = None
+    if verify:
+        records = verify_artifacts(root, manifest, base=base, cache=cache, manifest_record=record)
     if model_sha256 is not None:
         have = (manifest["model"] or {}).get("model_sha256")
         if have != model_sha256:

@@ -141,6 +141,8 @@ def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]], linked: Link
         records = {
             rel: [st.st_size, st.st_mtime_ns, st.st_ino, checksums[rel][0]["sha256"]] for rel, st in files
         }
+        top = (tmp / mf.MANIFEST).stat()
+        records[mf.MANIFEST] = [top.st_size, top.st_mtime_ns, top.st_ino, digest]
         _swap_in(tmp, out)
         verified.save(_cache_file(out), records)  # the rename kept each file's inode and mtime
         verified.note_written(digest)
@@ -214,14 +216,18 @@ def pin(root: Path) -> tuple[Path, int | None]:
     return root, None
 
 
-def _read_bounded(path: Path, limit: int) -> bytes:
-    """The bytes of a regular file (not a link) of at most `limit` bytes (OSError, ValueError)."""
+def _read_bounded(path: Path, limit: int) -> tuple[bytes, list[int]]:
+    """The bytes of a regular file (not a link) of at most `limit` bytes (OSError, ValueError), and
+    its size, mtime and inode, the same before and after the read (else [], matching no record)."""
     fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
     with os.fdopen(fd, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode) or size > limit:
+        st = os.fstat(f.fileno())
+        if not stat.S_ISREG(st.st_mode) or st.st_size > limit:
             raise ValueError(f"not a regular file of at most {limit} bytes")
-        return f.read(limit + 1)
+        data = f.read(limit + 1)
+        ident = [st.st_size, st.st_mtime_ns, st.st_ino]
+        after = os.fstat(f.fileno())
+        return data, ident if ident == [after.st_size, after.st_mtime_ns, after.st_ino] else []
 
 
 def read_manifest(root: Path, base: Path | None = None) -> dict[str, Any]:
@@ -230,18 +236,24 @@ def read_manifest(root: Path, base: Path | None = None) -> dict[str, Any]:
     return read_manifest_and_id(root, base)[0]
 
 
-def read_manifest_and_id(root: Path, base: Path | None = None) -> tuple[dict[str, Any], str]:
-    """`read_manifest`, and the manifest's sha256: the identity of this version of the bundle."""
+def read_manifest_and_id(
+    root: Path, base: Path | None = None, known: list[Any] | None = None
+) -> tuple[dict[str, Any], str, list[Any]]:
+    """`read_manifest`, the manifest's sha256 (the identity of this version of the bundle) and its
+    verified record `[size, mtime_ns, inode, sha256]`. A `known` record equal to the file's current
+    one skips hashing it, as for every other file of the bundle (`artifact_problem`): the
+    manifest is the largest file a reader reads whole (16.6 MB at 30,000 files)."""
     base = base or root
     name = root / mf.MANIFEST
     try:
-        body = _read_bounded(base / mf.MANIFEST, schema.MAX_MANIFEST_BYTES)
-        expected = _read_bounded(base / mf.MANIFEST_SUM, 4096).decode("ascii").split()[0]
+        body, ident = _read_bounded(base / mf.MANIFEST, schema.MAX_MANIFEST_BYTES)
+        expected = _read_bounded(base / mf.MANIFEST_SUM, 4096)[0].decode("ascii").split()[0]
     except (OSError, IndexError):
         raise CoraError("CORA-BND-003", f"{root}: manifest or its checksum file missing") from None
     except ValueError as e:
         raise CoraError("CORA-BND-003", f"{root}: manifest or its checksum file unreadable ({e})") from None
-    if hashlib.sha256(body).hexdigest() != expected:
+    record = [*ident, expected] if ident else []
+    if (not record or known != record) and hashlib.sha256(body).hexdigest() != expected:
         raise CoraError("CORA-BND-003", f"{name}: checksum mismatch (altered or truncated)")
     try:
         m = mf.unpack(body)
@@ -261,7 +273,7 @@ def read_manifest_and_id(root: Path, base: Path | None = None) -> tuple[dict[str
         except (ValueError, TypeError, RecursionError) as e:
             raise CoraError("CORA-BND-004", f"{name}: {e}") from None
         verified.note_checked("manifest", expected)
-    return m, expected
+    return m, expected, record
 
 
 def _cache_file(root: Path) -> Path:
@@ -311,21 +323,30 @@ def artifact_problem(
 
 
 def verify_artifacts(
-    root: Path, manifest: dict[str, Any], use_cache: bool = True, base: Path | None = None
-) -> dict[str, list[Any]]:
+    root: Path, manifest: dict[str, Any], use_cache: bool = True, base: Path | None = None,
+    cache: dict[str, Any] | None = None, manifest_record: list[Any] | None = None,
+) -> dict[str, list[Any]]:  # fmt: skip
     """Check every listed file's size and sha256, and that no file is missing; raise CORA-BND-003.
-    Returns each file's verified record (see `artifact_problem`)."""
+    Returns each file's verified record (see `artifact_problem`). `cache` holds the records
+    already loaded (`verified_records`); `manifest_record` is the manifest's own, saved with them."""
     cache_path = _cache_file(root)
-    cache = verified.load(cache_path) if use_cache else {}
+    if cache is None:
+        cache = verified.load(cache_path) if use_cache else {}
     fresh: dict[str, Any] = {}
     dirs: set[str] = set()
     for rel, want in sorted(manifest.get("artifacts", {}).items()):
         problem, fresh[rel] = artifact_problem(root, rel, want, cache.get(rel) or [], base, dirs)
         if problem:
             raise CoraError("CORA-BND-003", f"{root}: {problem}")
-    if use_cache and fresh != cache:
-        verified.save(cache_path, fresh)
+    kept = {**fresh, mf.MANIFEST: manifest_record} if manifest_record else fresh
+    if use_cache and kept != cache:
+        verified.save(cache_path, kept)
     return fresh
+
+
+def verified_records(root: Path) -> dict[str, Any]:
+    """The records of the bundle at `root`'s files verified on this machine (its manifest's too)."""
+    return verified.load(_cache_file(root))
 
 
 def read_artifact(
