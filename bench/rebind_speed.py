@@ -37,7 +37,7 @@ from cora_ci.chunking.outline import parser_for
 from cora_ci.config import Config
 from cora_ci.files.langs import detect
 from cora_ci.files.text import decode
-from cora_ci.rebind import Located, locate
+from cora_ci.rebind.locator import Located, locate
 
 TARGET_MS = 10.0
 LINES = (1700, 2400)

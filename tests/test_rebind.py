@@ -19,7 +19,8 @@ from cora_ci.chunking import chunk_file
 from cora_ci.chunking.model import Chunk
 from cora_ci.config import Config, from_mapping
 from cora_ci.files.text import decode
-from cora_ci.rebind import WorkTree, bind, locate
+from cora_ci.rebind import WorkTree, bind
+from cora_ci.rebind.locator import locate
 from cora_ci.rebind.view import from_chunk
 
 CFG = Config()

@@ -7,19 +7,17 @@ no symbol and is not in the file chunk becomes `module` chunks, so every line is
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from cora_ci.chunking.model import Chunk, Diagnostic, chunk_id, part_key
 from cora_ci.chunking.outline import Sym
 from cora_ci.chunking.pack import Piece, Rows
+from cora_ci.chunking.sentences import first_sentence
 from cora_ci.config import Config
 
 MAX_SIGNATURE_ROWS = 8
 _MERGEABLE = frozenset({"type", "method", "property", "field", "event", "section", "key"})
-_DOC_NOISE = re.compile(r"^\s*(///?|//!|/\*\*?|\*/|\*|#+|\"\"\"|'''|--)\s?|\s*\*/\s*$|</?\w+[^>]*>")
-_SENTENCE = re.compile(r"(.+?[.!?])(\s|$)")
 
 
 @dataclass
@@ -77,24 +75,6 @@ class FileCtx:
         )  # fmt: skip
         self.chunks.append(chunk)
         return chunk
-
-
-def first_sentence(doc: str) -> str:
-    """The first sentence of a doc comment or docstring, without comment markers or XML tags."""
-    words: list[str] = []
-    for raw in doc.splitlines():
-        line = _DOC_NOISE.sub("", raw).strip().strip("\"'").strip()
-        if not line:
-            if words:
-                break
-            continue
-        if line.startswith(("@", ":param", ":return", "Args:", "Returns:")):
-            break
-        words.append(line)
-    text = " ".join(" ".join(words).split())
-    m = _SENTENCE.match(text)
-    sentence = m.group(1) if m else text
-    return sentence[:200]
 
 
 def link_children(chunks: list[Chunk]) -> None:

@@ -17,12 +17,10 @@ from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
-from cora_ci.chunking.assemble import own_rows
 from cora_ci.chunking.model import Chunk
 from cora_ci.config import Config
 from cora_ci.files.names import fs_name
 from cora_ci.files.text import blob_id, decode, is_binary
-from cora_ci.rebind.locator import locate
 from cora_ci.rebind.view import View, from_chunk, from_rows
 
 Stale = Literal["moved", "missing"] | None
@@ -116,6 +114,11 @@ def _relocate(
         return _rechunked(chunk, cur, config)
     if chunk.kind in _ANONYMOUS or not chunk.anchors or chunk.strategy != "structural":
         return _shifted(indexed, cur.lines)
+    # A file changed since it was indexed is parsed (tree-sitter, the chunker's outline): imported
+    # here, so a query over an unchanged tree imports neither.
+    from cora_ci.chunking.assemble import own_rows
+    from cora_ci.rebind.locator import locate
+
     src = cur.src
     first = locate(chunk.lang, src, _qual(chunk.anchors[0]), chunk.symbols[0] if chunk.symbols else "")
     if first is None:

@@ -15,8 +15,8 @@ from typing import Any
 
 import click
 
-from cora_ci.chunking.assemble import first_sentence
 from cora_ci.chunking.model import Chunk
+from cora_ci.chunking.sentences import first_sentence
 from cora_ci.rebind.view import mentions
 from cora_ci.render.answer import Overhead, Parent, Result
 from cora_ci.render.bundles import BundleRef

@@ -10,12 +10,14 @@ chunks, which hold every non-blank line) and its symbols get the anchors the chu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from cora_ci.chunking.assemble import assign_anchors
 from cora_ci.chunking.model import Chunk
-from cora_ci.chunking.outline import Sym, outline
 from cora_ci.rebind.bind import Stale
 from cora_ci.rebind.view import View, from_chunk, merge
+
+if TYPE_CHECKING:  # the parser is imported where a file is parsed: a query renders without it
+    from cora_ci.chunking.outline import Sym
 
 
 @dataclass(frozen=True)
@@ -76,6 +78,9 @@ def indexed_lines(chunks: list[Chunk]) -> list[str]:
 
 
 def _parse(path: str, lang: str, lines: list[str], stale: Stale) -> dict[str, Inner]:
+    from cora_ci.chunking.assemble import assign_anchors
+    from cora_ci.chunking.outline import outline
+
     syms = outline(lang, "\n".join(lines).encode("utf-8"), lines).symbols
     anchors = assign_anchors(path, syms)
     out: dict[str, Inner] = {}

@@ -17,7 +17,6 @@ from cora_ci.chunking.model import Chunk, chunk_id, later_parts
 from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import Bound, Stale, WorkTree, bind
-from cora_ci.rebind.locator import locate
 from cora_ci.rebind.view import View, from_chunk, mentions, merge
 from cora_ci.render import nested
 from cora_ci.render.nested import Inner
@@ -236,6 +235,8 @@ def show(source: BundleChunks, anchor: str) -> Shown:
     if cur is not None and unchanged:
         return Shown(chunk, _filled(indexed, cur.lines), None, name)
     if cur is not None and chunk.strategy == "structural" and "::" in anchor:
+        from cora_ci.rebind.locator import locate  # parses: only for a file changed since indexed
+
         found = locate(chunk.lang, cur.src, anchor.split("::", 1)[1], name)
         if found is not None:
             a, b = found.sym.start, found.sym.end
