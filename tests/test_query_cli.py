@@ -340,7 +340,7 @@ _IMPORTED = """
 import sys
 from cora_ci.cli import cli
 cli.main(sys.argv[1:], standalone_mode=False)
-print("\\nimported:", " ".join(m for m in ("pathspec", "numpy.ma") if m in sys.modules))
+print("\\nimported:", " ".join(m for m in ("pathspec", "numpy.ma", "tree_sitter") if m in sys.modules))
 """
 
 
@@ -348,7 +348,8 @@ def test_a_query_imports_what_it_uses(
     make_repo: Callable[[dict[str, str]], Path], env: dict[str, str]
 ) -> None:
     """A query without globs imports no glob matcher (pathspec, ~17 ms of a ~0.3 s process), and
-    numpy's masked arrays never; a path filter brings pathspec in."""
+    numpy's masked arrays never; a path filter brings pathspec in. No parser either while the
+    working tree is as indexed: tree-sitter comes in to re-bind a result whose file changed."""
     repo = make_repo(dedent_files(FILES))
     assert cora("index", "-q", cwd=repo, **env).returncode == 0
 
@@ -359,3 +360,7 @@ def test_a_query_imports_what_it_uses(
 
     assert imported("split a link header into urls") == []
     assert imported("split a link header into urls", "--path", "src/*") == ["pathspec"]
+    for path in FILES:
+        if path.startswith("src/"):
+            (repo / path).write_text("# edited since the bundle was built\n\n" + (repo / path).read_text())
+    assert "tree_sitter" in imported("split a link header into urls")
