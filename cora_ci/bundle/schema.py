@@ -390,4 +390,4 @@ def _positions(lists: Iterable[Any], n: int) -> bool:
     if not _types(lists) <= _LIST:
         return False
     flat = list(itertools.chain.from_iterable(lists))
-    return _types(flat) <= _INT and (not flat or (min(flat) >= 0 and max(flat) < n))
+    return _counts(flat) and max(flat, default=-1) < n
