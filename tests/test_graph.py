@@ -5,7 +5,6 @@ from __future__ import annotations
 import random
 import textwrap
 
-import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -15,7 +14,6 @@ from cora_ci.chunking.model import Chunk
 from cora_ci.config import from_mapping
 from cora_ci.files.text import decode
 from cora_ci.graph import FileRefs, Graph, build_graph, extract_refs, personalized_pagerank
-from cora_ci.graph.build import sorted_unique
 from cora_ci.graph.extract import MAX_REFS, expand_use_tree, source_bytes
 
 CFG = from_mapping({"min_tokens": 1})  # no merging of small siblings: one chunk per symbol
@@ -382,12 +380,6 @@ def test_pagerank_on_a_built_graph_reaches_the_called_code() -> None:
     s = personalized_pagerank(g, {by_anchor["b/main.py::main_entry"]: 1.0})
     assert s[by_anchor["a/core.py::Core.step"]] > s.get(by_anchor["a/core.py::Core.size"], 0) > 0
     assert by_anchor["a/util.py::norm"] in s
-
-
-@given(st.lists(st.integers(0, 2**32 - 1), max_size=50))
-def test_sorted_unique_is_numpy_unique(values: list[int]) -> None:
-    a = np.asarray(values, dtype=np.uint32)
-    assert np.array_equal(sorted_unique(a), np.unique(a))
 
 
 def test_a_query_keeps_exactly_the_patterns_its_grammar_compiles() -> None:

@@ -525,6 +525,27 @@ def test_a_hook_that_chunks_a_few_files_starts_no_worker_processes(
     assert "multiprocessing" not in loaded and "concurrent.futures.process" not in loaded
 
 
+def test_a_hook_that_updates_a_file_never_imports_numpys_masked_arrays(
+    tmp_path: Path, base_env: dict[str, str]
+) -> None:
+    """An update compares id and key sets by sort and binary search (`cora_ci.arrays`): np.isin and
+    np.unique on arrays this size import `numpy.ma`, ~16 ms of every such commit."""
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    funcs = "".join(f"def f{i}(x):\n    return x + {i}\n\n\n" for i in range(60))
+    write(repo, {".cora.toml": 'model = "static"\n', "a.py": funcs})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "first")
+    run(repo, env, CORA, "index", "-q")
+    write(repo, {"a.py": funcs.replace("x + ", "x * "), "b.py": funcs.replace("def f", "def g")})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "second")
+    script = _LOADED.replace("heavy = (", "heavy = ('numpy.ma', ")
+    loaded = run(repo, env, sys.executable, "-c", script, "sync").stdout.split()
+    assert "numpy" in loaded and "tantivy" in loaded  # an update that wrote
+    assert "numpy.ma" not in loaded
+    assert "a.py::f59" in assert_at_head(repo, env)
+
+
 def test_a_hook_with_nothing_to_index_loads_no_parser_stemmer_or_model(
     tmp_path: Path, base_env: dict[str, str]
 ) -> None:

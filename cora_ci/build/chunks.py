@@ -13,13 +13,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from cora_ci.arrays import among
 from cora_ci.build.common import Note, Progress, Row
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.tables import Rows
 from cora_ci.config import Config
 from cora_ci.errors import LEFT_OUT, CoraError
 from cora_ci.files.source import Entry, Snapshot
-from cora_ci.graph.build import FileLinks, Linker, NameFilter, among, changed_names, hashes, pack_edges
+from cora_ci.graph.build import FileLinks, Linker, NameFilter, changed_names, hashes, pack_edges
 from cora_ci.graph.resolve import Repo
 
 if TYPE_CHECKING:
@@ -152,8 +153,8 @@ def check_unique_ids(kept: Rows, fresh: Rows, paths: list[str]) -> None:
     if not paths:
         return
     mine = mf.ids_of(b"".join(fresh.top(p, "ids") for p in paths))
-    ids, counts = np.unique(mine, return_counts=True)
-    clash = ids[counts > 1]
+    ids = np.sort(mine)
+    clash = ids[1:][ids[1:] == ids[:-1]]  # sorted: the smallest repeated id first
     if len(clash):
         cid = int(clash[0])
         a, b = [place for p in paths for place in _places(fresh, p, cid)][:2]

@@ -8,12 +8,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from cora_ci.arrays import first_of_each, isin, sorted_unique
 from cora_ci.build.common import Progress
 from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.tables import Rows
 from cora_ci.chunking.model import Chunk
-from cora_ci.graph.build import sorted_unique
 
 _EMBED_STEP = 64  # texts per model call and progress report
 _EAGER = 2048  # texts a first build holds before it embeds them
@@ -129,12 +129,12 @@ def plan_vectors(
     stay = _same(ids, ks, mf.ids_of(b"".join(old_rows.top(p, "ids") for p in was)),
                  np.frombuffer(b"".join(old_rows.top(p, "keys") for p in was), dtype=_KEY))  # fmt: skip
     gone = mf.ids_of(b"".join(old_rows.top(p, "ids") for p in old_rows if p not in kept))
-    remove = np.sort(gone[~np.isin(gone, ids[stay])]).tolist()
+    remove = np.sort(gone[~isin(gone, ids[stay])]).tolist()
     add, add_keys = ids[~stay], ks[~stay]
     wanted = {k.tobytes() for k in sorted_unique(add_keys)} if old is not None else set()  # none to copy from
     stored = _stored_vectors(old, wanted)
     known = np.frombuffer(b"".join(stored), dtype=_KEY)
-    copy = np.isin(add_keys, known) if len(known) else np.zeros(len(add), dtype=bool)
+    copy = isin(add_keys, known)
     copied = [stored[k.tobytes()] for k in add_keys[copy]]
     return VectorPlan(
         remove,
@@ -176,10 +176,9 @@ def _stored_vectors(old: Bundle | None, wanted: set[bytes]) -> dict[bytes, Any]:
     ids = mf.ids_of(b"".join(files["ids"]))
     if len(keys) != len(ids):
         return {}  # a bundle without text keys (none recorded): nothing to copy
-    at = np.flatnonzero(np.isin(keys, np.frombuffer(b"".join(sorted(wanted)), dtype=_KEY)))
+    at = np.flatnonzero(isin(keys, np.frombuffer(b"".join(sorted(wanted)), dtype=_KEY)))
     if not len(at) or old.vectors is None:  # opened (and its layout checked) only now
         return {}
-    _, first = np.unique(keys[at], return_index=True)
-    rows = at[np.sort(first)]
+    rows = at[np.sort(first_of_each(keys[at]))]
     found = [keys[r].tobytes() for r in rows]
     return dict(zip(found, old.vectors.get_stored(ids[rows].tolist()), strict=True))

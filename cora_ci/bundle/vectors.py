@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from cora_ci.arrays import isin
 from cora_ci.errors import CoraError
 
 RESCORE = 2  # candidates from the sign bits per result ranked by the codes (x2 and x4 measured alike)
@@ -106,7 +107,7 @@ def update_vectors(old: Path, directory: Path, remove: list[int], batches: list[
     added. The other codes are kept exactly, as packed bits (a vector copied as stored is never
     quantised twice), so the file is the one a full build writes."""
     keys, words, low, dim = _read(old / CODES)
-    gone = np.isin(keys, np.asarray(remove, dtype=np.uint64)) if remove else np.zeros(len(keys), bool)
+    gone = isin(keys, np.asarray(remove, dtype=np.uint64))
     kept = np.flatnonzero(~gone)
     new = [(np.asarray(ids, dtype=np.uint64), _planes(quantise(v))) for ids, v in batches if len(ids)]
     all_keys = np.concatenate([keys[kept], *(ids for ids, _ in new)])

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
+from cora_ci.arrays import isin, sorted_unique
 from cora_ci.chunking.model import Chunk
 from cora_ci.graph.resolve import Repo, namespaces
 
@@ -117,23 +118,6 @@ def name_hash(name: str) -> int:
     return zlib.crc32(name.encode())
 
 
-def sorted_unique(a: npt.NDArray[Any]) -> npt.NDArray[Any]:
-    """`np.unique(a)` without its import of `numpy.ma` (~30 ms at the start of every hook run)."""
-    s = np.sort(a)
-    keep = np.ones(len(s), dtype=bool)
-    keep[1:] = s[1:] != s[:-1]
-    out: npt.NDArray[Any] = s[keep]
-    return out
-
-
-def among(values: npt.NDArray[Any], sorted_set: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
-    """Which `values` are in `sorted_set` (sorted, not empty), by binary search: np.isin costs more
-    on many small arrays, and its sort imports `numpy.ma` as `np.unique` does."""
-    idx = np.minimum(np.searchsorted(sorted_set, values), len(sorted_set) - 1)
-    out: npt.NDArray[np.bool_] = sorted_set[idx] == values
-    return out
-
-
 def hashes(names: Iterable[str]) -> bytes:
     """Sorted unique `name_hash`es as little-endian u32 bytes."""
     return sorted_unique(np.asarray([name_hash(n) for n in names], dtype="<u4")).astype("<u4").tobytes()
@@ -164,7 +148,7 @@ class NameFilter:
             return []
         if not self._sorted and self._scans < self._SCANS:
             self._scans += 1
-            hit = np.isin(self._hash, np.asarray(wanted, dtype="<u4"))
+            hit = isin(self._hash, np.asarray(wanted, dtype="<u4"))
             return sorted(self._paths[i] for i in set(self._owner[hit].tolist()))
         if not self._sorted:
             order = np.argsort(self._hash, kind="stable")
@@ -307,7 +291,7 @@ def csr_update(old: Csr, ids: npt.NDArray[np.uint64], drop: npt.NDArray[np.uint6
     n = len(nodes)
     pos = np.searchsorted(nodes, old.ids)
     alive = nodes[np.minimum(pos, n - 1)] == old.ids if n else np.zeros(len(old.ids), dtype=bool)
-    gone = np.isin(old.ids, np.asarray(drop, dtype=np.uint64)) | ~alive
+    gone = isin(old.ids, np.asarray(drop, dtype=np.uint64)) | ~alive
     rows = np.repeat(np.arange(len(old.ids)), np.diff(old.indptr))
     keep = ~gone[rows] & alive[old.indices]
     s_old, d_old, w_old = pos[rows[keep]], pos[old.indices[keep]], old.weights[keep]

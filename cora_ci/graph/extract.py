@@ -20,12 +20,12 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from cora_ci.arrays import among
 from cora_ci.chunking.model import Chunk
 from cora_ci.chunking.outline import parser_for
 from cora_ci.chunking.secrets import contains_secret
 from cora_ci.files.langs import MARKUP, grammar_available
 from cora_ci.files.text import decode
-from cora_ci.graph.build import among
 from cora_ci.graph.queries import refs_query
 
 MAX_REFS = 200  # per chunk: the most frequent names win, ties by name

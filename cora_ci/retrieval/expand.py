@@ -12,8 +12,8 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from cora_ci.arrays import sorted_unique
 from cora_ci.graph import Graph, personalized_pagerank
-from cora_ci.graph.build import sorted_unique
 from cora_ci.retrieval.catalog import GraphArrays
 
 MAX_NODES = 1000  # neighbourhood cap: hubs reach much of a repository in two hops; bounds the cost

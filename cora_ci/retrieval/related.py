@@ -21,6 +21,7 @@ from itertools import chain, zip_longest
 
 import numpy as np
 
+from cora_ci.arrays import isin
 from cora_ci.chunking.model import chunk_id, later_parts
 from cora_ci.rebind.view import mentions
 from cora_ci.retrieval.catalog import Catalog, Meta
@@ -131,7 +132,7 @@ def _neighbours(cat: Catalog, family: list[int]) -> tuple[dict[int, float], dict
             c = _canonical(cat, int(g.ids[j]))
             if c not in own:
                 outs[c] = outs.get(c, 0.0) + w
-    edges = np.flatnonzero(np.isin(g.indices, nodes))
+    edges = np.flatnonzero(isin(g.indices, nodes))
     for e in edges.tolist():
         c = _canonical(cat, int(g.ids[g.sources[e]]))
         if c not in own:
