@@ -467,6 +467,76 @@ def test_what_frames_a_request(text: str, verb: str | None) -> None:
     assert frame == ({verb} if verb else set())
 
 
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("This class helps with formatting text-based help pages.", "type"),
+        ("Raised if a signature does not match.", "type"),  # an exception's own description
+        ("Exception raised when the token expired", "type"),
+        ("which exception is raised when the token expired", "type"),
+        ("what class represents a URL", "type"),
+        ("Base class for all signers.", "type"),
+        ("An error class for bad input", "type"),
+        ("A class decorator that adds dunder methods", None),  # the kind word qualifies a noun
+        ("the error message shown to users", None),
+        ("The standard error as unicode string.", None),
+        ("Raise an error when the file is missing", None),  # what a function does
+        ("how are routes registered", None),
+        ("TokenError", None),  # an identifier asks for what it names
+        ("This class fails when " + "the widget frobnicates twice " * 10, None),  # a report
+    ],
+)
+def test_what_kind_a_sentence_asks_for(text: str, kind: str | None) -> None:
+    assert analyse(text).kind == kind
+
+
+def test_a_sentence_that_asks_for_a_type_ranks_types_higher(tmp_path: Path) -> None:
+    """An exception's description ("Raised if ...") finds its class, whose code (a constructor)
+    shares fewer words with the sentence than the function that raises it."""
+    files = {
+        ".cora.toml": "min_tokens = 0\n",
+        "src/tokens.py": '''\
+            import time
+
+
+            class TokenError(Exception):
+                """Base of the token errors."""
+
+
+            class Expired(TokenError):
+                def __init__(self, token, age):
+                    super().__init__(f"token {token.id} is {age} seconds old")
+                    self.token = token
+                    self.age = age
+
+
+            def check_token(token, max_age, now=None):
+                """Return the token if it has not expired, else raise Expired."""
+                age = (now or time.time()) - token.issued
+                if age > max_age:
+                    raise Expired(token, age)
+                return token
+            ''',
+    }
+    repo = init_repo(tmp_path / "repo", dedent_files(files))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+
+    def first(query: str, **params: float) -> Hit:
+        return search(b, query, k=3, expand=False, params=replace(PARAMS, **params))[0]
+
+    asked = first("Raised if a token has expired.")
+    assert anchor_of(b, asked.chunk_id) == "src/tokens.py::Expired"
+    assert asked.explain["kind"] == PARAMS.kind
+    assert (
+        anchor_of(b, first("Raised if a token has expired.", kind=1.0).chunk_id)
+        == "src/tokens.py::check_token"
+    )
+    described = first("Return the token if it has not expired.")  # a function's description
+    assert anchor_of(b, described.chunk_id) == "src/tokens.py::check_token"
+    assert described.explain["kind"] is None
+
+
 # ----------------------------------------------------------------------------- graph
 
 

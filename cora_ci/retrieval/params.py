@@ -10,7 +10,8 @@ from cora_ci.retrieval.query import Query
 
 EXPLAIN_KEYS = (
     "query", "bm25_rank", "bm25_score", "vector_rank", "vector_score", "fused", "definition", "name",
-    "evidence", "popular", "tested", "nested", "demoted", "dir", "file", "graph", "diversity", "boost",
+    "evidence", "popular", "tested", "nested", "demoted", "dir", "kind", "file", "graph", "diversity",
+    "boost",
 )  # fmt: skip
 
 
@@ -32,6 +33,7 @@ class Params:
     private: float = 0.85  # ... for a private symbol (`_helper`) when a sentence does not name it
     nested: float = 0.9  # ... for a function nested in a function, whose enclosing one takes its score
     dir_boost: float = 1.5  # multiplier for chunks under a `dir:` boost
+    kind: float = 1.5  # multiplier for chunks of the kind a sentence asks for (`Query.kind`)
     file: float = 0.15  # times each of the file's other best scores (up to file_count of them),
     file_decay: float = 0.7  # ... the n-th weighted this to the n
     file_count: int = 5

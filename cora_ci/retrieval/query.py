@@ -64,6 +64,7 @@ class Query(NamedTuple):
     title: str | None = None  # a report's first line, when more follows: what it is about
     question: bool = False  # asks how, what, where, which or why: an answer that spans places
     frame: frozenset[str] = frozenset()  # words that frame a sentence, not names (`framing`)
+    kind: str | None = None  # the chunk kind a sentence asks for by its grammar: "type" (`_asks_kind`)
 
 
 def split_qualified(name: str) -> tuple[str, ...]:
@@ -125,8 +126,33 @@ def analyse(text: str) -> Query:
     named = _named(text) if identifier is None else None
     asks = _QUESTION.match(text) is not None or text.endswith("?")
     question = asks and identifier is None and not report
+    kind = _asks_kind(text) if identifier is None and not report else None
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
-                 named, report, _title(text) if report else None, question, frame)  # fmt: skip
+                 named, report, _title(text) if report else None, question, frame, kind)  # fmt: skip
+
+
+# A sentence whose subject is a type: "This class helps with ...", "the exception raised when ...",
+# "which struct holds ...", "Raised if a payload is invalid." and "Exception raised when ..." (an
+# exception's own description), "Base class for ...". The kind word heads its phrase: followed by
+# nothing, punctuation or a word that starts the rest of the sentence, not by another noun it
+# qualifies ("a class decorator", "the error message", "the type annotation" ask for no type).
+_TYPE_WORDS = r"(?:class|struct|interface|enum|exception|trait|protocol|mixin|error\s+(?:class|type))"
+_GOES_ON = (
+    r"(?=\s*(?:$|[^\w\s]|(?:that|which|who|whose|for|to|used|with|of|in|from|is|are|was|can|"
+    r"will|may|should|must|raised|thrown|helps?|holds?|wraps?|provides?|represents?|"
+    r"describes?|defines?|handles?|stores?)\b))"
+)
+_ASKS_TYPE = re.compile(
+    rf"^\s*(?:(?:this|the|a|an|which|what)\s+(?:[\w-]+\s+){{0,3}}?{_TYPE_WORDS}{_GOES_ON}"
+    r"|(?:(?:exception|error)s?\s+)?(?:raised|thrown)\s+(?:if|when|by|for|on)\b|base\s+class\b)",
+    re.I,
+)
+
+
+def _asks_kind(text: str) -> str | None:
+    """The kind a sentence asks for: "type" for a class, struct, interface, enum or exception:
+    what describes a type is often no closer in words to it than to its methods."""
+    return "type" if _ASKS_TYPE.match(text) else None
 
 
 # A question, not a description: "how are routes registered", "what calls parse_header", "where do

@@ -268,6 +268,9 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
         if any(_in_dir(m.path, d) for d in dirs):
             score *= params.dir_boost
             ex["dir"] = params.dir_boost
+        if q.kind is not None and m.kind == q.kind:
+            score *= params.kind
+            ex["kind"] = params.kind
         c.score = score
     _lower_older_definitions(older, defined)
     if q.identifier is None and params.tested > 0:
