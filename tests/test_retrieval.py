@@ -477,7 +477,11 @@ def test_what_frames_a_request(text: str, verb: str | None) -> None:
         ("what class represents a URL", "type"),
         ("Base class for all signers.", "type"),
         ("An error class for bad input", "type"),
+        ("An input stream that handles chunked encoding.", "type"),  # a thing described
+        ("A version object that can be compared to tuples", "type"),
         ("A class decorator that adds dunder methods", None),  # the kind word qualifies a noun
+        ("a function that parses dates", None),  # a thing that does: named as a function
+        ("A quick way to create a new class", None),
         ("the error message shown to users", None),
         ("The standard error as unicode string.", None),
         ("Raise an error when the file is missing", None),  # what a function does

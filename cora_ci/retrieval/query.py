@@ -142,6 +142,11 @@ _GOES_ON = (
     r"will|may|should|must|raised|thrown|helps?|holds?|wraps?|provides?|represents?|"
     r"describes?|defines?|handles?|stores?)\b))"
 )
+# "A/An <noun phrase> that/which/for/...": a thing, unless the phrase names something that does.
+_A_THING = re.compile(
+    r"\s*an?\s+(?:[\w*/.-]+\s+){0,3}?(?:that|which|whose|for|to|used|with|of|representing|holding)\b", re.I
+)
+_DOES = re.compile(r"\b(?:function|method|helper|decorator|callback|routine|handler|wrapper|way)s?\b", re.I)
 _ASKS_TYPE = re.compile(
     rf"^\s*(?:(?:this|the|a|an|which|what)\s+(?:[\w-]+\s+){{0,3}}?{_TYPE_WORDS}{_GOES_ON}"
     r"|(?:(?:exception|error)s?\s+)?(?:raised|thrown)\s+(?:if|when|by|for|on)\b|base\s+class\b)",
@@ -150,9 +155,15 @@ _ASKS_TYPE = re.compile(
 
 
 def _asks_kind(text: str) -> str | None:
-    """The kind a sentence asks for: "type" for a class, struct, interface, enum or exception:
-    what describes a type is often no closer in words to it than to its methods."""
-    return "type" if _ASKS_TYPE.match(text) else None
+    """The kind a sentence asks for: "type" for a class, struct, interface, enum or exception, or
+    for a thing described by a noun phrase ("An input stream that handles chunked encoding.", "A
+    version object that can be compared ..."; a function is described by what it does, "Return
+    ...", or named as one, "a function that parses dates"): what describes a type is often no
+    closer in words to its code (fields, a constructor) than to the functions that use it."""
+    if _ASKS_TYPE.match(text):
+        return "type"
+    thing = _A_THING.match(text)
+    return "type" if thing is not None and not _DOES.search(thing.group(0)) else None
 
 
 # A question, not a description: "how are routes registered", "what calls parse_header", "where do
