@@ -435,3 +435,91 @@ def test_a_report_that_names_a_check_code_finds_the_check(
     assert plain[0].anchor == "admin/views.py::question_list", [r.anchor for r in plain]
     other = run_query(CODE_REPORT.replace("E108", "fields.E108"), Where.of(None, None, repo), k=3).results
     assert all(r.hit.explain["evidence"] is None for r in plain + other)
+
+
+@pytest.mark.parametrize(
+    ("report", "named"),
+    [
+        ("TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'",
+         [(("RST", "__init__"), emitted.CALLED)]),
+        ("TypeError: parse() missing 1 required positional argument: 'text'", [(("parse",), emitted.CALLED)]),
+        ("TypeError: Reader.read() takes 2 positional arguments but 3 were given",
+         [(("Reader", "read"), emitted.CALLED)]),
+        ("AttributeError: 'Line3D' object has no attribute '_verts3d'", [(("Line3D",), MESSAGE)]),
+        # a bare dunder names no function; a call's parentheses in code are not a message
+        ("TypeError: __init__() got an unexpected keyword argument 'x'\nx = f() + g()", []),
+    ],
+)  # fmt: skip
+def test_what_pythons_messages_blame(report: str, named: list[tuple[tuple[str, ...], float]]) -> None:
+    assert emitted.blamed(report) == named
+
+
+FORMATS = {
+    "tables/fixed.py": '''\
+        class FixedWidth:
+            """Tables of fixed-width columns, with header rows of names and units."""
+
+            def __init__(self, delimiter=" ", header_rows=None):
+                self.delimiter = delimiter
+                self.header_rows = header_rows or ["name"]
+
+            def write(self, lines):
+                return [self.delimiter.join(line) for line in lines]
+        ''',
+    "tables/rst.py": """\
+        from tables.fixed import FixedWidth
+
+
+        class RST(FixedWidth):
+            def __init__(self):
+                super().__init__(delimiter=" ")
+
+            def write(self, lines):
+                rule = "=" * 10
+                return [rule, *super().write(lines), rule]
+        """,
+    "tables/ui.py": '''\
+        def get_writer(writer_class, **kwargs):
+            """The table writer of a format, made with the keyword arguments given for it: header
+            rows, delimiter, output."""
+            return writer_class(**kwargs)
+
+
+        def write(table, fmt, **kwargs):
+            """Write a table in a format, with keyword arguments such as header rows."""
+            return get_writer(fmt, **kwargs).write(table)
+        ''',
+}
+
+BLAME_REPORT = """Please support header rows in RestructuredText output
+
+Writing a table with header rows works for the fixed-width format but not for RestructuredText:
+
+>>> write(tbl, "rst", header_rows=["name", "unit"])
+Traceback (most recent call last):
+  File "/usr/lib/python3/dist-packages/tables/ui.py", line 9, in write
+    return get_writer(fmt, **kwargs).write(table)
+  File "/usr/lib/python3/dist-packages/tables/ui.py", line 4, in get_writer
+    return writer_class(**kwargs)
+TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'
+
+Header rows in the output would make the tables of our documentation much easier to keep.
+"""
+
+
+def test_a_report_whose_error_names_a_method_finds_it(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """Python's message names the method that lacks the argument (`RST.__init__`), where the fix
+    goes: it joins the frames (the functions that called it, the innermost first) at the top,
+    above the fixed-width class that the report's words match."""
+    repo = make_repo({p: textwrap.dedent(t) for p, t in FORMATS.items()})
+    build(repo, model="none")
+    ans = run_query(BLAME_REPORT, Where.of(None, None, repo), k=3)
+    assert "tables/rst.py::RST.__init__" in [r.anchor for r in ans.results[:3]], [
+        r.anchor for r in ans.results
+    ]
+    first = next(r for r in ans.results if r.anchor == "tables/rst.py::RST.__init__")
+    assert first.hit.explain["evidence"] == emitted.CALLED
+    plain = run_query(BLAME_REPORT.replace("RST.__init__()", "the writer"), Where.of(None, None, repo), k=3)
+    assert "tables/rst.py::RST.__init__" not in [r.anchor for r in plain.results[:3]], [
+        r.anchor for r in plain.results
+    ]

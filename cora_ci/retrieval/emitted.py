@@ -1,6 +1,7 @@
 """What the code says that a report quotes: an error or warning message (`messages`, `said`) and
 a diagnostic's code (`codes`, `coded`), each found in the chunks that write it as the code does,
-the clue of a mention (`evidence.py` joins them to a report's other clues).
+and what Python's own messages name (`blamed`, `named_by_errors`): the clue of a mention
+(`evidence.py` joins them to a report's other clues).
 """
 
 from __future__ import annotations
@@ -80,6 +81,53 @@ def coded(cat: Catalog, text: str) -> dict[int, float]:
             row = cat.table.row_of.get(cid)
             if row is not None and held.search(cat.table.text(row)):
                 at[cid] = MESSAGE
+    return at
+
+
+# Python's own messages about a call or an attribute name the function or class at fault:
+# `RST.__init__() got an unexpected keyword argument 'header_rows'`, `f() missing 1 required
+# positional argument`, `'Line3D' object has no attribute '_verts3d'`. The fix is most often
+# there (a parameter or an attribute it lacks); builtins (`NoneType`) and names the code does not
+# define find nothing.
+_CALLED = re.compile(
+    r"(?<![\w.])(?P<call>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(\) (?:got an unexpected keyword argument|"
+    r"missing \d+ required|takes (?:from \d+ to )?\d+ positional|got multiple values for|takes no "
+    r"(?:keyword )?arguments|got some positional-only)"
+    r"|'(?P<owner>[A-Za-z_]\w*)' object has no attribute '(?P<attr>\w+)'"
+)
+CALLED = 0.7  # a function a call's error names: Python says which; the caller may be at fault too
+_BLAMED = 3  # names looked for
+_DEFINED_IN = 2  # files defining one: more, and the message does not say which
+
+
+def blamed(text: str) -> list[tuple[tuple[str, ...], float]]:
+    """The functions and classes Python's messages in `text` name, as qualified parts, with the
+    weight of the clue: `CALLED` for a call's (`("RST", "__init__")`), a mention's for a missing
+    attribute's owner (`("Line3D",)`: the code that reads it may be wrong as well); the first
+    `_BLAMED`, a bare `__init__()` none."""
+    out: dict[tuple[str, ...], float] = {}
+    for m in _CALLED.finditer(text[:MAX_CHARS]):
+        parts = tuple(m["call"].split(".")) if m["call"] else (m["owner"],)
+        if not (len(parts) == 1 and parts[0].startswith("__")) and parts not in out:
+            out[parts] = CALLED if m["call"] else MESSAGE
+    return list(out.items())[:_BLAMED]
+
+
+def named_by_errors(cat: Catalog, text: str) -> dict[int, float]:
+    """The definitions `blamed` names: the method itself where the class defines it (`RST.__init__`),
+    else the class or function; of a name at most `_DEFINED_IN` files define."""
+    at: dict[int, float] = {}
+    for parts, weight in blamed(text):
+        owner = parts[-2] if len(parts) > 1 else parts[0]
+        files = cat.defining([owner], _DEFINED_IN + 1)
+        if not 1 <= len(files) <= _DEFINED_IN:
+            continue
+        want = ".".join(parts[-2:])
+        for path, defs in files.items():
+            metas = [cat.row_meta(r) for r in cat.file_rows(path)]
+            exact = [m.id for m in metas if any(a.split("::", 1)[-1] == want for a in m.anchors)]
+            for cid in exact or defs[owner]:
+                at[cid] = max(at.get(cid, 0.0), weight)
     return at
 
 

@@ -26,7 +26,7 @@ from functools import cached_property
 from typing import NamedTuple
 
 from cora_ci.retrieval.catalog import Catalog
-from cora_ci.retrieval.emitted import MAX_CHARS, MESSAGE, RARE, coded, said
+from cora_ci.retrieval.emitted import MAX_CHARS, RARE, coded, named_by_errors, said
 from cora_ci.retrieval.features import last_stem, stem_parts
 from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.query import STOPWORDS
@@ -205,13 +205,14 @@ def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
     it quotes or hold the codes it names, the files its `title` names by their stem, and what its
     frames, paths and dotted names name."""
     at = said(cat, text)
-    for emits, weight in coded(cat, text).items():
-        at[emits] = max(at.get(emits, 0.0), weight)
+    for clues_of in (coded, named_by_errors):
+        for emits, weight in clues_of(cat, text).items():
+            at[emits] = max(at.get(emits, 0.0), weight)
     files: dict[str, float] = {}
-    for emits in at:
+    for emits, weight in at.items():
         m = cat.meta(emits)
         if m is not None:
-            files[m.path] = MESSAGE
+            files[m.path] = max(files.get(m.path, 0.0), weight)
     found = clues(text)
     if not found and title is None:
         return Pointed(at, files)
