@@ -1,7 +1,7 @@
 """What the code says that a report quotes: an error or warning message (`messages`, `said`) and
 a diagnostic's code (`codes`, `coded`), each found in the chunks that write it as the code does,
-and what Python's own messages name (`blamed`, `named_by_errors`): the clue of a mention
-(`evidence.py` joins them to a report's other clues).
+and the definitions Python's own messages blame (`blamed`, `named_by_errors`): each the clue of a
+mention, a call's error somewhat more (`evidence.py` joins them to a report's other clues).
 """
 
 from __future__ import annotations

@@ -13,8 +13,9 @@ Java (`at a.b.C.f(C.java:3)`), C# (`at A.B.F() in /x/B.cs:line 3`), Go (`a/b.F(.
 
 A report without a traceback often quotes the error or warning it got, or names a diagnostic's
 code: the code that emits it is found by what it says (`emitted.py`), as strong a clue as a
-mention. And a title often names a command or a module by its bare name (`named`): a mention of
-its file, when few chunks hold the word.
+mention; Python's own messages name the function or class at fault (`RST.__init__() got an
+unexpected keyword argument ...`). And a title often names a command or a module by its bare
+name (`named`): a mention of its file, when few chunks hold the word.
 """
 
 from __future__ import annotations
