@@ -483,6 +483,9 @@ def test_what_frames_a_request(text: str, verb: str | None) -> None:
         ("a function that parses dates", None),  # a thing that does: named as a function
         ("A quick way to create a new class", None),
         ("the error message shown to users", None),
+        ("the error raised when the token expired", "type"),  # a bare "error" as what is raised
+        ("which errors are thrown by the parser", "type"),
+        ("the error is shown when the form is empty", None),  # the code that shows it
         ("The standard error as unicode string.", None),
         ("Raise an error when the file is missing", None),  # what a function does
         ("how are routes registered", None),

@@ -132,10 +132,12 @@ def analyse(text: str) -> Query:
 
 
 # A sentence whose subject is a type: "This class helps with ...", "the exception raised when ...",
-# "which struct holds ...", "Raised if a payload is invalid." and "Exception raised when ..." (an
-# exception's own description), "Base class for ...". The kind word heads its phrase: followed by
-# nothing, punctuation or a word that starts the rest of the sentence, not by another noun it
-# qualifies ("a class decorator", "the error message", "the type annotation" ask for no type).
+# "which struct holds ...", "the error raised when ...", "Raised if a payload is invalid." and
+# "Exception raised when ..." (an exception's own description), "Base class for ...". The kind
+# word heads its phrase: followed by nothing, punctuation or a word that starts the rest of the
+# sentence, not by another noun it qualifies ("a class decorator", "the error message", "the type
+# annotation" ask for no type); a bare "error" only as what is raised ("the error is shown" asks
+# for the code that shows it).
 _TYPE_WORDS = r"(?:class|struct|interface|enum|exception|trait|protocol|mixin|error\s+(?:class|type))"
 _GOES_ON = (
     r"(?=\s*(?:$|[^\w\s]|(?:that|which|who|whose|for|to|used|with|of|in|from|is|are|was|can|"
@@ -148,7 +150,8 @@ _A_THING = re.compile(
 )
 _DOES = re.compile(r"\b(?:function|method|helper|decorator|callback|routine|handler|wrapper|way)s?\b", re.I)
 _ASKS_TYPE = re.compile(
-    rf"^\s*(?:(?:this|the|a|an|which|what)\s+(?:[\w-]+\s+){{0,3}}?{_TYPE_WORDS}{_GOES_ON}"
+    rf"^\s*(?:(?:this|the|a|an|which|what)\s+(?:[\w-]+\s+){{0,3}}?(?:{_TYPE_WORDS}{_GOES_ON}"
+    r"|errors?(?=\s+(?:(?:is|are|was|were)\s+)?(?:raised|thrown)\b|\s+(?:that|which)\b))"
     r"|(?:(?:exception|error)s?\s+)?(?:raised|thrown)\s+(?:if|when|by|for|on)\b|base\s+class\b)",
     re.I,
 )
