@@ -122,10 +122,10 @@ def named_by_errors(cat: Catalog, text: str) -> dict[int, float]:
         files = cat.defining([owner], _DEFINED_IN + 1)
         if not 1 <= len(files) <= _DEFINED_IN:
             continue
-        want = ".".join(parts[-2:])
+        tail = parts[-2:]
         for path, defs in files.items():
             metas = [cat.row_meta(r) for r in cat.file_rows(path)]
-            exact = [m.id for m in metas if any(a.split("::", 1)[-1] == want for a in m.anchors)]
+            exact = [m.id for m in metas if any(n[-len(tail) :] == tail for n in m.names)]
             for cid in exact or defs[owner]:
                 at[cid] = max(at.get(cid, 0.0), weight)
     return at
