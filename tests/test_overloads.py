@@ -1,5 +1,6 @@
 """Overload families and names told apart by case: the implementation first, every member
-reachable, exact case before folded; on a real bundle of a real git repository."""
+reachable, exact case before folded, a type before the blocks that extend it; on a real bundle of
+a real git repository."""
 
 from __future__ import annotations
 
@@ -32,6 +33,13 @@ FILES = {
         "    def apply(self, x):\n"
         + "".join(f"        y{i} = self.factor * {i} + len(str(x))\n" for i in range(10))
         + "        return x if isinstance(x, str) else x * self.factor\n"
+    ),
+    "src/engine.rs": (  # the impl block first, and longer than the struct it extends
+        "impl Engine {\n"
+        + "".join(
+            f"    pub fn step{i}(&self) -> u32 {{\n        self.speed * {i}\n    }}\n\n" for i in range(8)
+        )
+        + "}\n\n/// Runs the searches.\npub struct Engine {\n    speed: u32,\n}\n"
     ),
     "src/io.py": (
         "class Reader:\n    '''Reads records from a stream.'''\n\n"
@@ -75,3 +83,11 @@ def test_names_that_differ_only_in_case_exact_first(repo: Path) -> None:
     where = Where.of(None, None, repo)
     assert run_query("Reader", where, k=3).results[0].anchor == "src/io.py::Reader"
     assert run_query("reader", where, k=3).results[0].anchor == "src/io.py::reader"
+
+
+def test_a_type_comes_before_the_blocks_that_extend_it(repo: Path) -> None:
+    """Rust's `impl Engine` is not a definition of `Engine` but an addition to one: the struct is
+    what the name asks for, though the impl comes first in the file and is longer."""
+    ans = run_query("Engine", Where.of(None, None, repo), k=3)
+    assert ans.results[0].view.start == 36, [(r.anchor, r.view.start) for r in ans.results]
+    assert ans.results[1].view.start == 1

@@ -51,6 +51,7 @@ from cora_ci.retrieval.types import Boost, Filters, Hit
 # of Params.definition, by definition_level: a name in another case (`reader` for `Reader`) well below
 # the exact one, which comes first even from the second place in BM25 and a file's second pick
 _LEVEL_SHARE = {3: 1.0, 2: 0.35, 1: 0.15}
+_EXTENSION = "impl:"  # a hierarchy entry (`label:name`) of a block that extends a type
 
 
 @dataclass
@@ -197,11 +198,12 @@ def _family(m: Meta) -> str:
     return OVERLOAD.sub("", a) if "::" in a else a
 
 
-def _principal(cands: dict[int, _Cand]) -> dict[str, int]:
+def _principal(cat: Catalog, cands: dict[int, _Cand]) -> dict[str, int]:
     """Per definition family, the candidate that gets the full definition bonus: a split one's
-    first part; of overloads (`f(int)`, `f(str)` and the `f(x)` that implements them), the longest
-    (the implementation, not a bare signature), the first in the file of equals. Keys are chunk
-    ids, or bundle and chunk id (`many.py`)."""
+    first part; of a type and its extensions (Rust's `struct S` and its `impl S` blocks), the type;
+    of overloads (`f(int)`, `f(str)` and the `f(x)` that implements them), the longest (the
+    implementation, not a bare signature), the first in the file of equals. Keys are chunk ids,
+    or bundle and chunk id (`many.py`)."""
     best: dict[str, int] = {}
     for key, c in cands.items():
         if c.meta.anchor is None:
@@ -211,15 +213,23 @@ def _principal(cands: dict[int, _Cand]) -> dict[str, int]:
         if have is None:
             best[fam] = key
             continue
-        h = cands[have].meta
-        if c.meta.anchor == h.anchor:  # parts of one split definition: the first
-            better = c.meta.start_line < h.start_line
+        h, m = cands[have].meta, c.meta
+        if m.anchor == h.anchor:  # parts of one split definition: the first
+            better = m.start_line < h.start_line
+        elif m.kind == h.kind == "type" and _extends(cat, m) != _extends(cat, h):
+            better = _extends(cat, h)
         else:  # overloads: the longest
-            better = (c.meta.end_line - c.meta.start_line, -c.meta.start_line) > (h.end_line - h.start_line,
-                                                                                 -h.start_line)  # fmt: skip
+            better = (m.end_line - m.start_line, -m.start_line) > (h.end_line - h.start_line, -h.start_line)
         if better:
             best[fam] = key
     return best
+
+
+def _extends(cat: Catalog, m: Meta) -> bool:
+    """The chunk adds to a type declared elsewhere (a Rust `impl` block) rather than declaring it:
+    its own hierarchy entry says so (read only for a family's rival members)."""
+    hierarchy = cat.table.chunk(m.row).hierarchy
+    return bool(hierarchy) and hierarchy[-1].startswith(_EXTENSION)
 
 
 def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
@@ -228,7 +238,7 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
     idents = [(q.identifier, params.definition)] if q.identifier else []
     idents += [(q.named, params.definition)] if q.named else []  # "where is `abort` defined"
     idents += [(c, params.definition_in_text) for c in q.codey if c != q.named]
-    first_part = _principal(cands)
+    first_part = _principal(cat, cands)
     asked = q.identifier is None and params.popular > 0  # a sentence: the most used of equals first
     popular = cat.popularity([c.meta.id for c in cands.values()]) if asked else {}
     older: list[tuple[_Cand, float]] = []  # definitions in older copies of the code, their factor
