@@ -217,6 +217,73 @@ def test_identifier_named_in_a_sentence_lifts_its_definition(shop: Bundle) -> No
     assert "src/crypto.py::hash_secret_value" in top
 
 
+PUNCTUATED = {
+    "lib/cart.rb": """
+        class Cart
+          def empty
+            log.debug("cart #{@id}: #{@items.size} items, total #{@total}")
+            audit.record(:cart, @id, @items.map(&:sku), @total)
+            @items.clear
+          end
+
+          def empty?
+            log.debug("cart #{@id}: #{@items.size} items, total #{@total}")
+            audit.record(:cart, @id, @items.map(&:sku), @total)
+            @items.empty?
+          end
+
+          def save!
+            log.debug("cart #{@id}: #{@items.size} items, total #{@total}")
+            audit.record(:cart, @id, @items.map(&:sku), @total)
+            store.write(@items) or raise SaveError
+          end
+
+          def save
+            log.debug("cart #{@id}: #{@items.size} items, total #{@total}")
+            audit.record(:cart, @id, @items.map(&:sku), @total)
+            store.write(@items)
+          end
+
+          def total=(value)
+            log.debug("cart #{@id}: #{@items.size} items, total #{@total}")
+            audit.record(:cart, @id, @items.map(&:sku), @total)
+            @total = value
+          end
+
+        end
+        """,
+    "src/lib.rs": """
+        #[macro_export]
+        macro_rules! items {
+            ($($x:expr),*) => { vec![$($x),*] };
+        }
+
+        pub fn items_len(xs: &[u32]) -> usize {
+            xs.len()
+        }
+        """,
+}
+
+
+@pytest.mark.parametrize(("query", "expected"), [
+    ("empty?", "lib/cart.rb::Cart.empty?"),
+    ("empty", "lib/cart.rb::Cart.empty"),
+    ("save!", "lib/cart.rb::Cart.save!"),
+    ("Cart#save", "lib/cart.rb::Cart.save"),
+    ("total=", "lib/cart.rb::Cart.total="),
+    ("items!", "src/lib.rs::items"),  # a Rust macro as it is invoked
+])  # fmt: skip
+def test_a_name_that_ends_in_punctuation_is_an_identifier(make_repo, query: str, expected: str) -> None:  # type: ignore[no-untyped-def]
+    """Ruby's `empty?`, `save!` and `total=` are names, not a question or a sentence: each finds
+    its own definition first, before the plain name's; a Rust macro is found by its invocation."""
+    repo = make_repo(dedent_files(PUNCTUATED))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    assert analyse(query).identifier is not None and not analyse(query).question
+    hits = search(b, query, k=3)
+    assert anchors(b, hits)[0] == expected and hits[0].explain["definition"]
+
+
 # ----------------------------------------------------------------------------- path classes
 
 

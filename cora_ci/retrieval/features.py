@@ -50,7 +50,13 @@ def _ends_with(seq: tuple[str, ...], tail: tuple[str, ...], fold: bool) -> bool:
     if len(tail) > len(seq):
         return False
     got = seq[len(seq) - len(tail) :]
-    return tuple(p.lower() for p in got) == tuple(p.lower() for p in tail) if fold else got == tail
+    return tuple(map(_folded, got)) == tuple(map(_folded, tail)) if fold else got == tail
+
+
+def _folded(part: str) -> str:
+    """A name part compared loosely: case and a trailing `?`, `!` or `=` aside (Ruby's `empty?` and
+    `save!`, a Rust macro `vec!` invoked by a name its definition does not write)."""
+    return part.lower().rstrip("?!=")
 
 
 def _names(ident: tuple[str, ...], m: Meta, fold: bool) -> bool:
@@ -76,10 +82,11 @@ def definition_level(ident: tuple[str, ...], m: Meta, text: Callable[[], str] | 
     if not m.names or m.kind in ("section", "key", "lines"):
         return 0
     # Every name that `_names` matches ends with `ident`'s last part: most chunks are out at once.
-    named = not ident or ident[-1].lower() in _last_parts(m.names)
+    last = _last_parts(m.names)
+    named = not ident or ident[-1].lower() in last
     if named and _names(ident, m, False):
         return EXACT
-    if named and _names(ident, m, True):
+    if (named or _folded(ident[-1]) in last) and _names(ident, m, True):
         return FOLDED
     if len(ident) > 1:
         if (text is not None and m.kind == "type" and not m.children and _names(ident[:-1], m, False)
@@ -92,8 +99,8 @@ def definition_level(ident: tuple[str, ...], m: Meta, text: Callable[[], str] | 
 
 @lru_cache(maxsize=1 << 16)
 def _last_parts(names: tuple[tuple[str, ...], ...]) -> frozenset[str]:
-    """The last part of each name, lower-cased."""
-    return frozenset(name[-1].lower() for name in names if name)
+    """The last part of each name, lower-cased, and loosely (`_folded`)."""
+    return frozenset(p for name in names if name for p in {name[-1].lower(), _folded(name[-1])})
 
 
 def _file_name(path: str) -> str:

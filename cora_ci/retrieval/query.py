@@ -22,8 +22,10 @@ ASKING = 40  # a query of more words than this is a report: it asks for no path 
 MAX_CHARS = 8000  # a question, a name or a bug report (~2,000 tokens); longer text is cut here
 
 # One identifier, optionally qualified with `.`, `::`, `#` or `->`, optionally followed by `()`.
-_IDENT = re.compile(r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$~][\w$]*)*(?:\(\))?")
-_IDENT_FULL = re.compile(rf"\s*({_IDENT.pattern})\s*")
+_QUALIFIED = r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$~][\w$]*)*"
+_IDENT = re.compile(rf"{_QUALIFIED}(?:\(\))?")
+# a whole query that is one name, which may end as Ruby's `empty?`, `save!`, `name=` and Rust's `vec!` do
+_IDENT_FULL = re.compile(rf"\s*({_QUALIFIED}(?:\(\)|[?!=])?)\s*")
 _SEP = re.compile(r"::|#|->")
 # Code-looking words inside a sentence: snake_case, camelCase, PascalCase with an inner capital, dotted.
 _CODEY = re.compile(r"^(?:\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w+(?:\.\w+)+)$")
