@@ -51,11 +51,14 @@ class Config:
         return lc.chunk_level if lc else "method"
 
     def chunker_hash(self) -> str:
-        """Hash of everything that changes chunk output (not include/exclude, the model, the
-        source or the dependency bundles)."""
+        """Hash of everything that changes chunk output: the chunker's revision and this config
+        (not include/exclude, the model, the source or the dependency bundles)."""
+        from cora_ci.chunking import REVISION
+
         d = asdict(self)
         for k in ("include", "exclude", "source", "model", "bundles"):
             d.pop(k)
+        d["revision"] = REVISION
         blob = json.dumps(d, sort_keys=True, separators=(",", ":")).encode()
         return hashlib.sha256(blob).hexdigest()
 

@@ -356,12 +356,28 @@ def test_config_or_model_change_rebuilds_and_says_so(make_repo, tmp_path: Path) 
     assert build(repo, out, model="default").rebuilt == "model changed (none -> all-MiniLM-L6-v2-static)"
     write(repo, ".cora.toml", "max_tokens = 300\n")
     commit(repo)
-    assert build(repo, out).rebuilt == "chunker config changed"
+    assert build(repo, out).rebuilt == "chunker or its config changed"
     assert build(repo, out, full=True).rebuilt == "--full"
     cli = subprocess.run([sys.executable, "-m", "cora_ci", "index", str(repo), "--out", str(out), "-q",
                           "--config", str(repo / ".cora.toml"), "--model", "none"],
                          capture_output=True, text=True, check=False)  # fmt: skip
     assert cli.returncode == 0 and "full rebuild: model changed" in cli.stdout
+
+
+def test_a_bundle_of_an_older_chunker_is_rebuilt_not_mixed(make_repo, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """A newer chunker may cut the same file differently: an update would keep the older chunks of
+    every unchanged file beside new ones, so a bundle of another chunker revision is rebuilt."""
+    import cora_ci.chunking
+
+    repo = make_repo({k: textwrap.dedent(v) for k, v in BASE.items()})
+    out = tmp_path / "o"
+    build(repo, out, model="none")
+    write(repo, "extra.py", "def added():\n    return 1\n")
+    commit(repo)
+    monkeypatch.setattr(cora_ci.chunking, "REVISION", cora_ci.chunking.REVISION + 1)
+    s = build(repo, out)
+    assert s.rebuilt == "chunker or its config changed" and s.rechunked == len(BASE) + 1
 
 
 def test_an_update_keeps_the_bundles_model_unless_one_is_named(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

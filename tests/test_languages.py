@@ -370,6 +370,59 @@ def test_generic_structural_for_other_grammars() -> None:
     assert {"lib/greeter.rb::Greeter", "lib/greeter.rb::Greeter.greet"} <= set(by_anchor(r))
 
 
+def test_kotlin_declarations_without_name_fields() -> None:
+    """Kotlin's grammar gives a class or function no `name` field: the name is the identifier among
+    its children (after an extension function's receiver), and the keyword says what a class is."""
+    r = run_chunk("src/Cart.kt", """
+        package shop
+
+        class Cart(val items: List<Int>) {
+            fun total(): Int = items.sum()
+
+            companion object {
+                fun empty(): Cart = Cart(listOf())
+            }
+        }
+
+        object Registry {
+            val carts = mutableListOf<Cart>()
+        }
+
+        interface Priced {
+            fun price(): Int
+        }
+
+        enum class Size { SMALL, LARGE }
+
+        fun String.shout(): String = uppercase() + "!"
+    """, min_tokens=2)  # fmt: skip
+    assert r.lang == "kotlin" and r.strategy == "structural"
+    chunks = by_anchor(r)
+    labels = {a.split("::")[1]: c.hierarchy[-1] for a, c in chunks.items() if "::" in a and c.hierarchy}
+    assert labels["Cart"] == "class:Cart" and labels["Cart.total"] == "method:total"
+    assert labels["Registry"] == "object:Registry" and labels["Priced"] == "interface:Priced"
+    assert labels["Size"] == "enum:Size" and labels["shout"] == "function:shout"
+
+
+def test_swift_types_and_extensions_by_their_keyword() -> None:
+    r = run_chunk("Sources/Point.swift", """
+        struct Point {
+            var x: Int
+            func twice() -> Int { return x * 2 }
+        }
+
+        extension Point {
+            func thrice() -> Int { return x * 3 }
+        }
+
+        protocol Shape {
+            func area() -> Double
+        }
+    """, min_tokens=2)  # fmt: skip
+    types = sorted(c.hierarchy[-1] for c in r.chunks if c.kind == "type")
+    assert types == ["extension:Point", "protocol:Shape", "struct:Point"]
+
+
 def test_language_detection_by_extension_shebang_and_content() -> None:
     assert run_chunk("bin/tool", "#!/usr/bin/env python3\nprint('x')\n").lang == "python"
     assert run_chunk("bin/run", "#!/usr/bin/env node\nconsole.log(1)\n").lang == "javascript"

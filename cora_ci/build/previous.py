@@ -63,7 +63,7 @@ def reusable(old: Bundle, cfg: Config, model: dict[str, Any] | None,
     if mf.parse_version(m["format_version"]) != mf.FORMAT_VERSION:  # a minor too: a full build's bytes
         return None, f"bundle format {m['format_version']} -> {'.'.join(map(str, mf.FORMAT_VERSION))}"
     if m["chunker"]["hash"] != cfg.chunker_hash():
-        return None, "chunker config changed"
+        return None, "chunker or its config changed"
     if m["model"] != model:
         name = (model or {}).get("name", "none")
         return None, f"model changed ({(m['model'] or {}).get('name', 'none')} -> {name})"

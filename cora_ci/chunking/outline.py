@@ -93,6 +93,8 @@ class Extractor:
         if body is None and n.type in ("public_field_definition", "field_definition"):
             value = n.child_by_field_name("value")
             body = value.child_by_field_name("body") if value is not None else None
+        if body is None and self.spec.generic:  # a grammar without fields (Kotlin's `class_body`)
+            body = next((c for c in n.named_children if c.type.endswith("body")), None)
         return body
 
     def signature(self, n: Node, body: Node | None) -> str:

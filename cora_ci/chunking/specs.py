@@ -179,9 +179,12 @@ def generic_kind(node_type: str) -> tuple[str, str] | None:
     """(kind, label) for a definition-like node type of a language without its own table."""
     if not _GENERIC_DEF.search(node_type):
         return None
-    if m := _GENERIC_TYPE.search(node_type):
-        return "type", m.group(2)
-    if _GENERIC_METHOD.search(node_type):
+    # the word nearest the end decides: Swift's `protocol_function_declaration` is a function
+    t = max(_GENERIC_TYPE.finditer(node_type), key=lambda m: m.start(2), default=None)
+    f = max(_GENERIC_METHOD.finditer(node_type), key=lambda m: m.start(2), default=None)
+    if t is not None and (f is None or t.start(2) > f.start(2)):
+        return "type", t.group(2)
+    if f is not None:
         return "method", "function"
     return None
 

@@ -15,6 +15,14 @@ Node = Any  # tree_sitter.Node
 FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function", "lambda"}
 )
+# A definition's own name among its children, where the grammar gives it no `name` field
+# (Kotlin's `class_declaration` holds a `type_identifier`, its `function_declaration` a
+# `simple_identifier` after any receiver type).
+_NAME_NODES = frozenset({"identifier", "type_identifier", "simple_identifier", "constant"})
+_TYPE_WORDS = frozenset({
+    "class", "struct", "interface", "enum", "trait", "protocol", "object", "extension", "actor",
+    "record", "union",
+})  # fmt: skip
 _PY_PROPERTY = re.compile(
     r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
 )
@@ -57,6 +65,8 @@ class Classifier:
             kind, label = "event", s.events[t]
         elif s.generic and (g := generic_kind(t)):
             kind, label = g
+            if in_type and label == "function":
+                label = "method"
         else:
             return self._special(n, in_type)
         name = self.name_of(n)
@@ -111,7 +121,22 @@ class Classifier:
                 value = n.child_by_field_name("value")
                 if value is not None and value.type in FUNCTION_VALUES:
                     return "method", "method", name
+        elif self.spec.generic and kind == "type":
+            label = self._type_word(n) or label
         return kind, label, name
+
+    def _type_word(self, n: Node) -> str | None:
+        """What a generic grammar's type node declares, by its keyword: Swift's `class_declaration`
+        is a struct, enum or extension by its `declaration_kind`, Kotlin's a class, interface or
+        enum by the keywords before its name."""
+        kind = n.child_by_field_name("declaration_kind")
+        for c in [kind] if kind is not None else n.children:
+            if c.is_named and c is not kind:
+                continue
+            word = text_of(self.src, c)
+            if word in _TYPE_WORDS:
+                return word
+        return None
 
     def name_of(self, n: Node) -> str:
         t, lang = n.type, self.lang
@@ -136,6 +161,8 @@ class Classifier:
         name = n.child_by_field_name("name")
         if name is None:
             name = self._c_declarator_name(n)
+        if name is None and self.spec.generic:
+            name = next((c for c in n.named_children if c.type in _NAME_NODES), None)
         return squash(text_of(self.src, name)) if name is not None else ""
 
     def _base_name(self, node: Node | None) -> str:

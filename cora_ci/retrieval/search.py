@@ -51,7 +51,7 @@ from cora_ci.retrieval.types import Boost, Filters, Hit
 # of Params.definition, by definition_level: a name in another case (`reader` for `Reader`) well below
 # the exact one, which comes first even from the second place in BM25 and a file's second pick
 _LEVEL_SHARE = {3: 1.0, 2: 0.35, 1: 0.15}
-_EXTENSION = "impl:"  # a hierarchy entry (`label:name`) of a block that extends a type
+_EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
 
 
 @dataclass
@@ -200,7 +200,7 @@ def _family(m: Meta) -> str:
 
 def _principal(cat: Catalog, cands: dict[int, _Cand]) -> dict[str, int]:
     """Per definition family, the candidate that gets the full definition bonus: a split one's
-    first part; of a type and its extensions (Rust's `struct S` and its `impl S` blocks), the type;
+    first part; of a type and its extensions (Rust's `impl S` blocks, Swift's `extension S`), the type;
     of overloads (`f(int)`, `f(str)` and the `f(x)` that implements them), the longest (the
     implementation, not a bare signature), the first in the file of equals. Keys are chunk ids,
     or bundle and chunk id (`many.py`)."""
@@ -226,10 +226,10 @@ def _principal(cat: Catalog, cands: dict[int, _Cand]) -> dict[str, int]:
 
 
 def _extends(cat: Catalog, m: Meta) -> bool:
-    """The chunk adds to a type declared elsewhere (a Rust `impl` block) rather than declaring it:
-    its own hierarchy entry says so (read only for a family's rival members)."""
+    """The chunk adds to a type declared elsewhere (a Rust `impl`, a Swift `extension`) rather than
+    declaring it: its own hierarchy entry says so (read only for a family's rival members)."""
     hierarchy = cat.table.chunk(m.row).hierarchy
-    return bool(hierarchy) and hierarchy[-1].startswith(_EXTENSION)
+    return bool(hierarchy) and hierarchy[-1].startswith(_EXTENSIONS)
 
 
 def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
