@@ -423,6 +423,25 @@ def test_swift_types_and_extensions_by_their_keyword() -> None:
     assert types == ["extension:Point", "protocol:Shape", "struct:Point"]
 
 
+def test_r_functions_are_named_by_what_they_are_assigned_to() -> None:
+    """R's grammar names a function definition by its keyword: the name is the assignment's."""
+    r = run_chunk("R/greet.R", """
+        greet <- function(name) {
+          paste("hello", name, "and welcome to the R script that greets people")
+        }
+
+        shout = function(x) {
+          toupper(paste(x, "and more text so that it is a chunk of its own", "!"))
+        }
+
+        doubled <- lapply(1:3, function(i) {
+          i * 2 + 1 + 2 + 3 + 4 + 5 + 6 + 7 + 8 + 9 + 10 + 11 + 12 + 13 + 14
+        })
+    """, min_tokens=2)  # fmt: skip
+    names = sorted(s for c in r.chunks if c.kind == "method" for s in c.symbols)
+    assert names == ["greet", "shout"]
+
+
 def test_language_detection_by_extension_shebang_and_content() -> None:
     assert run_chunk("bin/tool", "#!/usr/bin/env python3\nprint('x')\n").lang == "python"
     assert run_chunk("bin/run", "#!/usr/bin/env node\nconsole.log(1)\n").lang == "javascript"

@@ -17,7 +17,7 @@ __all__ = ["FileResult", "chunk_file"]
 # What the chunker makes of the same file and config changes with its code: a bundle records this
 # in its chunker hash (`Config.chunker_hash`), so one built by an older chunker is rebuilt once
 # rather than mixing old chunks of unchanged files with new ones. Raise it with any such change.
-REVISION = 2  # 2: Kotlin's and Swift's declarations by their children and keywords
+REVISION = 3  # 2: Kotlin's and Swift's declarations by their children and keywords; 3: R's names
 
 
 def __getattr__(name: str) -> Any:

@@ -158,12 +158,24 @@ class Classifier:
                 return "this[]"
         if lang == "java" and t in ("field_declaration", "constant_declaration"):
             return self._declarator_names(n)
+        if lang == "r" and t == "function_definition":  # its `name` field is the keyword
+            return self._assigned_name(n)
         name = n.child_by_field_name("name")
         if name is None:
             name = self._c_declarator_name(n)
         if name is None and self.spec.generic:
             name = next((c for c in n.named_children if c.type in _NAME_NODES), None)
         return squash(text_of(self.src, name)) if name is not None else ""
+
+    def _assigned_name(self, n: Node) -> str:
+        """R's `greet <- function(x)` (or `=`, `<<-`): the name it is assigned to; an anonymous
+        function (an argument, a list element) has none."""
+        parent = n.parent
+        if parent is None or parent.type != "binary_operator" or parent.child_by_field_name("rhs") != n:
+            return ""
+        op, lhs = parent.child_by_field_name("operator"), parent.child_by_field_name("lhs")
+        assigns = op is not None and text_of(self.src, op) in ("<-", "<<-", "=")
+        return text_of(self.src, lhs) if assigns and lhs is not None and lhs.type == "identifier" else ""
 
     def _base_name(self, node: Node | None) -> str:
         if node is None:
