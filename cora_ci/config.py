@@ -40,6 +40,7 @@ class Config:
     allow_secret_files: tuple[str, ...] = ()  # globs of files indexed although they look like secrets
     allow_secrets: tuple[str, ...] = ()  # `rule:KIND`, `fingerprint:HEX`, `path:GLOB`: findings not secrets
     lock_files: bool = False  # index dependency lock files (uv.lock, package-lock.json, ...); off: noise
+    generated_pages: bool = False  # index HTML a documentation generator wrote (javadoc, jazzy, Sphinx, ...)
     # "default", "static", "minilm" (bundled), "none" (lexical only) or a model directory; unset:
     # the model of the bundle being updated (a bundled one, or none), else "default"
     model: str | None = None
@@ -134,7 +135,7 @@ def from_mapping(data: dict[str, Any], source: str = "mapping") -> Config:
             if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
                 raise _bad(key, "expected a list of bundle paths (directories or archives)")
             values[key] = tuple(value)
-        elif key == "lock_files":
+        elif key in ("lock_files", "generated_pages"):
             if not isinstance(value, bool):
                 raise _bad(key, f"expected true or false, got {value!r}")
             values[key] = value
