@@ -80,6 +80,8 @@ STEPS = (
     Step("secret_scan", (), ()),
     Step("semble", (), ("--quick",),
          "axum, chi, express, sinatra (full: the 14 repositories of the semble subset)"),
+    Step("definitions", (), ("--quick",),
+         "axum, chi, express, sinatra, 40 names each (full: the 14 checkouts, 200 names each)"),
     Step("localization", ("--repo", "sympy", "astropy", "--model", "none"), ("--quick",),
          "astropy's first 2 issues without a model (full: the 72 exact instances, sympy and astropy, "
          "without a model, about an hour; with the model, and django, scikit-learn and matplotlib, "

@@ -1,0 +1,151 @@
+"""Identifier Recall@1 by language: a bare name finds its definition first, in every language.
+
+    python bench/definitions.py [--quick] [--repo NAME ...] [--per-repo N] [--json FILE]
+
+bench/quality.py asks identifier queries of Python and TypeScript only. This asks them of the
+semble subset's 14 checkouts (bench/semble.py: the same pinned commits, mirrors and cached
+bundles; Go, Rust, Java, Ruby, Python, JavaScript, TypeScript): every name that one definition
+holds in its repository (one anchor family among every anchored chunk, fields included: a split
+definition's parts and an overload family are one; a Rust `impl` or Swift `extension` block is
+not a definition of its type, so a type with such blocks counts once, as its declaration), a type,
+function, method or property outside tests, examples and other code ranked lower by design
+(`path_class`), at least four characters long, up to
+`--per-repo` of them a repository (by a hash of the name, so the same names every run), asked as
+`cora_ci.retrieval.search` asks a bare name (k=1). A hit: the first result is a chunk of that
+definition (any of its anchors). In the same run, the same names by the bundle's BM25 alone and by
+bench/quality.py's 40-line-window BM25 (a hit: the first window holds the definition's first line).
+Target (issue 16): identifier Recall@1 >= 0.97, here for each language.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import time
+from collections import defaultdict
+from dataclasses import replace
+from typing import NamedTuple
+
+import semble
+from benchlib import Figures, json_option, load_average
+from quality import WindowBM25
+
+from cora_ci.build import build
+from cora_ci.bundle import Bundle, open_bundle
+from cora_ci.retrieval import PARAMS, search
+from cora_ci.retrieval.catalog import OVERLOAD
+from cora_ci.retrieval.kinds import path_class
+
+TARGET = 0.97
+_EXTENSIONS = ("impl:", "extension:")
+BM25_ALONE = replace(PARAMS, vectors=False, features=False)
+RANKERS = ("cora-ci", "BM25 alone", "40-line BM25")
+
+
+class Name(NamedTuple):
+    name: str
+    family: str  # anchor without its overload suffix
+    lang: str
+    path: str
+    line: int  # the definition's first line
+
+
+def _family(anchor: str) -> str:
+    return OVERLOAD.sub("", anchor)
+
+
+def names(bundle: Bundle, per_repo: int) -> list[Name]:
+    """Names one definition family holds in the bundle, up to `per_repo` (by a hash of the name)."""
+    t = bundle.chunks
+    fams: dict[str, set[str]] = defaultdict(set)
+    first: dict[str, Name] = {}
+    for fi in range(len(bundle.manifest["files"]["path"])):
+        for c in t.file_chunks(fi):
+            if c.kind in ("file", "section", "key", "lines") or _extends(c.hierarchy):
+                continue
+            for a in c.anchors:
+                if "::" not in a:
+                    continue
+                fam = _family(a)
+                name = fam.split("::", 1)[1].rsplit(".", 1)[-1]
+                fams[name].add(fam)  # fields and modules too: a name they share is not unique
+                if c.kind not in ("type", "method", "property") or len(name) < 4 or path_class(c.path):
+                    continue
+                if not (name[0].isalpha() or name[0] == "_"):
+                    continue
+                if name not in first or (c.path, c.start_line) < (first[name].path, first[name].line):
+                    first[name] = Name(name, fam, c.lang, c.path, c.start_line)
+    unique = [n for name, n in first.items() if len(fams[name]) == 1]
+    unique.sort(key=lambda n: hashlib.sha1(n.name.encode()).hexdigest())
+    return unique[:per_repo]
+
+
+def _extends(hierarchy: list[str]) -> bool:
+    return bool(hierarchy) and hierarchy[-1].startswith(_EXTENSIONS)
+
+
+def defines(bundle: Bundle, chunk_id: int, family: str) -> bool:
+    """The chunk is (part of) the definition: one of its anchors is of the family, and it is not a
+    block that extends a type (which shares the type's anchor family)."""
+    c = bundle.chunks.chunk(bundle.chunks.row_of[chunk_id])
+    return not _extends(c.hierarchy) and any(_family(a) == family for a in c.anchors)
+
+
+def run_repo(spec: semble.Spec, per_repo: int) -> dict[str, dict[str, list[bool]]]:
+    """lang -> ranker -> a hit per name."""
+    src = semble.checkout(spec, semble.MIRRORS)
+    out = semble.CACHE / "bundles" / f"{spec.name}-none"
+    build(src, out, model="none")  # names and BM25 need no vectors; the cached semble bundles keep theirs
+    bundle = open_bundle(out)
+    windows = WindowBM25(src)
+    hits: dict[str, dict[str, list[bool]]] = defaultdict(lambda: {r: [] for r in RANKERS})
+    for n in names(bundle, per_repo):
+        row = hits[n.lang]
+        for ranker, params in (("cora-ci", PARAMS), ("BM25 alone", BM25_ALONE)):
+            got = search(bundle, n.name, k=1, params=params)
+            row[ranker].append(bool(got) and defines(bundle, got[0].chunk_id, n.family))
+        first = windows.search(n.name, 1)
+        w = windows.windows[first[0]] if first else None
+        row["40-line BM25"].append(w is not None and w[0] == n.path and w[1] <= n.line <= w[2])
+    print(f"  {spec.name}: " + ", ".join(f"{lang} {sum(r['cora-ci'])}/{len(r['cora-ci'])}"
+                                         for lang, r in sorted(hits.items())), flush=True)  # fmt: skip
+    return hits
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    ap.add_argument("--quick", action="store_true", help="semble's 4 quick repositories, 40 names each")
+    ap.add_argument("--repo", nargs="+", choices=[s.name for s in semble.REPOS], help="only these")
+    ap.add_argument("--per-repo", type=int, default=200, help="names asked per repository")
+    json_option(ap)
+    args = ap.parse_args(argv)
+    t0 = time.perf_counter()
+    per_repo = 40 if args.quick else args.per_repo
+    print(f"definitions by bare name, semble's checkouts, model none, load average {load_average()}")
+    specs = [s for s in semble.REPOS if (not args.repo or s.name in args.repo)]
+    specs = [s for s in specs if s.quick or not args.quick]
+    total: dict[str, dict[str, list[bool]]] = defaultdict(lambda: {r: [] for r in RANKERS})
+    fig = Figures("definitions")
+    for spec in specs:
+        try:
+            for lang, row in run_repo(spec, per_repo).items():
+                for r in RANKERS:
+                    total[lang][r] += row[r]
+        except LookupError as e:
+            print(f"  {spec.name}: skipped, {e}", flush=True)
+            fig.skip(f"definitions.{spec.name}", f"{spec.name}: identifier Recall@1", "no mirror")
+    title = "identifier Recall@1 by language (semble's checkouts)"
+    print(f"\n| language | names | {' | '.join(RANKERS)} |\n|---|---|" + "---|" * len(RANKERS))
+    for lang, row in sorted(total.items()):
+        cells = [sum(row[r]) / len(row[r]) for r in RANKERS]
+        print(f"| {lang} | {len(row['cora-ci'])} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+        fig.add(f"definitions.{lang}", f"identifier Recall@1, {lang} ({len(row['cora-ci'])} names)", cells[0],
+                target=(">=", TARGET), source="issue 16", cell=(title, lang, "cora-ci"))  # fmt: skip
+        fig.add(f"definitions.{lang}.bm25", f"identifier Recall@1 by BM25 alone, {lang}", cells[1],
+                cell=(title, lang, "BM25 alone"))  # fmt: skip
+    print(f"\nran {time.perf_counter() - t0:.0f} s; load average {load_average()}")
+    fig.write(args.json)
+
+
+if __name__ == "__main__":
+    main()
