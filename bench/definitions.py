@@ -11,7 +11,9 @@ not a definition of its type, so a type with such blocks counts once, as its dec
 function, method or property outside tests, examples and other code ranked lower by design
 (`path_class`), at least four characters long, up to
 `--per-repo` of them a repository (by a hash of the name, so the same names every run), asked as
-`cora_ci.retrieval.search` asks a bare name (k=1). A hit: the first result is a chunk of that
+`cora_ci.retrieval.search` asks a bare name (k=1); and the same for members asked with their
+owner as their language writes it (`Parser.parse`, Rust's `Parser::parse`, also for a trait
+impl's member, Ruby's `Parser#parse`), each pair one family holds. A hit: the first result is a chunk of that
 definition (any of its anchors). In the same run, the same names by the bundle's BM25 alone and by
 bench/quality.py's 40-line-window BM25 (a hit: the first window holds the definition's first line).
 Target (issue 16): identifier Recall@1 >= 0.97, here for each language.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import re
 import time
 from collections import defaultdict
 from dataclasses import replace
@@ -35,6 +38,7 @@ from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.retrieval import PARAMS, search
 from cora_ci.retrieval.catalog import OVERLOAD
 from cora_ci.retrieval.kinds import path_class
+from cora_ci.retrieval.query import split_qualified
 
 TARGET = 0.97
 _EXTENSIONS = ("impl:", "extension:")
@@ -43,22 +47,38 @@ RANKERS = ("cora-ci", "BM25 alone", "40-line BM25")
 
 
 class Name(NamedTuple):
-    name: str
+    query: str  # the name as asked: bare, or qualified by its owner
     family: str  # anchor without its overload suffix
     lang: str
     path: str
     line: int  # the definition's first line
 
 
+SEPARATORS = {"rust": "::", "cpp": "::", "php": "::", "ruby": "#"}  # a member as each language writes it
+FORMS = ("name", "Owner.member")
+
+
 def _family(anchor: str) -> str:
     return OVERLOAD.sub("", anchor)
 
 
-def names(bundle: Bundle, per_repo: int) -> list[Name]:
-    """Names one definition family holds in the bundle, up to `per_repo` (by a hash of the name)."""
+def _qualified(anchor: str) -> tuple[str, ...]:
+    """An anchor's name as parts, a Rust trait impl's `<Type as Trait>` as `Type` (how one writes
+    its member: `Type::method`)."""
+    parts = split_qualified(_family(anchor).split("::", 1)[1])
+    return tuple(_IMPL_FOR.sub(r"\1", p) for p in parts)
+
+
+_IMPL_FOR = re.compile(r"^<([A-Za-z_]\w*) as [^<>]+>$")
+
+
+def names(bundle: Bundle, per_repo: int) -> dict[str, list[Name]]:
+    """Per form, the names one definition family holds in the bundle, up to `per_repo` (by a hash
+    of the name): bare (`parse`), and a member qualified by its owner as its language writes it
+    (`Parser.parse`, `Parser::parse`, `Parser#parse`; a Rust trait impl's member by its type)."""
     t = bundle.chunks
-    fams: dict[str, set[str]] = defaultdict(set)
-    first: dict[str, Name] = {}
+    fams: dict[str, dict[str, set[str]]] = {f: defaultdict(set) for f in FORMS}
+    first: dict[str, dict[str, Name]] = {f: {} for f in FORMS}
     for fi in range(len(bundle.manifest["files"]["path"])):
         for c in t.file_chunks(fi):
             if c.kind in ("file", "section", "key", "lines") or _extends(c.hierarchy):
@@ -66,18 +86,30 @@ def names(bundle: Bundle, per_repo: int) -> list[Name]:
             for a in c.anchors:
                 if "::" not in a:
                     continue
-                fam = _family(a)
-                name = fam.split("::", 1)[1].rsplit(".", 1)[-1]
-                fams[name].add(fam)  # fields and modules too: a name they share is not unique
-                if c.kind not in ("type", "method", "property") or len(name) < 4 or path_class(c.path):
-                    continue
-                if not (name[0].isalpha() or name[0] == "_"):
-                    continue
-                if name not in first or (c.path, c.start_line) < (first[name].path, first[name].line):
-                    first[name] = Name(name, fam, c.lang, c.path, c.start_line)
-    unique = [n for name, n in first.items() if len(fams[name]) == 1]
-    unique.sort(key=lambda n: hashlib.sha1(n.name.encode()).hexdigest())
-    return unique[:per_repo]
+                fam, parts = _family(a), _qualified(a)
+                own = not _family(a).rsplit(".", 1)[-1].startswith("<")  # an impl block names no type
+                asked = {"name": parts[-1]} if own else {}
+                if len(parts) > 1 and c.kind in ("method", "property"):
+                    asked["Owner.member"] = SEPARATORS.get(c.lang, ".").join(parts[-2:])
+                for form, query in asked.items():
+                    fams[form][query].add(fam)  # fields and modules too: a name they share is not unique
+                    if (
+                        c.kind not in ("type", "method", "property")
+                        or len(parts[-1]) < 4
+                        or path_class(c.path)
+                    ):
+                        continue
+                    if not (parts[-1][0].isalpha() or parts[-1][0] == "_"):
+                        continue
+                    have = first[form].get(query)
+                    if have is None or (c.path, c.start_line) < (have.path, have.line):
+                        first[form][query] = Name(query, fam, c.lang, c.path, c.start_line)
+    out = {}
+    for form in FORMS:
+        unique = [n for query, n in first[form].items() if len(fams[form][query]) == 1]
+        unique.sort(key=lambda n: hashlib.sha1(n.query.encode()).hexdigest())
+        out[form] = unique[:per_repo]
+    return out
 
 
 def _extends(hierarchy: list[str]) -> bool:
@@ -91,24 +123,27 @@ def defines(bundle: Bundle, chunk_id: int, family: str) -> bool:
     return not _extends(c.hierarchy) and any(_family(a) == family for a in c.anchors)
 
 
-def run_repo(spec: semble.Spec, per_repo: int) -> dict[str, dict[str, list[bool]]]:
-    """lang -> ranker -> a hit per name."""
+def run_repo(spec: semble.Spec, per_repo: int) -> dict[tuple[str, str], dict[str, list[bool]]]:
+    """(language, form) -> ranker -> a hit per name."""
     src = semble.checkout(spec, semble.MIRRORS)
     out = semble.CACHE / "bundles" / f"{spec.name}-none"
     build(src, out, model="none")  # names and BM25 need no vectors; the cached semble bundles keep theirs
     bundle = open_bundle(out)
     windows = WindowBM25(src)
-    hits: dict[str, dict[str, list[bool]]] = defaultdict(lambda: {r: [] for r in RANKERS})
-    for n in names(bundle, per_repo):
-        row = hits[n.lang]
-        for ranker, params in (("cora-ci", PARAMS), ("BM25 alone", BM25_ALONE)):
-            got = search(bundle, n.name, k=1, params=params)
-            row[ranker].append(bool(got) and defines(bundle, got[0].chunk_id, n.family))
-        first = windows.search(n.name, 1)
-        w = windows.windows[first[0]] if first else None
-        row["40-line BM25"].append(w is not None and w[0] == n.path and w[1] <= n.line <= w[2])
-    print(f"  {spec.name}: " + ", ".join(f"{lang} {sum(r['cora-ci'])}/{len(r['cora-ci'])}"
-                                         for lang, r in sorted(hits.items())), flush=True)  # fmt: skip
+    hits: dict[tuple[str, str], dict[str, list[bool]]] = defaultdict(lambda: {r: [] for r in RANKERS})
+    for form, asked in names(bundle, per_repo).items():
+        for n in asked:
+            row = hits[(n.lang, form)]
+            for ranker, params in (("cora-ci", PARAMS), ("BM25 alone", BM25_ALONE)):
+                got = search(bundle, n.query, k=1, params=params)
+                row[ranker].append(bool(got) and defines(bundle, got[0].chunk_id, n.family))
+            first = windows.search(n.query, 1)
+            w = windows.windows[first[0]] if first else None
+            row["40-line BM25"].append(w is not None and w[0] == n.path and w[1] <= n.line <= w[2])
+    got = (
+        f"{lang} {form} {sum(r['cora-ci'])}/{len(r['cora-ci'])}" for (lang, form), r in sorted(hits.items())
+    )
+    print(f"  {spec.name}: " + ", ".join(got), flush=True)
     return hits
 
 
@@ -124,25 +159,26 @@ def main(argv: list[str] | None = None) -> None:
     print(f"definitions by bare name, semble's checkouts, model none, load average {load_average()}")
     specs = [s for s in semble.REPOS if (not args.repo or s.name in args.repo)]
     specs = [s for s in specs if s.quick or not args.quick]
-    total: dict[str, dict[str, list[bool]]] = defaultdict(lambda: {r: [] for r in RANKERS})
+    total: dict[tuple[str, str], dict[str, list[bool]]] = defaultdict(lambda: {r: [] for r in RANKERS})
     fig = Figures("definitions")
     for spec in specs:
         try:
-            for lang, row in run_repo(spec, per_repo).items():
+            for key, row in run_repo(spec, per_repo).items():
                 for r in RANKERS:
-                    total[lang][r] += row[r]
+                    total[key][r] += row[r]
         except LookupError as e:
             print(f"  {spec.name}: skipped, {e}", flush=True)
             fig.skip(f"definitions.{spec.name}", f"{spec.name}: identifier Recall@1", "no mirror")
     title = "identifier Recall@1 by language (semble's checkouts)"
-    print(f"\n| language | names | {' | '.join(RANKERS)} |\n|---|---|" + "---|" * len(RANKERS))
-    for lang, row in sorted(total.items()):
+    print(f"\n| language | asked as | names | {' | '.join(RANKERS)} |\n|---|---|---|" + "---|" * len(RANKERS))
+    for (lang, form), row in sorted(total.items()):
         cells = [sum(row[r]) / len(row[r]) for r in RANKERS]
-        print(f"| {lang} | {len(row['cora-ci'])} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
-        fig.add(f"definitions.{lang}", f"identifier Recall@1, {lang} ({len(row['cora-ci'])} names)", cells[0],
-                target=(">=", TARGET), source="issue 16", cell=(title, lang, "cora-ci"))  # fmt: skip
-        fig.add(f"definitions.{lang}.bm25", f"identifier Recall@1 by BM25 alone, {lang}", cells[1],
-                cell=(title, lang, "BM25 alone"))  # fmt: skip
+        print(f"| {lang} | {form} | {len(row['cora-ci'])} | " + " | ".join(f"{c:.3f}" for c in cells) + " |")
+        key, label = f"definitions.{lang}.{form.split('.')[0].lower()}", f"{lang}, asked as {form}"
+        fig.add(key, f"identifier Recall@1, {label} ({len(row['cora-ci'])} names)", cells[0],
+                target=(">=", TARGET), source="issue 16", cell=(title, label, "cora-ci"))  # fmt: skip
+        fig.add(f"{key}.bm25", f"identifier Recall@1 by BM25 alone, {label}", cells[1],
+                cell=(title, label, "BM25 alone"))  # fmt: skip
     print(f"\nran {time.perf_counter() - t0:.0f} s; load average {load_average()}")
     fig.write(args.json)
 

@@ -39,7 +39,10 @@ FILES = {
         + "".join(
             f"    pub fn step{i}(&self) -> u32 {{\n        self.speed * {i}\n    }}\n\n" for i in range(8)
         )
-        + "}\n\n/// Runs the searches.\npub struct Engine {\n    speed: u32,\n}\n"
+        + "}\n\n/// Runs the searches.\npub struct Engine {\n    speed: u32,\n}\n\n"
+        + "impl std::fmt::Display for Engine {\n"
+        + "    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {\n"
+        + '        write!(f, "engine at speed {} with {} steps", self.speed, self.step1())\n    }\n}\n'
     ),
     "src/io.py": (
         "class Reader:\n    '''Reads records from a stream.'''\n\n"
@@ -91,3 +94,19 @@ def test_a_type_comes_before_the_blocks_that_extend_it(repo: Path) -> None:
     ans = run_query("Engine", Where.of(None, None, repo), k=3)
     assert ans.results[0].view.start == 36, [(r.anchor, r.view.start) for r in ans.results]
     assert ans.results[1].view.start == 1
+
+
+def test_a_trait_impls_member_is_named_by_its_type(repo: Path) -> None:
+    """`Engine::fmt` is the `fmt` of `impl Display for Engine` (anchored `<Engine as Display>.fmt`):
+    an exact definition of the name, not one under another qualifier; the impl block itself is
+    no definition of `Engine`."""
+    from cora_ci.bundle import open_bundle
+    from cora_ci.retrieval.catalog import catalog
+    from cora_ci.retrieval.features import EXACT, definition_level
+
+    cat = catalog(open_bundle(repo / ".cora" / "index"))
+    metas = {m.anchor: m for m in map(cat.meta, cat.table.ids) if m is not None and m.anchor}
+    assert definition_level(("Engine", "fmt"), metas["src/engine.rs::<Engine as Display>.fmt"]) == EXACT
+    assert definition_level(("Engine",), metas["src/engine.rs::<Engine as Display>"]) == 0
+    first = run_query("Engine::fmt", Where.of(None, None, repo), k=3).results[0]
+    assert first.anchor == "src/engine.rs::<Engine as Display>.fmt", first.anchor
