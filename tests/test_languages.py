@@ -442,6 +442,47 @@ def test_r_functions_are_named_by_what_they_are_assigned_to() -> None:
     assert names == ["greet", "shout"]
 
 
+HELPERS = "".join(
+    f"inline int helper{i}(int a) {{\n  int b = a * {i};\n  return b + {i};\n}}\n\n" for i in range(8)
+)
+BOX_H = (
+    "#ifndef LIB_BOX_H_\n#define LIB_BOX_H_\n\n#include <string>\n\nnamespace lib {\n\n"
+    "template <typename T> class Box {\n public:\n  T get() const { return value_; }\n\n private:\n  T value_;\n};\n\n"
+    + HELPERS
+    + "inline void emit(int x) {\n#if LIB_FAST\n  if (x >= 100) {\n#else\n  {\n#endif\n    write(x);\n  }\n}\n\n"
+    "}  // namespace lib\n\n#endif  // LIB_BOX_H_\n"
+)
+
+
+def test_a_cpp_header_in_dot_h_is_parsed_as_cpp_and_keeps_its_definitions() -> None:
+    """`.h` is C, C++ or Objective-C by what the file says. And a branch of conditional compilation
+    that opens a brace the other closes makes the whole include guard one ERROR node: what the
+    walk finds intact inside it (the class, the functions) is parsed, so the file is not cut
+    into lines (it was, as C: the guard's 69 lines one error)."""
+    r = run_chunk("include/lib/box.h", BOX_H)
+    assert r.lang == "cpp" and r.strategy == "structural"
+    found = sorted(s for c in r.chunks if c.kind in ("method", "type") for s in c.symbols)
+    assert found == ["Box", *(f"helper{i}" for i in range(8))]
+    c_header = '#include <stdio.h>\n#ifdef __cplusplus\nextern "C" {\n#endif\nint add(int a, int b);\n'
+    assert run_chunk("include/add.h", c_header).lang == "c"
+    objc = "#import <Foundation/Foundation.h>\n@interface Box : NSObject\n@end\n"
+    assert run_chunk("Box.h", objc).lang == "objc"
+
+
+def test_text_that_is_not_the_language_is_still_cut_into_lines() -> None:
+    """A mistyped file (Python saved as `.c`, prose as `.java`) yields stray definitions at best:
+    most of it unparsed, it is chunked by lines as before."""
+    python = "".join(
+        f"def f{i}(x):\n    return {{'a': [x, {i}],\n            'b': (x, x)}}\n\n" for i in range(30)
+    )
+    prose = "".join(
+        f"The parser reads section {i} (see below) and then {{ writes }} its output.\n" for i in range(60)
+    )
+    for path, text in (("lib/util.c", python), ("docs/Notes.java", prose), ("app/main.js", python)):
+        r = run_chunk(path, text)
+        assert r.strategy == "lines", (path, r.strategy)
+
+
 def test_language_detection_by_extension_shebang_and_content() -> None:
     assert run_chunk("bin/tool", "#!/usr/bin/env python3\nprint('x')\n").lang == "python"
     assert run_chunk("bin/run", "#!/usr/bin/env node\nconsole.log(1)\n").lang == "javascript"

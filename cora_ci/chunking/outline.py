@@ -262,23 +262,41 @@ class Extractor:
             stack.extend(s.children for s in level if s.children)
 
 
-def _errors(root: Node) -> tuple[int, int]:
-    """Bytes inside ERROR nodes and the count of ERROR/MISSING nodes (only walked when needed)."""
+def _errors(root: Node) -> tuple[list[Node], int]:
+    """The outermost ERROR nodes and the count of ERROR/MISSING nodes (only walked when needed)."""
     if not root.has_error:
-        return 0, 0
-    total = count = 0
+        return [], 0
+    errors: list[Node] = []
+    count = 0
     stack = [root]
     while stack:
         n = stack.pop()
         if n.is_error:
-            total += n.end_byte - n.start_byte
+            errors.append(n)
             count += 1
             continue
         if n.is_missing:
             count += 1
         if n.has_error:
             stack.extend(n.children)
-    return total, count
+    return errors, count
+
+
+def _unparsed(errors: list[Node], symbols: list[Sym], lines: list[str]) -> int:
+    """Bytes of the ERROR nodes' rows that no type or function found in them covers. An ERROR node
+    may wrap intact definitions: C++'s include guard around a header whose macros it cannot read
+    (fmt's format.h is one ERROR of 162 KB whose classes and functions the walk finds whole),
+    while mistyped or broken text yields a stray definition or none."""
+    if not errors:
+        return 0
+    rows = {r for n in errors for r in range(n.start_point[0], last_row(n) + 1)}
+    stack = list(symbols)
+    while stack and rows:
+        s = stack.pop()
+        if s.kind in ("type", "method", "property"):
+            rows.difference_update(range(s.def_start, s.end + 1))
+        stack.extend(s.children)
+    return sum(len(lines[r]) + 1 for r in rows if r < len(lines))
 
 
 def _leading_rows(root: Node, spec: LangSpec, lang: str) -> list[int]:
@@ -299,8 +317,9 @@ def outline(lang: str, src: bytes, lines: list[str]) -> Outline:
     tree = parser_for(lang).parse(src)
     root = tree.root_node
     ex = Extractor(lang, src)
-    error_bytes, error_count = _errors(root)
+    errors, error_count = _errors(root)
     symbols = ex.build(root, lines)
+    error_bytes = _unparsed(errors, symbols, lines)
     return Outline(
         symbols=symbols,
         import_rows=ex.imports,

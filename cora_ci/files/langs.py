@@ -77,6 +77,8 @@ def detect(path: str, first_lines: list[str]) -> str:
     if p.name.startswith("Dockerfile."):
         return "dockerfile"
     lang = _EXT.get(p.suffix) or _EXT.get(p.suffix.lower())
+    if lang == "c" and p.suffix == ".h":
+        return _header(first_lines)
     if lang:
         return lang
     head = first_lines[0] if first_lines else ""
@@ -85,6 +87,23 @@ def detect(path: str, first_lines: list[str]) -> str:
             if pattern.search(head):
                 return name
     return _sniff(first_lines)
+
+
+# A `.h` file is C, C++ or Objective-C: C++ (fmt, LLVM, Abseil, Qt keep theirs in `.h`) by what C
+# cannot say, Objective-C by its `@` declarations; the C grammar makes thousands of parse errors
+# of a C++ header (fmt's format.h: 2,111). `extern "C"` is in C headers written for C++ too.
+_CPP = re.compile(
+    r"^[ \t]*(?:namespace(?:[ \t]+[\w:]+)?[ \t]*\{|template[ \t]*<|class[ \t]+\w+[^;]*$|"
+    r"(?:public|private|protected)[ \t]*:|using[ \t]+namespace\b|#[ \t]*include[ \t]*<[\w/]+>)",
+    re.MULTILINE,
+)
+_OBJC = re.compile(r"^[ \t]*(?:@(?:interface|protocol|implementation)\b|#[ \t]*import\b)", re.MULTILINE)
+_HEADER_SCAN = 64 * 1024  # characters of a header read for its dialect
+
+
+def _header(lines: list[str]) -> str:
+    text = "\n".join(lines)[:_HEADER_SCAN]
+    return "objc" if _OBJC.search(text) else "cpp" if _CPP.search(text) else "c"
 
 
 def _sniff(first_lines: list[str]) -> str:
