@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import textwrap
+from typing import Any
 
 from conftest import by_anchor, run_chunk
 
@@ -481,6 +482,105 @@ def test_text_that_is_not_the_language_is_still_cut_into_lines() -> None:
     for path, text in (("lib/util.c", python), ("docs/Notes.java", prose), ("app/main.js", python)):
         r = run_chunk(path, text)
         assert r.strategy == "lines", (path, r.strategy)
+
+
+def _labels(r: Any) -> dict[str, tuple[str, int, int]]:
+    """Each anchored symbol's qualified name -> (hierarchy label, first line, last line)."""
+    return {a.split("::", 1)[1]: (c.hierarchy[-1], c.start_line, c.end_line)
+            for c in r.chunks if c.hierarchy for a in c.anchors}  # fmt: skip
+
+
+def test_elixir_modules_and_functions_are_calls() -> None:
+    """`defmodule` and `def` are calls in Elixir's grammar: a module is a type, its functions
+    (guards and private ones too) and macros are its members, and `@doc`/`@spec` above a
+    function belong to it."""
+    r = run_chunk("lib/shop/cart.ex", """
+        defmodule Shop.Cart do
+          @moduledoc "A cart of items."
+
+          @doc "Adds an item to the cart, once."
+          @spec add(t(), item()) :: t()
+          def add(cart, item) when is_map(item) do
+            if item in cart.items, do: cart, else: %{cart | items: [item | cart.items]}
+          end
+
+          defp total(items), do: Enum.sum(Enum.map(items, & &1.price))
+
+          defmacro empty?(cart) do
+            quote do: unquote(cart).items == []
+          end
+
+          defmodule Item do
+            def new(name, price), do: %{name: name, price: price}
+          end
+        end
+    """, min_tokens=2)  # fmt: skip
+    labels = _labels(r)
+    assert labels["Shop.Cart"][0] == "module:Shop.Cart"
+    assert labels["Shop.Cart.add"] == ("function:add", 4, 8)  # from its @doc
+    assert labels["Shop.Cart.total"][0] == "function:total"
+    assert labels["Shop.Cart.empty?"][0] == "macro:empty?"
+    assert labels["Shop.Cart.Item.new"][0] == "function:new"
+
+
+def test_zig_declarations_are_functions_and_bound_containers() -> None:
+    r = run_chunk("src/point.zig", """
+        const std = @import("std");
+
+        /// Adds two numbers.
+        pub fn add(a: i32, b: i32) i32 {
+            return a + b;
+        }
+
+        pub const Point = struct {
+            x: i32,
+            y: i32,
+
+            pub fn twice(self: Point) i32 {
+                return self.x * 2 + self.y * 2;
+            }
+        };
+
+        const Color = enum { red, green };
+    """, min_tokens=2)  # fmt: skip
+    labels = _labels(r)
+    assert labels["add"] == ("function:add", 3, 6)  # with its doc comment
+    assert labels["Point"][0] == "struct:Point" and labels["Point.twice"][0] == "method:twice"
+    assert labels["Color"][0] == "enum:Color"
+
+
+def test_dart_functions_are_a_signature_and_the_body_after_it() -> None:
+    r = run_chunk("lib/src/shape.dart", """
+        /// A shape.
+        abstract class Shape {
+          const Shape();
+
+          double get area;
+
+          double scaled(double factor) {
+            return area * factor;
+          }
+        }
+
+        int countSides(Shape s) {
+          return s is Square ? 4 : 0;
+        }
+
+        mixin Named {
+          String get name => 'shape';
+        }
+
+        extension Describe on Shape {
+          String describe() => 'a shape of area $area';
+        }
+    """, min_tokens=2)  # fmt: skip
+    labels = _labels(r)
+    assert labels["Shape"][0] == "class:Shape" and labels["Shape.scaled"] == ("method:scaled", 7, 9)
+    assert labels["countSides"] == ("function:countSides", 12, 14)
+    assert labels["Named"][0] == "mixin:Named" and labels["Named.name"][0] == "method:name"
+    assert (
+        labels["Describe"][0] == "extension:Describe" and labels["Describe.describe"][0] == "method:describe"
+    )
 
 
 def test_language_detection_by_extension_shebang_and_content() -> None:

@@ -18,8 +18,9 @@ __all__ = ["FileResult", "chunk_file"]
 # in its chunker hash (`Config.chunker_hash`), so one built by an older chunker is rebuilt once
 # rather than mixing old chunks of unchanged files with new ones. Raise it with any such change.
 # 2: Kotlin's and Swift's declarations by their children and keywords; 3: R's names; 4: `.h` as C++
-# or Objective-C by its content, definitions intact inside an ERROR node count as parsed
-REVISION = 4
+# or Objective-C by its content, definitions intact inside an ERROR node count as parsed; 5: Elixir,
+# Zig and Dart definitions (`dialects.py`)
+REVISION = 5
 
 
 def __getattr__(name: str) -> Any:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from cora_ci.chunking import dialects
 from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import
 from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash, text_of
 
@@ -82,6 +83,8 @@ class Extractor:
 
     # ---- details of one symbol -------------------------------------------------------------
     def body_of(self, n: Node) -> Node | None:
+        if self.lang in dialects.LANGS and (own := dialects.body(self.lang, n)) is not None:
+            return own
         if self.lang in ("javascript", "typescript", "tsx") and n.type in ("variable_declarator", "pair"):
             value = n.child_by_field_name("value")
             if value is not None and value.type in FUNCTION_VALUES:
@@ -144,7 +147,8 @@ class Extractor:
         sib = outer.prev_named_sibling
         while sib is not None:
             is_doc = is_comment(self.spec, sib.type)
-            if not (is_doc or sib.type in self.spec.attributes) or last_row(sib) < start - 1:
+            attached = sib.type in self.spec.attributes or dialects.attaches(self.lang, sib, self.src)
+            if not (is_doc or attached) or last_row(sib) < start - 1:
                 break
             before = sib.prev_named_sibling
             if is_doc and before is not None and last_row(before) == sib.start_point[0]:
@@ -215,7 +219,8 @@ class Extractor:
                 start, head, doc = self.expand_up(outer)
                 doc = self.docstring(body) or doc
                 sym = Sym(
-                    kind=kind, label=label, name=name, start=start, end=last_row(outer),
+                    kind=kind, label=label, name=name, start=start,
+                    end=last_row(dialects.last_node(self.lang, outer)),
                     def_start=n.start_point[0], head_start=head, sig_end=self.sig_end(n, body),
                     signature=self.signature(n, body), params=self.params(n), doc=doc,
                     qual_prefix=self.receiver(n),

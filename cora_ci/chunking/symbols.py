@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cora_ci.chunking import dialects
 from cora_ci.chunking.specs import LangSpec, generic_kind, spec_for
 
 Node = Any  # tree_sitter.Node
@@ -76,6 +77,8 @@ class Classifier:
 
     def _special(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
         t, lang = n.type, self.lang
+        if lang in dialects.LANGS:
+            return dialects.classify(lang, n, self.src, in_type)
         if lang in ("javascript", "typescript", "tsx"):
             if t == "variable_declarator":
                 value = n.child_by_field_name("value")

@@ -1,0 +1,124 @@
+"""Definitions that are no definition node, for grammars the generic rule misses: Elixir's
+`defmodule` and `def` are calls, Zig's functions and types are `Decl` wrappers (a type is a
+`const` bound to a `struct {...}`), and Dart writes a function as a signature followed by its
+body as a sibling. `symbols.Classifier` asks `classify` when nothing else matched a node;
+`outline.Extractor` asks for a definition's body, its last node and the attributes above it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+Node = Any  # tree_sitter.Node
+
+LANGS = frozenset({"elixir", "zig", "dart"})
+_ELIXIR_TYPES = {"defmodule": "module", "defprotocol": "protocol", "defimpl": "impl"}
+_ELIXIR_FUNCTIONS = {
+    "def": "function", "defp": "function", "defdelegate": "function", "defmacro": "macro",
+    "defmacrop": "macro", "defguard": "macro", "defguardp": "macro",
+}  # fmt: skip
+_ELIXIR_ATTRIBUTES = frozenset({"doc", "spec", "impl", "deprecated", "since"})  # above a def, its own
+_ZIG_CONTAINERS = frozenset({"struct", "enum", "union", "opaque"})
+_DART_SIGNATURES = frozenset({"function_signature", "method_signature"})
+_DART_TYPES = {"mixin_declaration": "mixin", "extension_declaration": "extension"}
+
+
+def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
+    """(kind, label, name) when `n` defines a symbol in `lang`'s own way, else None."""
+    if lang == "elixir":
+        return _elixir(n, src)  # a module's functions are functions: Elixir has no methods
+    if lang == "zig":
+        return _zig(n, src, in_type)
+    if lang == "dart":
+        return _dart(n, src)
+    return None
+
+
+def body(lang: str, n: Node) -> Node | None:
+    """The node holding a definition's members or statements, where no `body` field says so."""
+    if lang == "elixir" and n.type == "call":
+        return _child(n, "do_block")
+    if lang == "zig" and n.type == "Decl":
+        return _child(n, "Block") or _zig_container(n)
+    if lang == "dart" and n.type in _DART_SIGNATURES:
+        nxt = n.next_named_sibling
+        return nxt if nxt is not None and nxt.type == "function_body" else None
+    return None
+
+
+def last_node(lang: str, n: Node) -> Node:
+    """The node a definition ends with: a Dart signature's body, which follows it."""
+    return (body(lang, n) or n) if lang == "dart" and n.type in _DART_SIGNATURES else n
+
+
+def attaches(lang: str, n: Node, src: bytes) -> bool:
+    """An Elixir `@doc`, `@spec` or `@impl` above a `def`: part of it, like a decorator."""
+    if lang != "elixir" or n.type != "unary_operator" or _text(src, n)[:1] != "@":
+        return False
+    call = n.named_children[0] if n.named_children else None
+    target = call.child_by_field_name("target") if call is not None and call.type == "call" else None
+    return target is not None and _text(src, target) in _ELIXIR_ATTRIBUTES
+
+
+def _elixir(n: Node, src: bytes) -> tuple[str, str, str] | None:
+    if n.type != "call":
+        return None
+    target = n.child_by_field_name("target")
+    args = _child(n, "arguments")
+    if target is None or target.type != "identifier" or args is None or not args.named_children:
+        return None
+    word, first = _text(src, target), args.named_children[0]
+    if word in _ELIXIR_TYPES and _child(n, "do_block") is not None:
+        return ("type", _ELIXIR_TYPES[word], _text(src, first)) if first.type == "alias" else None
+    if word not in _ELIXIR_FUNCTIONS:
+        return None
+    if first.type == "binary_operator":  # `def f(x) when is_integer(x)`
+        first = first.child_by_field_name("left") or first
+    if first.type == "call":
+        first = first.child_by_field_name("target") or first
+    return ("method", _ELIXIR_FUNCTIONS[word], _text(src, first)) if first.type == "identifier" else None
+
+
+def _zig(n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
+    if n.type != "Decl":
+        return None
+    proto = _child(n, "FnProto")
+    if proto is not None:
+        name = _child(proto, "IDENTIFIER")
+        return ("method", "method" if in_type else "function", _text(src, name)) if name is not None else None
+    container = _zig_container(n)
+    var = _child(n, "VarDecl")
+    name = _child(var, "IDENTIFIER") if var is not None else None
+    if container is None or name is None or not container.children:
+        return None
+    word = _text(src, container.children[0])
+    return ("type", word, _text(src, name)) if word in _ZIG_CONTAINERS else None
+
+
+def _zig_container(n: Node) -> Node | None:
+    """`const Point = struct {...}`: the `ContainerDecl` a declaration binds, under its value."""
+    var = _child(n, "VarDecl")
+    node = var
+    for step in ("ErrorUnionExpr", "SuffixExpr", "ContainerDecl"):
+        node = _child(node, step) if node is not None else None
+    return node
+
+
+def _dart(n: Node, src: bytes) -> tuple[str, str, str] | None:
+    if n.type in _DART_TYPES:
+        name = n.child_by_field_name("name") or _child(n, "identifier")
+        return ("type", _DART_TYPES[n.type], _text(src, name)) if name is not None else None
+    if n.type not in _DART_SIGNATURES:
+        return None
+    sig = n if n.type == "function_signature" else (n.named_children[0] if n.named_children else None)
+    name = None if sig is None else sig.child_by_field_name("name") or _child(sig, "identifier")
+    if name is None:
+        return None
+    return "method", "function" if n.type == "function_signature" else "method", _text(src, name)
+
+
+def _child(n: Node, node_type: str) -> Node | None:
+    return next((c for c in n.named_children if c.type == node_type), None)
+
+
+def _text(src: bytes, n: Node) -> str:
+    return src[n.start_byte : n.end_byte].decode("utf-8", errors="replace")
