@@ -583,6 +583,37 @@ def test_dart_functions_are_a_signature_and_the_body_after_it() -> None:
     )
 
 
+def test_haskell_types_classes_instances_and_signed_functions() -> None:
+    """Haskell's data types, classes and instances are types (an instance extends its type as a
+    Rust impl does, named like one); a function takes in its type signature."""
+    r = run_chunk("src/Shop/Cart.hs", """
+        module Shop.Cart (Cart(..), add) where
+
+        -- | A cart.
+        data Cart = Cart
+          { items :: [Int]
+          , owner :: String
+          } deriving (Show)
+
+        newtype Price = Price Int
+
+        -- | Things with a price.
+        class Priced a where
+          price :: a -> Int
+
+        instance Priced Cart where
+          price c = sum (items c)
+
+        -- | Adds an item.
+        add :: Int -> Cart -> Cart
+        add i c = c { items = i : items c }
+    """, min_tokens=2)  # fmt: skip
+    labels = _labels(r)
+    assert labels["Cart"][0] == "data:Cart" and labels["Price"][0] == "newtype:Price"
+    assert labels["Priced"][0] == "class:Priced" and labels["<Cart as Priced>"][0] == "impl:<Cart as Priced>"
+    assert labels["add"] == ("function:add", 18, 20)  # its haddock and signature
+
+
 def test_language_detection_by_extension_shebang_and_content() -> None:
     assert run_chunk("bin/tool", "#!/usr/bin/env python3\nprint('x')\n").lang == "python"
     assert run_chunk("bin/run", "#!/usr/bin/env node\nconsole.log(1)\n").lang == "javascript"

@@ -1,8 +1,10 @@
 """Definitions that are no definition node, for grammars the generic rule misses: Elixir's
 `defmodule` and `def` are calls, Zig's functions and types are `Decl` wrappers (a type is a
-`const` bound to a `struct {...}`), and Dart writes a function as a signature followed by its
-body as a sibling. `symbols.Classifier` asks `classify` when nothing else matched a node;
-`outline.Extractor` asks for a definition's body, its last node and the attributes above it."""
+`const` bound to a `struct {...}`), Dart writes a function as a signature followed by its body
+as a sibling, and Haskell's types are `data_type`, `newtype`, `class` and `instance` nodes (an
+instance extends a type as a Rust impl does, and is named like one: `<Cart as Priced>`).
+`symbols.Classifier` asks `classify` when nothing else matched a node; `outline.Extractor` asks
+for a definition's body, its last node and the attributes above it."""
 
 from __future__ import annotations
 
@@ -10,7 +12,7 @@ from typing import Any
 
 Node = Any  # tree_sitter.Node
 
-LANGS = frozenset({"elixir", "zig", "dart"})
+LANGS = frozenset({"elixir", "zig", "dart", "haskell"})
 _ELIXIR_TYPES = {"defmodule": "module", "defprotocol": "protocol", "defimpl": "impl"}
 _ELIXIR_FUNCTIONS = {
     "def": "function", "defp": "function", "defdelegate": "function", "defmacro": "macro",
@@ -20,6 +22,7 @@ _ELIXIR_ATTRIBUTES = frozenset({"doc", "spec", "impl", "deprecated", "since"})  
 _ZIG_CONTAINERS = frozenset({"struct", "enum", "union", "opaque"})
 _DART_SIGNATURES = frozenset({"function_signature", "method_signature"})
 _DART_TYPES = {"mixin_declaration": "mixin", "extension_declaration": "extension"}
+_HASKELL_TYPES = {"data_type": "data", "newtype": "newtype", "type_synomym": "type", "class": "class"}
 
 
 def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
@@ -30,6 +33,8 @@ def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, s
         return _zig(n, src, in_type)
     if lang == "dart":
         return _dart(n, src)
+    if lang == "haskell":
+        return _haskell(n, src)
     return None
 
 
@@ -42,6 +47,8 @@ def body(lang: str, n: Node) -> Node | None:
     if lang == "dart" and n.type in _DART_SIGNATURES:
         nxt = n.next_named_sibling
         return nxt if nxt is not None and nxt.type == "function_body" else None
+    if lang == "haskell" and n.type in ("class", "instance"):
+        return n.child_by_field_name("declarations")
     return None
 
 
@@ -51,7 +58,10 @@ def last_node(lang: str, n: Node) -> Node:
 
 
 def attaches(lang: str, n: Node, src: bytes) -> bool:
-    """An Elixir `@doc`, `@spec` or `@impl` above a `def`: part of it, like a decorator."""
+    """An Elixir `@doc`, `@spec` or `@impl` above a `def`, a Haskell type signature above its
+    function: part of it, like a decorator."""
+    if lang == "haskell":
+        return bool(n.type == "signature")
     if lang != "elixir" or n.type != "unary_operator" or _text(src, n)[:1] != "@":
         return False
     call = n.named_children[0] if n.named_children else None
@@ -114,6 +124,19 @@ def _dart(n: Node, src: bytes) -> tuple[str, str, str] | None:
     if name is None:
         return None
     return "method", "function" if n.type == "function_signature" else "method", _text(src, name)
+
+
+def _haskell(n: Node, src: bytes) -> tuple[str, str, str] | None:
+    name = n.child_by_field_name("name")
+    if name is None:
+        return None
+    if n.type in _HASKELL_TYPES:
+        return "type", _HASKELL_TYPES[n.type], _text(src, name)
+    if n.type != "instance":
+        return None
+    types = n.child_by_field_name("patterns")
+    of = " ".join(_text(src, types).split()) if types is not None else ""
+    return "type", "impl", f"<{of} as {_text(src, name)}>" if of else _text(src, name)
 
 
 def _child(n: Node, node_type: str) -> Node | None:

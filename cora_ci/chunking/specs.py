@@ -194,4 +194,4 @@ def is_generic_import(node_type: str) -> bool:
 
 
 def is_comment(spec: LangSpec, node_type: str) -> bool:
-    return node_type in spec.comments or (spec.generic and "comment" in node_type)
+    return node_type in spec.comments or (spec.generic and ("comment" in node_type or node_type == "haddock"))
