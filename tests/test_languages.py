@@ -614,6 +614,29 @@ def test_haskell_types_classes_instances_and_signed_functions() -> None:
     assert labels["add"] == ("function:add", 18, 20)  # its haddock and signature
 
 
+def test_lua_functions_bound_by_assignment() -> None:
+    r = run_chunk("lua/plugin/init.lua", """
+        local M = {}
+
+        --- Greets someone.
+        M.greet = function(name)
+          local msg = "hi " .. name .. ", welcome to the plugin and its many options"
+          return msg
+        end
+
+        local helper = function(x)
+          return x * 2 + 1
+        end
+
+        local handlers = { on_exit = function() end, on_error = function() end }
+
+        return M
+    """, min_tokens=2)  # fmt: skip
+    labels = _labels(r)
+    assert labels["M.greet"] == ("function:M.greet", 3, 7) and labels["helper"][0] == "function:helper"
+    assert "handlers" not in labels  # a table of functions is data, not a function
+
+
 def test_language_detection_by_extension_shebang_and_content() -> None:
     assert run_chunk("bin/tool", "#!/usr/bin/env python3\nprint('x')\n").lang == "python"
     assert run_chunk("bin/run", "#!/usr/bin/env node\nconsole.log(1)\n").lang == "javascript"

@@ -19,7 +19,7 @@ __all__ = ["FileResult", "chunk_file"]
 # rather than mixing old chunks of unchanged files with new ones. Raise it with any such change.
 # 2: Kotlin's and Swift's declarations by their children and keywords; 3: R's names; 4: `.h` as C++
 # or Objective-C by its content, definitions intact inside an ERROR node count as parsed; 5: Elixir,
-# Zig, Dart and Haskell definitions (`dialects.py`)
+# Zig, Dart, Haskell and Lua definitions (`dialects.py`)
 REVISION = 5
 
 

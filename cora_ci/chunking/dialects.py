@@ -2,7 +2,8 @@
 `defmodule` and `def` are calls, Zig's functions and types are `Decl` wrappers (a type is a
 `const` bound to a `struct {...}`), Dart writes a function as a signature followed by its body
 as a sibling, and Haskell's types are `data_type`, `newtype`, `class` and `instance` nodes (an
-instance extends a type as a Rust impl does, and is named like one: `<Cart as Priced>`).
+instance extends a type as a Rust impl does, and is named like one: `<Cart as Priced>`), and
+Lua binds many functions by assignment (`M.setup = function(opts) ... end`).
 `symbols.Classifier` asks `classify` when nothing else matched a node; `outline.Extractor` asks
 for a definition's body, its last node and the attributes above it."""
 
@@ -12,7 +13,7 @@ from typing import Any
 
 Node = Any  # tree_sitter.Node
 
-LANGS = frozenset({"elixir", "zig", "dart", "haskell"})
+LANGS = frozenset({"elixir", "zig", "dart", "haskell", "lua"})
 _ELIXIR_TYPES = {"defmodule": "module", "defprotocol": "protocol", "defimpl": "impl"}
 _ELIXIR_FUNCTIONS = {
     "def": "function", "defp": "function", "defdelegate": "function", "defmacro": "macro",
@@ -35,6 +36,9 @@ def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, s
         return _dart(n, src)
     if lang == "haskell":
         return _haskell(n, src)
+    if lang == "lua" and (fn := _lua_function(n)) is not None:
+        names = _child(n, "variable_list")
+        return ("method", "function", _text(src, names)) if names is not None and fn else None
     return None
 
 
@@ -49,6 +53,8 @@ def body(lang: str, n: Node) -> Node | None:
         return nxt if nxt is not None and nxt.type == "function_body" else None
     if lang == "haskell" and n.type in ("class", "instance"):
         return n.child_by_field_name("declarations")
+    if lang == "lua" and (fn := _lua_function(n)) is not None:
+        return fn.child_by_field_name("body")
     return None
 
 
@@ -137,6 +143,17 @@ def _haskell(n: Node, src: bytes) -> tuple[str, str, str] | None:
     types = n.child_by_field_name("patterns")
     of = " ".join(_text(src, types).split()) if types is not None else ""
     return "type", "impl", f"<{of} as {_text(src, name)}>" if of else _text(src, name)
+
+
+def _lua_function(n: Node) -> Node | None:
+    """`name = function(...) ... end` (one name, one value): the function bound."""
+    if n.type != "assignment_statement":
+        return None
+    names, values = _child(n, "variable_list"), _child(n, "expression_list")
+    if names is None or values is None or len(names.named_children) != 1 or len(values.named_children) != 1:
+        return None
+    fn = values.named_children[0]
+    return fn if fn.type == "function_definition" else None
 
 
 def _child(n: Node, node_type: str) -> Node | None:
