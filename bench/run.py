@@ -81,7 +81,7 @@ STEPS = (
     Step("semble", (), ("--quick",),
          "axum, chi, express, sinatra (full: the 14 repositories of the semble subset)"),
     Step("definitions", (), ("--quick",),
-         "axum, chi, express, sinatra, 40 names each (full: the 14 checkouts, 200 names each)"),
+         "axum, chi, express, sinatra and 4 small others, 40 names each (full: 29 repositories, 200 each)"),
     Step("localization", ("--repo", "sympy", "astropy", "--model", "none"), ("--quick",),
          "astropy's first 2 issues without a model (full: the 72 exact instances, sympy and astropy, "
          "without a model, about an hour; with the model, and django, scikit-learn and matplotlib, "
