@@ -44,6 +44,18 @@ FILES = {
         + "    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {\n"
         + '        write!(f, "engine at speed {} with {} steps", self.speed, self.step1())\n    }\n}\n'
     ),
+    "Sources/Tool/Info.swift": (
+        "public struct ToolInfo: Codable {\n"
+        + "".join(f"    var field{i}: String\n" for i in range(30))
+        + "}\n"
+    ),
+    "Sources/Tool/Completions.swift": (  # an extension elsewhere, longer and full of the name
+        "extension ToolInfo {\n"
+        + "".join(
+            f'    func completion{i}() -> String {{ return "ToolInfo \\(name) {i}" }}\n' for i in range(10)
+        )
+        + "}\n"
+    ),
     "src/io.py": (
         "class Reader:\n    '''Reads records from a stream.'''\n\n"
         "    def __init__(self, stream):\n        self.stream = stream\n\n"
@@ -94,6 +106,12 @@ def test_a_type_comes_before_the_blocks_that_extend_it(repo: Path) -> None:
     ans = run_query("Engine", Where.of(None, None, repo), k=3)
     assert ans.results[0].view.start == 36, [(r.anchor, r.view.start) for r in ans.results]
     assert ans.results[1].view.start == 1
+
+
+def test_a_type_comes_before_its_extensions_in_other_files(repo: Path) -> None:
+    """A Swift `extension ToolInfo` in another file is no definition of `ToolInfo` either."""
+    first = run_query("ToolInfo", Where.of(None, None, repo), k=3).results[0]
+    assert first.view.path == "Sources/Tool/Info.swift", first.anchor
 
 
 def test_a_trait_impls_member_is_named_by_its_type(repo: Path) -> None:

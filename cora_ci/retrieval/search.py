@@ -248,8 +248,9 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
         bonus = 0.0
         for ident, weight in idents:
             level = definition_level(ident, m, partial(cat.table.text, m.row))
-            if level:
-                share = _LEVEL_SHARE[level] * (1.0 if first_part.get(_family(m)) == key else 0.5)
+            if level:  # a family's other members, and a block extending a type declared elsewhere: half
+                principal = first_part.get(_family(m)) == key and not (m.kind == "type" and _extends(cat, m))
+                share = _LEVEL_SHARE[level] * (1.0 if principal else 0.5)
                 bonus = max(bonus, weight * share)
         if bonus:
             ex["definition"] = round(bonus, 6)
