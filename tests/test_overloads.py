@@ -18,6 +18,11 @@ from cora_ci.render.query import Where, run_query, run_show
 pytestmark = pytest.mark.usefixtures("private_cache")
 
 BODY = "".join(f"    const step{i} = compute({i}, value, options);\n" for i in range(12))
+SCALA_MEMBERS = "".join(
+    f"  def {m}: Seq[String] = {{\n    val raw = parts.filter(_.nonEmpty).map(_.trim)\n"
+    f'    raw.map(p => p.stripPrefix("/").stripSuffix("/")).filterNot(_ == ".").toSeq\n  }}\n\n'
+    for m in ("segments", "names")
+)
 FILES = {
     "src/convert.ts": (
         "export function convert(value: string): number;\n"
@@ -54,6 +59,13 @@ FILES = {
         + "".join(
             f'    func completion{i}() -> String {{ return "ToolInfo \\(name) {i}" }}\n' for i in range(10)
         )
+        + "}\n"
+    ),
+    "src/Path.scala": (  # class Path's segments, and another class's in the same file
+        "class Path(parts: Seq[String]) {\n"
+        + SCALA_MEMBERS
+        + "}\n\nclass SegmentedPath(parts: Seq[String]) extends Path(parts) {\n"
+        + SCALA_MEMBERS.replace("val raw", "// the path segments: Path segments, reversed\n    val raw")
         + "}\n"
     ),
     "src/io.py": (
@@ -112,6 +124,21 @@ def test_a_type_comes_before_its_extensions_in_other_files(repo: Path) -> None:
     """A Swift `extension ToolInfo` in another file is no definition of `ToolInfo` either."""
     first = run_query("ToolInfo", Where.of(None, None, repo), k=3).results[0]
     assert first.view.path == "Sources/Tool/Info.swift", first.anchor
+
+
+def test_a_qualifier_that_names_the_owner_outranks_the_file_it_is_in(repo: Path) -> None:
+    """`Path.segments` is class Path's `segments`; `SegmentedPath.segments` in Path.scala matches
+    only by the file's name standing for the qualifier, a weaker reading, and takes less of the
+    definition bonus."""
+    from cora_ci.bundle import open_bundle
+    from cora_ci.retrieval import search
+
+    b = open_bundle(repo / ".cora" / "index")
+    bonus = {b.chunks.chunk(b.chunks.row_of[h.chunk_id]).anchor: h.explain["definition"]
+             for h in search(b, "Path.segments", k=5)}  # fmt: skip
+    assert bonus["src/Path.scala::Path.segments"] > bonus["src/Path.scala::SegmentedPath.segments"] > 0
+    first = run_query("Path.segments", Where.of(None, None, repo), k=3).results[0]
+    assert first.anchor == "src/Path.scala::Path.segments", first.anchor
 
 
 def test_a_trait_impls_member_is_named_by_its_type(repo: Path) -> None:

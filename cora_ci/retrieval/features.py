@@ -70,6 +70,13 @@ def _names(ident: tuple[str, ...], m: Meta, fold: bool) -> bool:
     return False
 
 
+def by_its_own_name(ident: tuple[str, ...], m: Meta) -> bool:
+    """An anchor's qualified name itself ends with all of `ident`'s parts (`Path.segments` in
+    class `Path`), not with a tail of them under the file's module path (`segments` of another
+    class in `Path.scala`)."""
+    return any(_ends_with(name, ident, False) for name in m.names)
+
+
 def definition_level(ident: tuple[str, ...], m: Meta, text: Callable[[], str] | None = None) -> int:
     """How well the chunk defines the identifier `ident` (parts of `a.B.c`): EXACT, FOLDED, NAME_ONLY, 0.
 

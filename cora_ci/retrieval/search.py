@@ -32,7 +32,9 @@ from cora_ci.retrieval.catalog import OVERLOAD, Catalog, Meta, catalog
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import (
+    EXACT,
     active,
+    by_its_own_name,
     compile_filters,
     definition_level,
     last_stem,
@@ -51,6 +53,7 @@ from cora_ci.retrieval.types import Boost, Filters, Hit
 # of Params.definition, by definition_level: a name in another case (`reader` for `Reader`) well below
 # the exact one, which comes first even from the second place in BM25 and a file's second pick
 _LEVEL_SHARE = {3: 1.0, 2: 0.35, 1: 0.15}
+_BY_PATH = 0.8  # of an exact match whose qualifier is the file's module path, not the anchor's own
 _EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
 
 
@@ -251,6 +254,8 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             if level:  # a family's other members, and a block extending a type declared elsewhere: half
                 principal = first_part.get(_family(m)) == key and not (m.kind == "type" and _extends(cat, m))
                 share = _LEVEL_SHARE[level] * (1.0 if principal else 0.5)
+                if level == EXACT and len(ident) > 1 and not by_its_own_name(ident, m):
+                    share *= _BY_PATH  # `Path.segments` asks for class Path's before Path.scala's other ones
                 bonus = max(bonus, weight * share)
         if bonus:
             ex["definition"] = round(bonus, 6)
