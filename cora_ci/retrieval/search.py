@@ -230,7 +230,8 @@ def _principal(cat: Catalog, cands: dict[int, _Cand]) -> dict[str, int]:
 
 def _extends(cat: Catalog, m: Meta) -> bool:
     """The chunk adds to a type declared elsewhere (a Rust `impl`, a Swift `extension`) rather than
-    declaring it: its own hierarchy entry says so (read only for a family's rival members)."""
+    declaring it: its own hierarchy entry says so (read only for a type that matches a name asked
+    for, or rivals another member of its family: a few chunks a query)."""
     hierarchy = cat.table.chunk(m.row).hierarchy
     return bool(hierarchy) and hierarchy[-1].startswith(_EXTENSIONS)
 
