@@ -607,8 +607,14 @@ def test_haskell_types_classes_instances_and_signed_functions() -> None:
         -- | Adds an item.
         add :: Int -> Cart -> Cart
         add i c = c { items = i : items c }
+
+        -- | Empties a cart.
+        clear :: Cart -> Cart
+        clear = const (Cart [] "")
     """, min_tokens=2)  # fmt: skip
     labels = _labels(r)
+    assert labels["Priced.price"][0] == "method:price"  # a class declares its methods by signature
+    assert labels["clear"] == ("function:clear", 22, 24)  # a function defined without its arguments
     assert labels["Cart"][0] == "data:Cart" and labels["Price"][0] == "newtype:Price"
     assert labels["Priced"][0] == "class:Priced" and labels["<Cart as Priced>"][0] == "impl:<Cart as Priced>"
     assert labels["add"] == ("function:add", 18, 20)  # its haddock and signature

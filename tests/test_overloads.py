@@ -68,6 +68,26 @@ FILES = {
         + SCALA_MEMBERS.replace("val raw", "// the path segments: Path segments, reversed\n    val raw")
         + "}\n"
     ),
+    "src/describe.rs": (  # a trait's method, and impls of it that say more of its name
+        "/// Things that describe themselves.\npub trait Describe {\n"
+        + "".join(
+            f"    /// The {m} of a thing, in words a reader of the log understands,\n"
+            f"    /// with its identity and its state, for reports and for errors.\n"
+            f"    fn {m}(&self) -> String;\n\n"
+            for m in ("describe", "summary", "detail", "title")
+        )
+        + "}\n\n"
+        + "".join(
+            f"impl Describe for Part{i} {{\n    fn describe(&self) -> String {{\n"
+            f"        let inner = self.describe_inner();\n"
+            + "".join(
+                f'        let line{j} = format!("describe part {i} line {j}: {{}}", inner);\n'
+                for j in range(6)
+            )
+            + f'        format!("describe part {i}: describe {{}}", line0)\n    }}\n}}\n\n'
+            for i in range(3)
+        )
+    ),
     "src/io.py": (
         "class Reader:\n    '''Reads records from a stream.'''\n\n"
         "    def __init__(self, stream):\n        self.stream = stream\n\n"
@@ -139,6 +159,15 @@ def test_a_qualifier_that_names_the_owner_outranks_the_file_it_is_in(repo: Path)
     assert bonus["src/Path.scala::Path.segments"] > bonus["src/Path.scala::SegmentedPath.segments"] > 0
     first = run_query("Path.segments", Where.of(None, None, repo), k=3).results[0]
     assert first.anchor == "src/Path.scala::Path.segments", first.anchor
+
+
+def test_a_bare_name_asks_for_the_trait_method_not_an_impl_of_it(repo: Path) -> None:
+    """`describe` is declared by trait Describe and implemented three times: the declaration
+    first, the impls (`<Part0 as Describe>.describe`, what `Part0::describe` asks for) after it."""
+    results = run_query("describe", Where.of(None, None, repo), k=4).results
+    assert results[0].anchor == "src/describe.rs::Describe.describe", [r.anchor for r in results]
+    first = run_query("Part1::describe", Where.of(None, None, repo), k=3).results[0]
+    assert (first.anchor or "").startswith("src/describe.rs::<Part1 as Describe>"), first.anchor
 
 
 def test_a_trait_impls_member_is_named_by_its_type(repo: Path) -> None:

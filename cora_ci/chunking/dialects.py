@@ -1,8 +1,9 @@
 """Definitions that are no definition node, for grammars the generic rule misses: Elixir's
 `defmodule` and `def` are calls, Zig's functions and types are `Decl` wrappers (a type is a
 `const` bound to a `struct {...}`), Dart writes a function as a signature followed by its body
-as a sibling, and Haskell's types are `data_type`, `newtype`, `class` and `instance` nodes (an
-instance extends a type as a Rust impl does, and is named like one: `<Cart as Priced>`), and
+as a sibling, Haskell's types are `data_type`, `newtype`, `class` and `instance` nodes (an
+instance extends a type as a Rust impl does, and is named like one: `<Cart as Priced>`; a class
+declares its methods by signature; a function may be a bare `bind`), and
 Lua binds many functions by assignment (`M.setup = function(opts) ... end`).
 `symbols.Classifier` asks `classify` when nothing else matched a node; `outline.Extractor` asks
 for a definition's body, its last node and the attributes above it."""
@@ -35,7 +36,7 @@ def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, s
     if lang == "dart":
         return _dart(n, src)
     if lang == "haskell":
-        return _haskell(n, src)
+        return _haskell(n, src, in_type)
     if lang == "lua" and (fn := _lua_function(n)) is not None:
         names = _child(n, "variable_list")
         return ("method", "function", _text(src, names)) if names is not None and fn else None
@@ -66,8 +67,8 @@ def last_node(lang: str, n: Node) -> Node:
 def attaches(lang: str, n: Node, src: bytes) -> bool:
     """An Elixir `@doc`, `@spec` or `@impl` above a `def`, a Haskell type signature above its
     function: part of it, like a decorator."""
-    if lang == "haskell":
-        return bool(n.type == "signature")
+    if lang == "haskell":  # a class's own signatures are its methods, not a default's attribute
+        return n.type == "signature" and (n.parent is None or n.parent.type != "class_declarations")
     if lang != "elixir" or n.type != "unary_operator" or _text(src, n)[:1] != "@":
         return False
     call = n.named_children[0] if n.named_children else None
@@ -132,10 +133,14 @@ def _dart(n: Node, src: bytes) -> tuple[str, str, str] | None:
     return "method", "function" if n.type == "function_signature" else "method", _text(src, name)
 
 
-def _haskell(n: Node, src: bytes) -> tuple[str, str, str] | None:
+def _haskell(n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
     name = n.child_by_field_name("name")
     if name is None:
         return None
+    if n.type == "signature" and in_type:  # `parseJSON :: Value -> Parser a` in a class declares it
+        return "method", "method", _text(src, name)
+    if n.type == "bind":  # `encode = toLazyText . build`: a function defined without its arguments
+        return "method", "method" if in_type else "function", _text(src, name)
     if n.type in _HASKELL_TYPES:
         return "type", _HASKELL_TYPES[n.type], _text(src, name)
     if n.type != "instance":

@@ -22,6 +22,7 @@ Steps, each visible in a hit's `explain`:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -55,6 +56,7 @@ from cora_ci.retrieval.types import Boost, Filters, Hit
 _LEVEL_SHARE = {3: 1.0, 2: 0.35, 1: 0.15}
 _BY_PATH = 0.8  # of an exact match whose qualifier is the file's module path, not the anchor's own
 _EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
+_IMPL_MEMBER = re.compile(r"[.:]<[^<>]+ as [^<>]+>\.[^.]+$")  # `<Bool as FromJSON>.parseJSON`
 
 
 @dataclass
@@ -257,6 +259,8 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
                 share = _LEVEL_SHARE[level] * (1.0 if principal else 0.5)
                 if level == EXACT and len(ident) > 1 and not by_its_own_name(ident, m):
                     share *= _BY_PATH  # `Path.segments` asks for class Path's before Path.scala's other ones
+                elif len(ident) == 1 and _IMPL_MEMBER.search(m.anchor or ""):
+                    share *= 0.5  # a bare `parseJSON` asks for the class's declaration, not an instance's
                 bonus = max(bonus, weight * share)
         if bonus:
             ex["definition"] = round(bonus, 6)
