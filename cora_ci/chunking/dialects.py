@@ -10,9 +10,7 @@ for a definition's body, its last node and the attributes above it."""
 
 from __future__ import annotations
 
-from typing import Any
-
-Node = Any  # tree_sitter.Node
+from cora_ci.chunking.nodes import Node, child, text_of
 
 LANGS = frozenset({"elixir", "zig", "dart", "haskell", "lua"})
 _ELIXIR_TYPES = {"defmodule": "module", "defprotocol": "protocol", "defimpl": "impl"}
@@ -38,17 +36,17 @@ def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, s
     if lang == "haskell":
         return _haskell(n, src, in_type)
     if lang == "lua" and (fn := _lua_function(n)) is not None:
-        names = _child(n, "variable_list")
-        return ("method", "function", _text(src, names)) if names is not None and fn else None
+        names = child(n, "variable_list")
+        return ("method", "function", text_of(src, names)) if names is not None and fn else None
     return None
 
 
 def body(lang: str, n: Node) -> Node | None:
     """The node holding a definition's members or statements, where no `body` field says so."""
     if lang == "elixir" and n.type == "call":
-        return _child(n, "do_block")
+        return child(n, "do_block")
     if lang == "zig" and n.type == "Decl":
-        return _child(n, "Block") or _zig_container(n)
+        return child(n, "Block") or _zig_container(n)
     if lang == "dart" and n.type in _DART_SIGNATURES:
         nxt = n.next_named_sibling
         return nxt if nxt is not None and nxt.type == "function_body" else None
@@ -69,68 +67,69 @@ def attaches(lang: str, n: Node, src: bytes) -> bool:
     function: part of it, like a decorator."""
     if lang == "haskell":  # a class's own signatures are its methods, not a default's attribute
         return n.type == "signature" and (n.parent is None or n.parent.type != "class_declarations")
-    if lang != "elixir" or n.type != "unary_operator" or _text(src, n)[:1] != "@":
+    if lang != "elixir" or n.type != "unary_operator" or text_of(src, n)[:1] != "@":
         return False
     call = n.named_children[0] if n.named_children else None
     target = call.child_by_field_name("target") if call is not None and call.type == "call" else None
-    return target is not None and _text(src, target) in _ELIXIR_ATTRIBUTES
+    return target is not None and text_of(src, target) in _ELIXIR_ATTRIBUTES
 
 
 def _elixir(n: Node, src: bytes) -> tuple[str, str, str] | None:
     if n.type != "call":
         return None
     target = n.child_by_field_name("target")
-    args = _child(n, "arguments")
+    args = child(n, "arguments")
     if target is None or target.type != "identifier" or args is None or not args.named_children:
         return None
-    word, first = _text(src, target), args.named_children[0]
-    if word in _ELIXIR_TYPES and _child(n, "do_block") is not None:
-        return ("type", _ELIXIR_TYPES[word], _text(src, first)) if first.type == "alias" else None
+    word, first = text_of(src, target), args.named_children[0]
+    if word in _ELIXIR_TYPES and child(n, "do_block") is not None:
+        return ("type", _ELIXIR_TYPES[word], text_of(src, first)) if first.type == "alias" else None
     if word not in _ELIXIR_FUNCTIONS:
         return None
     if first.type == "binary_operator":  # `def f(x) when is_integer(x)`
         first = first.child_by_field_name("left") or first
     if first.type == "call":
         first = first.child_by_field_name("target") or first
-    return ("method", _ELIXIR_FUNCTIONS[word], _text(src, first)) if first.type == "identifier" else None
+    return ("method", _ELIXIR_FUNCTIONS[word], text_of(src, first)) if first.type == "identifier" else None
 
 
 def _zig(n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
     if n.type != "Decl":
         return None
-    proto = _child(n, "FnProto")
+    proto = child(n, "FnProto")
     if proto is not None:
-        name = _child(proto, "IDENTIFIER")
-        return ("method", "method" if in_type else "function", _text(src, name)) if name is not None else None
+        name = child(proto, "IDENTIFIER")
+        label = "method" if in_type else "function"
+        return ("method", label, text_of(src, name)) if name is not None else None
     container = _zig_container(n)
-    var = _child(n, "VarDecl")
-    name = _child(var, "IDENTIFIER") if var is not None else None
+    var = child(n, "VarDecl")
+    name = child(var, "IDENTIFIER") if var is not None else None
     if container is None or name is None or not container.children:
         return None
-    word = _text(src, container.children[0])
-    return ("type", word, _text(src, name)) if word in _ZIG_CONTAINERS else None
+    word = text_of(src, container.children[0])
+    return ("type", word, text_of(src, name)) if word in _ZIG_CONTAINERS else None
 
 
 def _zig_container(n: Node) -> Node | None:
     """`const Point = struct {...}`: the `ContainerDecl` a declaration binds, under its value."""
-    var = _child(n, "VarDecl")
+    var = child(n, "VarDecl")
     node = var
     for step in ("ErrorUnionExpr", "SuffixExpr", "ContainerDecl"):
-        node = _child(node, step) if node is not None else None
+        node = child(node, step) if node is not None else None
     return node
 
 
 def _dart(n: Node, src: bytes) -> tuple[str, str, str] | None:
     if n.type in _DART_TYPES:
-        name = n.child_by_field_name("name") or _child(n, "identifier")
-        return ("type", _DART_TYPES[n.type], _text(src, name)) if name is not None else None
+        name = n.child_by_field_name("name") or child(n, "identifier")
+        return ("type", _DART_TYPES[n.type], text_of(src, name)) if name is not None else None
     if n.type not in _DART_SIGNATURES:
         return None
     sig = n if n.type == "function_signature" else (n.named_children[0] if n.named_children else None)
-    name = None if sig is None else sig.child_by_field_name("name") or _child(sig, "identifier")
+    name = None if sig is None else sig.child_by_field_name("name") or child(sig, "identifier")
     if name is None:
         return None
-    return "method", "function" if n.type == "function_signature" else "method", _text(src, name)
+    return "method", "function" if n.type == "function_signature" else "method", text_of(src, name)
 
 
 def _haskell(n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
@@ -138,32 +137,24 @@ def _haskell(n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
     if name is None:
         return None
     if n.type == "signature" and in_type:  # `parseJSON :: Value -> Parser a` in a class declares it
-        return "method", "method", _text(src, name)
+        return "method", "method", text_of(src, name)
     if n.type == "bind":  # `encode = toLazyText . build`: a function defined without its arguments
-        return "method", "method" if in_type else "function", _text(src, name)
+        return "method", "method" if in_type else "function", text_of(src, name)
     if n.type in _HASKELL_TYPES:
-        return "type", _HASKELL_TYPES[n.type], _text(src, name)
+        return "type", _HASKELL_TYPES[n.type], text_of(src, name)
     if n.type != "instance":
         return None
     types = n.child_by_field_name("patterns")
-    of = " ".join(_text(src, types).split()) if types is not None else ""
-    return "type", "impl", f"<{of} as {_text(src, name)}>" if of else _text(src, name)
+    of = " ".join(text_of(src, types).split()) if types is not None else ""
+    return "type", "impl", f"<{of} as {text_of(src, name)}>" if of else text_of(src, name)
 
 
 def _lua_function(n: Node) -> Node | None:
     """`name = function(...) ... end` (one name, one value): the function bound."""
     if n.type != "assignment_statement":
         return None
-    names, values = _child(n, "variable_list"), _child(n, "expression_list")
+    names, values = child(n, "variable_list"), child(n, "expression_list")
     if names is None or values is None or len(names.named_children) != 1 or len(values.named_children) != 1:
         return None
     fn = values.named_children[0]
     return fn if fn.type == "function_definition" else None
-
-
-def _child(n: Node, node_type: str) -> Node | None:
-    return next((c for c in n.named_children if c.type == node_type), None)
-
-
-def _text(src: bytes, n: Node) -> str:
-    return src[n.start_byte : n.end_byte].decode("utf-8", errors="replace")

@@ -13,8 +13,9 @@ from functools import cache
 from typing import Any
 
 from cora_ci.chunking import dialects
+from cora_ci.chunking.nodes import text_of
 from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import
-from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash, text_of
+from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash
 
 Node = Any  # tree_sitter.Node
 

@@ -6,12 +6,10 @@ C++ declarators). `outline.py` walks a file and asks this of each node it meets.
 from __future__ import annotations
 
 import re
-from typing import Any
 
 from cora_ci.chunking import dialects
+from cora_ci.chunking.nodes import Node, text_of
 from cora_ci.chunking.specs import LangSpec, generic_kind, spec_for
-
-Node = Any  # tree_sitter.Node
 
 FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function", "lambda"}
@@ -27,10 +25,6 @@ _TYPE_WORDS = frozenset({
 _PY_PROPERTY = re.compile(
     r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
 )
-
-
-def text_of(src: bytes, node: Node) -> str:
-    return src[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
 
 
 def squash(s: str) -> str:

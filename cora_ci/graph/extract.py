@@ -22,6 +22,7 @@ import numpy as np
 
 from cora_ci.arrays import among
 from cora_ci.chunking.model import Chunk
+from cora_ci.chunking.nodes import text_of
 from cora_ci.chunking.outline import parser_for
 from cora_ci.chunking.secrets import contains_secret
 from cora_ci.files.langs import MARKUP, grammar_available
@@ -239,19 +240,15 @@ def _imports(lang: str, src: bytes, caps: Mapping[str, list[Any]]) -> list[str]:
     for node in caps.get("imp", []):
         out.update(_statement_specifiers(lang, src, node))
     for node in caps.get("str", []):
-        spec = _text(src, node).strip().strip("\"'`")
+        spec = text_of(src, node).strip().strip("\"'`")
         if spec:
             out.add(spec)
     # A specifier can be a URL with a token in it; the manifest stores imports as written.
     return sorted(s for s in out if contains_secret(s) is None)
 
 
-def _text(src: bytes, node: Any) -> str:
-    return src[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
-
-
 def _statement_specifiers(lang: str, src: bytes, node: Any) -> list[str]:
-    text = _text(src, node)
+    text = text_of(src, node)
     if lang == "python":
         return _python_specifiers(src, node)
     if lang == "rust":
@@ -271,7 +268,7 @@ def _python_specifiers(src: bytes, node: Any) -> list[str]:
     def dotted(n: Any) -> str:
         if n.type == "aliased_import":
             n = n.child_by_field_name("name")
-        return "".join(_text(src, n).split()) if n is not None else ""
+        return "".join(text_of(src, n).split()) if n is not None else ""
 
     names = [dotted(n) for n in node.children_by_field_name("name")]
     if node.type == "import_statement":

@@ -61,20 +61,20 @@ def _folded(part: str) -> str:
 
 def _names(ident: tuple[str, ...], m: Meta, fold: bool) -> bool:
     """An anchor of `m` ends with `ident`, or with a tail of it whose head is the file's module path."""
-    for name in m.names:
-        if _ends_with(name, ident, fold):
-            return True
-        for cut in range(1, len(ident)):
-            if _ends_with(name, ident[cut:], fold) and _ends_with(stem_parts(m.path), ident[:cut], fold):
-                return True
-    return False
+    if by_its_own_name(ident, m, fold):
+        return True
+    return any(
+        _ends_with(name, ident[cut:], fold) and _ends_with(stem_parts(m.path), ident[:cut], fold)
+        for name in m.names
+        for cut in range(1, len(ident))
+    )
 
 
-def by_its_own_name(ident: tuple[str, ...], m: Meta) -> bool:
+def by_its_own_name(ident: tuple[str, ...], m: Meta, fold: bool = False) -> bool:
     """An anchor's qualified name itself ends with all of `ident`'s parts (`Path.segments` in
     class `Path`), not with a tail of them under the file's module path (`segments` of another
     class in `Path.scala`)."""
-    return any(_ends_with(name, ident, False) for name in m.names)
+    return any(_ends_with(name, ident, fold) for name in m.names)
 
 
 def definition_level(ident: tuple[str, ...], m: Meta, text: Callable[[], str] | None = None) -> int:

@@ -22,14 +22,13 @@ Steps, each visible in a hit's `explain`:
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
-from cora_ci.retrieval.catalog import OVERLOAD, Catalog, Meta, catalog
+from cora_ci.retrieval.catalog import OVERLOAD, Catalog, Meta, catalog, impl_member
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import (
@@ -56,7 +55,6 @@ from cora_ci.retrieval.types import Boost, Filters, Hit
 _LEVEL_SHARE = {3: 1.0, 2: 0.35, 1: 0.15}
 _BY_PATH = 0.8  # of an exact match whose qualifier is the file's module path, not the anchor's own
 _EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
-_IMPL_MEMBER = re.compile(r"[.:]<[^<>]+ as [^<>]+>\.[^.]+$")  # `<Bool as FromJSON>.parseJSON`
 
 
 @dataclass
@@ -221,8 +219,8 @@ def _principal(cat: Catalog, cands: dict[int, _Cand]) -> dict[str, int]:
         h, m = cands[have].meta, c.meta
         if m.anchor == h.anchor:  # parts of one split definition: the first
             better = m.start_line < h.start_line
-        elif m.kind == h.kind == "type" and _extends(cat, m) != _extends(cat, h):
-            better = _extends(cat, h)
+        elif m.kind == h.kind == "type" and _extends(cat, m) != (extends := _extends(cat, h)):
+            better = extends  # the declaration over the block extending it
         else:  # overloads: the longest
             better = (m.end_line - m.start_line, -m.start_line) > (h.end_line - h.start_line, -h.start_line)
         if better:
@@ -259,7 +257,7 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
                 share = _LEVEL_SHARE[level] * (1.0 if principal else 0.5)
                 if level == EXACT and len(ident) > 1 and not by_its_own_name(ident, m):
                     share *= _BY_PATH  # `Path.segments` asks for class Path's before Path.scala's other ones
-                elif len(ident) == 1 and _IMPL_MEMBER.search(m.anchor or ""):
+                elif len(ident) == 1 and impl_member(m.anchor or ""):
                     share *= 0.5  # a bare `parseJSON` asks for the class's declaration, not an instance's
                 bonus = max(bonus, weight * share)
         if bonus:
