@@ -29,6 +29,10 @@ PATHS = [
     "binding/json.go",
     "render/json.go",
     "lib/router.rb",
+    "src/Local/LocalAdapter.php",
+    "base/strings.cc",
+    "lua/plenary/path.lua",
+    "Sources/Parser.swift",
     "pkg/utils.py",
     *(f"m{i}/widget.py" for i in range(4)),
 ]
@@ -44,6 +48,11 @@ PATHS = [
         ("src/test/java/com/acme/FooTest.java", ("src/main/java/com/acme/Foo.java",)),
         ("binding/json_test.go", ("binding/json.go",)),  # beside it, not `render/json.go`
         ("spec/router_spec.rb", ("lib/router.rb",)),
+        ("test/router_test.rb", ("lib/router.rb",)),  # minitest's
+        ("src/Local/LocalAdapterTest.php", ("src/Local/LocalAdapter.php",)),  # PHPUnit's, beside it
+        ("base/strings_unittest.cc", ("base/strings.cc",)),  # Chromium's
+        ("tests/path_spec.lua", ("lua/plenary/path.lua",)),  # busted's
+        ("Tests/ParserTests.swift", ("Sources/Parser.swift",)),  # XCTest's
         ("tests/auth_tests/test_hashers.py", ("django/contrib/auth/hashers.py",)),  # `auth_tests`: `auth`
         ("sympy/parsing/tests/test_latex.py", ()),  # the parser's test, not the printer's
         ("tests/test_utils.py", ()),  # a name too common to say which

@@ -55,9 +55,16 @@ _TEMPLATE_FILE = re.compile(
 )
 _VENDORED_FILE = re.compile(r"^(jquery|bootstrap|lodash|underscore|moment|d3|angular|react(-dom)?|vue)"
                             r"([-.]\d[\w.-]*)?(\.(min|slim|bundle))?\.js$", re.I)  # fmt: skip
-_TEST_FILE = re.compile(
-    r"(^test_.*\.py$|_tests?\.(py|go|rs|c|cc|cpp)$|\.(test|spec)\.[cm]?[jt]sx?$|^conftest\.py$"
-    r"|Tests?\.(java|cs|kt|swift)$|_spec\.rb$)"
+# A test file's name by its runner's convention, around the stem of the file it checks (the named
+# groups; `tested.subject_stem`): pytest's `test_x.py`, Go's `x_test.go`, Google's `x_unittest.cc`,
+# Jest's `x.test.ts`, JUnit's, PHPUnit's and XCTest's `XTest.java`, `XTest.php`, `XTests.swift`,
+# RSpec's and busted's `x_spec.rb`, `x_spec.lua`; and pytest's `conftest.py`, Bats' `x.bats`.
+# Not `XSpec.kt` (kotlinpoet's `FunSpec` is code) nor `x_spec.py` (TensorFlow's `tensor_spec`).
+TEST_NAME = re.compile(
+    r"^test_(?P<a>.+)\.(py|rb|c|cc|cpp|lua)$|^(?P<b>.+?)_(unit)?tests?\.\w+$"
+    r"|^(?P<c>.+?)\.(test|spec)\.[cm]?[jt]sx?$"
+    r"|^(?P<d>.*?)Tests?\.(java|cs|kt|kts|swift|php|scala|groovy|m|mm)$|^(?P<e>.+?)_spec\.(rb|lua)$"
+    r"|^conftest\.py$|\.bats$"
 )
 # a benchmark times the code it calls, as a test checks it: neither is what a question asks for
 _BENCHMARK_FILE = re.compile(
@@ -93,14 +100,15 @@ def path_class(path: str) -> str | None:
         return "changelog"
     for d in dirs:
         bare = d.lstrip("_")  # Go's tools skip `_examples/`, `_test/`: the same classes
+        lower = bare.lower()  # SwiftPM's `Tests/`, .NET's `Benchmarks/`
         for cls, names in _DIRS.items():
-            if d in names or bare in names:
+            if d in names or bare in names or lower in names:
                 return cls
         if _TESTS_NAMED.match(bare):
             return "test"
     if _MIGRATION_FILE.match(name) and any(d.lower() in _MIGRATION_DIRS for d in dirs):
         return "migration"
-    if _TEST_FILE.search(name):
+    if TEST_NAME.search(name):
         return "test"
     if _BENCHMARK_FILE.search(name):
         return "benchmark"

@@ -17,11 +17,8 @@ import bisect
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-# A test file's name around its subject's stem: `test_x.py`, `x_test.go`, `x.test.ts`, `XTest.java`...
-_AFFIXED = re.compile(
-    r"^test_(?P<a>.+)\.py$|^(?P<b>.+?)_tests?\.\w+$|^(?P<c>.+?)\.(test|spec)\.[cm]?[jt]sx?$"
-    r"|^(?P<d>.+?)Tests?\.(java|cs|kt|swift)$|^(?P<e>.+?)_spec\.rb$"
-)
+from cora_ci.retrieval.kinds import TEST_NAME
+
 # stems too common to say which file is meant
 _GENERIC = frozenset({
     "__init__", "index", "mod", "lib", "main", "utils", "util", "helpers", "common", "conftest", "setup",
@@ -42,8 +39,8 @@ def subject_stem(path: str) -> str | None:
     """The stem of the file a test file checks, by its name; None when the name is not a test's
     or says too little."""
     name = path.rsplit("/", 1)[-1]
-    m = _AFFIXED.match(name)
-    stem = next((g for g in m.groups() if g), None) if m else None
+    m = TEST_NAME.match(name)
+    stem = next((g for g in m.groupdict().values() if g), None) if m else None
     if stem is None or not stem.strip("_"):
         return None
     stem = stem.lstrip("_")
@@ -76,10 +73,10 @@ class Subjects:
         if stem is None:
             return ()
         parts = test_path.split("/")[:-1]
-        first = next((i for i, d in enumerate(parts) if d in _TEST_DIRS), len(parts))
+        first = next((i for i, d in enumerate(parts) if d.lower() in _TEST_DIRS), len(parts))
         inside = parts[:first]  # `sympy/parsing/tests/` checks `sympy/parsing/`, not `sympy/printing/`
         by_stem = self._part("".join(d + "/" for d in inside))
-        own = {_bare(d) for d in parts if d not in _TEST_DIRS}
+        own = {_bare(d) for d in parts if d.lower() not in _TEST_DIRS}
         near: dict[str, int] = {}
         for p in by_stem.get(stem, []) if by_stem is not None else []:
             if _checkable(test_path, p):
@@ -131,7 +128,7 @@ def named_for(test_path: str, used: Iterable[str], defining: Defining) -> tuple[
 def _checkable(test_path: str, path: str) -> bool:
     """`path` is code a test file may check: of its extension, not a test by name or place."""
     return (path.endswith("." + test_path.rsplit(".", 1)[-1]) and subject_stem(path) is None
-            and not _TEST_DIRS.intersection(path.split("/")[:-1]))  # fmt: skip
+            and not _TEST_DIRS.intersection(d.lower() for d in path.split("/")[:-1]))  # fmt: skip
 
 
 def _squashed(name: str) -> str:
