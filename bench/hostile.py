@@ -1,6 +1,8 @@
 """Hostile inputs: time and peak memory of `cora-ci index` (BM25 only) on a 50 MB one-line file
 (chunked, and skipped at the default max_file_bytes), 10,000-level nested expressions and a 1 GB
-file, each in a fresh git repository.
+file, each in a fresh git repository; then the time of a query whose text is built to make a
+report's readers backtrack (100,000 blank lines, 40,000 dotted words, ...: a pasted report is read
+for clues up to 100,000 characters), in process, on a small bundle.
 
     python bench/hostile.py [--skip-gb] [--keep DIR]
 
@@ -80,6 +82,35 @@ def _index(repo: Path, *extra: str) -> tuple[float, float, int]:
     return time.perf_counter() - t, usage.ru_maxrss / 1024, proc.returncode
 
 
+# (label, query text): what a report's regular expressions might take quadratic time over
+QUERIES = (
+    ("100,000 blank lines", "bug\n" + "\n" * 100_000),
+    ("30,000 lines of a tab and a space", "bug\n" + "\t \n" * 30_000),
+    ("100,000 spaces", "bug " + " " * 100_000),
+    ("40,000 dotted words", "a." * 40_000),
+    ("30,000 lines `#1`", "#1\n" * 30_000),
+    ("20,000 lines `  at `", "  at \n" * 20_000),
+    ("8,000 unfinished Ruby frames", "a.rb:1:in '\n" * 8_000),
+    ("7,000 diagnostic codes", "(models.W042) " * 7_000),
+)
+
+
+def _queries(root: Path) -> None:
+    from cora_ci.build import build
+    from cora_ci.bundle import open_bundle
+    from cora_ci.retrieval import search
+
+    code = "def total(lines):\n    return sum(lines)\n"
+    repo = _repo(root, "queries", lambda r: (r / "shop.py").write_text(code))
+    build(repo, model="none")
+    bundle = open_bundle(repo / ".cora" / "index")
+    search(bundle, "warm up", k=10)
+    for label, text in QUERIES:
+        t = time.perf_counter()
+        search(bundle, text, k=10)
+        print(f"query of {label}: {(time.perf_counter() - t) * 1000:.0f} ms")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip-gb", action="store_true", help="leave out the 1 GB file")
@@ -105,6 +136,7 @@ def main() -> None:
         verify = subprocess.run([sys.executable, "-m", "cora_ci", "verify"], cwd=repo, capture_output=True)
         print(f"{label}: {secs:.1f} s, peak RSS {rss:.0f} MB, exit {code}, verify exit "
               f"{verify.returncode} (fixture {setup:.1f} s)")  # fmt: skip
+    _queries(root)
 
 
 if __name__ == "__main__":

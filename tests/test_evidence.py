@@ -15,7 +15,8 @@ from cora_ci.build import build
 from cora_ci.render.query import Where, run_query
 from cora_ci.retrieval import emitted, evidence
 from cora_ci.retrieval.emitted import MESSAGE, messages
-from cora_ci.retrieval.evidence import MENTION, clues
+from cora_ci.retrieval.evidence import MENTION
+from cora_ci.retrieval.frames import clues
 from cora_ci.retrieval.noise import without_noise
 
 pytestmark = pytest.mark.usefixtures("private_cache")
@@ -40,6 +41,33 @@ pytestmark = pytest.mark.usefixtures("private_cache")
          "main.main()\n\t/home/u/shop/main.go:5 +0x20",
          ("/home/u/shop/cart/cart.go", "Total", 12)),
         ("thread 'main' panicked at src/cart.rs:12:9:\nindex out of bounds", ("src/cart.rs", None, 12)),
+        ("/app/lib/shop/cart.rb:12:in 'Shop::Cart#total!': undefined method '*' for nil (NoMethodError)\n"
+         "\tfrom /app/bin/shop:5:in '<main>'",
+         ("/app/lib/shop/cart.rb", "total!", 12)),  # Ruby 3.4's quotes, a method's `!`
+        ("/app/lib/shop/cart.rb:12:in `block (2 levels) in total': boom (RuntimeError)\n"
+         "\tfrom /app/lib/shop/cart.rb:9:in `each'",
+         ("/app/lib/shop/cart.rb", "total", 12)),  # older Ruby's backtick
+        ("PHP Fatal error:  Uncaught TypeError: boom in /var/www/src/Cart.php:12\nStack trace:\n"
+         "#0 /var/www/src/Shop.php(40): Shop\\Cart->total()\n#1 {main}\n  thrown in /var/www/src/Cart.php on line 12",
+         ("/var/www/src/Cart.php", None, 12)),
+        ("==1==ERROR: AddressSanitizer: heap-buffer-overflow\n    #0 0x4f5a3b in shop::Cart::total(int) "
+         "/src/shop/cart.cc:12:9\n    #1 0x4f5c10 in main /src/shop/main.cc:5:3",
+         ("/src/shop/cart.cc", "total", 12)),
+        ("Program received signal SIGSEGV.\n#0  cart_total (cart=0x0) at src/cart.c:12\n"
+         "#1  0x000055555555513d in main () at src/main.c:5",
+         ("src/cart.c", "cart_total", 12)),  # gdb
+        ("** (ArithmeticError) bad argument in arithmetic expression\n"
+         "    (shop 0.1.0) lib/shop/cart.ex:12: Shop.Cart.total/1\n    (elixir 1.16.0) lib/enum.ex:1: Enum.map/2",
+         ("lib/shop/cart.ex", "total", 12)),
+        ("Unhandled exception:\nNull check operator used on a null value\n"
+         "#0      Cart.total (package:shop/src/cart.dart:12:5)\n#1      main (file:///home/u/shop/bin/main.dart:5:3)",
+         ("src/cart.dart", "total", 12)),
+        ("lua: lua/shop/cart.lua:12: attempt to index a nil value\nstack traceback:\n\t[C]: in ?\n"
+         "\tlua/shop/cart.lua:12: in function 'shop.cart.total'\n\tmain.lua:5: in main chunk",
+         ("lua/shop/cart.lua", "total", 12)),
+        ("Fatal error: Index out of range: file Shop/Cart.swift, line 12", ("Shop/Cart.swift", None, 12)),
+        ("thread 1 panic: index out of bounds\n/home/u/shop/src/cart.zig:12:9: 0x1034b9f in total (shop)\n",
+         ("/home/u/shop/src/cart.zig", "total", 12)),
     ],
 )  # fmt: skip
 def test_the_innermost_frame_comes_first_in_every_format(
@@ -97,26 +125,71 @@ The total price of an order should treat a missing quantity as one.
 """
 
 
+RUBY_ORDERS = """\
+    module Shop
+      class Order
+        def initialize(lines)
+          @lines = lines
+        end
+
+        def total!
+          @lines.sum { |line| line[:price] * line.fetch(:qty) }
+        end
+
+        def describe
+          @lines.map { |line| line[:name] }.join(", ")
+        end
+      end
+    end
+    """
+
+RUBY_REPORT = """Order total! raises KeyError when a line has no quantity
+
+The total price of an order whose line has no quantity fails:
+
+/home/me/.gem/ruby/3.4.0/gems/shop-1.2.0/lib/shop/order.rb:8:in 'Hash#fetch': key not found: :qty (KeyError)
+\tfrom /home/me/.gem/ruby/3.4.0/gems/shop-1.2.0/lib/shop/order.rb:8:in 'block in Shop::Order#total!'
+\tfrom /home/me/.gem/ruby/3.4.0/gems/shop-1.2.0/lib/shop/order.rb:8:in 'Array#sum'
+\tfrom /home/me/.gem/ruby/3.4.0/gems/shop-1.2.0/lib/shop/order.rb:8:in 'Shop::Order#total!'
+\tfrom checkout.rb:3:in '<main>'
+
+The total price of an order should treat a missing quantity as one.
+"""
+
+
+NOISE = "The total price of an order line with no quantity: total, order, price, quantity, KeyError.\n"
+NOISE_FILES = {
+    "CHANGES.rst": "Changes\n=======\n\n" + "".join(f"1.{i}\n---\n\n- {NOISE}\n" for i in range(30)),
+    "shop/locale/fr/LC_MESSAGES/shop.po": "".join(
+        f'msgid "{NOISE.strip()} {i}"\nmsgstr "Le prix total {i}"\n\n' for i in range(30)),
+    ".github/ISSUE_TEMPLATE/bug_report.md": "## Bug\n\nThe total price of an order is wrong. KeyError.\n",
+}  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("code", "report", "anchor", "clean"),
+    [
+        ({"shop/orders.py": textwrap.dedent(ORDERS),
+          "shop/cart.py": "def cart_total(items):\n    return sum(i.price for i in items)\n"},
+         REPORT, "shop/orders.py::Order.total", 2),
+        # another runtime's format, a method's `!`; the other code file says less than the noise
+        ({"lib/shop/order.rb": textwrap.dedent(RUBY_ORDERS),
+          "lib/shop/cart.rb": "module Shop\n  def self.cart_total(items)\n    items.sum(&:price)\n  end\nend\n"},
+         RUBY_REPORT, "lib/shop/order.rb::Shop.Order.total!", 1),
+    ],
+)  # fmt: skip
 def test_a_traceback_report_finds_the_frame_over_changelog_and_translations(
-    make_repo: Callable[[dict[str, str]], Path],
+    make_repo: Callable[[dict[str, str]], Path], code: dict[str, str], report: str, anchor: str, clean: int
 ) -> None:
-    noise = "The total price of an order line with no quantity: total, order, price, quantity, KeyError.\n"
-    repo = make_repo({
-        "shop/orders.py": textwrap.dedent(ORDERS),
-        "shop/cart.py": "def cart_total(items):\n    return sum(i.price for i in items)\n",
-        "CHANGES.rst": "Changes\n=======\n\n" + "".join(f"1.{i}\n---\n\n- {noise}\n" for i in range(30)),
-        "shop/locale/fr/LC_MESSAGES/shop.po": "".join(
-            f'msgid "{noise.strip()} {i}"\nmsgstr "Le prix total {i}"\n\n' for i in range(30)),
-        ".github/ISSUE_TEMPLATE/bug_report.md": "## Bug\n\nThe total price of an order is wrong. KeyError.\n",
-    })  # fmt: skip
+    repo = make_repo({**code, **NOISE_FILES})
     build(repo, model="none")
-    ans = run_query(REPORT, Where.of(None, None, repo), k=5)
+    ans = run_query(report, Where.of(None, None, repo), k=5)
     first = ans.results[0]
-    assert first.anchor == "shop/orders.py::Order.total", [r.anchor for r in ans.results]
+    assert first.anchor == anchor, [r.anchor for r in ans.results]
     assert first.hit.explain["evidence"] == 1.0
     files = list(dict.fromkeys(r.view.path for r in ans.results))
-    assert files[0] == "shop/orders.py"
-    assert not {"CHANGES.rst", "shop/locale/fr/LC_MESSAGES/shop.po"} & set(files[:2])
+    assert files[0] == anchor.split("::")[0]
+    assert not {"CHANGES.rst", "shop/locale/fr/LC_MESSAGES/shop.po"} & set(files[:clean])
 
 
 SESSION = '''\

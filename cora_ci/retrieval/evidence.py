@@ -7,9 +7,8 @@ around it weaker, a path or a `module.function` merely mentioned weaker still. F
 standard library or of other packages match nothing in the bundle and fall away by themselves,
 so "innermost" means innermost among the frames that resolve.
 
-Formats read: Python (`File "x.py", line 3, in f`), JavaScript/TypeScript (V8's `at f (x.ts:3:5)`),
-Java (`at a.b.C.f(C.java:3)`), C# (`at A.B.F() in /x/B.cs:line 3`), Go (`a/b.F(...)` then its
-`/x/b.go:3 +0x1f` line) and Rust (`panicked at src/x.rs:3:5`, backtraces' `at ./src/x.rs:3:5`).
+Frames and mentions are read by `frames.py`, as 17 languages' runtimes, debuggers and
+sanitizers print them.
 
 A report without a traceback often quotes the error or warning it got, or names a diagnostic's
 code: the code that emits it is found by what it says (`emitted.py`), as strong a clue as a
@@ -22,86 +21,16 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from functools import cached_property
 from typing import NamedTuple
 
 from cora_ci.retrieval.catalog import Catalog
-from cora_ci.retrieval.emitted import MAX_CHARS, RARE, coded, named_by_errors, said
+from cora_ci.retrieval.emitted import RARE, coded, named_by_errors, said
 from cora_ci.retrieval.features import last_stem, stem_parts
+from cora_ci.retrieval.frames import Clue, clues
 from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.query import STOPWORDS
-
-_EXT = r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|java|kt|scala|cs|go|rs|rb|php|c|h|cc|cpp|hpp|swift|m)"
-_PATH = rf"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.{_EXT}"
-
-_PYTHON = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<name>[\w<>.]+))?')
-_V8 = re.compile(rf"^\s*at (?:(?:async )?(?P<name>[\w$.<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
-                 r"(?::\d+)?\)?\s*$", re.M)  # fmt: skip
-_JAVA = re.compile(r"^\s*at (?P<qual>[\w$.]+)\.(?P<name>[\w$<>]+)"
-                   r"\((?P<file>[\w$]+\.(?:java|kt|scala)):(?P<line>\d+)\)", re.M)  # fmt: skip
-_CSHARP = re.compile(rf"^\s*at (?P<qual>[\w.`<>]+)\.(?P<name>[\w<>`]+)\(.*?\) "
-                     rf"in (?P<path>{_PATH}):line (?P<line>\d+)", re.M)  # fmt: skip
-_GO = re.compile(rf"^(?P<qual>[\w./-]+)\.(?P<name>[\w]+)\(.*\)\n\s+(?P<path>{_PATH}):(?P<line>\d+)", re.M)
-_RUST = re.compile(rf"(?:panicked at |^\s*at )(?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?", re.M)
-_MENTION = re.compile(rf"(?<![\w/.\\-])(?P<path>{_PATH})(?::(?P<line>\d+))?(?![\w/])")
-_DOTTED = re.compile(r"(?<![\w.])(?P<qual>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w.])")
-
-
-class Clue(NamedTuple):
-    path: str | None  # as written: absolute, relative, under some site-packages
-    name: str | None  # the function or method a frame is in, or a dotted name's last part
-    line: int | None
-    frame: bool  # a traceback frame (not a mere mention)
-    dotted: tuple[str, ...] = ()  # `pkg.module.Class.method` as parts, its module to be found
-
-
-def clues(text: str) -> list[Clue]:
-    """The report's clues, innermost frames first, then mentions in the order written (less what
-    a frame already says: its path again, its file name, its qualified name)."""
-    text = text[:MAX_CHARS]
-    frames = list(_frames(text))
-    said = {c.path for c in frames} | {_base(c.path) for c in frames} | {c.name for c in frames}
-    return frames + [c for c in _mentions(text) if (c.path or c.name) not in said]
-
-
-def _base(path: str | None) -> str | None:
-    return re.split(r"[/\\]", path)[-1] if path else None
-
-
-def _frames(text: str) -> Iterator[Clue]:
-    # Python prints the innermost frame last: each traceback's frames are read backwards
-    for block in re.split(r"\n(?=Traceback \(most recent call last\))", text):
-        py = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for m in _PYTHON.finditer(block)]
-        yield from reversed(py)
-    for m in _V8.finditer(text):
-        yield Clue(m["path"], _last(m["name"]), int(m["line"]), True)
-    for m in _JAVA.finditer(text):
-        package = m["qual"].rsplit(".", 1)[0].replace(".", "/") if "." in m["qual"] else ""
-        yield Clue(f"{package}/{m['file']}".lstrip("/"), m["name"], int(m["line"]), True)
-    for pattern in (_CSHARP, _GO):
-        for m in pattern.finditer(text):
-            yield Clue(m["path"], m["name"], int(m["line"]), True)
-    for m in _RUST.finditer(text):
-        yield Clue(m["path"], None, int(m["line"]), True)
-
-
-def _mentions(text: str) -> Iterator[Clue]:
-    for m in _MENTION.finditer(text):
-        if "://" not in text[max(0, m.start() - 8) : m.start()]:  # a URL's path is not the repository's
-            yield Clue(m["path"], None, int(m["line"]) if m["line"] else None, False)
-    for m in _DOTTED.finditer(text):
-        parts = tuple(m["qual"].split("."))
-        if not re.fullmatch(_EXT, parts[-1]):  # `a.b.py` is a path, read above
-            yield Clue(None, parts[-1], None, False, parts)
-
-
-def _last(name: str | None) -> str | None:
-    """`Foo.bar`, `Object.<anonymous>`, `<module>` -> the function's own name, if it has one."""
-    if not name:
-        return None
-    last = re.split(r"[.\s]", name.strip())[-1]
-    return last if re.fullmatch(r"[A-Za-z_$][\w$]*", last) else None
 
 
 class Resolved(NamedTuple):

@@ -1,0 +1,113 @@
+"""What a bug report's text says about places in code: traceback frames, innermost first, in the
+formats runtimes, debuggers and sanitizers print them, then paths and dotted names merely
+mentioned. `evidence.py` matches them to a bundle.
+
+Formats read: Python (`File "x.py", line 3, in f`, innermost last), JavaScript/TypeScript (V8's
+`at f (x.ts:3:5)`), Java, Kotlin and Scala (`at a.b.C.f(C.java:3)`), C# (`at A.B.F() in
+/x/B.cs:line 3`), Go (`a/b.F(...)` then its `/x/b.go:3 +0x1f` line), Rust (`panicked at
+src/x.rs:3:5`, backtraces' `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in
+/x/C.php:3`, `#0 /x/C.php(3): C->f()`), C and C++ (AddressSanitizer's `#0 0x4f5a in f x.c:3:5`,
+gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app 0.1.0) lib/x.ex:3: A.B.f/2`), Dart (`#0 C.f
+(package:p/x.dart:3:5)`), Lua (`x.lua:3: in function 'f'`), Swift (`file x.swift, line 3`) and
+Zig (`x.zig:3:5: 0x1f in f (main)`). A file of the standard library or of another package
+matches nothing in the bundle and falls away there.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import NamedTuple
+
+from cora_ci.retrieval.emitted import MAX_CHARS
+
+_EXT = (r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|vue|svelte|java|kt|kts|scala|groovy|cs|go|rs|rb|php"
+        r"|c|h|cc|cpp|cxx|hh|hpp|hxx|swift|m|mm|ex|exs|erl|dart|lua|zig)")  # fmt: skip
+_PATH = rf"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.{_EXT}"
+_NAME = r"[\w$:.#<>~]+?[?!]?"  # a qualified name as a runtime prints it; its own name is `_last`'s
+
+_PYTHON = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<name>[\w<>.]+))?')
+# innermost first: (pattern, whether its `name` group is the function the line is in)
+_INNERMOST_FIRST = (
+    re.compile(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
+               r"(?::\d+)?\)?[ \t]*$", re.M),  # V8
+    re.compile(r"^[ \t]*at (?P<qual>[\w$.]+)\.(?P<name>[\w$<>]+)"
+               r"\((?P<file>[\w$]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)", re.M),  # the JVM's
+    re.compile(rf"^[ \t]*at (?P<qual>[\w.`<>]+)\.(?P<name>[\w<>`]+)\(.*?\) "
+               rf"in (?P<path>{_PATH}):line (?P<line>\d+)", re.M),  # .NET
+    re.compile(rf"^(?P<qual>[\w./-]+)\.(?P<name>\w+)\(.*\)\n[ \t]+(?P<path>{_PATH}):(?P<line>\d+)",
+               re.M),  # Go
+    re.compile(rf"(?:panicked at |^[ \t]*at )(?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?", re.M),  # Rust
+    re.compile(rf"^[ \t]*(?:from )?(?P<path>{_PATH}):(?P<line>\d+):in [`'](?:block (?:\(\d+ levels\) )?in )?"
+               rf"(?P<name>{_NAME})'", re.M),  # Ruby
+    re.compile(rf"(?:(?:Fatal error|Parse error|Warning|Notice|Deprecated|Uncaught)\b[^\n]*? in |thrown in )"
+               rf"(?P<path>{_PATH})(?::| on line )(?P<line>\d+)"),  # PHP's error line
+    re.compile(rf"^[ \t]*#\d+ (?P<path>{_PATH})\((?P<line>\d+)\): ", re.M),  # PHP's trace: the call's line
+    re.compile(rf"^[ \t]*#\d+[ \t]+(?:0x[0-9a-fA-F]+ in )?(?P<name>{_NAME})(?:\(.*?\))?(?: \(.*?\))?"
+               rf" (?:at )?(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # AddressSanitizer, gdb
+    re.compile(rf"^[ \t]*\([\w.-]+(?: [\w.+-]+)?\) (?P<path>{_PATH}):(?P<line>\d+): "
+               r"(?P<name>[\w.]+[?!]?)/\d+", re.M),  # Elixir
+    re.compile(rf"^#\d+[ \t]+(?P<name>[\w.<> ]+?) \((?:package:[\w-]+/|file://)?(?P<path>{_PATH})"
+               r":(?P<line>\d+)(?::\d+)?\)", re.M),  # Dart
+    re.compile(rf"^[ \t]*(?P<path>{_PATH}):(?P<line>\d+): in (?:function|method|local|upvalue|field) "
+               r"'(?P<name>[\w.:]+)'", re.M),  # Lua
+    re.compile(rf"file (?P<path>{_PATH}), line (?P<line>\d+)"),  # Swift's fatal errors
+    re.compile(rf"^(?P<path>{_PATH}):(?P<line>\d+):\d+: 0x[0-9a-f]+ in (?P<name>\w+)", re.M),  # Zig
+)  # fmt: skip
+_MENTION = re.compile(rf"(?<![\w/.\\-])(?P<path>{_PATH})(?::(?P<line>\d+))?(?![\w/])")
+_DOTTED = re.compile(r"(?<![\w.])(?P<qual>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w.])")
+
+
+class Clue(NamedTuple):
+    path: str | None  # as written: absolute, relative, under some site-packages
+    name: str | None  # the function or method a frame is in, or a dotted name's last part
+    line: int | None
+    frame: bool  # a traceback frame (not a mere mention)
+    dotted: tuple[str, ...] = ()  # `pkg.module.Class.method` as parts, its module to be found
+
+
+def clues(text: str) -> list[Clue]:
+    """The report's clues, innermost frames first, then mentions in the order written (less what
+    a frame already says: its path again, its file name, its qualified name)."""
+    text = text[:MAX_CHARS]
+    frames = list(_frames(text))
+    said = {c.path for c in frames} | {_base(c.path) for c in frames} | {c.name for c in frames}
+    return frames + [c for c in _mentions(text) if (c.path or c.name) not in said]
+
+
+def _base(path: str | None) -> str | None:
+    return re.split(r"[/\\]", path)[-1] if path else None
+
+
+def _frames(text: str) -> Iterator[Clue]:
+    # Python prints the innermost frame last: each traceback's frames are read backwards
+    for block in re.split(r"\n(?=Traceback \(most recent call last\))", text):
+        py = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for m in _PYTHON.finditer(block)]
+        yield from reversed(py)
+    for pattern in _INNERMOST_FIRST:
+        for m in pattern.finditer(text):
+            groups = m.groupdict()
+            path = groups.get("path")
+            if path is None:  # the JVM's: a package and a file name
+                package = m["qual"].rsplit(".", 1)[0].replace(".", "/") if "." in m["qual"] else ""
+                path = f"{package}/{m['file']}".lstrip("/")
+            yield Clue(path, _last(groups.get("name")), int(m["line"]), True)
+
+
+def _mentions(text: str) -> Iterator[Clue]:
+    for m in _MENTION.finditer(text):
+        if "://" not in text[max(0, m.start() - 8) : m.start()]:  # a URL's path is not the repository's
+            yield Clue(m["path"], None, int(m["line"]) if m["line"] else None, False)
+    for m in _DOTTED.finditer(text):
+        parts = tuple(m["qual"].split("."))
+        if not re.fullmatch(_EXT, parts[-1]):  # `a.b.py` is a path, read above
+            yield Clue(None, parts[-1], None, False, parts)
+
+
+def _last(name: str | None) -> str | None:
+    """`Foo.bar`, `Foo#bar`, `ns::Foo::bar`, `Object.<anonymous>`, `<module>` -> the function's own
+    name (`empty?` too), if it has one."""
+    if not name:
+        return None
+    last = re.split(r"[.\s#:]", name.strip())[-1]
+    return last if re.fullmatch(r"[A-Za-z_$][\w$]*[?!]?", last) else None
