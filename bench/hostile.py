@@ -92,6 +92,8 @@ QUERIES = (
     ("20,000 lines `  at `", "  at \n" * 20_000),
     ("8,000 unfinished Ruby frames", "a.rb:1:in '\n" * 8_000),
     ("7,000 diagnostic codes", "(models.W042) " * 7_000),
+    ("60,000 `@`", "bug " + "@" * 60_000),
+    ("20,000 `a.a/`", "bug " + "a.a/" * 20_000),
 )
 
 

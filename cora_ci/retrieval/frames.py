@@ -54,7 +54,8 @@ _INNERMOST_FIRST = (
     re.compile(rf"file (?P<path>{_PATH}), line (?P<line>\d+)"),  # Swift's fatal errors
     re.compile(rf"^(?P<path>{_PATH}):(?P<line>\d+):\d+: 0x[0-9a-f]+ in (?P<name>\w+)", re.M),  # Zig
 )  # fmt: skip
-_MENTION = re.compile(rf"(?<![\w/.\\-])(?P<path>{_PATH})(?::(?P<line>\d+))?(?![\w/])")
+# not inside a run a path's first characters may continue: each start would read the run to its end
+_MENTION = re.compile(rf"(?<![\w/.\\@~+-])(?P<path>{_PATH})(?::(?P<line>\d+))?(?![\w/])")
 _DOTTED = re.compile(r"(?<![\w.])(?P<qual>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w.])")
 
 
