@@ -23,7 +23,7 @@ _MAX_SIGNATURE = 240
 # Functions whose body is read for nested functions and classes (statements that declare one).
 NESTING = frozenset({"function", "method", "constructor"})
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration", "variable_declarator"})
-_SIG_TAIL = re.compile(r"(\s*(=>|->|[{:;=,]))+\s*$")
+_SIG_TAIL = ("=>", "->", "{", ":", ";", "=", ",")  # what opens a body, cut from a signature's end
 
 
 @dataclass
@@ -115,8 +115,7 @@ class Extractor:
                 parts.append(self.src[pos : c.start_byte])
                 pos = c.end_byte
         parts.append(self.src[pos:end])
-        sig = _SIG_TAIL.sub("", squash(b" ".join(parts).decode("utf-8", errors="replace")))
-        return sig[:_MAX_SIGNATURE]
+        return _without_tail(squash(b" ".join(parts).decode("utf-8", errors="replace")))[:_MAX_SIGNATURE]
 
     def params(self, n: Node) -> str:
         p = n.child_by_field_name("parameters")
@@ -336,3 +335,12 @@ def outline(lang: str, src: bytes, lines: list[str]) -> Outline:
         error_count=error_count,
         tree=tree,
     )
+
+
+def _without_tail(sig: str) -> str:
+    """`sig` without the markers that open a body (`def f(x) -> int:`, `fn f() {`, `(x) =>`), in
+    one pass from the end (a regular expression took 10 s on a signature of 8,000 commas)."""
+    cut = sig.rstrip()
+    while (tail := next((t for t in _SIG_TAIL if cut.endswith(t)), None)) is not None:
+        cut = cut[: -len(tail)].rstrip()
+    return cut if len(cut) < len(sig.rstrip()) else sig

@@ -142,12 +142,17 @@ def merge(views: list[View]) -> View:
 _OPENERS = (":", "{", "=>", "=", "(", ",")
 
 
-_TRAILING_COMMENT = re.compile(r"\s+(#|//)[^\"']*$")
+_MARKER = re.compile(r"(?<=\s)(?:#|//)")  # a comment's start, after a space
 
 
 def _code_end(line: str) -> str:
-    """The line without a trailing comment (`def f(x):  # fmt: skip` ends with its `:`)."""
-    return _TRAILING_COMMENT.sub("", line.rstrip())
+    """The line without a trailing comment (`def f(x):  # fmt: skip` ends with its `:`): from the
+    first marker after a space that no quote follows. Found in one pass (a regular expression
+    reading to the end from each space took 4.5 s on a line of 20,000 spaces)."""
+    line = line.rstrip()
+    after = max(line.rfind('"'), line.rfind("'")) + 1
+    m = _MARKER.search(line, after)
+    return line[: m.start()].rstrip() if m else line
 
 
 def signature(view: View, name: str) -> View:

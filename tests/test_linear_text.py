@@ -1,0 +1,78 @@
+"""Readers of text that may be hostile (a pasted report, a doc comment, a signature, a line of a
+bundle's chunk) read it in one pass: each replaces a regular expression that backtracked over long
+runs of spaces or markers (seconds to minutes on a line of 10,000-100,000 characters; the times
+are in bench/hostile.py and bench/RESULTS.md). Each is held to the pattern it replaced where that
+pattern's reading was right."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from cora_ci.chunking.outline import _without_tail
+from cora_ci.chunking.sentences import first_sentence
+from cora_ci.rebind.view import _code_end
+from cora_ci.retrieval import noise
+
+
+@given(st.text(alphabet=" \t#/\"':ax", max_size=30))
+def test_a_lines_code_ends_before_its_first_comment_after_the_last_quote(line: str) -> None:
+    assert _code_end(line) == re.sub(r"\s+(#|//)[^\"']*$", "", line.rstrip(), count=1)
+
+
+SIGNATURE_PARTS = ["a", " ", "\t", "=", ">", "-", "{", ":", ";", ",", "=>", "->", "(", ")"]
+
+
+@given(st.lists(st.sampled_from(SIGNATURE_PARTS), max_size=14))
+def test_a_signature_loses_the_markers_that_open_its_body(parts: list[str]) -> None:
+    sig = "".join(parts)
+    assert _without_tail(sig) == re.sub(r"(\s*(=>|->|[{:;=,]))+\s*$", "", sig)
+
+
+_VERSION_LINE_BEFORE = re.compile(
+    r"^\s*[-*]?\s*[A-Za-z][\w .\-]{0,40}?\s*(?::|==|>=|~=|\s)\s*v?\d+\.\d+(?:[.\w+\-]*)"
+    r"(?:\s*\(.*\))?(?:\s*\[.*\])?\s*$"
+    r"|^\s*(?:machine|executable|platform|os|lib_dirs|cblas_libs|macros|prefix|filepath|internal_api|"
+    r"num_threads|threading_layer|architecture|user_api)\s*:.*$"
+    r"|^\s*(?:system|blas|python\sdep(?:endencie)?s|built\swith\sopenmp|threadpoolctl\sinfo)\s*:\s*$",
+    re.I,
+)
+VERSION_WORDS = [
+    "numpy",
+    "machine",
+    "blas",
+    "a",
+    " ",
+    "\t",
+    "-",
+    "*",
+    ":",
+    "==",
+    "~=",
+    "1",
+    ".",
+    "2",
+    "v",
+    "(",
+    ")",
+    "[",
+]
+
+
+@given(st.lists(st.sampled_from(VERSION_WORDS), max_size=12))
+def test_a_version_line_is_what_it_was(parts: list[str]) -> None:
+    line = "".join(parts)
+    assert bool(noise._VERSION_LINE.match(line)) == bool(_VERSION_LINE_BEFORE.match(line))
+
+
+def test_a_doc_comments_markers_tags_and_closing_are_not_its_sentence() -> None:
+    assert (
+        first_sentence("/** Returns the <code>Foo</code> of a bar. More. */") == "Returns the Foo of a bar."
+    )
+    assert (
+        first_sentence('/// <summary>Reads a <see cref="Bar"/> from text.</summary>') == "Reads a from text."
+    )
+    assert first_sentence("/**\n * Parses a line. */") == "Parses a line."
+    assert first_sentence("# Sums <a and b.\n") == "Sums <a and b."  # a `<` that opens no tag stays
