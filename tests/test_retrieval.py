@@ -294,6 +294,8 @@ def test_path_classes() -> None:
     assert path_class("examples/demo.py") == "example"
     assert path_class("third_party/zlib/inflate.c") == "vendored"
     assert path_class("api/service_pb2.py") == "generated"
+    for generated in ("lib/user.g.dart", "lib/user.freezed.dart", "src/api.pb.h", "Sources/Api.pb.swift"):
+        assert path_class(generated) == "generated", generated
     assert path_class("src/auth.py") is None
     assert path_class("src/testing_utils.py") is None
     assert path_class("src/contest.py") is None

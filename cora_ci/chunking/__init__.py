@@ -20,8 +20,9 @@ __all__ = ["FileResult", "chunk_file"]
 # 2: Kotlin's and Swift's declarations by their children and keywords; 3: R's names; 4: `.h` as C++
 # or Objective-C by its content, definitions intact inside an ERROR node count as parsed; 5: Elixir,
 # Zig, Dart, Haskell and Lua definitions (`dialects.py`); 6: a Haskell class's signatures, `bind`s;
-# 7: a doc comment's XML tags end at the next `<` (`sentences._TAG`, read in linear time)
-REVISION = 7
+# 7: a doc comment's XML tags end at the next `<` (`sentences._TAG`, read in linear time); 8: Dart's
+# `GENERATED CODE` heads a generated file
+REVISION = 8
 
 
 def __getattr__(name: str) -> Any:

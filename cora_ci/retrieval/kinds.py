@@ -77,7 +77,8 @@ _BENCHMARK_FILE = re.compile(
 _MIGRATION_DIRS = {"migrations", "migration", "migrate", "alembic"}
 _MIGRATION_FILE = re.compile(r"^(\d{3,}|[0-9a-f]{12}_|V\d+(?:[._]\d+)*__)", re.I)
 _GENERATED_FILE = re.compile(
-    r"(_pb2(_grpc)?\.pyi?$|\.pb\.go$|\.generated\.\w+$|\.g\.cs$|\.[Dd]esigner\.cs$|\.min\.(js|css)$"
+    r"(_pb2(_grpc)?\.pyi?$|\.pb\.\w+$|\.pbobjc\.[hm]$|\.generated\.\w+$|\.g\.cs$|\.[Dd]esigner\.cs$"
+    r"|\.(g|freezed)\.dart$|\.min\.(js|css)$"
     r"|^(package-lock\.json|yarn\.lock|pnpm-lock\.yaml|poetry\.lock|Cargo\.lock|uv\.lock)$)"
 )
 
