@@ -27,7 +27,7 @@ _PATH = rf"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.{_EXT}"
 _NAME = r"[\w$:.#<>~]+?[?!]?"  # a qualified name as a runtime prints it; its own name is `_last`'s
 
 _PYTHON = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<name>[\w<>.]+))?')
-# innermost first: (pattern, whether its `name` group is the function the line is in)
+# the formats that print the innermost frame first; a `name` group is the function a line is in
 _INNERMOST_FIRST = (
     re.compile(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
                r"(?::\d+)?\)?[ \t]*$", re.M),  # V8
