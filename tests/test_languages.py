@@ -273,6 +273,52 @@ def test_javascript_commonjs_and_classes() -> None:
     assert any("module.exports" in c.text for c in r.chunks if c.kind == "module")
 
 
+def test_javascript_functions_bound_by_assignment() -> None:
+    """CommonJS defines most of an API by assignment (Express's `res.json = function json(obj)`):
+    each is a function of its owner, a prototype's members its type's, exports the module's own;
+    a constructor's `this.x = function` is its code."""
+    r = run_chunk("lib/response.js", """
+        /** Copyright the authors. MIT Licensed. */
+
+        var res = Object.create(http.ServerResponse.prototype);
+
+        /**
+         * Send JSON response.
+         */
+
+        res.json = function json(obj) {
+          var body = JSON.stringify(obj);
+          return this.send(body);
+        };
+
+        function Layer(path, fn) {
+          this.handle = function () { return fn(); };
+        }
+
+        Layer.prototype.handle_request = function handle(req, res, next) {
+          return this.handle(req, res, next);
+        };
+
+        exports.parse = (text) => text.split(";");
+
+        module.exports = function createApplication() {
+          return { res: res };
+        };
+    """, min_tokens=4)  # fmt: skip
+    chunks = by_anchor(r)
+    json = chunks["lib/response.js::res.json"]
+    assert (json.kind, json.hierarchy, json.symbols[:1]) == ("method", ["method:json"], ["json"])
+    # its doc block a blank line above it, as Express writes them, is its own; a file's licence is not
+    assert json.text.startswith("/**\n * Send JSON response.\n */\n\nres.json = function json(obj) {")
+    assert "Send JSON response." in json.header
+    assert not any("Copyright" in c.text for c in r.chunks if c.kind == "method")
+    assert "Signature: res.json = function json(obj)." in json.header
+    assert chunks["lib/response.js::Layer.handle_request"].symbols[:1] == ["handle_request"]
+    assert chunks["lib/response.js::parse"].kind == "method"
+    assert chunks["lib/response.js::createApplication"].kind == "method"
+    assert not [a for a in chunks if a.endswith("Layer.handle")]  # `this.handle`: the constructor's code
+
+
 def test_java_annotations_constructors_overloads() -> None:
     r = run_chunk("src/main/java/com/ex/Repo.java", """
         package com.ex;

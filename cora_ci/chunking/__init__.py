@@ -21,8 +21,9 @@ __all__ = ["FileResult", "chunk_file"]
 # or Objective-C by its content, definitions intact inside an ERROR node count as parsed; 5: Elixir,
 # Zig, Dart, Haskell and Lua definitions (`dialects.py`); 6: a Haskell class's signatures, `bind`s;
 # 7: a doc comment's XML tags end at the next `<` (`sentences._TAG`, read in linear time); 8: Dart's
-# `GENERATED CODE` heads a generated file
-REVISION = 8
+# `GENERATED CODE` heads a generated file; 9: JavaScript's functions bound by assignment
+# (`res.json = function json(obj) {...}`, `symbols.Classifier.assigned`)
+REVISION = 9
 
 
 def __getattr__(name: str) -> Any:

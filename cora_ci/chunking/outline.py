@@ -93,6 +93,9 @@ class Extractor:
             return value
         if self.lang == "python" and n.type == "assignment":
             return None
+        if n.type == "assignment_expression":  # JavaScript's `res.json = function json(obj) {...}`
+            right = n.child_by_field_name("right")
+            return right.child_by_field_name("body") if right is not None else None
         body = n.child_by_field_name("body")
         if body is None and n.type in ("public_field_definition", "field_definition"):
             value = n.child_by_field_name("value")
@@ -119,8 +122,13 @@ class Extractor:
 
     def params(self, n: Node) -> str:
         p = n.child_by_field_name("parameters")
-        if p is None and n.type in ("variable_declarator", "pair", "public_field_definition"):
-            v = n.child_by_field_name("value")
+        if p is None and n.type in (
+            "variable_declarator",
+            "pair",
+            "public_field_definition",
+            "assignment_expression",
+        ):
+            v = n.child_by_field_name("right" if n.type == "assignment_expression" else "value")
             p = v.child_by_field_name("parameters") if v is not None else None
         if p is None:
             return ""
@@ -148,7 +156,7 @@ class Extractor:
         while sib is not None:
             is_doc = is_comment(self.spec, sib.type)
             attached = sib.type in self.spec.attributes or dialects.attaches(self.lang, sib, self.src)
-            if not (is_doc or attached) or last_row(sib) < start - 1:
+            if not (is_doc or attached) or last_row(sib) < start - 1 - self._doc_gap(sib, start, docs):
                 break
             before = sib.prev_named_sibling
             if is_doc and before is not None and last_row(before) == sib.start_point[0]:
@@ -160,6 +168,14 @@ class Extractor:
             start = sib.start_point[0]
             sib = before
         return start, head, "\n".join(reversed(docs))
+
+    def _doc_gap(self, sib: Node, start: int, docs: list[str]) -> int:
+        """Blank rows a doc block may leave above what it documents: one for the first `/** ... */`
+        above a definition (Express and much CommonJS code write a blank line after each), unless
+        it opens the file (a licence); none for anything else."""
+        if docs or sib.prev_named_sibling is None or start != sib.end_point[0] + 2:
+            return 0
+        return 1 if self.src[sib.start_byte : sib.start_byte + 3] == b"/**" else 0
 
     def sig_end(self, n: Node, body: Node | None) -> int:
         """Last row of the signature: the body's first row when the signature ends on it."""
@@ -257,6 +273,8 @@ class Extractor:
                 m = re.search(r"(\w+)(\[[^\]]*\])?\s*\)\s*$", text_of(self.src, recv))
                 if m:
                     return (m.group(1),)
+        if n.type == "assignment_expression" and (bound := self.kinds.assigned(n)) is not None:
+            return bound[1]
         return ()
 
     def _sort(self, syms: list[Sym]) -> None:

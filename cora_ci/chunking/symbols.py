@@ -22,6 +22,7 @@ _TYPE_WORDS = frozenset({
     "class", "struct", "interface", "enum", "trait", "protocol", "object", "extension", "actor",
     "record", "union",
 })  # fmt: skip
+_JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _PY_PROPERTY = re.compile(
     r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
 )
@@ -88,6 +89,8 @@ class Classifier:
                 key = n.child_by_field_name("key")
                 if value is not None and key is not None and value.type in FUNCTION_VALUES:
                     return "method", "method", text_of(self.src, key).strip("'\"")
+            elif t == "assignment_expression" and (bound := self.assigned(n)) is not None:
+                return "method", "method" if bound[1] else "function", bound[0]
         elif lang == "python" and t == "assignment":
             left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
             if left is None or left.type not in ("identifier", "attribute"):
@@ -97,6 +100,36 @@ class Classifier:
             if in_type:
                 return "field", "field", text_of(self.src, left)
         return None
+
+    def assigned(self, n: Node) -> tuple[str, tuple[str, ...]] | None:
+        """A JavaScript function bound by assignment, as CommonJS code defines most of its API:
+        (its name, its owner's names) for `res.json = function json(obj) {...}` (`json`, `res`),
+        `Layer.prototype.handle = function ...` (`handle`, `Layer`), `exports.parse = ...` and
+        `module.exports = function createApp() {...}` (no owner); None for anything else, and
+        for `this.x = ...` (a field of what a constructor makes)."""
+        left, right = n.child_by_field_name("left"), n.child_by_field_name("right")
+        if (
+            left is None
+            or right is None
+            or left.type != "member_expression"
+            or right.type not in FUNCTION_VALUES
+        ):
+            return None
+        parts = [p.strip() for p in text_of(self.src, left).split(".")]
+        if parts[0] == "this" or not all(_JS_NAME.fullmatch(p) for p in parts):
+            return None
+        if parts == ["module", "exports"]:  # the module is the function: named by its own name
+            own = right.child_by_field_name("name")
+            return (text_of(self.src, own), ()) if own is not None else None
+        owner = [p for p in parts[:-1] if p != "prototype"]
+        owner = (
+            owner[2:]
+            if owner[:2] == ["module", "exports"]
+            else owner[1:]
+            if owner[:1] == ["exports"]
+            else owner
+        )
+        return parts[-1], tuple(owner)
 
     def _refine(self, n: Node, kind: str, label: str, name: str, in_type: bool) -> tuple[str, str, str]:
         t = n.type
