@@ -40,6 +40,12 @@ pytestmark = pytest.mark.usefixtures("private_cache")
         ("panic: runtime error\n\ngoroutine 1 [running]:\nshop/cart.Total(...)\n\t/home/u/shop/cart/cart.go:12 +0x1d\n"
          "main.main()\n\t/home/u/shop/main.go:5 +0x20",
          ("/home/u/shop/cart/cart.go", "Total", 12)),
+        ("panic: boom\n\ngoroutine 7 [running]:\nshop/cart.(*Cart).Total(...)\n\t/home/u/shop/cart/cart.go:12 +0x1d\n",
+         ("/home/u/shop/cart/cart.go", "Total", 12)),  # a method: its receiver in the frame
+        ("panic: boom\n\ngoroutine 7 [running]:\nshop/cart.Total.func2(0x1)\n\t/home/u/shop/cart/cart.go:14 +0x1d\n",
+         ("/home/u/shop/cart/cart.go", "Total", 14)),  # a closure: the function it is in
+        ("TypeError: x\n    at Layer.handle [as handle_request] (/app/node_modules/router/lib/layer.js:95:5)",
+         ("/app/node_modules/router/lib/layer.js", "handle", 95)),  # V8's alias: the function's own name
         ("thread 'main' panicked at src/cart.rs:12:9:\nindex out of bounds", ("src/cart.rs", None, 12)),
         ("/app/lib/shop/cart.rb:12:in 'Shop::Cart#total!': undefined method '*' for nil (NoMethodError)\n"
          "\tfrom /app/bin/shop:5:in '<main>'",

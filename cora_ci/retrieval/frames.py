@@ -35,8 +35,8 @@ _INNERMOST_FIRST = (
                r"\((?P<file>[\w$]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)", re.M),  # the JVM's
     re.compile(rf"^[ \t]*at (?P<qual>[\w.`<>]+)\.(?P<name>[\w<>`]+)\(.*?\) "
                rf"in (?P<path>{_PATH}):line (?P<line>\d+)", re.M),  # .NET
-    re.compile(rf"^(?P<qual>[\w./-]+)\.(?P<name>\w+)\(.*\)\n[ \t]+(?P<path>{_PATH}):(?P<line>\d+)",
-               re.M),  # Go
+    re.compile(rf"^(?P<qual>[\w./()*-]+?)\.(?P<name>\w+)(?:\[[^\]\n]*\])?(?:\.func\d+)*\(.*\)\n"
+               rf"[ \t]+(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # Go: `pkg.(*T).M`, a closure's `F.func1`
     re.compile(rf"(?:panicked at |^[ \t]*at )(?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?", re.M),  # Rust
     re.compile(rf"^[ \t]*(?:from )?(?P<path>{_PATH}):(?P<line>\d+):in [`'](?:block (?:\(\d+ levels\) )?in )?"
                rf"(?P<name>{_NAME})'", re.M),  # Ruby
@@ -56,6 +56,7 @@ _INNERMOST_FIRST = (
 )  # fmt: skip
 # not inside a run a path's first characters may continue: each start would read the run to its end
 _MENTION = re.compile(rf"(?<![\w/.\\@~+-])(?P<path>{_PATH})(?::(?P<line>\d+))?(?![\w/])")
+_ALIAS = re.compile(r"\s*\[as [^\]]*\]$")
 _DOTTED = re.compile(r"(?<![\w.])(?P<qual>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w.])")
 
 
@@ -110,5 +111,6 @@ def _last(name: str | None) -> str | None:
     name (`empty?` too), if it has one."""
     if not name:
         return None
-    last = re.split(r"[.\s#:]", name.strip())[-1]
+    name = _ALIAS.sub("", name.strip())  # V8's `Layer.handle [as handle_request]`: the function's own
+    last = re.split(r"[.\s#:]", name)[-1]
     return last if re.fullmatch(r"[A-Za-z_$][\w$]*[?!]?", last) else None
