@@ -35,13 +35,13 @@ _INNERMOST_FIRST = (
                r"\((?P<file>[\w$]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)", re.M),  # the JVM's
     re.compile(rf"^[ \t]*at (?P<qual>[\w.`<>]+)\.(?P<name>[\w<>`]+)\(.*?\) "
                rf"in (?P<path>{_PATH}):line (?P<line>\d+)", re.M),  # .NET
-    re.compile(rf"^(?P<qual>[\w./()*-]+?)\.(?P<name>\w+)(?:\[[^\]\n]*\])?(?:\.func\d+)*\(.*\)\n"
-               rf"[ \t]+(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # Go: `pkg.(*T).M`, a closure's `F.func1`
+    re.compile(rf"^(?P<qual>[\w./-]+?(?:\.\(\*?\w+(?:\[[^\]\n]*\])?\))?)\.(?P<name>\w+)(?:\[[^\]\n]*\])?(?:\.func\d+)*"
+               rf"\(.*\)\n[ \t]+(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # Go: `pkg.(*T).M`, `F.func1`
     re.compile(rf"(?:panicked at |^[ \t]*at )(?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?", re.M),  # Rust
     re.compile(rf"^[ \t]*(?:from )?(?P<path>{_PATH}):(?P<line>\d+):in [`'](?:block (?:\(\d+ levels\) )?in )?"
                rf"(?P<name>{_NAME})'", re.M),  # Ruby
-    re.compile(rf"(?:(?:Fatal error|Parse error|Warning|Notice|Deprecated|Uncaught)\b[^\n]*? in |thrown in )"
-               rf"(?P<path>{_PATH})(?::| on line )(?P<line>\d+)"),  # PHP's error line
+    re.compile(rf"(?:^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated):[^\n]*? in |thrown in )"
+               rf"(?P<path>{_PATH})(?::| on line )(?P<line>\d+)", re.M),  # PHP's error line, from its start
     re.compile(rf"^[ \t]*#\d+ (?P<path>{_PATH})\((?P<line>\d+)\): ", re.M),  # PHP's trace: the call's line
     re.compile(rf"^[ \t]*#\d+[ \t]+(?:0x[0-9a-fA-F]+ in )?(?P<name>{_NAME})(?:\(.*?\))?(?: \(.*?\))?"
                rf" (?:at )?(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # AddressSanitizer, gdb
