@@ -301,6 +301,12 @@ def test_javascript_functions_bound_by_assignment() -> None:
 
         exports.parse = (text) => text.split(";");
 
+        class Router {
+          /** Route a request. */
+
+          route(req) { return req; }
+        }
+
         module.exports = function createApplication() {
           return { res: res };
         };
@@ -315,6 +321,7 @@ def test_javascript_functions_bound_by_assignment() -> None:
     assert "Signature: res.json = function json(obj)." in json.header
     assert chunks["lib/response.js::Layer.handle_request"].symbols[:1] == ["handle_request"]
     assert chunks["lib/response.js::parse"].kind == "method"
+    assert "Route a request." in chunks["lib/response.js::Router.route"].header  # a class's first member too
     assert chunks["lib/response.js::createApplication"].kind == "method"
     assert not [a for a in chunks if a.endswith("Layer.handle")]  # `this.handle`: the constructor's code
 

@@ -173,7 +173,8 @@ class Extractor:
         """Blank rows a doc block may leave above what it documents: one for the first `/** ... */`
         above a definition (Express and much CommonJS code write a blank line after each), unless
         it opens the file (a licence); none for anything else."""
-        if docs or sib.prev_named_sibling is None or start != sib.end_point[0] + 2:
+        opens_file = sib.prev_named_sibling is None and (sib.parent is None or sib.parent.parent is None)
+        if docs or opens_file or start != sib.end_point[0] + 2:
             return 0
         return 1 if self.src[sib.start_byte : sib.start_byte + 3] == b"/**" else 0
 
