@@ -47,6 +47,10 @@ pytestmark = pytest.mark.usefixtures("private_cache")
         ("TypeError: x\n    at Layer.handle [as handle_request] (/app/node_modules/router/lib/layer.js:95:5)",
          ("/app/node_modules/router/lib/layer.js", "handle", 95)),  # V8's alias: the function's own name
         ("thread 'main' panicked at src/cart.rs:12:9:\nindex out of bounds", ("src/cart.rs", None, 12)),
+        ("tests/test_cart.py:8: in test_total\n    cart.total()\nshop/cart.py:12: in total\n    x\nE   KeyError",
+         ("shop/cart.py", "total", 12)),  # pytest's short traceback, innermost last
+        ("shop/cart.py:12: DeprecationWarning: total() is deprecated\n  warnings.warn(...)",
+         ("shop/cart.py", None, 12)),  # where a warning comes from
         ("/app/lib/shop/cart.rb:12:in 'Shop::Cart#total!': undefined method '*' for nil (NoMethodError)\n"
          "\tfrom /app/bin/shop:5:in '<main>'",
          ("/app/lib/shop/cart.rb", "total!", 12)),  # Ruby 3.4's quotes, a method's `!`

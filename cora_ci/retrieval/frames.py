@@ -2,7 +2,8 @@
 formats runtimes, debuggers and sanitizers print them, then paths and dotted names merely
 mentioned. `evidence.py` matches them to a bundle.
 
-Formats read: Python (`File "x.py", line 3, in f`, innermost last), JavaScript/TypeScript (V8's
+Formats read: Python (`File "x.py", line 3, in f`, innermost last; pytest's `x.py:3: in f` and a
+warning's `x.py:3: UserWarning`), JavaScript/TypeScript (V8's
 `at f (x.ts:3:5)`), Java, Kotlin and Scala (`at a.b.C.f(C.java:3)`), C# (`at A.B.F() in
 /x/B.cs:line 3`), Go (`a/b.F(...)` then its `/x/b.go:3 +0x1f` line), Rust (`panicked at
 src/x.rs:3:5`, backtraces' `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in
@@ -23,10 +24,15 @@ from cora_ci.retrieval.emitted import MAX_CHARS
 
 _EXT = (r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|vue|svelte|java|kt|kts|scala|groovy|cs|go|rs|rb|php"
         r"|c|h|cc|cpp|cxx|hh|hpp|hxx|swift|m|mm|ex|exs|erl|dart|lua|zig)")  # fmt: skip
-_PATH = rf"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\.{_EXT}"
+_STEM = r"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\."  # a path up to its extension
+_PATH = _STEM + _EXT
 _NAME = r"[\w$:.#<>~]+?[?!]?"  # a qualified name as a runtime prints it; its own name is `_last`'s
 
 _PYTHON = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<name>[\w<>.]+))?')
+# pytest's frames (`src/x.py:3: in f`, its long form's `src/x.py:3: ValueError`) and a warning's
+# origin (`x.py:3: DeprecationWarning: ...`): innermost last, as Python's
+_PYTEST = re.compile(rf"^[ \t]*(?P<path>{_STEM}pyx?):(?P<line>\d+): "
+                     r"(?:in (?P<name>\w+)|\w*(?:Error|Exception|Warning)\b)", re.M)  # fmt: skip
 # the formats that print the innermost frame first; a `name` group is the function a line is in
 _INNERMOST_FIRST = (
     re.compile(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
@@ -86,6 +92,7 @@ def _frames(text: str) -> Iterator[Clue]:
     for block in re.split(r"\n(?=Traceback \(most recent call last\))", text):
         py = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for m in _PYTHON.finditer(block)]
         yield from reversed(py)
+    yield from reversed([Clue(m["path"], m["name"], int(m["line"]), True) for m in _PYTEST.finditer(text)])
     for pattern in _INNERMOST_FIRST:
         for m in pattern.finditer(text):
             groups = m.groupdict()
