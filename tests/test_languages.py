@@ -310,6 +310,11 @@ def test_javascript_functions_bound_by_assignment() -> None:
         module.exports = function createApplication() {
           return { res: res };
         };
+
+        Object.defineProperty(Layer.prototype, "path", {
+          get: function () { return this.route.path; },
+          set(value) { this.route.path = value; },
+        });
     """, min_tokens=4)  # fmt: skip
     chunks = by_anchor(r)
     json = chunks["lib/response.js::res.json"]
@@ -324,6 +329,13 @@ def test_javascript_functions_bound_by_assignment() -> None:
     assert "Route a request." in chunks["lib/response.js::Router.route"].header  # a class's first member too
     assert chunks["lib/response.js::createApplication"].kind == "method"
     assert not [a for a in chunks if a.endswith("Layer.handle")]  # `this.handle`: the constructor's code
+    # an accessor `Object.defineProperty` defines: its property's, not a file-level `get`
+    accessors = {a: c.kind for a, c in chunks.items() if "Layer.path" in a}
+    assert accessors == {
+        "lib/response.js::Layer.path()": "property",
+        "lib/response.js::Layer.path(value)": "property",
+    }
+    assert not [a for a in chunks if a.endswith(("::get", "::set"))]
 
 
 def test_java_annotations_constructors_overloads() -> None:

@@ -23,8 +23,9 @@ __all__ = ["FileResult", "chunk_file"]
 # 7: a doc comment's XML tags end at the next `<` (`sentences._TAG`, read in linear time); 8: Dart's
 # `GENERATED CODE` heads a generated file; 9: JavaScript's functions bound by assignment
 # (`res.json = function json(obj) {...}`, `symbols.Classifier.assigned`); 10: a class's first
-# member's doc block may stand a blank line above it too (only a file's first one may not)
-REVISION = 10
+# member's doc block may stand a blank line above it too (only a file's first one may not); 11: an
+# accessor `Object.defineProperty` defines is a property of its owner (`symbols.Classifier.accessor`)
+REVISION = 11
 
 
 def __getattr__(name: str) -> Any:

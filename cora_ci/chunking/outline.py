@@ -276,6 +276,8 @@ class Extractor:
                     return (m.group(1),)
         if n.type == "assignment_expression" and (bound := self.kinds.assigned(n)) is not None:
             return bound[1]
+        if n.type in ("pair", "method_definition") and (accessed := self.kinds.accessor(n)) is not None:
+            return accessed[1]
         return ()
 
     def _sort(self, syms: list[Sym]) -> None:

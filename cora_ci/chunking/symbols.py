@@ -23,6 +23,8 @@ _TYPE_WORDS = frozenset({
     "record", "union",
 })  # fmt: skip
 _JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
+_DEFINE_PROPERTY = frozenset({"Object.defineProperty", "Reflect.defineProperty"})
+_ACCESSORS = frozenset({"get", "set", "value"})  # a property descriptor's members that are code
 _PY_PROPERTY = re.compile(
     r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
 )
@@ -43,6 +45,8 @@ class Classifier:
     def classify(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
         """(kind, label, name) when `n` defines a symbol, else None."""
         s, t = self.spec, n.type
+        if t in ("pair", "method_definition") and (accessed := self.accessor(n)) is not None:
+            return "property", "property", accessed[0]
         if t in s.types:
             kind, label = "type", s.types[t]
         elif t in s.namespaces:
@@ -130,6 +134,30 @@ class Classifier:
             else owner
         )
         return parts[-1], tuple(owner)
+
+    def accessor(self, n: Node) -> tuple[str, tuple[str, ...]] | None:
+        """A getter or setter that `Object.defineProperty(Foo.prototype, "bar", {get() {...}})`
+        defines: (`bar`, `Foo`), not a function of the file named `get`; None for anything else."""
+        key_node = n.child_by_field_name("key" if n.type == "pair" else "name")
+        value = n.child_by_field_name("value") if n.type == "pair" else n
+        if key_node is None or text_of(self.src, key_node) not in _ACCESSORS or value is None:
+            return None
+        if n.type == "pair" and value.type not in FUNCTION_VALUES:
+            return None  # `enumerable: true`, `value: 42`: the descriptor's settings
+        obj = n.parent
+        args = obj.parent if obj is not None and obj.type == "object" else None
+        call = args.parent if args is not None and args.type == "arguments" else None
+        fn = call.child_by_field_name("function") if call is not None else None
+        if args is None or fn is None or text_of(self.src, fn) not in _DEFINE_PROPERTY:
+            return None
+        target, key = [*args.named_children, None, None][:2]
+        if target is None or key is None or key.type != "string":
+            return None
+        owner = [p.strip() for p in text_of(self.src, target).split(".") if p.strip() != "prototype"]
+        name = text_of(self.src, key)[1:-1]
+        if not _JS_NAME.fullmatch(name) or not all(_JS_NAME.fullmatch(p) for p in owner) or owner == ["this"]:
+            return None
+        return name, tuple(owner)
 
     def _refine(self, n: Node, kind: str, label: str, name: str, in_type: bool) -> tuple[str, str, str]:
         t = n.type
