@@ -15,7 +15,7 @@ from typing import Any
 from cora_ci.chunking import dialects
 from cora_ci.chunking.nodes import text_of
 from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import
-from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash
+from cora_ci.chunking.symbols import FUNCTION_VALUES, JS_LANGS, Classifier, squash
 
 Node = Any  # tree_sitter.Node
 
@@ -276,7 +276,7 @@ class Extractor:
                     return (m.group(1),)
         if n.type == "assignment_expression" and (bound := self.kinds.assigned(n)) is not None:
             return bound[1]
-        if n.type in ("pair", "method_definition") and (accessed := self.kinds.accessor(n)) is not None:
+        if self.lang in JS_LANGS and (accessed := self.kinds.accessor(n)) is not None:
             return accessed[1]
         return ()
 

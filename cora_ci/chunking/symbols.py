@@ -25,6 +25,7 @@ _TYPE_WORDS = frozenset({
 _JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _DEFINE_PROPERTY = frozenset({"Object.defineProperty", "Reflect.defineProperty"})
 _ACCESSORS = frozenset({"get", "set", "value"})  # a property descriptor's members that are code
+JS_LANGS = frozenset({"javascript", "typescript", "tsx"})
 _PY_PROPERTY = re.compile(
     r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
 )
@@ -45,7 +46,7 @@ class Classifier:
     def classify(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
         """(kind, label, name) when `n` defines a symbol, else None."""
         s, t = self.spec, n.type
-        if t in ("pair", "method_definition") and (accessed := self.accessor(n)) is not None:
+        if self.lang in JS_LANGS and (accessed := self.accessor(n)) is not None:
             return "property", "property", accessed[0]
         if t in s.types:
             kind, label = "type", s.types[t]
@@ -138,6 +139,8 @@ class Classifier:
     def accessor(self, n: Node) -> tuple[str, tuple[str, ...]] | None:
         """A getter or setter that `Object.defineProperty(Foo.prototype, "bar", {get() {...}})`
         defines: (`bar`, `Foo`), not a function of the file named `get`; None for anything else."""
+        if n.type not in ("pair", "method_definition"):
+            return None
         key_node = n.child_by_field_name("key" if n.type == "pair" else "name")
         value = n.child_by_field_name("value") if n.type == "pair" else n
         if key_node is None or text_of(self.src, key_node) not in _ACCESSORS or value is None:
