@@ -15,7 +15,8 @@ from typing import Any
 from cora_ci.chunking import dialects
 from cora_ci.chunking.nodes import text_of
 from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import
-from cora_ci.chunking.symbols import FUNCTION_VALUES, JS_LANGS, Classifier, squash
+from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash
+from cora_ci.files.langs import JS_LANGS
 
 Node = Any  # tree_sitter.Node
 
@@ -86,7 +87,7 @@ class Extractor:
     def body_of(self, n: Node) -> Node | None:
         if self.lang in dialects.LANGS and (own := dialects.body(self.lang, n)) is not None:
             return own
-        if self.lang in ("javascript", "typescript", "tsx") and n.type in ("variable_declarator", "pair"):
+        if self.lang in JS_LANGS and n.type in ("variable_declarator", "pair"):
             value = n.child_by_field_name("value")
             if value is not None and value.type in FUNCTION_VALUES:
                 return value.child_by_field_name("body")

@@ -10,6 +10,7 @@ import re
 from cora_ci.chunking import dialects
 from cora_ci.chunking.nodes import Node, text_of
 from cora_ci.chunking.specs import LangSpec, generic_kind, spec_for
+from cora_ci.files.langs import JS_LANGS
 
 FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function", "lambda"}
@@ -25,7 +26,6 @@ _TYPE_WORDS = frozenset({
 _JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _DEFINE_PROPERTY = frozenset({"Object.defineProperty", "Reflect.defineProperty"})
 _ACCESSORS = frozenset({"get", "set", "value"})  # a property descriptor's members that are code
-JS_LANGS = frozenset({"javascript", "typescript", "tsx"})
 _PY_PROPERTY = re.compile(
     r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
 )
@@ -79,7 +79,7 @@ class Classifier:
         t, lang = n.type, self.lang
         if lang in dialects.LANGS:
             return dialects.classify(lang, n, self.src, in_type)
-        if lang in ("javascript", "typescript", "tsx"):
+        if lang in JS_LANGS:
             if t == "variable_declarator":
                 value = n.child_by_field_name("value")
                 name = n.child_by_field_name("name")
@@ -172,7 +172,7 @@ class Classifier:
                         return "property", "property", name
             if name == "__init__":
                 label = "constructor"
-        elif self.lang in ("javascript", "typescript", "tsx"):
+        elif self.lang in JS_LANGS:
             if t == "method_definition":
                 if any(c.type in ("get", "set") for c in n.children if not c.is_named):
                     return "property", "property", name

@@ -12,6 +12,7 @@ from functools import cache
 from pathlib import PurePosixPath
 
 MARKUP = frozenset({"markdown", "yaml", "json", "toml"})
+JS_LANGS = frozenset({"javascript", "typescript", "tsx"})  # one family of grammars and of conventions
 
 _EXT = {
     ".py": "python", ".pyi": "python", ".pyw": "python",

@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from functools import cached_property
 
 from cora_ci.chunking.model import Chunk
+from cora_ci.files.langs import JS_LANGS
 
 _JS_EXT = (".ts", ".tsx", ".d.ts", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts")
-_JS_LANGS = frozenset({"javascript", "typescript", "tsx"})
 
 
 class Repo:
@@ -94,7 +94,7 @@ class Repo:
     def resolve(self, path: str, lang: str, spec: str) -> list[str]:
         if lang == "python":
             return self._python(path, spec)
-        if lang in _JS_LANGS:
+        if lang in JS_LANGS:
             return self._js(path, spec)
         if lang == "go":
             return self._go(spec)
