@@ -22,17 +22,37 @@ def test_token_counts_come_from_the_model_tokenizer() -> None:
 
 
 def test_large_symbols_split_with_overlap_and_stay_in_budget() -> None:
-    src = _long_function(200)
-    r = run_chunk("a.py", src, max_tokens=200, overlap_lines=6)
+    src = _long_function(400)
+    r = run_chunk("a.py", src, max_tokens=1200, overlap_lines=6)  # six ~20-token lines fit an eighth
     parts = [c for c in r.chunks if c.kind == "method"]
     assert len(parts) > 5
-    assert all(c.tokens <= 200 for c in r.chunks)
+    assert all(c.tokens <= 1200 for c in r.chunks)
     assert all(c.anchor == "a.py::accumulate" for c in parts)
     assert len({c.id for c in parts}) == len(parts)
     for a, b in itertools.pairwise(parts):
         assert b.start_line == a.end_line + 1 - 6  # six lines of overlap
     assert parts[1].header.endswith(f"Part 2 of {len(parts)}.")
     assert uncovered(r, src.encode()) == []
+
+
+def test_overlap_holds_at_most_an_eighth_of_the_budget() -> None:
+    """Long lines (a changelog's links, a minified bundle's) would repeat most of each piece in the
+    next: the rows repeated are as many as `overlap_lines` allows within an eighth of the budget."""
+    src = _long_function(400)  # ~20 tokens a line
+    counter = default_counter()
+    for budget, lines in ((200, 1), (400, 2), (1200, 6)):
+        r = run_chunk("a.py", src, max_tokens=budget, overlap_lines=6)
+        parts = [c for c in r.chunks if c.kind == "method"]
+        assert len(parts) > 1
+        for a, b in itertools.pairwise(parts):
+            repeated = a.end_line + 1 - b.start_line
+            assert repeated == lines, (budget, a.start_line, a.end_line, b.start_line)
+            held = src.splitlines()[b.start_line - 1 : a.end_line]
+            assert sum(counter.count(x) for x in held) <= budget // 8
+        assert uncovered(r, src.encode()) == []
+    text = "".join(f"- entry {i}: " + "see https://example.com/a/long/link " * 12 + "\n" for i in range(60))
+    r = run_chunk("CHANGES.txt", text, overlap_lines=6)
+    assert sum(len(c.text) for c in r.chunks) <= 1.15 * len(text)  # was 1.7x with six lines repeated
 
 
 def test_forward_progress_with_extreme_settings() -> None:

@@ -137,6 +137,31 @@ def test_pages_a_documentation_generator_wrote_are_skipped_unless_configured(mak
     assert e.value.code == "CORA-CFG-002"
 
 
+SOURCE_MAP = '{"version":3,"file":"app.js","sources":["../src/app.ts"],"names":[],"mappings":"AAAA;AACA"}'
+
+
+def test_source_maps_are_skipped_and_other_map_files_kept(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """A source map is a compiler's encoded positions and often its sources again: skipped with
+    CORA-CHK-013, whatever its layout; a `.map` file that is not one (a level, a mapping table)
+    is chunked as any other file."""
+    from cora_ci.build import build
+    from cora_ci.bundle import open_bundle
+    from cora_ci.bundle.report import diagnostics
+
+    pretty = SOURCE_MAP.replace(",", ",\n  ").replace("{", "{\n  ", 1)
+    repo = make_repo({
+        "src/app.ts": "export const app = 1;\n", "dist/app.js.map": SOURCE_MAP + "\n",
+        "dist/app.css.map": ")]}'\n" + pretty + "\n", "levels/one.map": "####\n#..#\n####\n",
+        "conf/mime.map": '{"version": "2", "types": {"js": "text/javascript"}}\n',
+    })  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    chunked = {p for fi, p in enumerate(b.manifest["files"]["path"]) if b.chunks.file_rows(fi)}
+    assert chunked == {"src/app.ts", "levels/one.map", "conf/mime.map"}
+    skipped = {path for path, _, code, _ in diagnostics(b) if code == "CORA-CHK-013"}
+    assert skipped == {"dist/app.js.map", "dist/app.css.map"}
+
+
 def test_lock_files_are_skipped_unless_configured(make_repo) -> None:  # type: ignore[no-untyped-def]
     repo = make_repo(
         {

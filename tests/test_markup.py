@@ -61,6 +61,20 @@ def test_yaml_json_toml_by_top_level_keys() -> None:
     assert uncovered(r, toml.encode()) == []
 
 
+def test_keys_that_share_a_line_are_not_chunks_of_their_own() -> None:
+    """A compact document would repeat its one line in every key's chunk: chunked by lines."""
+    js = '{"version": 3, "name": "pkg", "files": ["a.js", "b.js"], "scripts": {"test": "jest"}}\n'
+    r = run_chunk("package.json", js, min_tokens=0)
+    assert [(c.kind, c.start_line, c.end_line) for c in r.chunks] == [("lines", 1, 1)]
+    assert uncovered(r, js.encode()) == []
+    half = '{"a": 1, "b": 2,\n "c": {\n   "d": 3\n }\n}\n'  # two keys on the first line
+    assert [c.kind for c in run_chunk("x.json", half, min_tokens=0).chunks] == ["lines"]
+    spread = '{"a": 1,\n "b": {"c": 2, "d": 3}}\n'  # one key a line: keys still
+    assert [c.symbol for c in run_chunk("x.json", spread, min_tokens=0).chunks] == ["a", "b"]
+    toml = "a = 1\nb = { c = 2, d = 3 }\n"
+    assert [c.symbol for c in run_chunk("x.toml", toml, min_tokens=0).chunks] == ["a", "b"]
+
+
 def test_plain_text_is_chunked_by_lines_with_overlap() -> None:
     text = "".join(f"line number {i} of the notes\n" for i in range(1, 131))
     r = run_chunk("notes.txt", text, lines_per_chunk=50, overlap_lines=5)

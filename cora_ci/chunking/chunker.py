@@ -73,6 +73,9 @@ def chunk_file(
         return FileResult(path, "unknown", None, [], [Diagnostic("CORA-CHK-010", "Git LFS pointer skipped")])
     if is_binary(data):
         return FileResult(path, "binary", None, [], [Diagnostic("CORA-CHK-003", "binary file skipped")])
+    if _source_map(path, data):
+        msg = "source map skipped"  # kept short: a dist/ holds one a file
+        return FileResult(path, "json", None, [], [Diagnostic("CORA-CHK-013", msg)])
     decoded = decode(data)
     lines = decoded.lines
     lang = detect(path, lines)
@@ -127,6 +130,17 @@ def chunk_file(
     return FileResult(
         path, lang, ctx.strategy, chunks, diags, tree, tuple(dropped), src if redacted else None
     )
+
+
+def _source_map(path: str, data: bytes) -> bool:
+    """A JavaScript/CSS source map (`x.js.map`): a compiler's encoded positions, and often its
+    sources again (`sourcesContent`). A published package's `dist/` carries one a file (rxjs:
+    1,003 of 2,277 files, taking 3.4x their bytes in chunks)."""
+    if not path.endswith(".map"):
+        return False
+    head = data[:64].lstrip()
+    head = head.removeprefix(b")]}'").lstrip()  # the prefix a server may put before JSON
+    return head.startswith(b"{") and b'"mappings"' in data and b'"version"' in data
 
 
 def _generated_page(data: bytes) -> bool:

@@ -18,6 +18,7 @@ from cora_ci.chunking.tokens import TokenCounter
 
 _NO_QUIET: Mapping[int, int] = MappingProxyType({})
 _SLICE_MARGIN = 4  # re-tokenizing a cut segment can add a token or two at its edges
+_OVERLAP_SHARE = 8  # the rows a piece repeats from the one before hold at most 1/8 of its budget
 
 
 class Piece(NamedTuple):
@@ -136,14 +137,17 @@ class Rows:
         return pieces
 
     def _overlap_start(self, rows: list[int], i: int, j: int, overlap: int, budget: int) -> int:
-        """Where the next piece starts: `overlap` rows back, fewer if they would crowd it out."""
+        """Where the next piece starts: `overlap` rows back, fewer if they would crowd it out or
+        hold more than an eighth of the budget: six long lines (a minified bundle's, a changelog's
+        links) would otherwise repeat most of each piece in the next (rxjs's CHANGELOG.md: text
+        1.44x its bytes)."""
         nxt = j + 1
         if self.tokens[rows[nxt]] > budget or overlap <= 0:
             return nxt
         k = max(nxt - overlap, i + 1)
-        total = sum(self.tokens[r] for r in rows[k:nxt]) + self.tokens[rows[nxt]]
-        while k < nxt and total > budget:
-            total -= self.tokens[rows[k]]
+        held = sum(self.tokens[r] for r in rows[k:nxt])
+        while k < nxt and (held > budget // _OVERLAP_SHARE or held + self.tokens[rows[nxt]] > budget):
+            held -= self.tokens[rows[k]]
             k += 1
         return k
 
