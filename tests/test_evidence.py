@@ -87,6 +87,19 @@ def test_the_innermost_frame_comes_first_in_every_format(
     assert (c.path, c.name, c.line, c.frame) == (*first, True)
 
 
+def test_a_frame_two_formats_read_is_one_frame() -> None:
+    """V8's `at /x.js:3:5` is also Rust's form: each frame once, in the report's order."""
+    report = (
+        "TypeError: x is not a function\n    at Layer.handle (/app/lib/router/layer.js:95:5)\n"
+        "    at /app/lib/router/index.js:284:15\n    at next (/app/lib/router/index.js:280:10)\n"
+    )
+    assert [(c.path, c.name, c.line) for c in clues(report) if c.frame] == [
+        ("/app/lib/router/layer.js", "handle", 95),
+        ("/app/lib/router/index.js", None, 284),
+        ("/app/lib/router/index.js", "next", 280),
+    ]
+
+
 def test_mentions_paths_and_dotted_names_follow_frames() -> None:
     found = clues("Calling shop.orders.Order.total fails, see src/shop/orders.py:41 (https://x.org/a/b.py).")
     assert [(c.path, c.name, c.line, c.dotted) for c in found] == [

@@ -93,8 +93,12 @@ def _frames(text: str) -> Iterator[Clue]:
         py = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for m in _PYTHON.finditer(block)]
         yield from reversed(py)
     yield from reversed([Clue(m["path"], m["name"], int(m["line"]), True) for m in _PYTEST.finditer(text)])
+    read: set[int] = set()  # where each frame's line number sits: a line two formats read is one frame
     for pattern in _INNERMOST_FIRST:
         for m in pattern.finditer(text):
+            if m.start("line") in read:  # V8's `at /x.js:3:5` is also Rust's form: counted once
+                continue
+            read.add(m.start("line"))
             groups = m.groupdict()
             path = groups.get("path")
             if path is None:  # the JVM's: a package and a file name
