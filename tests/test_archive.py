@@ -219,6 +219,22 @@ def test_unreadable_archives_are_a_clear_error(
     assert e.value.code == "CORA-BND-009"
 
 
+def test_an_archive_cut_anywhere_in_its_first_bytes_is_a_clear_error(
+    bundle_dir: Path, tmp_path: Path
+) -> None:
+    """Inside the gzip header too: CPython's tarfile reads one cut after its third byte as
+    `ord(b"")` (a TypeError, not one of its own errors)."""
+    whole = tmp_path / "whole.tar.gz"
+    write_archive(bundle_dir, whole)
+    raw = whole.read_bytes()
+    for n in range(1, 64):
+        archive = tmp_path / f"cut{n}.tar.gz"
+        archive.write_bytes(raw[:n])
+        with pytest.raises(CoraError) as e:
+            open_bundle(archive)
+        assert e.value.code == "CORA-BND-009", n
+
+
 def test_an_archive_without_a_manifest_is_not_a_bundle(tmp_path: Path) -> None:
     archive = tmp_path / "empty.tar.gz"
     archive.write_bytes(_tar([_member("README", b"hello")]))

@@ -244,13 +244,22 @@ def _read(archive: Path, each: Callable[[tarfile.TarFile, tarfile.TarInfo, int, 
     """`each(tar, member, members so far, declared bytes so far)` over the archive's members, in order."""
     total = count = 0
     try:
-        with tarfile.open(archive, mode="r|gz") as tar:
+        with _open(archive) as tar:
             for m in tar:
                 count += 1
                 total += max(m.size, 0)
                 each(tar, m, count, total)
     except (tarfile.TarError, EOFError, zlib.error, gzip.BadGzipFile) as e:
         raise CoraError("CORA-BND-009", f"{archive}: not a readable bundle archive ({e})") from None
+
+
+def _open(archive: Path) -> tarfile.TarFile:
+    """The archive as a gzip'd tar stream. CPython's tarfile reads a gzip header cut short as
+    `ord(b"")` and raises TypeError (a 3-byte file, found by tests/test_fuzz.py): a ReadError here."""
+    try:
+        return tarfile.open(archive, mode="r|gz")
+    except TypeError as e:
+        raise tarfile.ReadError(f"gzip header cut short: {e}") from None
 
 
 def _write_member(archive: Path, tar: tarfile.TarFile, m: tarfile.TarInfo, into: Path,
