@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from cora_ci.chunking import markup
+from cora_ci.chunking import markup, notebook
 from cora_ci.chunking.assemble import FileCtx, assign_anchors, emit_rows, emit_symbols, link_children
 from cora_ci.chunking.model import Chunk, Diagnostic
 from cora_ci.chunking.outline import Outline, Sym, outline
@@ -18,7 +18,7 @@ from cora_ci.chunking.pack import Rows
 from cora_ci.chunking.secrets import file_rule, screen_chunks, screen_lines, secrets_allowed
 from cora_ci.chunking.tokens import TokenCounter, default_counter
 from cora_ci.config import Config
-from cora_ci.files.langs import MARKUP, detect, grammar_available
+from cora_ci.files.langs import MARKUP, detect, grammar_available, is_notebook
 from cora_ci.files.text import Unread, decode, is_binary
 
 _GENERATED = re.compile(
@@ -49,7 +49,7 @@ class FileResult(NamedTuple):
     diagnostics: list[Diagnostic]
     tree: Any = None  # the tree-sitter tree, only with `keep_tree` (the reference graph reuses it)
     dropped: tuple[tuple[int, int], ...] = ()  # line ranges of chunks dropped for a secret in their context
-    redacted: bytes | None = None  # the text chunked when secrets were redacted (`extract_refs` reads it)
+    redacted: bytes | None = None  # the text chunked if not the file's (secrets redacted, a notebook's cells)
 
 
 def chunk_file(
@@ -82,13 +82,16 @@ def chunk_file(
     if lang == "html" and not cfg.generated_pages and _generated_page(data):
         msg = "generated documentation page skipped (generated_pages = true indexes it)"
         return FileResult(path, lang, None, [], [Diagnostic("CORA-CHK-012", msg)])
+    nb = notebook.script(lines) if lang == "json" and is_notebook(path) else None
+    if nb is not None:  # its cells as a script of the kernel's language, row for row
+        lang, lines = nb.lang, nb.lines
     diags: list[Diagnostic] = []
     if decoded.replaced:
         diags.append(Diagnostic("CORA-CHK-007", f"{decoded.replaced} undecodable byte sequence(s) replaced"))
     if _GENERATED_NAMES.search(path) or any(_GENERATED.search(line) for line in lines[:5]):
         diags.append(Diagnostic("CORA-CHK-006", "generated file"))
     strategy = "markup" if lang in MARKUP else "structural" if grammar_available(lang) else "lines"
-    if lines and len(data) > 2000 and len(data) / len(lines) > _MINIFIED_AVG_LINE:
+    if nb is None and lines and len(data) > 2000 and len(data) / len(lines) > _MINIFIED_AVG_LINE:
         diags.append(Diagnostic("CORA-CHK-005", "minified file chunked by lines"))
         strategy = "lines"
     screened = cfg.secrets == "drop" and not secrets_allowed(path, cfg.allow_secrets)
@@ -97,7 +100,7 @@ def chunk_file(
         lines, redacted = screen_lines(lines, cfg.allow_secrets)
         diags.extend(redacted)
     src = "\n".join(lines).encode("utf-8")
-    ctx = FileCtx(path, lang, Rows.of(lines, counter), cfg, strategy)
+    ctx = FileCtx(path, lang, Rows.of(lines, counter, nb.excluded if nb else frozenset()), cfg, strategy)
     tree: Any = None
     if strategy == "structural":
         ol = outline(lang, src, lines)
@@ -128,7 +131,7 @@ def chunk_file(
     if chunks:
         chunks[0].diagnostics[:0] = diags
     return FileResult(
-        path, lang, ctx.strategy, chunks, diags, tree, tuple(dropped), src if redacted else None
+        path, lang, ctx.strategy, chunks, diags, tree, tuple(dropped), src if redacted or nb else None
     )
 
 

@@ -38,19 +38,26 @@ class Rows:
     tokens: list[int]
     counter: TokenCounter
     marker_tokens: int
+    # blank rows that stand for what is not chunked (a notebook's outputs): never bridged
+    excluded: frozenset[int] = frozenset()
 
     @classmethod
-    def of(cls, lines: list[str], counter: TokenCounter) -> Rows:
-        return cls(lines, counter.count_lines(lines), counter, counter.count(ELISION))
+    def of(cls, lines: list[str], counter: TokenCounter, excluded: frozenset[int] = frozenset()) -> Rows:
+        return cls(lines, counter.count_lines(lines), counter, counter.count(ELISION), excluded)
 
     def blank(self, row: int) -> bool:
         return not self.lines[row].strip()
 
     def fill_blank_gaps(self, rows: list[int]) -> list[int]:
-        """Add the rows of gaps that hold only blank lines, so they are not shown as elided."""
+        """Add the rows of gaps that hold only blank lines, so they are not shown as elided; a gap
+        over excluded rows stays a gap."""
         out: list[int] = []
         for r in rows:
-            if out and r > out[-1] + 1 and all(self.blank(g) for g in range(out[-1] + 1, r)):
+            if (
+                out
+                and r > out[-1] + 1
+                and all(self.blank(g) and g not in self.excluded for g in range(out[-1] + 1, r))
+            ):
                 out.extend(range(out[-1] + 1, r))
             out.append(r)
         return out

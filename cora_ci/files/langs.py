@@ -70,6 +70,11 @@ def grammar_available(lang: str) -> bool:
     return True
 
 
+def is_notebook(path: str) -> bool:
+    """Whether `path` names a Jupyter notebook (its content says whether it is one)."""
+    return path.endswith(".ipynb")
+
+
 def detect(path: str, first_lines: list[str]) -> str:
     """Language of a file: special names, then extension, then shebang, then content."""
     p = PurePosixPath(path)
