@@ -26,8 +26,9 @@ __all__ = ["FileResult", "chunk_file"]
 # member's doc block may stand a blank line above it too (only a file's first one may not); 11: an
 # accessor `Object.defineProperty` defines is a property of its owner (`symbols.Classifier.accessor`);
 # 12: a piece repeats at most an eighth of its budget from the one before, keys that share a line
-# are no chunks, source maps are skipped; 13: a Jupyter notebook as its cells' script (`notebook.py`)
-REVISION = 13
+# are no chunks, source maps are skipped; 13: a Jupyter notebook as its cells' script (`notebook.py`);
+# 14: a Vue or Svelte component's symbols from its script blocks (`components.py`)
+REVISION = 14
 
 
 def __getattr__(name: str) -> Any:

@@ -10,8 +10,9 @@ from __future__ import annotations
 import re
 from typing import Any, NamedTuple
 
-from cora_ci.chunking import markup, notebook
+from cora_ci.chunking import components, markup, notebook
 from cora_ci.chunking.assemble import FileCtx, assign_anchors, emit_rows, emit_symbols, link_children
+from cora_ci.chunking.components import COMPONENT_LANGS as COMPONENTS
 from cora_ci.chunking.model import Chunk, Diagnostic
 from cora_ci.chunking.outline import Outline, Sym, outline
 from cora_ci.chunking.pack import Rows
@@ -100,10 +101,15 @@ def chunk_file(
         lines, redacted = screen_lines(lines, cfg.allow_secrets)
         diags.extend(redacted)
     src = "\n".join(lines).encode("utf-8")
+    view = (
+        components.script_view(lang, src, lines) if strategy == "structural" and lang in COMPONENTS else None
+    )
+    if view is not None:  # a component's symbols are its script's: its outline is the script view's
+        lang = view.lang
     ctx = FileCtx(path, lang, Rows.of(lines, counter, nb.excluded if nb else frozenset()), cfg, strategy)
     tree: Any = None
     if strategy == "structural":
-        ol = outline(lang, src, lines)
+        ol = outline(lang, view.src, view.lines) if view is not None else outline(lang, src, lines)
         tree = ol.tree if keep_tree else None
         if ol.error_bytes > _ERROR_SHARE_FALLBACK * max(1, len(src)):
             diags.append(Diagnostic("CORA-CHK-001", "parse mostly failed; chunked by lines"))
@@ -131,8 +137,9 @@ def chunk_file(
     if chunks:
         chunks[0].diagnostics[:0] = diags
     return FileResult(
-        path, lang, ctx.strategy, chunks, diags, tree, tuple(dropped), src if redacted or nb else None
-    )
+        path, lang, ctx.strategy, chunks, diags, tree, tuple(dropped),
+        view.src if view is not None else src if redacted or nb else None,
+    )  # fmt: skip
 
 
 def _source_map(path: str, data: bytes) -> bool:

@@ -75,6 +75,12 @@ def is_notebook(path: str) -> bool:
     return path.endswith(".ipynb")
 
 
+def chunked_from_view(path: str) -> bool:
+    """Whether a file's chunks may come from a view of it (a notebook's script, a component's
+    script block), so that only chunking it again finds them in a changed copy."""
+    return path.endswith((".ipynb", ".vue", ".svelte"))
+
+
 def detect(path: str, first_lines: list[str]) -> str:
     """Language of a file: special names, then extension, then shebang, then content."""
     p = PurePosixPath(path)

@@ -19,7 +19,7 @@ from typing import Literal
 
 from cora_ci.chunking.model import Chunk
 from cora_ci.config import Config
-from cora_ci.files.langs import is_notebook
+from cora_ci.files.langs import chunked_from_view
 from cora_ci.files.names import fs_name
 from cora_ci.files.text import blob_id, decode, is_binary
 from cora_ci.rebind.view import View, from_chunk, from_rows
@@ -111,8 +111,8 @@ def bind(
 def _relocate(
     chunk: Chunk, indexed: View, cur: Current, config: Config, part_start: PartStart
 ) -> View | None:
-    if chunk.strategy == "markup" or chunk.kind == "file" or is_notebook(chunk.path):
-        return _rechunked(chunk, cur, config)  # a notebook's chunks are its script's, not its rows
+    if chunk.strategy == "markup" or chunk.kind == "file" or chunked_from_view(chunk.path):
+        return _rechunked(chunk, cur, config)  # a view's chunks: not found by parsing the file itself
     if chunk.kind in _ANONYMOUS or not chunk.anchors or chunk.strategy != "structural":
         return _shifted(indexed, cur.lines)
     # A file changed since it was indexed is parsed (tree-sitter, the chunker's outline): imported
