@@ -41,6 +41,52 @@ def test_markdown_sections_keep_their_heading_path() -> None:
     assert uncovered(r, MD.lstrip("\n").encode()) == []
 
 
+RST = """\
+Preface, before any title.
+
+======
+Models
+======
+
+A model is the source of information about your data.
+
+Quick example
+=============
+
+.. code-block:: python
+
+    class Person(models.Model):
+        first_name = models.CharField(max_length=30)
+
+Field options
+-------------
+
+Each field takes arguments.
+
+Fields
+======
+
+More text.
+"""
+
+
+def test_restructuredtext_sections_by_the_order_of_their_adornments() -> None:
+    """Levels as docutils reads them: each adornment style's first appearance; a section holds
+    what follows its title up to the next title of its level or above."""
+    for path in ("docs/models.rst", "docs/models.txt"):  # Django keeps its reST docs in `.txt`
+        r = run_chunk(path, RST, min_tokens=0)
+        assert (r.lang, r.strategy) == ("rst", "markup"), path
+        chunks = by_anchor(r)
+        quick = chunks[f"{path}::Models/Quick example"]
+        assert (quick.start_line, quick.end_line) == (9, 15) and "class Person" in quick.text
+        options = chunks[f"{path}::Models/Quick example/Field options"]
+        assert options.hierarchy == ["section:Models", "section:Quick example", "section:Field options"]
+        assert chunks[f"{path}::Models/Fields"].parent == chunks[f"{path}::Models"].id
+        assert uncovered(r, RST.encode()) == []  # the preface too
+    plain = "Notes\n=====\n\nOne underlined line is no reST document.\n"
+    assert run_chunk("notes.txt", plain).lang == "text"
+
+
 def test_yaml_json_toml_by_top_level_keys() -> None:
     yaml = "# CI settings\nname: build\non:\n  push:\n    branches: [main]\n---\nother: 1\n"
     r = run_chunk("ci.yml", yaml, min_tokens=0)

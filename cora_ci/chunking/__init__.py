@@ -27,8 +27,9 @@ __all__ = ["FileResult", "chunk_file"]
 # accessor `Object.defineProperty` defines is a property of its owner (`symbols.Classifier.accessor`);
 # 12: a piece repeats at most an eighth of its budget from the one before, keys that share a line
 # are no chunks, source maps are skipped; 13: a Jupyter notebook as its cells' script (`notebook.py`);
-# 14: a Vue or Svelte component's symbols from its script blocks (`components.py`)
-REVISION = 14
+# 14: a Vue or Svelte component's symbols from its script blocks (`components.py`); 15:
+# reStructuredText by sections, also in a text file that is reST (`markup.rst`)
+REVISION = 15
 
 
 def __getattr__(name: str) -> Any:

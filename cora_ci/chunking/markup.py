@@ -1,4 +1,4 @@
-"""Markdown by heading sections; YAML, JSON and TOML by top-level keys.
+"""Markdown and reStructuredText by heading sections; YAML, JSON and TOML by top-level keys.
 
 Nested headings become nested sections (their path is the hierarchy); a key's comments above
 it, and the braces or `---` lines around keys, go with the key instead of becoming chunks.
@@ -49,6 +49,32 @@ def markdown(root: Node, src: bytes) -> list[Sym]:
             sym = _leaf("section", name.strip("# ") or "(untitled)", c.start_point[0], last_row(c))
             out.append(sym)
             stack.append((c, sym.children))
+    return top
+
+
+def rst(root: Node, src: bytes, lines: list[str]) -> list[Sym]:
+    """reStructuredText sections. The grammar gives each title with its adornment, not what the
+    section holds: a title's level is the order in which its adornment style (overlined or not,
+    its character) first appears in the file, as docutils reads it, and a section runs to the next
+    title of its level or above."""
+    heads: list[tuple[int, int, str]] = []  # (row, level, title)
+    levels: dict[tuple[bool, str], int] = {}
+    for c in (c for c in root.named_children if c.type == "section"):
+        title = next((t for t in c.named_children if t.type == "title"), None)
+        if title is None:
+            continue
+        under = lines[c.end_point[0]].strip()[:1] if c.end_point[0] < len(lines) else ""
+        style = (c.start_point[0] < title.start_point[0], under)
+        heads.append((c.start_point[0], levels.setdefault(style, len(levels)), _text(src, title).strip()))
+    top: list[Sym] = []
+    stack: list[tuple[int, Sym]] = []
+    for i, (row, level, name) in enumerate(heads):
+        end = next((r for r, lv, _ in heads[i + 1 :] if lv <= level), len(lines)) - 1
+        sym = _leaf("section", name or "(untitled)", row, max(row, end))
+        while stack and stack[-1][0] >= level:
+            stack.pop()
+        (stack[-1][1].children if stack else top).append(sym)
+        stack.append((level, sym))
     return top
 
 
@@ -127,6 +153,8 @@ def outline(lang: str, src: bytes, lines: list[str]) -> list[Sym]:
     root = parser_for(lang).parse(src).root_node
     if lang == "markdown":
         return markdown(root, src)
+    if lang == "rst":
+        return rst(root, src, lines)
     syms = keys(lang, root, src)
     absorb_trivia(syms, lines)
     return syms

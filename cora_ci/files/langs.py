@@ -11,7 +11,7 @@ import re
 from functools import cache
 from pathlib import PurePosixPath
 
-MARKUP = frozenset({"markdown", "yaml", "json", "toml"})
+MARKUP = frozenset({"markdown", "rst", "yaml", "json", "toml"})
 JS_LANGS = frozenset({"javascript", "typescript", "tsx"})  # one family of grammars and of conventions
 
 _EXT = {
@@ -118,6 +118,12 @@ def _header(lines: list[str]) -> str:
     return "objc" if _OBJC.search(text) else "cpp" if _CPP.search(text) else "c"
 
 
+# A reStructuredText title: a line of text, then a run of one punctuation character at least as
+# long (Django's documentation is reST in `.txt` files). Two in a file's head make it reST.
+_RST_TITLE = re.compile(r"^(\w[^\n]*?)[ \t]*\n([=\-~^\"'`#*+])\2{2,}[ \t]*$", re.MULTILINE)
+_RST_SCAN = 200
+
+
 def _sniff(first_lines: list[str]) -> str:
     head = "\n".join(first_lines[:50]).lstrip()
     if head.startswith("<?php"):
@@ -130,4 +136,4 @@ def _sniff(first_lines: list[str]) -> str:
             return "json"
         except (ValueError, RecursionError):  # a file's head that nests deep is not worth parsing
             pass
-    return "text"
+    return "rst" if len(_RST_TITLE.findall("\n".join(first_lines[:_RST_SCAN]))) >= 2 else "text"
