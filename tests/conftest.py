@@ -1,6 +1,10 @@
 from __future__ import annotations
 
+import json
+import os
+import shutil
 import subprocess
+import sys
 import textwrap
 from collections.abc import Callable
 from pathlib import Path
@@ -31,6 +35,23 @@ def uncovered(result: FileResult, data: bytes) -> list[int]:
         for a, b in c.verbatim_ranges():
             covered[a : b + 1] = b"\1" * (b - a + 1)
     return [i + 1 for i, line in enumerate(lines) if line.strip() and not covered[i + 1]]
+
+
+CORA = shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"
+
+
+def cora(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+    """`cora-ci ARGS` as a user runs it, in `cwd`, with `env` over this process's environment."""
+    return subprocess.run([CORA, *args], cwd=cwd, capture_output=True, text=True,
+                          env={**os.environ, **env}, check=False)  # fmt: skip
+
+
+def first_result(repo: Path, words: str, env: dict[str, str]) -> dict[str, object]:
+    """The first result of `cora-ci query WORDS --format json` in `repo`."""
+    out = cora("query", words, "--format", "json", "-k", "3", cwd=repo, **env)
+    assert out.returncode == 0, out.stderr
+    first: dict[str, object] = json.loads(out.stdout)["results"][0]
+    return first
 
 
 def git(cwd: Path, *args: str) -> str:

@@ -3,15 +3,10 @@ template and styles chunked around them, every line the file's own."""
 
 from __future__ import annotations
 
-import json
-import os
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import by_anchor, run_chunk, uncovered
+from conftest import by_anchor, cora, first_result, run_chunk, uncovered
 
 CART = """\
 <template>
@@ -90,30 +85,18 @@ def test_a_svelte_components_functions_and_components_without_script() -> None:
     assert r.lang == "vue" and [c.kind for c in r.chunks] == ["module"]  # no script: as before
 
 
-CORA = shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"
-
-
-def _first(repo: Path, words: str, env: dict[str, str]) -> dict[str, object]:
-    out = subprocess.run([CORA, "query", words, "--format", "json", "-k", "3"], cwd=repo, capture_output=True,
-                         text=True, env={**os.environ, **env}, check=False)  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    first: dict[str, object] = json.loads(out.stdout)["results"][0]
-    return first
-
-
 def test_a_components_function_is_found_and_followed(
     make_repo: Callable[[dict[str, str]], Path], tmp_path: Path
 ) -> None:
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
     repo = make_repo({"src/Cart.vue": CART, "src/api.ts": "export const api = { post: fetch }\n"})
-    out = subprocess.run([CORA, "index", "--model", "none", "-q"], cwd=repo, capture_output=True, text=True,
-                         env={**os.environ, **env}, check=False)  # fmt: skip
+    out = cora("index", "--model", "none", "-q", cwd=repo, **env)
     assert out.returncode == 0, out.stderr
-    hit = _first(repo, "checkout", env)  # with the template's code that names it, merged around it
+    hit = first_result(repo, "checkout", env)  # with the template's code that names it, merged around it
     span = range(int(str(hit["start_line"])), int(str(hit["end_line"])) + 1)
     assert (hit["anchor"], hit["stale"]) == ("src/Cart.vue::checkout", None)
     assert 20 in span and "async function checkout(): Promise<void> {" in str(hit["text"])
     (repo / "src" / "Cart.vue").write_text(CART.replace("<template>\n", "<template>\n  <!-- the cart -->\n"))
-    hit = _first(repo, "checkout", env)
+    hit = first_result(repo, "checkout", env)
     span = range(int(str(hit["start_line"])), int(str(hit["end_line"])) + 1)
     assert hit["stale"] == "moved" and 21 in span and "api.post" in str(hit["text"])

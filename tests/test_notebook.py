@@ -5,14 +5,10 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from conftest import git, run_chunk
+from conftest import cora, first_result, git, run_chunk
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -155,38 +151,25 @@ def test_a_secret_in_a_cell_is_redacted_and_one_in_an_output_never_read() -> Non
     assert len(found) == 1 and found[0].line == _row(json.dumps(doc, indent=1), "client = Github")
 
 
-CORA = shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"
-
-
-def _query(repo: Path, words: str, env: dict[str, str]) -> dict[str, object]:
-    out = subprocess.run([CORA, "query", words, "--format", "json", "-k", "3"], cwd=repo, capture_output=True,
-                         text=True, env={**os.environ, **env}, check=False)  # fmt: skip
-    assert out.returncode == 0, out.stderr
-    first: dict[str, object] = json.loads(out.stdout)["results"][0]
-    return first
-
-
 def test_a_notebooks_function_is_found_and_followed_in_the_working_tree(
     make_repo: Callable[[dict[str, str]], Path], tmp_path: Path
 ) -> None:
     env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
     repo = make_repo({"analysis.ipynb": notebook_v4(), "app.py": "def main():\n    return 1\n"})
-    out = subprocess.run([CORA, "index", "--model", "none", "-q"], cwd=repo, capture_output=True, text=True,
-                         env={**os.environ, **env}, check=False)  # fmt: skip
+    out = cora("index", "--model", "none", "-q", cwd=repo, **env)
     assert out.returncode == 0, out.stderr
     nb = (repo / "analysis.ipynb").read_text()
-    hit = _query(repo, "load_survey", env)
+    hit = first_result(repo, "load_survey", env)
     assert hit["anchor"] == "analysis.ipynb::load_survey" and hit["stale"] is None
     assert hit["start_line"] == _row(nb, "def load_survey") and "frame.dropna()" in str(hit["text"])
     moved = nb.replace(
         '"cells": [\n', '"cells": [\n  {"cell_type": "markdown", "metadata": {}, "source": ["x"]},\n'
     )
     (repo / "analysis.ipynb").write_text(moved)  # a cell added above it: rows move, the code does not
-    hit = _query(repo, "load_survey", env)
+    hit = first_result(repo, "load_survey", env)
     assert hit["stale"] == "moved" and hit["start_line"] == _row(moved, "def load_survey")
     assert "frame.dropna()" in str(hit["text"]) and '"' not in str(hit["text"]).splitlines()[0]
     git(repo, "commit", "-qam", "a cell above")
-    out = subprocess.run([CORA, "index", "--model", "none", "-q"], cwd=repo, capture_output=True, text=True,
-                         env={**os.environ, **env}, check=False)  # fmt: skip
+    out = cora("index", "--model", "none", "-q", cwd=repo, **env)
     assert out.returncode == 0, out.stderr
-    assert _query(repo, "load_survey", env)["stale"] is None
+    assert first_result(repo, "load_survey", env)["stale"] is None

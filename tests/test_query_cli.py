@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import stat
 import subprocess
 import sys
@@ -13,11 +12,9 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
-from conftest import dedent_files, git
+from conftest import CORA, cora, dedent_files, git
 
 from cora_ci.errors import CODES
-
-CORA = shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"
 
 FILES = {
     "src/auth.py": '''\
@@ -50,11 +47,6 @@ FILES = {
         """,
     "README.md": "# Demo\n\nSome text about login.\n\n## Install\n\nRun it.\n",
 }
-
-
-def cora(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([CORA, *args], cwd=cwd, capture_output=True, text=True,
-                          env={**os.environ, **env}, check=False)  # fmt: skip
 
 
 @pytest.fixture
