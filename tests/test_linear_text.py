@@ -13,6 +13,7 @@ from hypothesis import strategies as st
 
 from cora_ci.chunking.outline import _without_tail
 from cora_ci.chunking.sentences import first_sentence
+from cora_ci.files.langs import _RST_TITLE
 from cora_ci.rebind.view import _code_end
 from cora_ci.retrieval import noise
 
@@ -76,3 +77,9 @@ def test_a_doc_comments_markers_tags_and_closing_are_not_its_sentence() -> None:
     )
     assert first_sentence("/**\n * Parses a line. */") == "Parses a line."
     assert first_sentence("# Sums <a and b.\n") == "Sums <a and b."  # a `<` that opens no tag stays
+
+
+@given(st.text(alphabet="a =-~\t\n.", max_size=40))
+def test_a_rest_title_is_found_as_the_lazy_pattern_found_it(text: str) -> None:
+    lazy = re.compile(r"^(\w[^\n]*?)[ \t]*\n([=\-~^\"'`#*+])\2{2,}[ \t]*$", re.MULTILINE)
+    assert len(_RST_TITLE.findall(text)) == len(lazy.findall(text))

@@ -118,9 +118,11 @@ def _header(lines: list[str]) -> str:
     return "objc" if _OBJC.search(text) else "cpp" if _CPP.search(text) else "c"
 
 
-# A reStructuredText title: a line of text, then a run of one punctuation character at least as
-# long (Django's documentation is reST in `.txt` files). Two in a file's head make it reST.
-_RST_TITLE = re.compile(r"^(\w[^\n]*?)[ \t]*\n([=\-~^\"'`#*+])\2{2,}[ \t]*$", re.MULTILINE)
+# A reStructuredText title: a line that starts with a word, then a line of three or more of one
+# punctuation character (Django's documentation is reST in `.txt` files). Two in a file's head
+# make it reST. Linear: the title line is taken whole (a lazy title before optional spaces took
+# 0.65 s on a line of 20,000 spaces).
+_RST_TITLE = re.compile(r"^\w[^\n]*\n([=\-~^\"'`#*+])\1{2,}[ \t]*$", re.MULTILINE)
 _RST_SCAN = 200
 
 
