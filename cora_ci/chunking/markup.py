@@ -67,14 +67,15 @@ def rst(root: Node, src: bytes, lines: list[str]) -> list[Sym]:
         style = (c.start_point[0] < title.start_point[0], under)
         heads.append((c.start_point[0], levels.setdefault(style, len(levels)), _text(src, title).strip()))
     top: list[Sym] = []
-    stack: list[tuple[int, Sym]] = []
-    for i, (row, level, name) in enumerate(heads):
-        end = next((r for r, lv, _ in heads[i + 1 :] if lv <= level), len(lines)) - 1
-        sym = _leaf("section", name or "(untitled)", row, max(row, end))
+    stack: list[tuple[int, Sym]] = []  # the open sections, outermost first: one pass, any number of titles
+    for row, level, name in heads:
         while stack and stack[-1][0] >= level:
-            stack.pop()
+            stack.pop()[1].end = row - 1
+        sym = _leaf("section", name or "(untitled)", row, row)
         (stack[-1][1].children if stack else top).append(sym)
         stack.append((level, sym))
+    for _, sym in stack:
+        sym.end = len(lines) - 1
     return top
 
 
