@@ -12,7 +12,6 @@ from typing import Any, NamedTuple
 
 from cora_ci.chunking import components, markup, notebook
 from cora_ci.chunking.assemble import FileCtx, assign_anchors, emit_rows, emit_symbols, link_children
-from cora_ci.chunking.components import COMPONENT_LANGS as COMPONENTS
 from cora_ci.chunking.model import Chunk, Diagnostic
 from cora_ci.chunking.outline import Outline, Sym, outline
 from cora_ci.chunking.pack import Rows
@@ -50,7 +49,7 @@ class FileResult(NamedTuple):
     diagnostics: list[Diagnostic]
     tree: Any = None  # the tree-sitter tree, only with `keep_tree` (the reference graph reuses it)
     dropped: tuple[tuple[int, int], ...] = ()  # line ranges of chunks dropped for a secret in their context
-    redacted: bytes | None = None  # the text chunked if not the file's (secrets redacted, a notebook's cells)
+    redacted: bytes | None = None  # the text parsed if not the file's (secrets redacted, a notebook's script)
 
 
 def chunk_file(
@@ -101,11 +100,10 @@ def chunk_file(
         lines, redacted = screen_lines(lines, cfg.allow_secrets)
         diags.extend(redacted)
     src = "\n".join(lines).encode("utf-8")
-    view = (
-        components.script_view(lang, src, lines) if strategy == "structural" and lang in COMPONENTS else None
-    )
-    if view is not None:  # a component's symbols are its script's: its outline is the script view's
-        lang = view.lang
+    view = None
+    if strategy == "structural" and lang in components.COMPONENT_LANGS:
+        view = components.script_view(lang, src, lines)  # a component's symbols are its script's
+        lang = view.lang if view is not None else lang
     ctx = FileCtx(path, lang, Rows.of(lines, counter, nb.excluded if nb else frozenset()), cfg, strategy)
     tree: Any = None
     if strategy == "structural":
