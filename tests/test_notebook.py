@@ -137,6 +137,8 @@ def test_notebooks_of_other_kernels_and_formats() -> None:
         assert run_chunk("x.ipynb", not_one).lang == "json"
     compact = json.dumps(json.loads(notebook_v4()))  # one row: no line can keep its number
     assert notebook.script([compact]) is None
+    for deep in ("[" * 100_000, '{"cells": ' + "[" * 100_000 + "]" * 100_000 + "}"):  # no recursion error
+        assert notebook.script([deep]) is None and run_chunk("deep.ipynb", deep).lang == "json"
 
 
 def test_a_secret_in_a_cell_is_redacted_and_one_in_an_output_never_read() -> None:

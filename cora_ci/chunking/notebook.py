@@ -40,7 +40,7 @@ def script(lines: list[str]) -> Script | None:
     src = "\n".join(lines).encode("utf-8", "surrogatepass")
     try:
         meta = json.loads(src)
-    except ValueError:
+    except (ValueError, RecursionError):  # json nests recursively: a hostile file nests deep
         return None
     if not isinstance(meta, dict) or not isinstance(meta.get("cells", meta.get("worksheets")), list):
         return None
