@@ -119,3 +119,55 @@ def test_boosted_results_come_beyond_the_k(repo: Path) -> None:
     pinned = [r for r in ans.results if r.hit.full]
     assert pinned and {r.view.path for r in pinned} == {"src/auth.py"}
     assert len(ans.results) - len(pinned) == 3
+
+
+def _errors_module() -> str:
+    """A module of exception classes between module code: `__all__` at the top and a comment
+    before each family, so the module-code chunk's range spans every class."""
+    families = {
+        "Timeout": ["ConnectTimeout", "ReadTimeout", "WriteTimeout", "PoolTimeout"],
+        "Network": ["ReadError", "WriteError", "ConnectError", "CloseError"],
+        "Protocol": ["LocalProtocolError", "RemoteProtocolError", "UnsupportedProtocol", "ProxyError"],
+    }
+    names = [n for members in families.values() for n in members]
+    out = ["import typing\n\n__all__ = [\n", *(f'    "{n}",\n' for n in names), "]\n\n"]
+    for family, members in families.items():
+        out.append(f"\n# {family} exceptions: what goes wrong while talking to the host.\n\n")
+        out.append(
+            f'class {family}Failure(Exception):\n    """The base class of {family.lower()} errors."""\n\n'
+        )
+        for n in members:
+            out.append(
+                f'\nclass {n}({family}Failure):\n    """Raised on {n} while the transport is busy."""\n'
+            )
+            out.append(
+                f"\n    def describe(self):\n        return '{n.lower()} of the {family.lower()} family'\n\n"
+            )
+    out.append("\n# Stream exceptions: a stream read twice, or closed.\n")
+    return "".join(out)
+
+
+def test_a_hit_inside_module_code_is_that_code_not_the_file_around_it(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """Module code's range spans the classes it elides; a class hit merged with it by range was
+    reported as (nearly) the whole file, named after the class."""
+    repo = make_repo({"errors.py": _errors_module()})
+    build(repo, model="none")
+    t = open_bundle(repo / ".cora" / "index").chunks
+    module = next(t.chunk(r) for r in range(len(t)) if t.chunk(r).kind == "module")
+    lines = (repo / "errors.py").read_text().splitlines()
+    ans = run_query("connect error host transport", Where.of(None, None, repo), k=len(t))
+    assert any(r.chunk.id == module.id for r in ans.results)  # the module code is in the answer too
+    by_anchor = {r.anchor: r for r in ans.results}
+    hit = by_anchor["errors.py::ConnectError"]
+    family = lines.index("# Network exceptions: what goes wrong while talking to the host.") + 1
+    assert (
+        family
+        < hit.view.start
+        <= hit.view.end
+        < lines.index("# Protocol exceptions: what goes wrong while talking to the host.")
+    )
+    assert "class ConnectError(NetworkFailure):" in hit.text and "__all__" not in hit.text
+    shown = [n for r in ans.results for n, _ in r.view.rendered() if n is not None]
+    assert len(shown) == len(set(shown))  # still no line twice

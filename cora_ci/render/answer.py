@@ -248,25 +248,33 @@ def _view(source: ChunkSource, c: Chunk) -> View | None:
 
 
 def _groups(items: list[_Item]) -> list[tuple[View, list[_Item]]]:
-    """Merged views, each with the items it is made of; views of one file that overlap merge
-    (never across the indexed/current line numbering of a `missing` result, nor across bundles)."""
+    """Merged views, each with the items it is made of: views of one file merge when they show a
+    line in common (a skeleton and its member both show the member's signature; two hits on the
+    same lines), never across the indexed/current line numbering of a `missing` result, nor
+    across bundles. Ranges that overlap are not enough: module code's range spans the functions
+    it elides, and a hit on one of them is that function, not the file around it (merged, one
+    `_make.py` answer was lines 21-3084)."""
     pieces = [((it.hit.origin, v.path, it.current), v, it) for it in items if (v := it.view()) is not None]
     pieces.sort(key=lambda p: (p[0], p[1].start, p[1].end))
-    out: list[tuple[View, list[_Item]]] = []
-    group: list[tuple[View, _Item]] = []
-    key: tuple[int, str, bool] | None = None
-    end = 0
-    for k, view, it in pieces:
-        if group and k == key and view.start <= end:
-            group.append((view, it))
-            end = max(end, view.end)
-            continue
-        if group:
-            out.append((merge([v for v, _ in group]), [i for _, i in group]))
-        group, key, end = [(view, it)], k, view.end
-    if group:
-        out.append((merge([v for v, _ in group]), [i for _, i in group]))
-    return out
+    root = list(range(len(pieces)))
+
+    def find(i: int) -> int:
+        while root[i] != i:
+            root[i] = root[root[i]]
+            i = root[i]
+        return i
+
+    for i, (key, view, _) in enumerate(pieces):
+        for j in range(i + 1, len(pieces)):
+            other_key, other, _ = pieces[j]
+            if other_key != key or other.start > view.end:
+                break
+            if not view.shown.keys().isdisjoint(other.shown.keys()):
+                root[find(j)] = find(i)
+    groups: dict[int, list[int]] = {}
+    for i in range(len(pieces)):
+        groups.setdefault(find(i), []).append(i)
+    return [(merge([pieces[i][1] for i in g]), [pieces[i][2] for i in g]) for g in groups.values()]
 
 
 class _Cost:
