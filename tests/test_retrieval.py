@@ -30,7 +30,7 @@ from cora_ci.retrieval import (
 )
 from cora_ci.retrieval.catalog import catalog
 from cora_ci.retrieval.kinds import older_dirs, path_class, superseded_dirs
-from cora_ci.retrieval.query import analyse
+from cora_ci.retrieval.query import QUESTION_WORDS, STOPWORDS, analyse
 from cora_ci.retrieval.search import bm25
 
 FILES = {
@@ -541,8 +541,80 @@ def test_what_is_a_question(text: str, question: bool) -> None:
     ],
 )
 def test_what_frames_a_request(text: str, verb: str | None) -> None:
-    frame = analyse(text).frame - {"how", "what", "which", "who", "whom", "where", "when", "why"}
+    frame = analyse(text).frame - QUESTION_WORDS - STOPWORDS
     assert frame == ({verb} if verb else set())
+
+
+def test_a_name_in_any_alphabet_is_an_identifier(tmp_path: Path) -> None:
+    """`Überweisung` and `наименование` were read as sentences: no definition bonus, and a
+    sentence about them ranked a mention first."""
+    files = {
+        ".cora.toml": "min_tokens = 0\n",
+        "src/bank.py": """\
+            class Überweisung:
+                def ausführen(self, konto):
+                    return konto.buchen(self)
+            """,
+        "src/names.py": """\
+            def наименование(товар):
+                return товар.strip().title()
+            """,
+        "src/mentions.py": """\
+            from bank import Überweisung
+            from names import наименование
+
+            def demo(konto):
+                # Überweisung, наименование, Überweisung().ausführen: each used twice
+                label = наименование(наименование(" x "))
+                return Überweisung().ausführen(konto), Überweisung, label
+            """,
+    }
+    repo = init_repo(tmp_path / "repo", dedent_files(files))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    for asked, want in [
+        ("Überweisung", "src/bank.py::Überweisung"),
+        ("наименование", "src/names.py::наименование"),
+        ("Überweisung.ausführen", "src/bank.py::Überweisung.ausführen"),
+        ("where is наименование defined", "src/names.py::наименование"),
+    ]:
+        assert anchor_of(b, search(b, asked, k=1, expand=False)[0].chunk_id) == want, asked
+    assert analyse("Überweisung").identifier == ("Überweisung",)
+    assert analyse("如何获取用户").identifier is None  # CJK text without spaces: a sentence
+
+
+def test_a_stopword_is_not_a_name(tmp_path: Path) -> None:
+    """A workflow's `on:` key, a method named `is_`: a sentence's "on" and "is" matched them at
+    the name field's weight (httpx's publish.yml came third for "retry on connection failure")."""
+    files = {
+        ".cora.toml": "min_tokens = 0\n",
+        ".github/workflows/publish.yml": "name: Publish\n\non:\n  push:\n    tags: ['*']\n",
+        "src/checks.py": """\
+            class Check:
+                def is_(self, other):
+                    return self is other
+            """,
+        "src/transport.py": '''\
+            def send_with_retries(request, retries=3):
+                """Send, again after a connection error, up to `retries` times."""
+                for attempt in range(retries + 1):
+                    try:
+                        return connect(request).send()
+                    except ConnectionError:
+                        if attempt == retries:
+                            raise
+            ''',
+    }
+    repo = init_repo(tmp_path / "repo", dedent_files(files))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    for asked in ("retry on connection failure", "what is retried on a connection error"):
+        hits = search(b, asked, k=3, expand=False)
+        assert anchor_of(b, hits[0].chunk_id) == "src/transport.py::send_with_retries", asked
+        assert hits[0].score > 2 * max(h.score for h in hits[1:]), asked
+    assert "on" in analyse("retry on connection failure").frame
+    assert "on" not in analyse("where is `on` handled").frame  # quoted: a name
+    assert "get" not in analyse("what does Session.get return").frame  # part of a name
 
 
 @pytest.mark.parametrize(

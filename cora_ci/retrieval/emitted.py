@@ -90,10 +90,10 @@ def coded(cat: Catalog, text: str) -> dict[int, float]:
 # there (a parameter or an attribute it lacks); builtins (`NoneType`) and names the code does not
 # define find nothing.
 _CALLED = re.compile(
-    r"(?<![\w.])(?P<call>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\(\) (?:got an unexpected keyword argument|"
+    r"(?<![\w.])(?P<call>[^\W\d]\w*(?:\.[^\W\d]\w*)*)\(\) (?:got an unexpected keyword argument|"
     r"missing \d+ required|takes (?:from \d+ to )?\d+ positional|got multiple values for|takes no "
     r"(?:keyword )?arguments|got some positional-only)"
-    r"|'(?P<owner>[A-Za-z_]\w*)' object has no attribute '(?P<attr>\w+)'"
+    r"|'(?P<owner>[^\W\d]\w*)' object has no attribute '(?P<attr>\w+)'"
 )
 CALLED = 0.7  # a function a call's error names: Python says which; the caller may be at fault too
 _BLAMED = 3  # names looked for

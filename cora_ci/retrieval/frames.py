@@ -63,7 +63,7 @@ _INNERMOST_FIRST = (
 # not inside a run a path's first characters may continue: each start would read the run to its end
 _MENTION = re.compile(rf"(?<![\w/.\\@~+-])(?P<path>{_PATH})(?::(?P<line>\d+))?(?![\w/])")
 _ALIAS = re.compile(r"\s*\[as [^\]]*\]$")
-_DOTTED = re.compile(r"(?<![\w.])(?P<qual>[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,})(?![\w.])")
+_DOTTED = re.compile(r"(?<![\w.])(?P<qual>[^\W\d]\w*(?:\.[^\W\d]\w*){2,})(?![\w.])")
 
 
 class Clue(NamedTuple):
@@ -124,4 +124,4 @@ def _last(name: str | None) -> str | None:
         return None
     name = _ALIAS.sub("", name.strip())  # V8's `Layer.handle [as handle_request]`: the function's own
     last = re.split(r"[.\s#:]", name)[-1]
-    return last if re.fullmatch(r"[A-Za-z_$][\w$]*[?!]?", last) else None
+    return last if re.fullmatch(r"(?:[^\W\d]|\$)[\w$]*[?!]?", last) else None

@@ -21,8 +21,11 @@ from cora_ci.retrieval.noise import without_noise
 ASKING = 40  # a query of more words than this is a report: it asks for no path class by naming it
 MAX_CHARS = 8000  # a question, a name or a bug report (~2,000 tokens); longer text is cut here
 
-# One identifier, optionally qualified with `.`, `::`, `#` or `->`, optionally followed by `()`.
-_QUALIFIED = r"[A-Za-z_$][\w$]*(?:(?:\.|::|#|->)[A-Za-z_$~][\w$]*)*"
+# One identifier, optionally qualified with `.`, `::`, `#` or `->`, optionally followed by `()`;
+# it starts with `_`, `$` or a letter of an alphabet (`Überweisung`, `наименование`): CJK text,
+# written without spaces, is a sentence more often than a name.
+_START = r"(?:(?![\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff])[^\W\d]|\$)"
+_QUALIFIED = rf"{_START}[\w$]*(?:(?:\.|::|#|->)(?:{_START}|~)[\w$]*)*"
 _IDENT = re.compile(rf"{_QUALIFIED}(?:\(\))?")
 # a whole query that is one name, which may end as Ruby's `empty?`, `save!`, `name=` and Rust's `vec!` do
 _IDENT_FULL = re.compile(rf"\s*({_QUALIFIED}(?:\(\)|[?!=])?)\s*")
@@ -77,7 +80,7 @@ def split_qualified(name: str) -> tuple[str, ...]:
     return tuple(p for p in _SEP.sub(".", name).split(".") if p)
 
 
-_NAME = r"([A-Za-z_$][\w$]*(?:(?:\.|::|#)[A-Za-z_$][\w$]*)*)(?:\(\))?"
+_NAME = rf"({_START}[\w$]*(?:(?:\.|::|#){_START}[\w$]*)*)(?:\(\))?"
 _KIND = r"(?:the\s+)?(?:class\s+|function\s+|method\s+|type\s+|struct\s+|interface\s+)?"
 # Sentences that name what they ask about, whatever the name looks like (`abort`, `Reader`).
 _NAMING = [
@@ -187,14 +190,16 @@ _REQUEST = re.compile(
 
 
 def framing(text: str) -> frozenset[str]:
-    """The words of a sentence that frame it rather than name code: its question words and a
-    request's leading verb, unless quoted ("where is `Where` defined"). A symbol of that name
-    (`Where`, `HeaderSet.find`, a `show` command) is rare as a name, so the name field's weight
-    would put it first: BM25 looks them up in the code's text alone (`search.bm25`), and names
-    are not matched against them (`Query.words`)."""
+    """The words of a sentence that frame it rather than name code: its question words, its
+    stopwords and a request's leading verb, unless quoted or part of a code-looking word ("where
+    is `Where` defined", "what does Session.get return"). A symbol of that name (`Where`,
+    `HeaderSet.find`, a `show` command, a workflow's `on:` key) is rare as a name, so the name
+    field's weight would put it first: BM25 looks them up in the code's text alone
+    (`search.bm25`), and names are not matched against them (`Query.words`)."""
     m = _REQUEST.match(text)
-    frame = QUESTION_WORDS | {m.group(1).lower()} if m else QUESTION_WORDS
-    return frame.difference(terms(" ".join(_QUOTED.findall(text))))
+    frame = QUESTION_WORDS | STOPWORDS | ({m.group(1).lower()} if m else frozenset())
+    named = [*_QUOTED.findall(text), *(w for w in _IDENT.findall(text) if _CODEY.match(w.removesuffix("()")))]
+    return frame.difference(terms(" ".join(named)))
 
 
 _QUOTED = re.compile(r"`([^`]+)`")
