@@ -41,6 +41,23 @@ def test_binary_files_are_skipped() -> None:
     assert r.strategy is None
 
 
+def test_a_document_with_a_text_head_and_binary_streams_is_binary() -> None:
+    """An Illustrator `.ai` (a PDF) opens with ~20 KB of XMP text and goes on in compressed
+    streams: it was chunked as text with 50,605 bytes replaced. FITS files (80-column text cards,
+    then data) the same. A text file with a stray NUL stays text."""
+    xmp = b"".join(b'<rdf:li xmpTPg:N="%d">Cyan Magenta Yellow Black</rdf:li>\n' % i for i in range(400))
+    stream = bytes((i * 7919) % 256 for i in range(40_000))  # what deflate leaves: every byte value
+    for head in (b"%PDF-1.6\n%\xe2\xe3\xcf\xd3\n", b"<?xpacket begin='' id='W5M0MpCehiHzreSzNTczkc9d'?>\n"):
+        r = run_chunk("media/logo.ai", head + xmp + b"stream\n" + stream + b"\nendstream\n")
+        assert r.chunks == [] and [d.code for d in r.diagnostics] == ["CORA-CHK-003"]
+    card = b"SIMPLE  =                    T / conforms to FITS standard".ljust(80)
+    r = run_chunk("data/test0.fits", card * 200 + bytes(2880) + stream)
+    assert r.chunks == [] and [d.code for d in r.diagnostics] == ["CORA-CHK-003"]
+    text = b"x = 1\n" * 3000 + b'NUL = "\x00"\n' + b"y = 2\n" * 10
+    r = run_chunk("m.py", text)
+    assert r.strategy == "structural" and "CORA-CHK-003" not in {d.code for d in r.diagnostics}
+
+
 def test_mostly_broken_source_falls_back_to_lines() -> None:
     junk = "def (((( ]]]] :::: class {{{{ \n" * 40
     r = run_chunk("broken.py", junk)

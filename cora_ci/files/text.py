@@ -15,6 +15,8 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # Control characters that do not occur in text (everything below 0x20 but \t \n \f \r and ESC).
 _NON_TEXT = bytes(set(range(32)) - {9, 10, 12, 13, 27}) + b"\x7f"
 _SNIFF = 8192
+_PDF = b"%PDF-"  # a PDF (and an Illustrator file) is a binary container even when it opens as text
+_BODY_CONTROL = 0.01  # beyond the head: NULs among this share of control bytes (text has next to none)
 # For `bytes.translate`: every ASCII byte but letters, digits and "_" becomes a space; the others stay.
 _WORD_BYTES = bytes(c if c >= 0x80 or c == 0x5F or chr(c).isalnum() else 0x20 for c in range(256))
 
@@ -46,16 +48,25 @@ class Decoded(NamedTuple):
 
 
 def is_binary(data: bytes) -> bool:
-    """NUL bytes or a high share of control characters in the first 8 KiB (UTF-16 with BOM is text)."""
+    """NUL bytes or a high share of control characters in the first 8 KiB (UTF-16 with BOM is
+    text); a PDF; or, past a text head, NUL bytes among a body of control characters: a document
+    that opens with text metadata and goes on in compressed streams (an Illustrator `.ai`, a
+    PDF's XMP) was chunked as 150 KB of replacement characters. A stray NUL in a text file is
+    not enough."""
     head = data[:_SNIFF]
     if head.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
         return False
-    if b"\x00" in head:
+    if b"\x00" in head or head.startswith(_PDF):
         return True
     if not head:
         return False
-    non_text = len(head) - len(head.translate(None, _NON_TEXT))
-    return non_text / len(head) > 0.10
+    if _control_share(head) > 0.10:
+        return True
+    return len(data) > _SNIFF and b"\x00" in data and _control_share(data) > _BODY_CONTROL
+
+
+def _control_share(data: bytes) -> float:
+    return (len(data) - len(data.translate(None, _NON_TEXT))) / len(data)
 
 
 def decode(data: bytes) -> Decoded:
