@@ -709,6 +709,17 @@ def test_pagerank_expansion_adds_a_callee(shop: Bundle) -> None:
     assert callee.explain["bm25_rank"] is None
 
 
+def test_a_short_answer_is_all_direct_hits(shop: Bundle) -> None:
+    """A fifth of `k` is kept for what only the graph found, in whole places: at `-k 3` the
+    rounded-up 0.6 put a callee third, over the third best match."""
+    query = "Log a user in with a password"
+    for k in (3, 4):
+        hits = search(shop, query, k=k)
+        assert [h.source for h in hits] == ["search"] * k, k
+        assert anchors(shop, hits) == anchors(shop, search(shop, query, k=k, expand=False)), k
+    assert "graph" in [h.source for h in search(shop, query, k=5)]  # one place of five
+
+
 # ----------------------------------------------------------------------------- boosts
 
 

@@ -44,7 +44,7 @@ from cora_ci.retrieval.search import (
     pool_size,
     search,
 )  # fmt: skip
-from cora_ci.retrieval.select import diverse, pinned_ids
+from cora_ci.retrieval.select import diverse, graph_places, pinned_ids
 from cora_ci.retrieval.types import Boost, Filters, Hit
 
 Merge = Literal["joint", "score", "rank"]  # the measured alternatives; "joint" is the product's
@@ -104,7 +104,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
         for o, (p, cat) in enumerate(zip(parts, cats, strict=True))
         for cid in pinned_ids(cat, p.boosts)
     ]
-    reserve = round(k * params.graph_slots) if expand and params.graph > 0 else 0
+    reserve = graph_places(k, params) if expand and params.graph > 0 else 0
     picked = diverse(cands, k, pinned, decay(q, params), reserve)
     picked = together(picked, cands, lifted, lambda c: _key(c.origin, c.meta.id)) if lifted else picked
     top = picked[0].score if picked else 1.0

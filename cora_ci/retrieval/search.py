@@ -46,7 +46,7 @@ from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.nesting import lift_enclosing, together
 from cora_ci.retrieval.params import EXPLAIN_KEYS, PARAMS, Params, decay
 from cora_ci.retrieval.query import Query, analyse, query_vector, title_terms
-from cora_ci.retrieval.select import diverse, pinned_ids
+from cora_ci.retrieval.select import diverse, graph_places, pinned_ids
 from cora_ci.retrieval.tested import lend
 from cora_ci.retrieval.types import Boost, Filters, Hit
 
@@ -103,7 +103,7 @@ def search(
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand(cat, q, cands, filters, params, accept)
     pinned = pinned_ids(cat, boosts)
-    reserve = round(k * params.graph_slots) if expand and params.graph > 0 else 0
+    reserve = graph_places(k, params) if expand and params.graph > 0 else 0
     picked = diverse(cands, k, pinned, decay(q, params), reserve)
     picked = together(picked, cands, lifted, lambda c: c.meta.id) if lifted else picked
     top = picked[0].score if picked else 1.0

@@ -12,6 +12,7 @@ from typing import Any, Protocol, TypeVar
 
 from cora_ci.retrieval.catalog import Catalog, Meta
 from cora_ci.retrieval.features import definition_level
+from cora_ci.retrieval.params import Params
 from cora_ci.retrieval.query import split_qualified
 from cora_ci.retrieval.types import Boost
 
@@ -31,6 +32,13 @@ class Picked(Protocol):
 
 
 C = TypeVar("C", bound=Picked)
+
+
+def graph_places(k: int, params: Params) -> int:
+    """The places of `k` kept for chunks only the graph found: whole places of the share, so a
+    short answer is all direct hits (at `-k 3`, a rounded-up 0.6 gave a caller of a caller the
+    third place over the third best match)."""
+    return int(k * params.graph_slots + 1e-9)
 
 
 def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, reserve: int) -> list[C]:
