@@ -583,6 +583,42 @@ def test_a_name_in_any_alphabet_is_an_identifier(tmp_path: Path) -> None:
     assert analyse("如何获取用户").identifier is None  # CJK text without spaces: a sentence
 
 
+def test_a_type_s_name_asks_for_the_type_not_its_constructor(tmp_path: Path) -> None:
+    """A Java constructor is named as its class and short, so BM25 put `Invoice.Invoice` first
+    and both had the whole definition bonus (javapoet's `MethodSpec` answered its constructor,
+    the class only as its parent). Asked as the constructor, the constructor."""
+    fields = "".join(f"  public final String field{i};\n" for i in range(30))
+    methods = "".join(
+        f"  public String describe{i}(Locale locale, Region region) {{\n    return format(locale, field{i % 30});\n  }}\n\n"
+        for i in range(60)
+    )
+    files = {
+        "src/main/java/shop/Invoice.java": (
+            "package shop;\n\nimport java.util.Locale;\n\n"
+            "/** An invoice: what was sold, to whom, and what is owed. */\n"
+            "public final class Invoice {\n" + fields + "\n"
+            "  private Invoice(Builder builder) {\n    this.field0 = builder.customer;\n  }\n\n"
+            + methods
+            + "  public static final class Builder {\n    String customer;\n  }\n}\n"
+        ),
+        "src/main/java/shop/Ledger.java": (
+            "package shop;\n\npublic final class Ledger {\n"
+            "  public void record(Invoice invoice) {\n    entries.add(invoice);\n  }\n}\n"
+        ),
+    }
+    repo = init_repo(tmp_path / "repo", files)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    top = anchors(b, search(b, "Invoice", k=3))
+    assert top[:2] == [
+        "src/main/java/shop/Invoice.java::Invoice",
+        "src/main/java/shop/Invoice.java::Invoice.Invoice",
+    ]
+    assert anchors(b, search(b, "Invoice.Invoice", k=1)) == [
+        "src/main/java/shop/Invoice.java::Invoice.Invoice"
+    ]
+
+
 def test_a_stopword_is_not_a_name(tmp_path: Path) -> None:
     """A workflow's `on:` key, a method named `is_`: a sentence's "on" and "is" matched them at
     the name field's weight (httpx's publish.yml came third for "retry on connection failure")."""

@@ -195,13 +195,22 @@ def _add_pointed(cat: Catalog, q: Query, cands: dict[int, _Cand], told: Pointed,
                 cands[key(cid)] = _Cand(m, 0.0, "search", _blank(q), origin)
 
 
-def _family(m: Meta) -> str:
-    """What a definition's parts and overloads share: its anchor without an overload suffix."""
+def _family(m: Meta, constructors: bool = False) -> str:
+    """What a definition's parts and overloads share: its anchor without an overload suffix. With
+    `constructors` (a bare name asked for), a constructor named as its type (Java's, C#'s, C++'s
+    `MethodSpec.MethodSpec`) is of the type's family: short, it outscored the class on BM25 and
+    took the definition of `MethodSpec`."""
     a = m.anchor or ""
-    return OVERLOAD.sub("", a) if "::" in a else a
+    if "::" not in a:
+        return a
+    a = OVERLOAD.sub("", a)
+    owner, _, name = a.rpartition(".")
+    if constructors and m.kind == "method" and owner and owner.rpartition("::")[2].rpartition(".")[2] == name:
+        return owner
+    return a
 
 
-def _principal(cat: Catalog, cands: dict[int, _Cand]) -> dict[str, int]:
+def _principal(cat: Catalog, cands: dict[int, _Cand], constructors: bool = False) -> dict[str, int]:
     """Per definition family, the candidate that gets the full definition bonus: a split one's
     first part; of a type and its extensions (Rust's `impl S` blocks, Swift's `extension S`), the type;
     of overloads (`f(int)`, `f(str)` and the `f(x)` that implements them), the longest (the
@@ -211,7 +220,7 @@ def _principal(cat: Catalog, cands: dict[int, _Cand]) -> dict[str, int]:
     for key, c in cands.items():
         if c.meta.anchor is None:
             continue
-        fam = _family(c.meta)
+        fam = _family(c.meta, constructors)
         have = best.get(fam)
         if have is None:
             best[fam] = key
@@ -242,7 +251,8 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
     idents = [(q.identifier, params.definition)] if q.identifier else []
     idents += [(q.named, params.definition)] if q.named else []  # "where is `abort` defined"
     idents += [(c, params.definition_in_text) for c in q.codey if c != q.named]
-    first_part = _principal(cat, cands)
+    bare = bool(idents) and all(len(ident) == 1 for ident, _ in idents)  # `MethodSpec`, not `.MethodSpec`
+    first_part = _principal(cat, cands, bare)
     asked = q.identifier is None and params.popular > 0  # a sentence: the most used of equals first
     popular = cat.popularity([c.meta.id for c in cands.values()]) if asked else {}
     older: list[tuple[_Cand, float]] = []  # definitions in older copies of the code, their factor
@@ -253,7 +263,8 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
         for ident, weight in idents:
             level = definition_level(ident, m, partial(cat.table.text, m.row))
             if level:  # a family's other members, and a block extending a type declared elsewhere: half
-                principal = first_part.get(_family(m)) == key and not (m.kind == "type" and _extends(cat, m))
+                extension = m.kind == "type" and _extends(cat, m)
+                principal = first_part.get(_family(m, bare)) == key and not extension
                 share = _LEVEL_SHARE[level] * (1.0 if principal else 0.5)
                 if level == EXACT and len(ident) > 1 and not by_its_own_name(ident, m):
                     share *= _BY_PATH  # `Path.segments` asks for class Path's before Path.scala's other ones
