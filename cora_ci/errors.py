@@ -139,6 +139,7 @@ CODES: dict[str, Code] = {
         Code("CORA-CHK-011", "file gone from the working tree while indexing", "index again", 0),
         Code("CORA-CHK-012", "generated documentation page skipped", "generated_pages = true indexes it", 0),
         Code("CORA-CHK-013", "source map skipped", "the sources it maps are indexed themselves", 0),
+        Code("CORA-CHK-014", "SVG drawing skipped", "its geometry answers no question", 0),
         Code(
             "CORA-SEC-004",
             "file whose name holds a secret left out (its name is not printed)",
@@ -170,7 +171,7 @@ CODES: dict[str, Code] = {
 # Diagnostics that mean content left the bundle (a file skipped, a secret redacted): listed first.
 LEFT_OUT = frozenset({"CORA-SEC-001", "CORA-SEC-002", "CORA-SEC-004", "CORA-CHK-003", "CORA-CHK-004",
                       "CORA-CHK-009", "CORA-CHK-010", "CORA-CHK-011", "CORA-CHK-012",
-                      "CORA-CHK-013"})  # fmt: skip
+                      "CORA-CHK-013", "CORA-CHK-014"})  # fmt: skip
 
 
 class CoraError(Exception):

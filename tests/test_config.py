@@ -162,6 +162,38 @@ def test_source_maps_are_skipped_and_other_map_files_kept(make_repo) -> None:  #
     assert skipped == {"dist/app.js.map", "dist/app.css.map"}
 
 
+LOGO = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><path fill="#4A4B4C" d="{}"/></svg>'
+
+
+def test_svg_drawings_are_skipped_and_svg_documents_kept(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """An SVG of mostly geometry (ky's one-line logo: 44 chunks of path data) is skipped with
+    CORA-CHK-014; an icon sheet or a diagram of elements, ids and text is chunked."""
+    from cora_ci.build import build
+    from cora_ci.bundle import open_bundle
+    from cora_ci.bundle.report import diagnostics
+
+    path = " ".join(f"M{i}.5 {i * 3 % 97}.7c-12 8-70.8 3.2-89.5-4.4" for i in range(400))
+    inlined = '<svg><image href="data:image/png;base64,' + "iVBORw0KGgo" * 300 + '"/></svg>\n'
+    sheet = (
+        "<svg>\n"
+        + "".join(
+            f'  <symbol id="icon-{n}" viewBox="0 0 24 24"><title>{n} button</title><path d="M1 1h22"/></symbol>\n'
+            for n in ("close", "open", "search", "settings", "upload", "download")
+        )
+        + "</svg>\n"
+    )
+    repo = make_repo({
+        "media/logo.svg": LOGO.format(path), "media/photo.SVG": inlined, "web/icons.svg": sheet,
+        "web/app.js": "export const app = 1;\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    chunked = {p for fi, p in enumerate(b.manifest["files"]["path"]) if b.chunks.file_rows(fi)}
+    assert chunked == {"web/icons.svg", "web/app.js"}
+    skipped = {path for path, _, code, _ in diagnostics(b) if code == "CORA-CHK-014"}
+    assert skipped == {"media/logo.svg", "media/photo.SVG"}
+
+
 def test_lock_files_are_skipped_unless_configured(make_repo) -> None:  # type: ignore[no-untyped-def]
     repo = make_repo(
         {

@@ -29,8 +29,9 @@ __all__ = ["FileResult", "chunk_file"]
 # are no chunks, source maps are skipped; 13: a Jupyter notebook as its cells' script (`notebook.py`);
 # 14: a Vue or Svelte component's symbols from its script blocks (`components.py`); 15:
 # reStructuredText by sections, also in a text file that is reST (`markup.rst`); 16: a PDF, and a
-# file whose text head hides NULs among control bytes further on (`.ai`, FITS), are binary
-REVISION = 16
+# file whose text head hides NULs among control bytes further on (`.ai`, FITS), are binary; 17: an
+# SVG of mostly geometry is skipped (`chunker._drawing`)
+REVISION = 17
 
 
 def __getattr__(name: str) -> Any:
