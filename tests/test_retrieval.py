@@ -619,6 +619,31 @@ def test_a_type_s_name_asks_for_the_type_not_its_constructor(tmp_path: Path) -> 
     ]
 
 
+def test_a_file_s_header_does_not_stand_second_to_its_definition(tmp_path: Path) -> None:
+    """A C# file named after its type has a header chunk (`namespace Shop;`) whose name is the
+    file's: asked `IOrders`, it came second to `interface IOrders` (MediatR's `IMediator.cs`: 41
+    of 286 type names of MediatR, javapoet and gson had a header at rank 2 or 3)."""
+    files = {
+        "src/Shop/IOrders.cs": "namespace Shop;\n\npublic interface IOrders\n{\n    Order Find(int id);\n}\n",
+        "src/Shop/Orders.cs": (
+            "namespace Shop;\n\npublic sealed class Orders : IOrders\n{\n"
+            "    public Order Find(int id) => store.Load(id);\n}\n"
+        ),
+        "src/Shop/Checkout.cs": (
+            "namespace Shop;\n\npublic sealed class Checkout\n{\n"
+            "    public Checkout(IOrders orders) { this.orders = orders; }\n"
+            "    public Order Pay(int id) => orders.Find(id);\n}\n"
+        ),
+    }
+    repo = init_repo(tmp_path / "repo", files)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    cat = catalog(b)
+    found = [(m.path, m.kind) for m in (cat.meta(h.chunk_id) for h in search(b, "IOrders", k=10))]
+    assert found[:2] == [("src/Shop/IOrders.cs", "type"), ("src/Shop/Orders.cs", "type")]
+    assert ("src/Shop/IOrders.cs", "file") in found[3:]  # still found, behind
+
+
 def test_a_stopword_is_not_a_name(tmp_path: Path) -> None:
     """A workflow's `on:` key, a method named `is_`: a sentence's "on" and "is" matched them at
     the name field's weight (httpx's publish.yml came third for "retry on connection failure")."""

@@ -53,6 +53,7 @@ from cora_ci.retrieval.types import Boost, Filters, Hit
 # of Params.definition, by definition_level: a name in another case (`reader` for `Reader`) well below
 # the exact one, which comes first even from the second place in BM25 and a file's second pick
 _LEVEL_SHARE = {3: 1.0, 2: 0.35, 1: 0.15}
+_HEADER = 0.1  # a file's header where the file's definition of the name asked for is found
 _BY_PATH = 0.8  # of an exact match whose qualifier is the file's module path, not the anchor's own
 _EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
 
@@ -305,6 +306,8 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
     _lower_older_definitions(older, defined)
     if q.identifier is None and params.tested > 0:
         _to_subjects(cat, cands, params)
+    if q.identifier is not None:
+        _headers_behind_definitions(cands)
     if params.file > 0:
         _file_share(cands, params)
     if q.identifier is None and params.private != 1.0:
@@ -312,6 +315,18 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             if not c.explain["definition"] and not c.explain["demoted"] and private(c.meta):
                 c.score *= params.private
                 c.explain["demoted"] = "private"
+
+
+def _headers_behind_definitions(cands: dict[int, _Cand]) -> None:
+    """A file's header chunk (package, namespace, imports) named after its file matches a name
+    asked for as the file's definition of it does (`IMediator.cs`'s `namespace MediatR;` came
+    second to `interface IMediator`): where that definition is found, the header adds nothing
+    and ranks behind the file's other chunks, with no share of the file's score."""
+    defined = {c.meta.path for c in cands.values() if c.explain["definition"]}
+    for c in cands.values():
+        if c.meta.kind == "file" and c.meta.path in defined:
+            c.score *= _HEADER
+            c.explain["demoted"] = "header"
 
 
 def _to_subjects(cat: Catalog, cands: dict[int, _Cand], params: Params) -> None:
@@ -360,6 +375,8 @@ def _file_share(cands: dict[int, _Cand], params: Params) -> None:
         scores.sort(reverse=True)
     weights = [params.file * params.file_decay**i for i in range(params.file_count)]
     for c in cands.values():
+        if c.explain["demoted"] == "header":
+            continue
         others = by_file[c.meta.path][: params.file_count + 1]
         if c.score in others:
             others = others.copy()
