@@ -3,7 +3,8 @@
 Steps, each visible in a hit's `explain`:
 
 1. candidates: BM25 top-`pool` and vector top-`pool`, fused (`fusion.py`), filtered;
-2. query-aware features: an identifier query's definition first (`definition`), the code a bug
+2. query-aware features: an identifier query's definition first (`definition`; which member of
+   a definition family takes it whole, and a file's header behind it: `definitions.py`), the code a bug
    report's traceback frames and paths point at (`evidence`), symbol and file names that match the
    query (`name`), for a sentence how much of the code refers to a chunk (`popular`),
    tests/examples/vendored/generated code, older copies of the code, prose, type stubs and private
@@ -28,7 +29,8 @@ from functools import partial
 from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
-from cora_ci.retrieval.catalog import OVERLOAD, Catalog, Meta, catalog, impl_member
+from cora_ci.retrieval.catalog import Catalog, Meta, catalog, impl_member
+from cora_ci.retrieval.definitions import extends, family, headers_behind_definitions, principal
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import (
@@ -53,9 +55,7 @@ from cora_ci.retrieval.types import Boost, Filters, Hit
 # of Params.definition, by definition_level: a name in another case (`reader` for `Reader`) well below
 # the exact one, which comes first even from the second place in BM25 and a file's second pick
 _LEVEL_SHARE = {3: 1.0, 2: 0.35, 1: 0.15}
-_HEADER = 0.1  # a file's header where the file's definition of the name asked for is found
 _BY_PATH = 0.8  # of an exact match whose qualifier is the file's module path, not the anchor's own
-_EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
 
 
 @dataclass
@@ -196,56 +196,6 @@ def _add_pointed(cat: Catalog, q: Query, cands: dict[int, _Cand], told: Pointed,
                 cands[key(cid)] = _Cand(m, 0.0, "search", _blank(q), origin)
 
 
-def _family(m: Meta, constructors: bool = False) -> str:
-    """What a definition's parts and overloads share: its anchor without an overload suffix. With
-    `constructors` (a bare name asked for), a constructor named as its type (Java's, C#'s, C++'s
-    `MethodSpec.MethodSpec`) is of the type's family: short, it outscored the class on BM25 and
-    took the definition of `MethodSpec`."""
-    a = m.anchor or ""
-    if "::" not in a:
-        return a
-    a = OVERLOAD.sub("", a)
-    owner, _, name = a.rpartition(".")
-    if constructors and m.kind == "method" and owner and owner.rpartition("::")[2].rpartition(".")[2] == name:
-        return owner
-    return a
-
-
-def _principal(cat: Catalog, cands: dict[int, _Cand], constructors: bool = False) -> dict[str, int]:
-    """Per definition family, the candidate that gets the full definition bonus: a split one's
-    first part; of a type and its extensions (Rust's `impl S` blocks, Swift's `extension S`), the type;
-    of overloads (`f(int)`, `f(str)` and the `f(x)` that implements them), the longest (the
-    implementation, not a bare signature), the first in the file of equals. Keys are chunk ids,
-    or bundle and chunk id (`many.py`)."""
-    best: dict[str, int] = {}
-    for key, c in cands.items():
-        if c.meta.anchor is None:
-            continue
-        fam = _family(c.meta, constructors)
-        have = best.get(fam)
-        if have is None:
-            best[fam] = key
-            continue
-        h, m = cands[have].meta, c.meta
-        if m.anchor == h.anchor:  # parts of one split definition: the first
-            better = m.start_line < h.start_line
-        elif m.kind == h.kind == "type" and _extends(cat, m) != (extends := _extends(cat, h)):
-            better = extends  # the declaration over the block extending it
-        else:  # overloads: the longest
-            better = (m.end_line - m.start_line, -m.start_line) > (h.end_line - h.start_line, -h.start_line)
-        if better:
-            best[fam] = key
-    return best
-
-
-def _extends(cat: Catalog, m: Meta) -> bool:
-    """The chunk adds to a type declared elsewhere (a Rust `impl`, a Swift `extension`) rather than
-    declaring it: its own hierarchy entry says so (read only for a type that matches a name asked
-    for, or rivals another member of its family: a few chunks a query)."""
-    hierarchy = cat.table.chunk(m.row).hierarchy
-    return bool(hierarchy) and hierarchy[-1].startswith(_EXTENSIONS)
-
-
 def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
               boosts: tuple[Boost, ...], params: Params, told: Pointed | None = None) -> None:  # fmt: skip
     dirs = [b.value for b in boosts if b.kind == "dir"]
@@ -253,7 +203,7 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
     idents += [(q.named, params.definition)] if q.named else []  # "where is `abort` defined"
     idents += [(c, params.definition_in_text) for c in q.codey if c != q.named]
     bare = bool(idents) and all(len(ident) == 1 for ident, _ in idents)  # `MethodSpec`, not `.MethodSpec`
-    first_part = _principal(cat, cands, bare)
+    first_part = principal(cat, cands, bare)
     asked = q.identifier is None and params.popular > 0  # a sentence: the most used of equals first
     popular = cat.popularity([c.meta.id for c in cands.values()]) if asked else {}
     older: list[tuple[_Cand, float]] = []  # definitions in older copies of the code, their factor
@@ -264,9 +214,9 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
         for ident, weight in idents:
             level = definition_level(ident, m, partial(cat.table.text, m.row))
             if level:  # a family's other members, and a block extending a type declared elsewhere: half
-                extension = m.kind == "type" and _extends(cat, m)
-                principal = first_part.get(_family(m, bare)) == key and not extension
-                share = _LEVEL_SHARE[level] * (1.0 if principal else 0.5)
+                extension = m.kind == "type" and extends(cat, m)
+                chosen = first_part.get(family(m, bare)) == key and not extension
+                share = _LEVEL_SHARE[level] * (1.0 if chosen else 0.5)
                 if level == EXACT and len(ident) > 1 and not by_its_own_name(ident, m):
                     share *= _BY_PATH  # `Path.segments` asks for class Path's before Path.scala's other ones
                 elif len(ident) == 1 and impl_member(m.anchor or ""):
@@ -307,7 +257,7 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
     if q.identifier is None and params.tested > 0:
         _to_subjects(cat, cands, params)
     if q.identifier is not None:
-        _headers_behind_definitions(cands)
+        headers_behind_definitions(cands)
     if params.file > 0:
         _file_share(cands, params)
     if q.identifier is None and params.private != 1.0:
@@ -315,18 +265,6 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             if not c.explain["definition"] and not c.explain["demoted"] and private(c.meta):
                 c.score *= params.private
                 c.explain["demoted"] = "private"
-
-
-def _headers_behind_definitions(cands: dict[int, _Cand]) -> None:
-    """A file's header chunk (package, namespace, imports) named after its file matches a name
-    asked for as the file's definition of it does (`IMediator.cs`'s `namespace MediatR;` came
-    second to `interface IMediator`): where that definition is found, the header adds nothing
-    and ranks behind the file's other chunks, with no share of the file's score."""
-    defined = {c.meta.path for c in cands.values() if c.explain["definition"]}
-    for c in cands.values():
-        if c.meta.kind == "file" and c.meta.path in defined:
-            c.score *= _HEADER
-            c.explain["demoted"] = "header"
 
 
 def _to_subjects(cat: Catalog, cands: dict[int, _Cand], params: Params) -> None:
