@@ -30,8 +30,9 @@ __all__ = ["FileResult", "chunk_file"]
 # 14: a Vue or Svelte component's symbols from its script blocks (`components.py`); 15:
 # reStructuredText by sections, also in a text file that is reST (`markup.rst`); 16: a PDF, and a
 # file whose text head hides NULs among control bytes further on (`.ai`, FITS), are binary; 17: an
-# SVG of mostly geometry is skipped (`chunker._drawing`)
-REVISION = 17
+# SVG of mostly geometry is skipped (`chunker._drawing`); 18: a documentation site's search index,
+# as its generated pages (`chunker._SEARCH_INDEX`)
+REVISION = 18
 
 
 def __getattr__(name: str) -> Any:
