@@ -8,7 +8,7 @@ split`), and both may ask for tests or examples, which are otherwise ranked lowe
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any, NamedTuple
 
@@ -115,11 +115,10 @@ def analyse(text: str) -> Query:
         raise CoraError("CORA-QRY-001", f"empty query {text!r}: nothing to search for")
     m = _IDENT_FULL.fullmatch(text)
     identifier = split_qualified(m.group(1)) if m else None
-    codey = tuple(
-        split_qualified(w) for w in _IDENT.findall(text) if _CODEY.match(w.removesuffix("()"))
-    )  # fmt: skip
+    code_words = [w for w in _IDENT.findall(text) if _CODEY.match(w.removesuffix("()"))]
+    codey = tuple(split_qualified(w) for w in code_words)
     all_terms = terms(text)
-    frame = framing(text) if identifier is None else frozenset()
+    frame = framing(text, code_words) if identifier is None else frozenset()
     words = _content(all_terms) - frame
     raw = {t for t in all_terms}
     # A question that names tests or docs asks for them; a bug report mentions them in passing
@@ -189,17 +188,16 @@ _REQUEST = re.compile(
 )
 
 
-def framing(text: str) -> frozenset[str]:
+def framing(text: str, code_words: Sequence[str]) -> frozenset[str]:
     """The words of a sentence that frame it rather than name code: its question words, its
-    stopwords and a request's leading verb, unless quoted or part of a code-looking word ("where
-    is `Where` defined", "what does Session.get return"). A symbol of that name (`Where`,
+    stopwords and a request's leading verb, unless quoted or part of one of its `code_words`
+    ("where is `Where` defined", "what does Session.get return"). A symbol of that name (`Where`,
     `HeaderSet.find`, a `show` command, a workflow's `on:` key) is rare as a name, so the name
     field's weight would put it first: BM25 looks them up in the code's text alone
     (`search.bm25`), and names are not matched against them (`Query.words`)."""
     m = _REQUEST.match(text)
     frame = QUESTION_WORDS | STOPWORDS | ({m.group(1).lower()} if m else frozenset())
-    named = [*_QUOTED.findall(text), *(w for w in _IDENT.findall(text) if _CODEY.match(w.removesuffix("()")))]
-    return frame.difference(terms(" ".join(named)))
+    return frame.difference(terms(" ".join([*_QUOTED.findall(text), *code_words])))
 
 
 _QUOTED = re.compile(r"`([^`]+)`")
