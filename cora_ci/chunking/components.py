@@ -16,7 +16,6 @@ from typing import Any, NamedTuple
 from cora_ci.chunking.outline import parser_for
 
 Node = Any
-COMPONENT_LANGS = frozenset({"vue", "svelte"})
 _TS = re.compile(rb"""\blang\s*=\s*["']?(ts|typescript|tsx)\b""")
 
 
