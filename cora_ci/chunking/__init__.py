@@ -31,8 +31,9 @@ __all__ = ["FileResult", "chunk_file"]
 # reStructuredText by sections, also in a text file that is reST (`markup.rst`); 16: a PDF, and a
 # file whose text head hides NULs among control bytes further on (`.ai`, FITS), are binary; 17: an
 # SVG of mostly geometry is skipped (`chunker._drawing`); 18: a documentation site's search index,
-# as its generated pages (`chunker._SEARCH_INDEX`)
-REVISION = 18
+# as its generated pages (`chunker._SEARCH_INDEX`); 19: C and C++ read past stand-alone macro lines
+# that open or close a scope (`macros.py`)
+REVISION = 19
 
 
 def __getattr__(name: str) -> Any:

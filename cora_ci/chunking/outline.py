@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from cora_ci.chunking import dialects
+from cora_ci.chunking import dialects, macros
 from cora_ci.chunking.nodes import text_of
 from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import
 from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash
@@ -69,6 +69,19 @@ def parser_for(lang: str) -> Any:
     from tree_sitter_language_pack import get_parser
 
     return get_parser(lang)  # type: ignore[arg-type]
+
+
+def parse(lang: str, src: bytes) -> Any:
+    """`src`'s tree, read past C's stand-alone macro lines where that parses better (`macros.py`):
+    the chunker, the graph and the re-binder read one file the same way."""
+    tree = parser_for(lang).parse(src)
+    if lang not in macros.LANGS or not tree.root_node.has_error:
+        return tree
+    blanked = macros.blank_alone(src)
+    if blanked is src:
+        return tree
+    other = parser_for(lang).parse(blanked)
+    return other if _errors(other.root_node)[1] < _errors(tree.root_node)[1] else tree
 
 
 class Extractor:
@@ -341,7 +354,7 @@ def _leading_rows(root: Node, spec: LangSpec, lang: str) -> list[int]:
 
 
 def outline(lang: str, src: bytes, lines: list[str]) -> Outline:
-    tree = parser_for(lang).parse(src)
+    tree = parse(lang, src)
     root = tree.root_node
     ex = Extractor(lang, src)
     errors, error_count = _errors(root)
