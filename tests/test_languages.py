@@ -5,7 +5,7 @@ from __future__ import annotations
 import textwrap
 from typing import Any
 
-from conftest import by_anchor, run_chunk
+from conftest import by_anchor, run_chunk, uncovered
 
 CSHARP = """
     // Copyright (c) Example. Licensed under MIT.
@@ -533,6 +533,22 @@ def test_a_cpp_header_in_dot_h_is_parsed_as_cpp_and_keeps_its_definitions() -> N
     assert run_chunk("include/add.h", c_header).lang == "c"
     objc = "#import <Foundation/Foundation.h>\n@interface Box : NSObject\n@end\n"
     assert run_chunk("Box.h", objc).lang == "objc"
+
+
+def test_a_cpp_template_line_and_the_doc_above_it_belong_to_its_definition() -> None:
+    """`template <...>` on its own line wraps the function or class after it: the chunk starts
+    there, with the doc comment above it (they were module code, the doc the class's no more)."""
+    src = (
+        "namespace lib {\n\n/// A value in a box.\ntemplate <typename T,\n          typename A = int>\n"
+        "class Box {\n public:\n  template <typename U>\n  U get() const { return U(); }\n};\n\n"
+        "// Makes one.\ntemplate <typename T>\nauto make_box(T v) -> Box<T> {\n  return Box<T>{v};\n}\n\n}\n"
+    )
+    r = run_chunk("box.hpp", src, min_tokens=0)
+    got = {c.anchor: (c.start_line, c.end_line, c.header) for c in r.chunks if c.kind in ("type", "method")}
+    assert got["box.hpp::Box"][:2] == (3, 10) and got["box.hpp::Box"][2].endswith("A value in a box.")
+    assert got["box.hpp::Box.get"][:2] == (8, 9)
+    assert got["box.hpp::make_box"][:2] == (12, 16)
+    assert uncovered(r, src.encode()) == []
 
 
 def test_text_that_is_not_the_language_is_still_cut_into_lines() -> None:

@@ -145,6 +145,29 @@ SAMPLES = {
             }
         }
         """,
+    "box.hpp": """\
+        namespace lib {
+
+        /// A value in a box.
+        template <typename T,
+                  typename Alloc = std::allocator<T>>
+        class Box {
+         public:
+          // The value, converted.
+          template <typename U>
+          U get() const { return U(value_); }
+
+         private:
+          T value_;
+        };
+
+        template <typename T>
+        auto make_box(T value) -> Box<T> {
+          return Box<T>{value};
+        }
+
+        }  // namespace lib
+        """,
     "point.go": """\
         package geo
 

@@ -32,8 +32,9 @@ __all__ = ["FileResult", "chunk_file"]
 # file whose text head hides NULs among control bytes further on (`.ai`, FITS), are binary; 17: an
 # SVG of mostly geometry is skipped (`chunker._drawing`); 18: a documentation site's search index,
 # as its generated pages (`chunker._SEARCH_INDEX`); 19: C and C++ read past stand-alone macro lines
-# that open or close a scope (`macros.py`)
-REVISION = 19
+# that open or close a scope (`macros.py`); 20: C++'s `template <...>` line (and the doc above it)
+# is its definition's (`specs._GENERIC_WRAPPERS`)
+REVISION = 20
 
 
 def __getattr__(name: str) -> Any:

@@ -171,8 +171,13 @@ _GENERIC_DEF = re.compile(
 _GENERIC_IMPORT = re.compile(r"(import|include|using_directive|package_(clause|declaration)|use_declaration)")
 
 
+# Generic languages' nodes whose range belongs to the one definition inside: C++'s `template <...>`
+# line (and the doc comment above it) is its function's or class's.
+_GENERIC_WRAPPERS = {"cpp": frozenset({"template_declaration"}), "cuda": frozenset({"template_declaration"})}
+
+
 def spec_for(lang: str) -> LangSpec:
-    return SPECS.get(lang) or LangSpec(lang, generic=True)
+    return SPECS.get(lang) or LangSpec(lang, generic=True, wrappers=_GENERIC_WRAPPERS.get(lang, frozenset()))
 
 
 def generic_kind(node_type: str) -> tuple[str, str] | None:

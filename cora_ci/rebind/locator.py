@@ -23,7 +23,7 @@ from typing import Any
 import tree_sitter
 
 from cora_ci.chunking.outline import NESTING, Extractor, Sym, last_row, parse, parser_for
-from cora_ci.rebind.rows import BLANK, COMMENT_ROW, LEAD, Text, block, headers, partial, ranges
+from cora_ci.rebind.rows import BLANK, COMMENT_ROW, Text, block, headers, partial, ranges
 
 Node = Any
 _WORD = re.compile(r"[A-Za-z_$][\w$]*")
@@ -153,8 +153,8 @@ def _trusted(text: Text, found: _Found, group: list[_Found], errors: list[tuple[
     above = found.sym.start - 1
     line = text.stripped(above) if above >= 0 else b""
     level = text.indent(found.sym.def_start)
-    attachable = line.startswith((*LEAD, b")", b"]")) or (bool(line) and text.indent(above) > level)
-    if attachable and (above not in found.keep or line.startswith(LEAD)):
+    attachable = line.startswith((*text.leads, b")", b"]")) or (bool(line) and text.indent(above) > level)
+    if attachable and (above not in found.keep or line.startswith(text.leads)):
         # a comment or decorator (or the tail of one) just above that it did not take: outside
         # the window, or cut off from it there (a comment first in a block goes to its header)
         return False

@@ -17,6 +17,9 @@ _COMMENT = tuple(p.encode() for p in ("//", "/*", "--", "* ", "*\t", "*/"))
 # (C) in these; for them it is code.
 _HASH_IS_CODE = frozenset({"javascript", "typescript", "tsx", "java", "c", "cpp", "csharp", "go", "rust",
                            "kotlin", "swift", "scala", "dart", "objc"})  # fmt: skip
+# A row above a definition that belongs to it, besides comments and attributes: C++'s `template <...>`
+# (the outline takes its `template_declaration` as the definition's wrapper).
+_LEADS = {"cpp": (*LEAD, b"template<", b"template <"), "cuda": (*LEAD, b"template<", b"template <")}
 _CLOSERS = (b"}", b"end")
 _CONTINUE = (b")", b"]", b"else", b"elif", b"except", b"finally", b"catch")
 _OPERATORS = (b"and ", b"or ", b"+", b"-", b"*", b"/", b"%", b"|", b"&", b".", b"?", b":", b"=", b">", b"<")
@@ -81,6 +84,7 @@ class Text:
     def __init__(self, src: bytes, lang: str) -> None:
         self.src = src
         self.comments = _COMMENT if lang in _HASH_IS_CODE else (b"#", *_COMMENT)
+        self.leads = _LEADS.get(lang, LEAD)
         self.starts = [0, *(m.end() for m in re.finditer(b"\n", src))]
         if self.starts[-1] == len(src) and len(self.starts) > 1:
             self.starts.pop()
@@ -157,7 +161,7 @@ def block(text: Text, row: int) -> tuple[int, int]:
         if levels[j] == BLANK:
             break
         s = text.stripped(j)
-        if text.indent(j) == level and s.startswith(LEAD):
+        if text.indent(j) == level and s.startswith(text.leads):
             start = j
         elif not (text.indent(j) > level or s.startswith((b")", b"]"))):
             break
