@@ -551,6 +551,30 @@ def test_a_cpp_template_line_and_the_doc_above_it_belong_to_its_definition() -> 
     assert uncovered(r, src.encode()) == []
 
 
+def test_a_c_type_is_defined_where_its_body_is_and_named_by_its_typedef() -> None:
+    """`struct foo;` and `struct foo *p;` name a type, they do not define it: they were types of
+    their own, so the definition came third, anchored `foo#3` (leveldb's `version_set.h` declares
+    nine classes ahead, its `Version` was `Version#2`). An anonymous `typedef struct {...} Point;`
+    is `Point`; a typedef of a tagged type names no new definition."""
+    c = (
+        "struct foo;\nstruct foo *head;\nvoid f(struct foo *x) { struct foo *y = x; }\n"
+        "struct foo {\n  int a;\n};\ntypedef struct foo foo_t;\n"
+        "typedef struct {\n  int x;\n  int y;\n} Point;\ntypedef enum { RED, BLUE } color_t;\n"
+    )
+    r = run_chunk("list.c", c, min_tokens=0)
+    got = {c.anchor: (c.kind, c.start_line, c.end_line) for c in r.chunks if c.kind in ("type", "method")}
+    assert got == {
+        "list.c::f": ("method", 3, 3), "list.c::foo": ("type", 4, 6), "list.c::Point": ("type", 8, 11),
+        "list.c::color_t": ("type", 12, 12),
+    }  # fmt: skip
+    cpp = (
+        "class Writer;\nclass Version;\n\nclass Version {\n public:\n  friend class Writer;\n  int n_;\n};\n"
+    )
+    r = run_chunk("version_set.h", cpp, min_tokens=0)
+    assert r.lang == "cpp"
+    assert [(c.anchor, c.start_line) for c in r.chunks if c.kind == "type"] == [("version_set.h::Version", 4)]
+
+
 def test_text_that_is_not_the_language_is_still_cut_into_lines() -> None:
     """A mistyped file (Python saved as `.c`, prose as `.java`) yields stray definitions at best:
     most of it unparsed, it is chunked by lines as before."""

@@ -33,8 +33,9 @@ __all__ = ["FileResult", "chunk_file"]
 # SVG of mostly geometry is skipped (`chunker._drawing`); 18: a documentation site's search index,
 # as its generated pages (`chunker._SEARCH_INDEX`); 19: C and C++ read past stand-alone macro lines
 # that open or close a scope (`macros.py`); 20: C++'s `template <...>` line (and the doc above it)
-# is its definition's (`specs._GENERIC_WRAPPERS`)
-REVISION = 20
+# is its definition's (`specs._GENERIC_WRAPPERS`); 21: a C `struct foo;` or `struct foo *p;` defines
+# nothing, `typedef struct {...} Point;` defines `Point` (`symbols._C_TAGGED`)
+REVISION = 21
 
 
 def __getattr__(name: str) -> Any:

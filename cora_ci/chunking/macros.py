@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import re
 
-LANGS = frozenset({"c", "cpp", "cuda", "objc"})
-
 # A line that is one upper-case name, perhaps called (`FMT_VISIBILITY("hidden")`), and a comment.
 _ALONE = re.compile(
     rb"^[ \t]*(?P<name>[A-Z_][A-Z0-9_]{2,})[ \t]*(?:\([^\n]*\))?[ \t]*"

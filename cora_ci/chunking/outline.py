@@ -16,7 +16,7 @@ from cora_ci.chunking import dialects, macros
 from cora_ci.chunking.nodes import text_of
 from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import
 from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash
-from cora_ci.files.langs import JS_LANGS
+from cora_ci.files.langs import C_LANGS, JS_LANGS
 
 Node = Any  # tree_sitter.Node
 
@@ -75,7 +75,7 @@ def parse(lang: str, src: bytes) -> Any:
     """`src`'s tree, read past C's stand-alone macro lines where that parses better (`macros.py`):
     the chunker, the graph and the re-binder read one file the same way."""
     tree = parser_for(lang).parse(src)
-    if lang not in macros.LANGS or not tree.root_node.has_error:
+    if lang not in C_LANGS or not tree.root_node.has_error:
         return tree
     blanked = macros.blank_alone(src)
     if blanked is src:

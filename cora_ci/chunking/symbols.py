@@ -10,7 +10,7 @@ import re
 from cora_ci.chunking import dialects
 from cora_ci.chunking.nodes import Node, text_of
 from cora_ci.chunking.specs import LangSpec, generic_kind, spec_for
-from cora_ci.files.langs import JS_LANGS
+from cora_ci.files.langs import C_LANGS, JS_LANGS
 
 FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function", "lambda"}
@@ -23,6 +23,8 @@ _TYPE_WORDS = frozenset({
     "class", "struct", "interface", "enum", "trait", "protocol", "object", "extension", "actor",
     "record", "union",
 })  # fmt: skip
+# C's tagged types: a definition with its body, a reference without (`struct foo;`, `struct foo *p;`)
+_C_TAGGED = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
 _JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _DEFINE_PROPERTY = frozenset({"Object.defineProperty", "Reflect.defineProperty"})
 _ACCESSORS = frozenset({"get", "set", "value"})  # a property descriptor's members that are code
@@ -68,6 +70,8 @@ class Classifier:
             kind, label = g
             if in_type and label == "function":
                 label = "method"
+            if self.lang in C_LANGS and t in _C_TAGGED and n.child_by_field_name("body") is None:
+                return None  # a forward declaration or a use of the type names it, defines nothing
         else:
             return self._special(n, in_type)
         name = self.name_of(n)
@@ -222,11 +226,21 @@ class Classifier:
         if lang == "r" and t == "function_definition":  # its `name` field is the keyword
             return self._assigned_name(n)
         name = n.child_by_field_name("name")
+        if name is None and lang in C_LANGS and t in _C_TAGGED:
+            name = self._typedef_name(n)
         if name is None:
             name = self._c_declarator_name(n)
         if name is None and self.spec.generic:
             name = next((c for c in n.named_children if c.type in _NAME_NODES), None)
         return squash(text_of(self.src, name)) if name is not None else ""
+
+    @staticmethod
+    def _typedef_name(n: Node) -> Node | None:
+        """`typedef struct { ... } Point;`: an anonymous type is called by its typedef's name."""
+        parent = n.parent
+        if parent is None or parent.type != "type_definition" or parent.child_by_field_name("type") != n:
+            return None
+        return parent.child_by_field_name("declarator")
 
     def _assigned_name(self, n: Node) -> str:
         """R's `greet <- function(x)` (or `=`, `<<-`): the name it is assigned to; an anonymous

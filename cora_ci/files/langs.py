@@ -13,6 +13,7 @@ from pathlib import PurePosixPath
 
 MARKUP = frozenset({"markdown", "rst", "yaml", "json", "toml"})
 JS_LANGS = frozenset({"javascript", "typescript", "tsx"})  # one family of grammars and of conventions
+C_LANGS = frozenset({"c", "cpp", "cuda", "objc"})  # C and the languages made on it: one preprocessor
 COMPONENT_LANGS = frozenset({"vue", "svelte"})  # single-file components: their symbols are their scripts'
 # What a generated file says of itself near its top, read case-insensitively (Dart's `GENERATED CODE`
 # case-sensitively: prose says "generated code"). The chunker flags a file by these or a bare
