@@ -291,6 +291,7 @@ def test_path_classes() -> None:
     assert path_class("tests/test_auth.py") == "test"
     assert path_class("src/auth_test.go") == "test"
     assert path_class("web/app.spec.ts") == "test"
+    assert path_class("typings/index.test-d.ts") == "test"  # tsd's type tests (commander.js, ky)
     assert path_class("examples/demo.py") == "example"
     assert path_class("third_party/zlib/inflate.c") == "vendored"
     assert path_class("api/service_pb2.py") == "generated"

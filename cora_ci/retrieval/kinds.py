@@ -57,12 +57,13 @@ _VENDORED_FILE = re.compile(r"^(jquery|bootstrap|lodash|underscore|moment|d3|ang
                             r"([-.]\d[\w.-]*)?(\.(min|slim|bundle))?\.js$", re.I)  # fmt: skip
 # A test file's name by its runner's convention, around the stem of the file it checks (the named
 # groups; `tested.subject_stem`): pytest's `test_x.py`, Go's `x_test.go`, Google's `x_unittest.cc`,
-# Jest's `x.test.ts`, JUnit's, PHPUnit's and XCTest's `XTest.java`, `XTest.php`, `XTests.swift`,
-# RSpec's and busted's `x_spec.rb`, `x_spec.lua`; and pytest's `conftest.py`, Bats' `x.bats`.
+# Jest's `x.test.ts`, tsd's type tests `x.test-d.ts`, JUnit's, PHPUnit's and XCTest's `XTest.java`,
+# `XTest.php`, `XTests.swift`, RSpec's and busted's `x_spec.rb`, `x_spec.lua`; and pytest's
+# `conftest.py`, Bats' `x.bats`.
 # Not `XSpec.kt` (kotlinpoet's `FunSpec` is code) nor `x_spec.py` (TensorFlow's `tensor_spec`).
 TEST_NAME = re.compile(
     r"^test_(?P<a>.+)\.(py|rb|c|cc|cpp|lua)$|^(?P<b>.+?)_(unit)?tests?\.\w+$"
-    r"|^(?P<c>.+?)\.(test|spec)\.[cm]?[jt]sx?$"
+    r"|^(?P<c>.+?)\.(test|spec|test-d)\.[cm]?[jt]sx?$"
     r"|^(?P<d>.*?)Tests?\.(java|cs|kt|kts|swift|php|scala|groovy|m|mm)$|^(?P<e>.+?)_spec\.(rb|lua)$"
     r"|^conftest\.py$|\.bats$"
 )
