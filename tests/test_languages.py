@@ -489,6 +489,50 @@ def test_swift_types_and_extensions_by_their_keyword() -> None:
     assert types == ["extension:Point", "protocol:Shape", "struct:Point"]
 
 
+def test_swift_and_kotlin_properties_are_members() -> None:
+    """A `var`/`val` of a Swift or Kotlin type is a property when code computes or observes it or a
+    protocol requires it, else a field; it was none (its code was the type's), and a protocol's
+    requirement was a protocol named `var configuration`."""
+    swift = run_chunk("Sources/Command.swift", """
+        public protocol ParsableCommand {
+            /// Configuration for this command.
+            static var configuration: CommandConfiguration { get }
+        }
+
+        extension ParsableCommand {
+            public static var _commandName: String {
+                configuration.commandName ?? "main"
+            }
+        }
+
+        struct Point {
+            var x: Int
+            var norm: Double { didSet { print(norm) } }
+        }
+
+        let version = "1.0"
+    """, min_tokens=0)  # fmt: skip
+    got = {
+        a.split("::")[1]: (c.kind, c.start_line, c.end_line) for a, c in by_anchor(swift).items() if "::" in a
+    }
+    assert got["ParsableCommand.configuration"] == ("property", 2, 3)  # with its doc comment
+    assert got["ParsableCommand._commandName"] == ("property", 7, 9)
+    assert got["Point.x"][0] == "field" and got["Point.norm"][0] == "property"
+    assert "version" not in got and not any(" " in name for name in got)
+    kotlin = run_chunk("src/Cart.kt", """
+        class Cart(val items: List<Int>) {
+            val total: Int get() = items.sum()
+            private var touched = 0
+            val summary by lazy { "cart" }
+        }
+
+        val registry = mutableListOf<Cart>()
+    """, min_tokens=0)  # fmt: skip
+    got = {a.split("::")[1]: c.kind for a, c in by_anchor(kotlin).items() if "::" in a}
+    assert (got["Cart.total"], got["Cart.touched"], got["Cart.summary"]) == ("property", "field", "property")
+    assert "registry" not in got
+
+
 def test_r_functions_are_named_by_what_they_are_assigned_to() -> None:
     """R's grammar names a function definition by its keyword: the name is the assignment's."""
     r = run_chunk("R/greet.R", """

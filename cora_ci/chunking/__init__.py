@@ -34,8 +34,9 @@ __all__ = ["FileResult", "chunk_file"]
 # as its generated pages (`chunker._SEARCH_INDEX`); 19: C and C++ read past stand-alone macro lines
 # that open or close a scope (`macros.py`); 20: C++'s `template <...>` line (and the doc above it)
 # is its definition's (`specs._GENERIC_WRAPPERS`); 21: a C `struct foo;` or `struct foo *p;` defines
-# nothing, `typedef struct {...} Point;` defines `Point` (`symbols._C_TAGGED`)
-REVISION = 21
+# nothing, `typedef struct {...} Point;` defines `Point` (`symbols._C_TAGGED`); 22: a Swift or
+# Kotlin type's `var`/`val` is a property or a field (`symbols.Classifier._member_variable`)
+REVISION = 22
 
 
 def __getattr__(name: str) -> Any:

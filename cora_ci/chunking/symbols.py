@@ -23,6 +23,11 @@ _TYPE_WORDS = frozenset({
     "class", "struct", "interface", "enum", "trait", "protocol", "object", "extension", "actor",
     "record", "union",
 })  # fmt: skip
+# Swift's and Kotlin's `var`/`val` members, and what makes one a property (code runs to read it)
+_MEMBER_VARIABLES = frozenset({"property_declaration", "protocol_property_declaration"})
+_PROPERTY_CODE = frozenset(
+    {"computed_property", "willset_didset_block", "getter", "setter", "property_delegate"}
+)
 # C's tagged types: a definition with its body, a reference without (`struct foo;`, `struct foo *p;`)
 _C_TAGGED = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
 _JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
@@ -31,6 +36,17 @@ _ACCESSORS = frozenset({"get", "set", "value"})  # a property descriptor's membe
 _PY_PROPERTY = re.compile(
     r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
 )
+
+
+def _first(n: Node, node_type: str) -> Node | None:
+    """The first node of `node_type` at or below `n`, in document order."""
+    stack = [n]
+    while stack:
+        c = stack.pop()
+        if c.type == node_type:
+            return c
+        stack.extend(reversed(c.named_children))
+    return None
 
 
 def squash(s: str) -> str:
@@ -50,6 +66,8 @@ class Classifier:
         s, t = self.spec, n.type
         if self.lang in JS_LANGS and (accessed := self.accessor(n)) is not None:
             return "property", "property", accessed[0]
+        if t in _MEMBER_VARIABLES and self.lang in ("swift", "kotlin"):
+            return self._member_variable(n, in_type)
         if t in s.types:
             kind, label = "type", s.types[t]
         elif t in s.namespaces:
@@ -233,6 +251,22 @@ class Classifier:
         if name is None and self.spec.generic:
             name = next((c for c in n.named_children if c.type in _NAME_NODES), None)
         return squash(text_of(self.src, name)) if name is not None else ""
+
+    def _member_variable(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
+        """A Swift or Kotlin type's `var`/`val`: a property when code computes or observes it
+        (`var name: String { ... }`, `get() = ...`, `by lazy`) or a protocol requires it, else a
+        field; at the top level it is the file's code, as other languages' variables are. Named
+        by its first identifier (`static var configuration`'s pattern holds `var` too)."""
+        if not in_type:
+            return None
+        holder = next((c for c in n.named_children if c.type in ("pattern", "variable_declaration")), None)
+        name = _first(holder, "simple_identifier") if holder is not None else None
+        if name is None:
+            return None  # `val (a, b) = pair`
+        required = n.type == "protocol_property_declaration"
+        if required or any(c.type in _PROPERTY_CODE for c in n.named_children):
+            return "property", "property", text_of(self.src, name)
+        return "field", "field", text_of(self.src, name)
 
     @staticmethod
     def _typedef_name(n: Node) -> Node | None:
