@@ -619,6 +619,20 @@ def test_a_c_type_is_defined_where_its_body_is_and_named_by_its_typedef() -> Non
     assert [(c.anchor, c.start_line) for c in r.chunks if c.kind == "type"] == [("version_set.h::Version", 4)]
 
 
+def test_a_c_test_case_a_macro_defines_is_named_by_its_suite_and_name() -> None:
+    """GoogleTest's `TEST(Suite, Name) {` parses as a function named `TEST`: each case was `TEST`,
+    `TEST#2`, ..., renumbered by any case added above. Its arguments name it, as a Go method's
+    receiver and name do; a function with an upper-case name and typed parameters is a function."""
+    src = (
+        '#include "gtest/gtest.h"\n\nTEST(FormatTest, Precision) {\n  EXPECT_EQ(1, 1);\n}\n\n'
+        "TEST_F(DBTest, Empty) {\n  EXPECT_TRUE(db_);\n}\n\nBOOST_AUTO_TEST_CASE(parses_ints) {\n}\n\n"
+        "int MAX(int a, int b) { return a > b ? a : b; }\n"
+    )
+    r = run_chunk("db/db_test.cc", src, min_tokens=0)
+    anchors = [c.anchor.split("::")[1] for c in r.chunks if c.kind == "method"]
+    assert anchors == ["FormatTest.Precision", "DBTest.Empty", "parses_ints", "MAX"]
+
+
 def test_text_that_is_not_the_language_is_still_cut_into_lines() -> None:
     """A mistyped file (Python saved as `.c`, prose as `.java`) yields stray definitions at best:
     most of it unparsed, it is chunked by lines as before."""

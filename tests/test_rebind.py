@@ -168,6 +168,21 @@ SAMPLES = {
 
         }  // namespace lib
         """,
+    "db_test.cc": """\
+        #include "gtest/gtest.h"
+
+        TEST(FormatTest, InternalKeyShortestSuccessor) {
+          ASSERT_EQ(1, 1);
+        }
+
+        TEST_F(DBTest, Empty) {
+          ASSERT_TRUE(db_ != nullptr);
+        }
+
+        TEST_F(DBTest, Empty2) {
+          ASSERT_TRUE(db_ == nullptr);
+        }
+        """,
     "point.go": """\
         package geo
 

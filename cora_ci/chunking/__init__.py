@@ -35,8 +35,9 @@ __all__ = ["FileResult", "chunk_file"]
 # that open or close a scope (`macros.py`); 20: C++'s `template <...>` line (and the doc above it)
 # is its definition's (`specs._GENERIC_WRAPPERS`); 21: a C `struct foo;` or `struct foo *p;` defines
 # nothing, `typedef struct {...} Point;` defines `Point` (`symbols._C_TAGGED`); 22: a Swift or
-# Kotlin type's `var`/`val` is a property or a field (`symbols.Classifier._member_variable`)
-REVISION = 22
+# Kotlin type's `var`/`val` is a property or a field (`symbols.Classifier._member_variable`); 23: a
+# C test case a macro defines is named by its suite and name (`symbols.Classifier.macro_case`)
+REVISION = 23
 
 
 def __getattr__(name: str) -> Any:

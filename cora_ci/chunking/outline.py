@@ -288,6 +288,8 @@ class Extractor:
                 m = re.search(r"(\w+)(\[[^\]]*\])?\s*\)\s*$", text_of(self.src, recv))
                 if m:
                     return (m.group(1),)
+        if (case := self.kinds.macro_case(n)) is not None:
+            return case[:-1]  # GoogleTest's suite, as a Go method's receiver type
         if n.type == "assignment_expression" and (bound := self.kinds.assigned(n)) is not None:
             return bound[1]
         if self.lang in JS_LANGS and (accessed := self.kinds.accessor(n)) is not None:

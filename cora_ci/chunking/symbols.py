@@ -28,6 +28,7 @@ _MEMBER_VARIABLES = frozenset({"property_declaration", "protocol_property_declar
 _PROPERTY_CODE = frozenset(
     {"computed_property", "willset_didset_block", "getter", "setter", "property_delegate"}
 )
+_MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*")  # what defines a C test case: `TEST_F`, not a function
 # C's tagged types: a definition with its body, a reference without (`struct foo;`, `struct foo *p;`)
 _C_TAGGED = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
 _JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
@@ -243,6 +244,8 @@ class Classifier:
             return self._declarator_names(n)
         if lang == "r" and t == "function_definition":  # its `name` field is the keyword
             return self._assigned_name(n)
+        if (case := self.macro_case(n)) is not None and case:
+            return case[-1]
         name = n.child_by_field_name("name")
         if name is None and lang in C_LANGS and t in _C_TAGGED:
             name = self._typedef_name(n)
@@ -304,6 +307,26 @@ class Classifier:
                 continue
             stack.extend(reversed(cur.named_children))
         return ""
+
+    def macro_case(self, n: Node) -> tuple[str, ...] | None:
+        """A C or C++ test case a macro defines (GoogleTest's `TEST(Suite, Name) {`, `TEST_F`,
+        `TEST_P`, Boost's `BOOST_AUTO_TEST_CASE(name) {`): its arguments, suite first. Parsed as a
+        function named by the macro, a file's cases were `TEST`, `TEST#2`, ... `TEST#74`: anchors
+        no one asks for, and renumbered by every case added above."""
+        if self.lang not in C_LANGS or n.type != "function_definition" or n.child_by_field_name("type"):
+            return None
+        d = n.child_by_field_name("declarator")
+        macro = (
+            d.child_by_field_name("declarator") if d is not None and d.type == "function_declarator" else None
+        )
+        params = d.child_by_field_name("parameters") if macro is not None and d is not None else None
+        if macro is None or params is None or not _MACRO_NAME.fullmatch(text_of(self.src, macro)):
+            return None
+        args = [p.child_by_field_name("type") for p in params.named_children]
+        if not args or len(args) > 2 or any(p.type != "parameter_declaration" or len(p.named_children) != 1
+                                             for p in params.named_children):  # fmt: skip
+            return None
+        return tuple(text_of(self.src, a) for a in args if a is not None and a.type == "type_identifier")
 
     def _c_declarator_name(self, n: Node) -> Node | None:
         d = n.child_by_field_name("declarator")
