@@ -21,14 +21,33 @@ from cora_ci.retrieval.noise import without_noise
 ASKING = 40  # a query of more words than this is a report: it asks for no path class by naming it
 MAX_CHARS = 8000  # a question, a name or a bug report (~2,000 tokens); longer text is cut here
 
-# One identifier, optionally qualified with `.`, `::`, `#` or `->`, optionally followed by `()`;
-# it starts with `_`, `$` or a letter of an alphabet (`Überweisung`, `наименование`): CJK text,
-# written without spaces, is a sentence more often than a name.
-_START = r"(?:(?![\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff])[^\W\d]|\$)"
-_QUALIFIED = rf"{_START}[\w$]*(?:(?:\.|::|#|->)(?:{_START}|~)[\w$]*)*"
-_IDENT = re.compile(rf"{_QUALIFIED}(?:\(\))?")
+
+class _ByScript:
+    """A pattern over names that start with `_`, `$` or a letter of an alphabet (`Überweisung`,
+    `наименование`), not with CJK (written without spaces, CJK text is a sentence more often than
+    a name): `{start}` in `template`. Excluding CJK's ranges costs `re` ~2 ms a class to compile,
+    ~95 ms for this module's patterns, on every query; ASCII text holds none, so its pattern says
+    `[^\\W\\d]` alone (~0.1 ms) and the other is compiled when a text first needs it."""
+
+    def __init__(self, template: str, flags: int = 0) -> None:
+        self._template, self._flags = template, flags
+        self.ascii = re.compile(template.format(start=r"(?:[^\W\d]|\$)"), flags)
+        self._other: re.Pattern[str] | None = None
+
+    def __call__(self, text: str) -> re.Pattern[str]:
+        if text.isascii():
+            return self.ascii
+        if self._other is None:
+            start = r"(?:(?![\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff])[^\W\d]|\$)"
+            self._other = re.compile(self._template.format(start=start), self._flags)
+        return self._other
+
+
+# One identifier, optionally qualified with `.`, `::`, `#` or `->`, optionally followed by `()`.
+_QUALIFIED = r"{start}[\w$]*(?:(?:\.|::|#|->)(?:{start}|~)[\w$]*)*"
+_IDENT = _ByScript(_QUALIFIED + r"(?:\(\))?")
 # a whole query that is one name, which may end as Ruby's `empty?`, `save!`, `name=` and Rust's `vec!` do
-_IDENT_FULL = re.compile(rf"\s*({_QUALIFIED}(?:\(\)|[?!=])?)\s*")
+_IDENT_FULL = _ByScript(r"\s*(" + _QUALIFIED + r"(?:\(\)|[?!=])?)\s*")
 _SEP = re.compile(r"::|#|->")
 # Code-looking words inside a sentence: snake_case, camelCase, PascalCase with an inner capital, dotted.
 _CODEY = re.compile(r"^(?:\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w+(?:\.\w+)+)$")
@@ -80,15 +99,17 @@ def split_qualified(name: str) -> tuple[str, ...]:
     return tuple(p for p in _SEP.sub(".", name).split(".") if p)
 
 
-_NAME = rf"({_START}[\w$]*(?:(?:\.|::|#){_START}[\w$]*)*)(?:\(\))?"
+_NAME = r"({start}[\w$]*(?:(?:\.|::|#){start}[\w$]*)*)(?:\(\))?"
 _KIND = r"(?:the\s+)?(?:class\s+|function\s+|method\s+|type\s+|struct\s+|interface\s+)?"
-# Sentences that name what they ask about, whatever the name looks like (`abort`, `Reader`).
+# Sentences that name what they ask about, whatever the name looks like (`abort`, `Reader`): their
+# words in any case, the name as written (a case-blind class of every alphabet is slow to compile).
+_DEFINED = r"(?i:\s+(?:defined|declared|implemented)\b)"
 _NAMING = [
-    re.compile(r"`([^`\s]+)`"),
-    re.compile(rf"\b(?:definition|declaration|source|implementation)s?\s+of\s+{_KIND}{_NAME}", re.I),
-    re.compile(rf"\bwhere\s+(?:is|are)\s+{_KIND}{_NAME}\s+(?:defined|declared|implemented)\b", re.I),
-    re.compile(rf"\b(?:what|who|which\s+code)\s+(?:calls|uses|references)\s+{_KIND}{_NAME}", re.I),
-    re.compile(rf"\b(?:callers|usages|uses)\s+of\s+{_KIND}{_NAME}", re.I),
+    _ByScript(r"`([^`\s]+)`"),
+    _ByScript(r"(?i:\b(?:definition|declaration|source|implementation)s?\s+of\s+" + _KIND + ")" + _NAME),
+    _ByScript(r"(?i:\bwhere\s+(?:is|are)\s+" + _KIND + ")" + _NAME + _DEFINED),
+    _ByScript(r"(?i:\b(?:what|who|which\s+code)\s+(?:calls|uses|references)\s+" + _KIND + ")" + _NAME),
+    _ByScript(r"(?i:\b(?:callers|usages|uses)\s+of\s+" + _KIND + ")" + _NAME),
 ]
 
 
@@ -96,9 +117,9 @@ def _named(text: str) -> tuple[str, ...] | None:
     """The identifier a sentence names, when it names exactly one. A single character (`x`, `_`
     in "a double subscript `_`") or a literal (`False`, `null`) is a value quoted, not a name
     asked about."""
-    found = {m.group(1).removesuffix("()") for p in _NAMING for m in p.finditer(text)}
+    found = {m.group(1).removesuffix("()") for p in _NAMING for m in p(text).finditer(text)}
     found = {n for n in found if n.lower() not in STOPWORDS and n not in _LITERALS and len(n) > 1
-             and _IDENT_FULL.fullmatch(n)}  # fmt: skip
+             and _IDENT_FULL(n).fullmatch(n)}  # fmt: skip
     return split_qualified(found.pop()) if len(found) == 1 else None
 
 
@@ -113,9 +134,9 @@ def analyse(text: str) -> Query:
     text = without_noise(text.strip())[:MAX_CHARS]
     if not text or not terms(text):
         raise CoraError("CORA-QRY-001", f"empty query {text!r}: nothing to search for")
-    m = _IDENT_FULL.fullmatch(text)
+    m = _IDENT_FULL(text).fullmatch(text)
     identifier = split_qualified(m.group(1)) if m else None
-    code_words = [w for w in _IDENT.findall(text) if _CODEY.match(w.removesuffix("()"))]
+    code_words = [w for w in _IDENT(text).findall(text) if _CODEY.match(w.removesuffix("()"))]
     codey = tuple(split_qualified(w) for w in code_words)
     all_terms = terms(text)
     frame = framing(text, code_words) if identifier is None else frozenset()
