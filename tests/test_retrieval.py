@@ -8,7 +8,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
-from conftest import dedent_files, init_repo
+from conftest import dedent_files, git, init_repo
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -655,6 +655,21 @@ def test_a_file_s_header_does_not_stand_second_to_its_definition(tmp_path: Path)
     found = [(m.path, m.kind) for m in (cat.meta(h.chunk_id) for h in search(b, "IOrders", k=10))]
     assert found[:2] == [("src/Shop/IOrders.cs", "type"), ("src/Shop/Orders.cs", "type")]
     assert ("src/Shop/IOrders.cs", "file") in found[3:]  # still found, behind
+    header = next(h for h in search(b, "IOrders", k=10) if cat.meta(h.chunk_id).path == "src/Shop/IOrders.cs"
+                  and cat.meta(h.chunk_id).kind == "file")  # fmt: skip
+    assert header.explain["demoted"] == "header" and header.explain["file"] is None
+    # a test's header is lowered behind the test's definition too, and says it is a test's
+    (repo / "tests").mkdir()
+    (repo / "tests/OrderChecks.cs").write_text("namespace Shop.Checks;\n\npublic class OrderChecks\n{\n}\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-qm", "checks")
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    cat = catalog(b)
+    hits = {cat.meta(h.chunk_id).kind: h for h in search(b, "OrderChecks", k=10)
+            if cat.meta(h.chunk_id).path == "tests/OrderChecks.cs"}  # fmt: skip
+    assert hits["file"].explain["demoted"] == "test" and hits["file"].score < hits["type"].score / 5
+    assert hits["file"].explain["file"] is None and hits["type"].explain["demoted"] == "test"
 
 
 def test_a_stopword_is_not_a_name(tmp_path: Path) -> None:

@@ -73,13 +73,18 @@ def extends(cat: Catalog, m: Meta) -> bool:
     return bool(hierarchy) and hierarchy[-1].startswith(EXTENSIONS)
 
 
-def headers_behind_definitions(cands: Mapping[Any, Candidate]) -> None:
+def headers_behind_definitions(cands: Mapping[K, Candidate]) -> set[K]:
     """A file's header chunk (package, namespace, imports) named after its file matches a name
     asked for as the file's definition of it does (`IMediator.cs`'s `namespace MediatR;` came
     second to `interface IMediator`): where that definition is found, the header adds nothing
-    and ranks behind the file's other chunks, with no share of the file's score."""
+    and ranks behind the file's other chunks. The keys of the headers lowered, which take no
+    share of their file's score (`search._file_share`); a class that lowered one already (a
+    test's header) keeps its name in `explain`."""
     defined = {c.meta.path for c in cands.values() if c.explain["definition"]}
-    for c in cands.values():
+    lowered = set()
+    for key, c in cands.items():
         if c.meta.kind == "file" and c.meta.path in defined:
             c.score *= HEADER
-            c.explain["demoted"] = "header"
+            c.explain["demoted"] = c.explain["demoted"] or "header"
+            lowered.add(key)
+    return lowered

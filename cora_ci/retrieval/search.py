@@ -256,10 +256,9 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
     _lower_older_definitions(older, defined)
     if q.identifier is None and params.tested > 0:
         _to_subjects(cat, cands, params)
-    if q.identifier is not None:
-        headers_behind_definitions(cands)
+    headers = headers_behind_definitions(cands) if q.identifier is not None else set()
     if params.file > 0:
-        _file_share(cands, params)
+        _file_share(cands, params, headers)
     if q.identifier is None and params.private != 1.0:
         for c in cands.values():
             if not c.explain["definition"] and not c.explain["demoted"] and private(c.meta):
@@ -302,18 +301,19 @@ def _lower_older_definitions(older: list[tuple[_Cand, float]], defined: float) -
             c.explain["demoted"] = "legacy"
 
 
-def _file_share(cands: dict[int, _Cand], params: Params) -> None:
-    """Each candidate gains `params.file` times its file's other best scores, the n-th of them
-    weighted `file_decay`**n, up to `file_count`: a file with several good chunks rises, the more
-    the more it has, without a long file of weak matches outweighing one strong chunk."""
+def _file_share(cands: dict[int, _Cand], params: Params, skip: set[int]) -> None:
+    """Each candidate but those in `skip` gains `params.file` times its file's other best scores,
+    the n-th of them weighted `file_decay`**n, up to `file_count`: a file with several good chunks
+    rises, the more the more it has, without a long file of weak matches outweighing one strong
+    chunk."""
     by_file: dict[str, list[float]] = {}
     for c in cands.values():
         by_file.setdefault(c.meta.path, []).append(c.score)
     for scores in by_file.values():
         scores.sort(reverse=True)
     weights = [params.file * params.file_decay**i for i in range(params.file_count)]
-    for c in cands.values():
-        if c.explain["demoted"] == "header":
+    for key, c in cands.items():
+        if key in skip:
             continue
         others = by_file[c.meta.path][: params.file_count + 1]
         if c.score in others:
