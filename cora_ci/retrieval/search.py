@@ -208,6 +208,7 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
     popular = cat.popularity([c.meta.id for c in cands.values()]) if asked else {}
     older: list[tuple[_Cand, float]] = []  # definitions in older copies of the code, their factor
     defined = 0.0  # the best definition of what is asked for outside them
+    members: dict[str, list[int]] = {}  # a named family's other members: behind its principal
     for key, c in cands.items():
         m, ex = c.meta, c.explain
         bonus = 0.0
@@ -216,6 +217,8 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             if level:  # a family's other members, and a block extending a type declared elsewhere: half
                 extension = m.kind == "type" and extends(cat, m)
                 chosen = first_part.get(family(m, bare)) == key and not extension
+                if not chosen:
+                    members.setdefault(family(m, bare), []).append(key)
                 share = _LEVEL_SHARE[level] * (1.0 if chosen else 0.5)
                 if level == EXACT and len(ident) > 1 and not by_its_own_name(ident, m):
                     share *= _BY_PATH  # `Path.segments` asks for class Path's before Path.scala's other ones
@@ -264,6 +267,27 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             if not c.explain["definition"] and not c.explain["demoted"] and private(c.meta):
                 c.score *= params.private
                 c.explain["demoted"] = "private"
+    _behind_principals(cands, first_part, members)
+
+
+def _behind_principals(
+    cands: dict[int, _Cand], first_part: dict[str, int], members: dict[str, list[int]]
+) -> None:
+    """A definition the query names comes before the rest of its family: a sentence naming
+    `Response.iter_content` ranked requests' two `@overload` stubs (short, their words the
+    question's) above the implementation, whose larger definition bonus a name alone gets (2.0
+    to 1.0) but one inside a sentence does not (0.15 to 0.075)."""
+    for fam, keys in members.items():
+        lead = cands.get(first_part.get(fam, -1))
+        if lead is None:
+            continue
+        for key in keys:
+            c = cands[key]
+            if c.score >= lead.score and c is not lead:
+                c.score = lead.score * _BEHIND
+
+
+_BEHIND = 0.99  # a family member's score at most this share of its principal's
 
 
 def _to_subjects(cat: Catalog, cands: dict[int, _Cand], params: Params) -> None:
