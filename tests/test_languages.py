@@ -633,6 +633,34 @@ def test_a_c_test_case_a_macro_defines_is_named_by_its_suite_and_name() -> None:
     assert anchors == ["FormatTest.Precision", "DBTest.Empty", "parses_ints", "MAX"]
 
 
+def test_objective_c_classes_categories_protocols_and_their_members() -> None:
+    """`@interface`, `@implementation` and `@protocol` hold their members as their own children:
+    the generic rule found the methods but no class (and a property's `NSString *name` was a
+    struct `NSString`), and `NS_ASSUME_NONNULL_BEGIN` before `@interface` left no symbol at all."""
+    src = (
+        '#import "Box.h"\n\nNS_ASSUME_NONNULL_BEGIN\n\n@protocol Boxing <NSObject>\n- (void)box:(id)thing;\n@end\n\n'
+        "@interface Box : NSObject <Boxing>\n@property (nonatomic, copy) NSString *name;\n"
+        "+ (instancetype)boxNamed:(NSString *)name;\n@end\n\n@interface Box (Extras)\n- (void)shake;\n@end\n\n"
+        "NS_ASSUME_NONNULL_END\n\n@implementation Box {\n  NSInteger _size;\n}\n\n"
+        "+ (instancetype)boxNamed:(NSString *)name {\n  return [[self alloc] init];\n}\n\n@end\n"
+    )
+    r = run_chunk("Box.m", src, min_tokens=0)
+    got = [
+        (c.kind, c.anchor.split("::")[1], c.hierarchy[-1])
+        for c in r.chunks
+        if c.kind not in ("file", "module")
+    ]
+    assert got == [
+        ("type", "Boxing", "protocol:Boxing"), ("method", "Boxing.box", "method:box"),
+        ("type", "Box", "interface:Box"), ("property", "Box.name", "property:name"),
+        ("method", "Box.boxNamed", "method:boxNamed"), ("type", "Box#2", "extension:Box"),
+        ("method", "Box.shake", "method:shake"), ("type", "Box#3", "implementation:Box"),
+        ("field", "Box._size", "field:_size"), ("method", "Box.boxNamed#2", "method:boxNamed"),
+    ]  # fmt: skip
+    impl = next(c for c in r.chunks if c.anchor == "Box.m::Box.boxNamed#2")
+    assert impl.header.endswith("Signature: + (instancetype)boxNamed:(NSString *)name.")
+
+
 def test_text_that_is_not_the_language_is_still_cut_into_lines() -> None:
     """A mistyped file (Python saved as `.c`, prose as `.java`) yields stray definitions at best:
     most of it unparsed, it is chunked by lines as before."""

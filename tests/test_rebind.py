@@ -183,6 +183,26 @@ SAMPLES = {
           ASSERT_TRUE(db_ == nullptr);
         }
         """,
+    "Box.m": """\
+        NS_ASSUME_NONNULL_BEGIN
+
+        @interface Box : NSObject
+        @property (nonatomic, copy) NSString *name;
+        - (void)shake;
+        @end
+
+        NS_ASSUME_NONNULL_END
+
+        @implementation Box {
+          NSInteger _size;
+        }
+
+        - (void)shake {
+          _size += 1;
+        }
+
+        @end
+        """,
     "point.go": """\
         package geo
 

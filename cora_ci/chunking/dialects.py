@@ -4,7 +4,9 @@
 as a sibling, Haskell's types are `data_type`, `newtype`, `class` and `instance` nodes (an
 instance extends a type as a Rust impl does, and is named like one: `<Cart as Priced>`; a class
 declares its methods by signature; a function may be a bare `bind`), and
-Lua binds many functions by assignment (`M.setup = function(opts) ... end`).
+Lua binds many functions by assignment (`M.setup = function(opts) ... end`), and Objective-C's
+`@interface`, `@implementation` and `@property` are no declaration the generic rule knows (a
+class's members are its own children, a category is `Box (Extras)`).
 `symbols.Classifier` asks `classify` when nothing else matched a node; `outline.Extractor` asks
 for a definition's body, its last node and the attributes above it."""
 
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 from cora_ci.chunking.nodes import Node, child, text_of
 
-LANGS = frozenset({"elixir", "zig", "dart", "haskell", "lua"})
+LANGS = frozenset({"elixir", "zig", "dart", "haskell", "lua", "objc"})
 _ELIXIR_TYPES = {"defmodule": "module", "defprotocol": "protocol", "defimpl": "impl"}
 _ELIXIR_FUNCTIONS = {
     "def": "function", "defp": "function", "defdelegate": "function", "defmacro": "macro",
@@ -22,6 +24,9 @@ _ELIXIR_ATTRIBUTES = frozenset({"doc", "spec", "impl", "deprecated", "since"})  
 _ZIG_CONTAINERS = frozenset({"struct", "enum", "union", "opaque"})
 _DART_SIGNATURES = frozenset({"function_signature", "method_signature"})
 _DART_TYPES = {"mixin_declaration": "mixin", "extension_declaration": "extension"}
+_OBJC_TYPES = {"class_interface": "interface", "class_implementation": "implementation"}
+# a class's properties and instance variables (a C struct's member is a `struct_declaration` too)
+OBJC_MEMBERS = frozenset({"property_declaration", "instance_variable", "struct_declaration"})
 _HASKELL_TYPES = {"data_type": "data", "newtype": "newtype", "type_synomym": "type", "class": "class"}
 
 
@@ -38,6 +43,8 @@ def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, s
     if lang == "lua" and (fn := _lua_function(n)) is not None:
         names = child(n, "variable_list")
         return ("method", "function", text_of(src, names)) if names is not None and fn else None
+    if lang == "objc":
+        return _objc(n, src, in_type)
     return None
 
 
@@ -54,6 +61,10 @@ def body(lang: str, n: Node) -> Node | None:
         return n.child_by_field_name("declarations")
     if lang == "lua" and (fn := _lua_function(n)) is not None:
         return fn.child_by_field_name("body")
+    if lang == "objc" and n.type in (*_OBJC_TYPES, "protocol_declaration"):
+        return n  # its members are its own children
+    if lang == "objc" and n.type == "method_definition":
+        return child(n, "compound_statement")
     return None
 
 
@@ -158,3 +169,25 @@ def _lua_function(n: Node) -> Node | None:
         return None
     fn = values.named_children[0]
     return fn if fn.type == "function_definition" else None
+
+
+def _objc(n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
+    """`@interface Box : NSObject` and `@implementation Box` are Box (a category, `@interface Box
+    (Extras)`, an extension of it); `@property (copy) NSString *name;` is the property `name`,
+    `NSInteger _size;` among a class's instance variables the field `_size`."""
+    if n.type in _OBJC_TYPES:
+        name = child(n, "identifier")
+        if name is None:
+            return None
+        category = any(c.type == "(" for c in n.children)
+        return "type", "extension" if category else _OBJC_TYPES[n.type], text_of(src, name)
+    if n.type in OBJC_MEMBERS and in_type:
+        declarator = child(n, "struct_declaration") if n.type == "property_declaration" else n
+        stack = [declarator] if declarator is not None else []
+        while stack:  # the declared name: the last identifier, past the type and any `*`
+            d = stack.pop()
+            if d.type in ("identifier", "field_identifier"):
+                kind = "property" if n.type == "property_declaration" else "field"
+                return kind, kind, text_of(src, d)
+            stack.extend(c for c in d.named_children if c.type != "type_identifier")
+    return None

@@ -26,7 +26,7 @@ _ALONE = re.compile(
 _NEXT = re.compile(
     rb"\s*(?:(?://[^\n]*|/\*.*?\*/)\s*)*"  # comments between
     rb"(?:(?:namespace|template|class|struct|union|enum|typedef|extern|using|static_assert|public|private"
-    rb"|protected)\b|[#}]|\Z|[A-Z_][A-Z0-9_]{2,}[ \t]*(?:\([^\n]*\))?[ \t]*(?://[^\n]*)?\r?(?:\n|\Z))",
+    rb"|protected)\b|[#}@]|\Z|[A-Z_][A-Z0-9_]{2,}[ \t]*(?:\([^\n]*\))?[ \t]*(?://[^\n]*)?\r?(?:\n|\Z))",
     re.S,
 )
 _CONTINUES = frozenset(b",(=+-*/|&?:\\[<")  # a line ending so goes on: `RED,` then `BLUE`

@@ -126,6 +126,9 @@ class Extractor:
                 break
             start = c.end_byte
         end = body.start_byte if body is not None and body.start_byte > start else n.end_byte
+        if body is not None and body == n:  # members are its own children (Objective-C's `@interface`)
+            line_end = self.src.find(b"\n", start, n.end_byte)
+            end = line_end if line_end >= 0 else n.end_byte
         parts, pos = [], start
         for c in n.children:
             if is_comment(self.spec, c.type) and start <= c.start_byte < end:

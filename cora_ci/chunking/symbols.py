@@ -69,6 +69,8 @@ class Classifier:
             return "property", "property", accessed[0]
         if t in _MEMBER_VARIABLES and self.lang in ("swift", "kotlin"):
             return self._member_variable(n, in_type)
+        if t in dialects.OBJC_MEMBERS and self.lang == "objc":  # not the generic rule's `struct` type
+            return dialects.classify(self.lang, n, self.src, in_type)
         if t in s.types:
             kind, label = "type", s.types[t]
         elif t in s.namespaces:
