@@ -589,10 +589,35 @@ def test_a_cpp_template_line_and_the_doc_above_it_belong_to_its_definition() -> 
     )
     r = run_chunk("box.hpp", src, min_tokens=0)
     got = {c.anchor: (c.start_line, c.end_line, c.header) for c in r.chunks if c.kind in ("type", "method")}
-    assert got["box.hpp::Box"][:2] == (3, 10) and got["box.hpp::Box"][2].endswith("A value in a box.")
-    assert got["box.hpp::Box.get"][:2] == (8, 9)
-    assert got["box.hpp::make_box"][:2] == (12, 16)
+    assert got["box.hpp::lib.Box"][:2] == (3, 10) and got["box.hpp::lib.Box"][2].endswith("A value in a box.")
+    assert got["box.hpp::lib.Box.get"][:2] == (8, 9)
+    assert got["box.hpp::lib.make_box"][:2] == (12, 16)
     assert uncovered(r, src.encode()) == []
+
+
+CPP_NAMESPACES = (
+    "#include <cstdint>\n\nnamespace leveldb {\nnamespace {\nint helper(int a) { return a; }\n}  // namespace\n\n"
+    "class DBImpl {\n public:\n  int Write(int x);\n};\n\nint DBImpl::Write(int x) { return helper(x); }\n\n"
+    "namespace dragonbox {\ntemplate <typename T> auto to_decimal(T x) -> int { return 0; }\n}  // namespace dragonbox\n"
+    "}  // namespace leveldb\n"
+)
+
+
+def test_a_cpp_namespace_is_in_its_definitions_anchors_and_headers() -> None:
+    """As C#'s and Rust's modules are: `leveldb.DBImpl::Write`, `fmt.detail.parse_width`; an
+    anonymous namespace names nothing. They were left out, so a question that says the namespace
+    ("how are floats formatted (dragonbox)") did not reach `dragonbox`'s functions."""
+    r = run_chunk("db/db_impl.cc", CPP_NAMESPACES, min_tokens=0)
+    got = {c.anchor.split("::", 1)[1]: c for c in r.chunks if c.kind in ("type", "method")}
+    assert sorted(got) == [
+        "leveldb.DBImpl",
+        "leveldb.DBImpl::Write",
+        "leveldb.dragonbox.to_decimal",
+        "leveldb.helper",
+    ]
+    assert got["leveldb.dragonbox.to_decimal"].header.startswith(
+        "Function to_decimal in namespace dragonbox."
+    )
 
 
 def test_a_c_type_is_defined_where_its_body_is_and_named_by_its_typedef() -> None:

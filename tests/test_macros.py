@@ -158,7 +158,7 @@ def test_a_function_behind_a_scope_macro_is_found_by_name_and_followed_after_an_
     _, _, start, end = next(d for d in _defs(BASE_H) if d[1] == ["parse_width"])
     hit = first_result(repo, "parse_width", env)
     assert (hit["anchor"], hit["start_line"], hit["end_line"]) == (
-        "include/fmt/base.h::parse_width",
+        "include/fmt/base.h::detail.parse_width",
         start,
         end,
     )

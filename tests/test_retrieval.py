@@ -596,6 +596,21 @@ def test_an_ascii_text_reads_the_same_through_either_pattern(text: str) -> None:
         assert bool(p.ascii.fullmatch(text)) == bool(full.fullmatch(text))
 
 
+def test_a_cpp_definition_is_found_with_or_without_its_namespace(tmp_path: Path) -> None:
+    """C++ anchors hold their namespaces (`leveldb.DBImpl::Write`): asked with the namespace,
+    without it, or in a sentence that says it, the definition comes first."""
+    from test_languages import CPP_NAMESPACES
+
+    repo = init_repo(tmp_path / "repo", {"db/db_impl.cc": CPP_NAMESPACES})
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    for asked, want in [("DBImpl::Write", "leveldb.DBImpl::Write"), ("leveldb::DBImpl", "leveldb.DBImpl"),
+                        ("dragonbox::to_decimal", "leveldb.dragonbox.to_decimal"),
+                        ("how does dragonbox convert a double", "leveldb.dragonbox.to_decimal")]:  # fmt: skip
+        hit = search(b, asked, k=1, expand=False)[0]
+        assert anchor_of(b, hit.chunk_id) == f"db/db_impl.cc::{want}", asked
+
+
 def test_a_type_s_name_asks_for_the_type_not_its_constructor(tmp_path: Path) -> None:
     """A Java constructor is named as its class and short, so BM25 put `Invoice.Invoice` first
     and both had the whole definition bonus (javapoet's `MethodSpec` answered its constructor,

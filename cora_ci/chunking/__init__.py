@@ -37,8 +37,9 @@ __all__ = ["FileResult", "chunk_file"]
 # nothing, `typedef struct {...} Point;` defines `Point` (`symbols._C_TAGGED`); 22: a Swift or
 # Kotlin type's `var`/`val` is a property or a field (`symbols.Classifier._member_variable`); 23: a
 # C test case a macro defines is named by its suite and name (`symbols.Classifier.macro_case`); 24:
-# Objective-C's classes, categories, protocols, properties and instance variables (`dialects._objc`)
-REVISION = 24
+# Objective-C's classes, categories, protocols, properties and instance variables (`dialects._objc`);
+# 25: a C++ namespace is in its definitions' anchors and hierarchy (`specs._GENERIC_NAMESPACES`)
+REVISION = 25
 
 
 def __getattr__(name: str) -> Any:

@@ -176,8 +176,19 @@ _GENERIC_IMPORT = re.compile(r"(import|include|using_directive|package_(clause|d
 _GENERIC_WRAPPERS = {"cpp": frozenset({"template_declaration"}), "cuda": frozenset({"template_declaration"})}
 
 
+_GENERIC_NAMESPACES = {
+    "cpp": {"namespace_definition": "namespace"},
+    "cuda": {"namespace_definition": "namespace"},
+}
+
+
 def spec_for(lang: str) -> LangSpec:
-    return SPECS.get(lang) or LangSpec(lang, generic=True, wrappers=_GENERIC_WRAPPERS.get(lang, frozenset()))
+    return SPECS.get(lang) or LangSpec(
+        lang,
+        generic=True,
+        wrappers=_GENERIC_WRAPPERS.get(lang, frozenset()),
+        namespaces=_GENERIC_NAMESPACES.get(lang, {}),
+    )
 
 
 def generic_kind(node_type: str) -> tuple[str, str] | None:
