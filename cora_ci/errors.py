@@ -141,6 +141,12 @@ CODES: dict[str, Code] = {
         Code("CORA-CHK-013", "source map skipped", "the sources it maps are indexed themselves", 0),
         Code("CORA-CHK-014", "SVG drawing skipped", "its geometry answers no question", 0),
         Code(
+            "CORA-CHK-015",
+            "parse stopped past its time budget; file chunked by lines",
+            "the file may be machine-made or hostile; exclude it in the config if it is noise",
+            0,
+        ),
+        Code(
             "CORA-SEC-004",
             "file whose name holds a secret left out (its name is not printed)",
             "rename the file; the secret is in git's history",

@@ -3,8 +3,15 @@
 from __future__ import annotations
 
 import codecs
+from pathlib import Path
 
-from conftest import run_chunk, uncovered
+import pytest
+from conftest import init_repo, run_chunk, uncovered
+
+from cora_ci.build import build
+from cora_ci.bundle import open_bundle
+from cora_ci.chunking import outline as outline_mod
+from cora_ci.rebind.locator import locate
 
 SRC = "def f(x):\n    return x + 1\n\n\nclass K:\n    def g(self):\n        return 'ü'\n"
 
@@ -56,6 +63,28 @@ def test_a_document_with_a_text_head_and_binary_streams_is_binary() -> None:
     text = b"x = 1\n" * 3000 + b'NUL = "\x00"\n' + b"y = 2\n" * 10
     r = run_chunk("m.py", text)
     assert r.strategy == "structural" and "CORA-CHK-003" not in {d.code for d in r.diagnostics}
+
+
+def test_a_parse_past_its_time_budget_is_stopped_and_the_file_cut_into_lines(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """tree-sitter-cpp's error recovery is quadratic on `FOO_BAR` lines that each open a `/*`
+    (700 KB took 343 s): the parse stops at its budget (made tiny here), the file is cut into lines
+    with CORA-CHK-015 and has no references, and the build goes on."""
+    monkeypatch.setattr(outline_mod, "_BUDGET_S", 0.05)
+    monkeypatch.setattr(outline_mod, "_BUDGET_S_PER_MB", 0.0)
+    hostile = "FOO_BAR\n/* " * 6000 + "\n"
+    r = run_chunk("src/hostile.cc", hostile)
+    assert r.strategy == "lines" and [d.code for d in r.diagnostics] == ["CORA-CHK-015"]
+    assert uncovered(r, hostile.encode()) == []
+    repo = init_repo(
+        tmp_path / "repo", {"src/hostile.cc": hostile, "src/ok.cc": "int add(int a) { return a; }\n"}
+    )
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    strategies = dict(zip(b.manifest["files"]["path"], b.manifest["files"]["strategy"], strict=True))
+    assert strategies == {"src/hostile.cc": "lines", "src/ok.cc": "structural"}
+    assert locate("cpp", hostile.encode(), "FOO_BAR", "FOO_BAR") is None  # its full parse stops too
 
 
 def test_mostly_broken_source_falls_back_to_lines() -> None:

@@ -136,7 +136,10 @@ def _chunk_one(
     res = chunk_file(path, data, cfg, counter, keep_tree=True)
     t2 = time.perf_counter()
     text = res.redacted or data  # the tree was parsed from the redacted text
-    refs = extract_refs(path, res.lang, text, res.chunks, tree=res.tree) if res.chunks else None
+    stopped = any(d.code == "CORA-CHK-015" for d in res.diagnostics)  # not a second parse of minutes
+    refs = (
+        extract_refs(path, res.lang, text, res.chunks, tree=res.tree) if res.chunks and not stopped else None
+    )
     t3 = time.perf_counter()
     entry = mf.FileEntry(
         path=path, blob=blob, lang=res.lang, strategy=res.strategy,

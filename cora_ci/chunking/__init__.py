@@ -38,8 +38,9 @@ __all__ = ["FileResult", "chunk_file"]
 # Kotlin type's `var`/`val` is a property or a field (`symbols.Classifier._member_variable`); 23: a
 # C test case a macro defines is named by its suite and name (`symbols.Classifier.macro_case`); 24:
 # Objective-C's classes, categories, protocols, properties and instance variables (`dialects._objc`);
-# 25: a C++ namespace is in its definitions' anchors and hierarchy (`specs._GENERIC_NAMESPACES`)
-REVISION = 25
+# 25: a C++ namespace is in its definitions' anchors and hierarchy (`specs._GENERIC_NAMESPACES`);
+# 26: a parse past its time budget stops, and the file is cut into lines (`outline._bounded`)
+REVISION = 26
 
 
 def __getattr__(name: str) -> Any:

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 from cora_ci.chunking import components, markup, notebook
 from cora_ci.chunking.assemble import FileCtx, assign_anchors, emit_rows, emit_symbols, link_children
 from cora_ci.chunking.model import Chunk, Diagnostic
-from cora_ci.chunking.outline import Outline, Sym, outline
+from cora_ci.chunking.outline import Outline, SlowParse, Sym, outline
 from cora_ci.chunking.pack import Rows
 from cora_ci.chunking.secrets import file_rule, screen_chunks, screen_lines, secrets_allowed
 from cora_ci.chunking.tokens import TokenCounter, default_counter
@@ -125,8 +125,14 @@ def chunk_file(
         lang = view.lang if view is not None else lang
     ctx = FileCtx(path, lang, Rows.of(lines, counter, nb.excluded if nb else frozenset()), cfg, strategy)
     tree: Any = None
+    ol: Outline | None = None
     if strategy == "structural":
-        ol = outline(lang, view.src, view.lines) if view is not None else outline(lang, src, lines)
+        try:
+            ol = outline(lang, view.src, view.lines) if view is not None else outline(lang, src, lines)
+        except SlowParse as e:
+            diags.append(Diagnostic("CORA-CHK-015", f"{e}; chunked by lines"))
+            ctx.strategy = "lines"
+    if ol is not None:
         tree = ol.tree if keep_tree else None
         if ol.error_bytes > _ERROR_SHARE_FALLBACK * max(1, len(src)):
             diags.append(Diagnostic("CORA-CHK-001", "parse mostly failed; chunked by lines"))

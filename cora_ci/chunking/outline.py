@@ -8,6 +8,7 @@ Rows are 0-based here; chunks turn them into 1-based lines.
 from __future__ import annotations
 
 import re
+import time
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
@@ -71,17 +72,42 @@ def parser_for(lang: str) -> Any:
     return get_parser(lang)  # type: ignore[arg-type]
 
 
+class SlowParse(Exception):
+    """A parse stopped past its time budget (`parse`)."""
+
+
+# A parse's time budget: a grammar's error recovery can be quadratic (tree-sitter-cpp took 343 s
+# over 700 KB of `FOO_BAR` lines each opening a `/*`); real code parses at 2-4 MB/s, 25x inside it.
+_BUDGET_S = 5.0
+_BUDGET_S_PER_MB = 10.0
+_READ = 1 << 16  # bytes handed to the parser a call
+
+
 def parse(lang: str, src: bytes) -> Any:
     """`src`'s tree, read past C's stand-alone macro lines where that parses better (`macros.py`):
-    the chunker, the graph and the re-binder read one file the same way."""
-    tree = parser_for(lang).parse(src)
+    the chunker, the graph and the re-binder read one file the same way. `SlowParse` past the time
+    budget: only a pathological file can reach it, so the same commit chunks the same way on any
+    machine the project's code runs on."""
+    tree = _bounded(lang, src)
     if lang not in C_LANGS or not tree.root_node.has_error:
         return tree
     blanked = macros.blank_alone(src)
     if blanked is src:
         return tree
-    other = parser_for(lang).parse(blanked)
+    other = _bounded(lang, blanked)
     return other if _errors(other.root_node)[1] < _errors(tree.root_node)[1] else tree
+
+
+def _bounded(lang: str, src: bytes) -> Any:
+    parser = parser_for(lang)
+    budget = _BUDGET_S + _BUDGET_S_PER_MB * len(src) / 1e6
+    deadline = time.monotonic() + budget
+    try:  # tree-sitter reads progress callbacks only for a source read in pieces
+        return parser.parse(lambda at, _point: src[at : at + _READ],
+                            progress_callback=lambda _at, _error: time.monotonic() > deadline)  # fmt: skip
+    except ValueError:  # halted
+        parser.reset()
+        raise SlowParse(f"parse stopped past its {budget:.0f} s budget") from None
 
 
 class Extractor:
@@ -359,6 +385,7 @@ def _leading_rows(root: Node, spec: LangSpec, lang: str) -> list[int]:
 
 
 def outline(lang: str, src: bytes, lines: list[str]) -> Outline:
+    """Raises `SlowParse` (the chunker then cuts the file by lines)."""
     tree = parse(lang, src)
     root = tree.root_node
     ex = Extractor(lang, src)

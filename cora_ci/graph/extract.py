@@ -23,7 +23,7 @@ import numpy as np
 from cora_ci.arrays import among
 from cora_ci.chunking.model import Chunk
 from cora_ci.chunking.nodes import text_of
-from cora_ci.chunking.outline import parse
+from cora_ci.chunking.outline import SlowParse, parse
 from cora_ci.chunking.secrets import contains_secret
 from cora_ci.files.langs import MARKUP, grammar_available
 from cora_ci.files.text import decode
@@ -58,7 +58,10 @@ def extract_refs(path: str, lang: str, data: bytes, chunks: list[Chunk], tree: A
     if tree is None:
         if lang in MARKUP or not grammar_available(lang) or _minified(chunks):
             return FileRefs([], {})
-        tree = parse(lang, src)
+        try:
+            tree = parse(lang, src)
+        except SlowParse:
+            return FileRefs([], {})
     query = refs_query(lang)
     if query is None:
         return FileRefs([], {})

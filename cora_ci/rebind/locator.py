@@ -22,7 +22,7 @@ from typing import Any
 
 import tree_sitter
 
-from cora_ci.chunking.outline import NESTING, Extractor, Sym, last_row, parse, parser_for
+from cora_ci.chunking.outline import NESTING, Extractor, SlowParse, Sym, last_row, parse, parser_for
 from cora_ci.rebind.rows import BLANK, COMMENT_ROW, Text, block, headers, partial, ranges
 
 Node = Any
@@ -84,7 +84,10 @@ def locate(lang: str, src: bytes, qual: str, name: str, sep: str = ".") -> Locat
         found = _window(lang, ex, text, rows, qual, sep)
         if found is not None:
             return Located(found.sym, found.qual, "window", found.node, ex, text.rows)
-    tree = parse(lang, src)
+    try:
+        tree = parse(lang, src)
+    except SlowParse:
+        return None  # not found: the chunk is served as indexed
     found = _pick(_candidates(ex, tree.root_node, qual, sep, text.rows), qual)[0]
     return Located(found.sym, found.qual, "full", found.node, ex, text.rows) if found is not None else None
 
