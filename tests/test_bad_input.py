@@ -12,6 +12,7 @@ from cora_ci.build import build
 from cora_ci.bundle import open_bundle
 from cora_ci.chunking import outline as outline_mod
 from cora_ci.rebind.locator import locate
+from cora_ci.render import nested
 
 SRC = "def f(x):\n    return x + 1\n\n\nclass K:\n    def g(self):\n        return 'ü'\n"
 
@@ -85,6 +86,7 @@ def test_a_parse_past_its_time_budget_is_stopped_and_the_file_cut_into_lines(
     strategies = dict(zip(b.manifest["files"]["path"], b.manifest["files"]["strategy"], strict=True))
     assert strategies == {"src/hostile.cc": "lines", "src/ok.cc": "structural"}
     assert locate("cpp", hostile.encode(), "FOO_BAR", "FOO_BAR") is None  # its full parse stops too
+    assert nested._parse("src/hostile.cc", "cpp", hostile.split("\n"), None) == {}  # and `show`'s
 
 
 def test_mostly_broken_source_falls_back_to_lines() -> None:

@@ -79,9 +79,12 @@ def indexed_lines(chunks: list[Chunk]) -> list[str]:
 
 def _parse(path: str, lang: str, lines: list[str], stale: Stale) -> dict[str, Inner]:
     from cora_ci.chunking.assemble import assign_anchors
-    from cora_ci.chunking.outline import outline
+    from cora_ci.chunking.outline import SlowParse, outline
 
-    syms = outline(lang, "\n".join(lines).encode("utf-8"), lines).symbols
+    try:
+        syms = outline(lang, "\n".join(lines).encode("utf-8"), lines).symbols
+    except SlowParse:
+        return {}  # a file the chunker cuts into lines (CORA-CHK-015) has no nested symbols either
     anchors = assign_anchors(path, syms)
     out: dict[str, Inner] = {}
     stack = [(s, 0) for s in reversed(syms)]
