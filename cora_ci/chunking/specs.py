@@ -171,15 +171,11 @@ _GENERIC_DEF = re.compile(
 _GENERIC_IMPORT = re.compile(r"(import|include|using_directive|package_(clause|declaration)|use_declaration)")
 
 
-# Generic languages' nodes whose range belongs to the one definition inside: C++'s `template <...>`
-# line (and the doc comment above it) is its function's or class's.
-_GENERIC_WRAPPERS = {"cpp": frozenset({"template_declaration"}), "cuda": frozenset({"template_declaration"})}
-
-
-_GENERIC_NAMESPACES = {
-    "cpp": {"namespace_definition": "namespace"},
-    "cuda": {"namespace_definition": "namespace"},
-}
+# C++'s (and CUDA's) own cases of the generic rule: a `template <...>` line (and the doc comment
+# above it) is its function's or class's, and a namespace is one, as C#'s is.
+_CPP_LIKE = ("cpp", "cuda")
+_GENERIC_WRAPPERS = dict.fromkeys(_CPP_LIKE, frozenset({"template_declaration"}))
+_GENERIC_NAMESPACES = {lang: {"namespace_definition": "namespace"} for lang in _CPP_LIKE}
 
 
 def spec_for(lang: str) -> LangSpec:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from cora_ci.chunking import dialects
-from cora_ci.chunking.nodes import Node, text_of
+from cora_ci.chunking.nodes import Node, first_below, text_of
 from cora_ci.chunking.specs import LangSpec, generic_kind, spec_for
 from cora_ci.files.langs import C_LANGS, JS_LANGS
 
@@ -37,17 +37,6 @@ _ACCESSORS = frozenset({"get", "set", "value"})  # a property descriptor's membe
 _PY_PROPERTY = re.compile(
     r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
 )
-
-
-def _first(n: Node, node_type: str) -> Node | None:
-    """The first node of `node_type` at or below `n`, in document order."""
-    stack = [n]
-    while stack:
-        c = stack.pop()
-        if c.type == node_type:
-            return c
-        stack.extend(reversed(c.named_children))
-    return None
 
 
 def squash(s: str) -> str:
@@ -265,7 +254,7 @@ class Classifier:
         if not in_type:
             return None
         holder = next((c for c in n.named_children if c.type in ("pattern", "variable_declaration")), None)
-        name = _first(holder, "simple_identifier") if holder is not None else None
+        name = first_below(holder, "simple_identifier") if holder is not None else None
         if name is None:
             return None  # `val (a, b) = pair`
         required = n.type == "protocol_property_declaration"

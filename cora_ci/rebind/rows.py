@@ -19,7 +19,7 @@ _HASH_IS_CODE = frozenset({"javascript", "typescript", "tsx", "java", "c", "cpp"
                            "kotlin", "swift", "scala", "dart", "objc"})  # fmt: skip
 # A row above a definition that belongs to it, besides comments and attributes: C++'s `template <...>`
 # (the outline takes its `template_declaration` as the definition's wrapper).
-_LEADS = {"cpp": (*LEAD, b"template<", b"template <"), "cuda": (*LEAD, b"template<", b"template <")}
+_LEADS = dict.fromkeys(("cpp", "cuda"), (*LEAD, b"template<", b"template <"))
 _CLOSERS = (b"}", b"end")
 _CONTINUE = (b")", b"]", b"else", b"elif", b"except", b"finally", b"catch")
 _OPERATORS = (b"and ", b"or ", b"+", b"-", b"*", b"/", b"%", b"|", b"&", b".", b"?", b":", b"=", b">", b"<")
