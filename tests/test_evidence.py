@@ -193,7 +193,7 @@ NOISE_FILES = {
     ("code", "report", "anchor", "clean"),
     [
         ({"shop/orders.py": textwrap.dedent(ORDERS),
-          "shop/cart.py": "def cart_total(items):\n    return sum(i.price for i in items)\n"},
+          "shop/cart.py": "def cart_total(items):\n    return sum(i.price * i.qty for i in items)\n"},
          REPORT, "shop/orders.py::Order.total", 2),
         # another runtime's format, a method's `!`; the other code file says less than the noise
         ({"lib/shop/order.rb": textwrap.dedent(RUBY_ORDERS),
@@ -397,10 +397,11 @@ def test_a_report_that_quotes_a_warning_finds_the_code_that_emits_it(
     make_repo: Callable[[dict[str, str]], Path],
 ) -> None:
     """No traceback: the warning's words, in a row as the code writes them (its value aside), are
-    the clue; the other check says more of the report's words, in no order."""
+    the clue; the model's docstring says more of the report's words, in no order."""
     repo = make_repo({
         "shop/checks.py": textwrap.dedent(CHECKS),
-        "shop/models.py": "class Model:\n    \"\"\"A model: its primary key type, inherited or made.\"\"\"\n\n"
+        "shop/models.py": "class Model:\n    \"\"\"A model: its primary key type, inherited or made. A warning is"
+                          " raised at startup when the key is inherited.\"\"\"\n\n"
                           "    auto_pk = True\n    ordering = None\n    fields = ()\n",
     })  # fmt: skip
     build(repo, model="none")

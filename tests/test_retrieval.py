@@ -1080,7 +1080,10 @@ def test_benchmarks_rank_below_the_code_they_time_unless_asked_for(tmp_path: Pat
         "src/groebner.py": 'def buchberger(polys, order):\n    """The reduced Groebner basis of polys."""\n'
         "    return reduce_pairs(polys, order)\n",
         "benchmarks/bench_groebner.py": "from src.groebner import buchberger\n\n\ndef time_buchberger():\n"
-        + "".join(f"    buchberger(groebner_polys_{i}, order='grevlex')  # basis\n" for i in range(2)),
+        + "".join(
+            f"    buchberger(groebner_polys_{i}, order='grevlex')  # groebner basis of polys\n"
+            for i in range(6)
+        ),
     }
     repo = init_repo(tmp_path / "repo", files)
     build(repo, model="none")
@@ -1091,8 +1094,9 @@ def test_benchmarks_rank_below_the_code_they_time_unless_asked_for(tmp_path: Pat
     assert timed == {"benchmark"}
     plain = search(b, "groebner basis of polys", expand=False, params=_with(demote=1.0))
     assert path_of(b, plain[0].chunk_id) == "benchmarks/bench_groebner.py"
-    asked = search(b, "benchmark of the groebner basis", expand=False)
+    asked = search(b, "the benchmarks of the groebner basis", expand=False)
     assert path_of(b, asked[0].chunk_id) == "benchmarks/bench_groebner.py"
+    assert not any(h.explain.get("demoted") for h in asked)
 
 
 @pytest.mark.parametrize(
@@ -1636,3 +1640,60 @@ def test_a_reports_title_weighs_as_much_as_its_pasted_body(make_repo) -> None:  
 )
 def test_a_report_has_a_title_when_more_follows_its_first_line(text: str, title: str | None) -> None:
     assert analyse(text).title == title
+
+
+MIDDLEWARE = {
+    ".cora.toml": "min_tokens = 0\n",
+    "web/mux.py": """\
+        class Mux:
+            def __init__(self):
+                self.stack = []
+
+            def middleware(self):
+                return self.stack
+
+            def route(self, path, handler):
+                self.stack.append((path, handler))
+        """,
+    "web/middleware/recoverer.py": '''\
+        def recoverer(handler):
+            """Middleware that turns a panic into a 500 answer."""
+            def wrapped(request):
+                try:
+                    return handler(request)
+                except Exception as panic:
+                    log(panic)
+                    return 500
+            return wrapped
+        ''',
+    **{
+        f"web/middleware/step{i}.py": f'''\
+            def step{i}(handler):
+                """Middleware that runs step {i}: middleware wraps the handler."""
+                def wrapped(request):
+                    return handler(request)
+                return wrapped
+            '''
+        for i in range(30)
+    },
+}
+
+
+def test_a_word_most_of_the_code_holds_is_not_rare_because_few_names_hold_it(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """As chi's "panic recovery middleware": `middleware` is in most chunks' code but one name,
+    and BM25 weighed the name by its own rarity (19.1 against the recoverer's 5.2); a sentence's
+    word is as rare in a name or path as in the code (BM25F), so the recoverer comes first. Asked
+    as an identifier, the name still wins."""
+    repo = make_repo(dedent_files(MIDDLEWARE))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "panic recovery middleware", expand=False)
+    assert anchors(b, hits)[:2] == ["web/middleware/recoverer.py::recoverer", "web/mux.py::Mux.middleware"]
+    plain = dict(b.lexical.search("panic recovery middleware", 50, frozenset({"panic", "recovery"})))
+    whole = dict(
+        b.lexical.search("panic recovery middleware", 50, frozenset({"panic", "recovery"}), whole=True)
+    )
+    mux = next(h.chunk_id for h in hits if anchor_of(b, h.chunk_id) == "web/mux.py::Mux.middleware")
+    assert whole[mux] < plain[mux] / 3
+    assert all(whole[c] <= plain[c] + 1e-6 for c in plain)  # a name's or path's weight only ever falls
+    assert anchors(b, search(b, "middleware", expand=False))[:1] == ["web/mux.py::Mux.middleware"]

@@ -228,7 +228,9 @@ def test_a_sentence_a_class_named_test_answers_lifts_the_class(make_repo) -> Non
                     word += ch
                 return out
         '''
-    files["shop/render.py"] = files["shop/render.py"].replace(", with their escapes kept", "")
+    files["shop/render.py"] = files["shop/render.py"].replace(
+        " together, quoted, with their escapes kept", ", quoted"
+    )
     del files["shop/tests/test_tokenizer.py"]
     files["shop/tests/test_splitter.py"] = """\
         from shop.tokenizer import Splitter

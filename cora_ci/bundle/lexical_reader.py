@@ -32,7 +32,7 @@ DocIds = Callable[[int], Sequence[int]]  # a segment's (the n-th non-empty bucke
 _LOCKS = (".tantivy-meta.lock", ".tantivy-writer.lock")
 _FILE = re.compile(r'filepath: "([0-9a-f]{32}\.[a-z]+|meta\.json)"')
 _WHY = re.compile(r'error: "([^".]+)')
-_Asked = tuple[str, int, frozenset[str], bool, frozenset[str], frozenset[str]]  # a search's arguments
+_Asked = tuple[str, int, frozenset[str], bool, frozenset[str], frozenset[str], bool]  # a search's arguments
 
 
 @contextlib.contextmanager
@@ -54,6 +54,16 @@ def _unreadable(name: Path) -> Iterator[None]:
         if not is_panic(e):
             raise
         raise CoraError("CORA-BND-004", f"{name}: unreadable BM25 index (tantivy panicked)") from None
+
+
+def _idf(docs: int, holding: int) -> float:
+    """tantivy's BM25 IDF of a term `holding` of `docs` documents hold."""
+    return math.log(1 + (docs - holding + 0.5) / (holding + 0.5))
+
+
+def _level(field: str, term: str) -> float:
+    """Each field's own rarity, as tantivy weighs it: an identifier's name match."""
+    return 1.0
 
 
 _REMEMBERED = 1 << 16  # words' forms and joined pairs a warm process keeps (then forgets at once)
@@ -116,17 +126,18 @@ class LexicalIndex:
         return n
 
     def search(self, query: str, k: int, expand: frozenset[str] = frozenset(), join: bool = False,
-               twice: frozenset[str] = frozenset(),
-               body_only: frozenset[str] = frozenset()) -> list[tuple[int, float]]:  # fmt: skip
+               twice: frozenset[str] = frozenset(), body_only: frozenset[str] = frozenset(),
+               whole: bool = False) -> list[tuple[int, float]]:  # fmt: skip
         """BM25 over the name, path and body fields with their boosts: (chunk id, score), best first;
         the words of `expand` also by their other forms in the index, with `join` two adjacent
         words also as the one identifier they spell (`stems.py`), the terms of `twice` at twice
-        the weight, the terms of `body_only` in the body alone. The last answer is kept: a query
+        the weight, the terms of `body_only` in the body alone, with `whole` a word's rarity in a
+        name or path no greater than in the body (`_rarity`). The last answer is kept: a query
         prefetched while the model loads is not run twice."""
-        key = (query, k, expand, join, twice, body_only)
+        key = (query, k, expand, join, twice, body_only, whole)
         if self._last is not None and self._last[0] == key:
             return list(self._last[1])
-        out = self._search(query, k, expand, join, twice, body_only)
+        out = self._search(query, k, expand, join, twice, body_only, whole)
         self._last = (key, out)
         return list(out)
 
@@ -143,14 +154,27 @@ class LexicalIndex:
         """Whether a chunk's body has the term `term`."""
         return self.frequency(term) > 0
 
-    def frequency(self, term: str) -> int:
-        """How many chunks' bodies have the term `term` (remembered, as `forms`)."""
-        got = self._held.get(term)
+    def frequency(self, term: str, field: str = "body") -> int:
+        """How many chunks' `field` (their bodies) have the term `term` (remembered, as `forms`)."""
+        key = term if field == "body" else f"{field}\0{term}"
+        got = self._held.get(key)
         if got is None:
             with _unreadable(self._name):
-                got = int(self._searcher.doc_freq("body", term))
-            _remember(self._held, term, got)
+                got = int(self._searcher.doc_freq(field, term))
+            _remember(self._held, key, got)
         return got
+
+    def _rarity(self, field: str, term: str) -> float:
+        """The boost that gives `term` in a name or path field the IDF it has in the body, where
+        that is lower. tantivy weighs each field by its own document frequency, so a word most
+        chunks' code holds (chi's `middleware`) is rare among names, and for "panic recovery
+        middleware" chi's recoverer was BM25's 28th, under names holding one of its words; BM25F
+        (Robertson and Zaragoza) counts a word's rarity over the whole document. A body holds its
+        chunk's header, so its count is the document's, give or take."""
+        if field == "body" or (named := self.frequency(term, field)) == 0:
+            return 1.0
+        n = self._searcher.num_docs
+        return min(1.0, _idf(n, max(named, self.frequency(term))) / _idf(n, named))
 
     def holding(self, term: str, k: int) -> list[int]:
         """Up to `k` chunks whose body has the term `term` as it is, most by BM25 first."""
@@ -169,7 +193,7 @@ class LexicalIndex:
         return [t for t, _ in self._searcher.terms_with_prefix("body", prefix, limit=limit)]
 
     def _search(self, query: str, k: int, expand: frozenset[str], join: bool, twice: frozenset[str],
-                body_only: frozenset[str]) -> list[tuple[int, float]]:  # fmt: skip
+                body_only: frozenset[str], whole: bool) -> list[tuple[int, float]]:  # fmt: skip
         words = sorted(set(terms(query)))
         if not words or k <= 0:
             return []
@@ -179,9 +203,11 @@ class LexicalIndex:
                 weight.setdefault(f, stems.WEIGHT)
         for j in stems.joined(query, self.holds) if join else ():  # `client session`: `ClientSession`
             weight.setdefault(j, stems.WEIGHT)
+        rarity = self._rarity if whole else _level
         clauses = [
             (tantivy.Occur.Should,
-             tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, w), boost * wt))
+             tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, w),
+                                       boost * wt * rarity(field, w)))
             for field, boost in FIELDS.items() for w, wt in sorted(weight.items())
             if field == "body" or w not in body_only
         ]  # fmt: skip

@@ -135,13 +135,16 @@ def prefetch(bundle: Bundle, query: str, k: int, filters: Filters) -> None:
 
 def bm25(bundle: Bundle, q: Query, pool: int) -> list[tuple[int, float]]:
     """The BM25 side: a sentence's words also by their other forms (`streaming`: `streams`) and
-    two adjacent words also as the identifier they spell (`client session`: `ClientSession`), a
+    two adjacent words also as the identifier they spell (`client session`: `ClientSession`), each
+    word no rarer in a name or path than in the code (a repository's common word is not a name's), a
     report's title's words twice, the words that frame it (`framing`: "where", "how", a leading
     "find the ...") in the body alone unless it quotes them ("where is `Where` defined"); an
     identifier as written."""
     if q.identifier is not None:
         return bundle.lexical.search(q.text, pool, twice=title_terms(q))
-    return bundle.lexical.search(q.text, pool, q.words, join=True, twice=title_terms(q), body_only=q.frame)
+    return bundle.lexical.search(
+        q.text, pool, q.words, join=True, twice=title_terms(q), body_only=q.frame, whole=True
+    )
 
 
 def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, filters: Filters,
