@@ -1682,7 +1682,7 @@ MIDDLEWARE = {
 def test_a_word_most_of_the_code_holds_is_not_rare_because_few_names_hold_it(make_repo) -> None:  # type: ignore[no-untyped-def]
     """As chi's "panic recovery middleware": `middleware` is in most chunks' code but one name,
     and BM25 weighed the name by its own rarity (19.1 against the recoverer's 5.2); a sentence's
-    word is as rare in a name or path as in the code (BM25F), so the recoverer comes first. Asked
+    word is as rare in a name as in the code (BM25F), so the recoverer comes first. Asked
     as an identifier, the name still wins."""
     repo = make_repo(dedent_files(MIDDLEWARE))
     build(repo, model="none")
@@ -1695,5 +1695,5 @@ def test_a_word_most_of_the_code_holds_is_not_rare_because_few_names_hold_it(mak
     )
     mux = next(h.chunk_id for h in hits if anchor_of(b, h.chunk_id) == "web/mux.py::Mux.middleware")
     assert whole[mux] < plain[mux] / 3
-    assert all(whole[c] <= plain[c] + 1e-6 for c in plain)  # a name's or path's weight only ever falls
+    assert all(whole[c] <= plain[c] + 1e-6 for c in plain)  # a name's weight only ever falls
     assert anchors(b, search(b, "middleware", expand=False))[:1] == ["web/mux.py::Mux.middleware"]

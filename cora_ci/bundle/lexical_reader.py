@@ -132,7 +132,7 @@ class LexicalIndex:
         the words of `expand` also by their other forms in the index, with `join` two adjacent
         words also as the one identifier they spell (`stems.py`), the terms of `twice` at twice
         the weight, the terms of `body_only` in the body alone, with `whole` a word's rarity in a
-        name or path no greater than in the body (`_rarity`). The last answer is kept: a query
+        name no greater than in the body (`_rarity`). The last answer is kept: a query
         prefetched while the model loads is not run twice."""
         key = (query, k, expand, join, twice, body_only, whole)
         if self._last is not None and self._last[0] == key:
@@ -165,13 +165,15 @@ class LexicalIndex:
         return got
 
     def _rarity(self, field: str, term: str) -> float:
-        """The boost that gives `term` in a name or path field the IDF it has in the body, where
-        that is lower. tantivy weighs each field by its own document frequency, so a word most
-        chunks' code holds (chi's `middleware`) is rare among names, and for "panic recovery
-        middleware" chi's recoverer was BM25's 28th, under names holding one of its words; BM25F
-        (Robertson and Zaragoza) counts a word's rarity over the whole document. A body holds its
-        chunk's header, so its count is the document's, give or take."""
-        if field == "body" or (named := self.frequency(term, field)) == 0:
+        """The boost that gives `term` in the name field the IDF it has in the body, where that is
+        lower. tantivy weighs each field by its own document frequency, so a word most chunks'
+        code holds (chi's `middleware`) is rare among names, and for "panic recovery middleware"
+        chi's recoverer was BM25's 28th, under names holding one of its words; BM25F (Robertson
+        and Zaragoza) counts a word's rarity over the whole document. A body holds its chunk's
+        header, so its count is the document's, give or take. Paths keep their own: a file named
+        for a common word is still what a question about it asks for (gson's `JsonReader.java`
+        for "streaming JSON reader"; measured both ways in bench/RESULTS.md)."""
+        if field != "name" or (named := self.frequency(term, field)) == 0:
             return 1.0
         n = self._searcher.num_docs
         return min(1.0, _idf(n, max(named, self.frequency(term))) / _idf(n, named))

@@ -136,7 +136,7 @@ def prefetch(bundle: Bundle, query: str, k: int, filters: Filters) -> None:
 def bm25(bundle: Bundle, q: Query, pool: int) -> list[tuple[int, float]]:
     """The BM25 side: a sentence's words also by their other forms (`streaming`: `streams`) and
     two adjacent words also as the identifier they spell (`client session`: `ClientSession`), each
-    word no rarer in a name or path than in the code (a repository's common word is not a name's), a
+    word no rarer in a name than in the code (a repository's common word is not a name's), a
     report's title's words twice, the words that frame it (`framing`: "where", "how", a leading
     "find the ...") in the body alone unless it quotes them ("where is `Where` defined"); an
     identifier as written."""
