@@ -39,8 +39,10 @@ __all__ = ["FileResult", "chunk_file"]
 # C test case a macro defines is named by its suite and name (`symbols.Classifier.macro_case`); 24:
 # Objective-C's classes, categories, protocols, properties and instance variables (`dialects._objc`);
 # 25: a C++ namespace is in its definitions' anchors and hierarchy (`specs._GENERIC_NAMESPACES`);
-# 26: a parse past its time budget stops, and the file is cut into lines (`outline._bounded`)
-REVISION = 26
+# 26: a parse past its time budget stops, and the file is cut into lines (`outline._bounded`); 27:
+# the graph links a very common name to an imported file's member only where its owner is named too
+# (`graph.build.OWNED`)
+REVISION = 27
 
 
 def __getattr__(name: str) -> Any:

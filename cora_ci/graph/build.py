@@ -12,6 +12,10 @@ name N used in chunk C of file F resolves to the first non-empty of:
 1. chunks of F that define N, except C's own ancestors (a method naming its class gains nothing:
    the manifest already links parent and child, and the assembled answer shows the parent anyway);
 2. chunks of the files F imports (or sees implicitly: Go/Java package, C# namespace) defining N;
+   of a name nearly every code base has (`COMMON`), a member (a method, a field) only for a C
+   that names its owner as well: `store = MemoryStore(); store.save(x)` is `MemoryStore.save`,
+   but `data.pop()` is a dict's, not the `OrderedSet.pop` of a module F imports for something
+   else, and a Java test's `create(...)` not the `create` of every class of its package;
 3. the one chunk of the whole repository defining N, if exactly one does and N is not a name
    that nearly every code base has (`get`, `run`, `__init__`, ...).
 
@@ -26,6 +30,7 @@ nothing, so a YAML key `name` never captures a code reference.
 
 from __future__ import annotations
 
+import bisect
 import zlib
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -55,6 +60,9 @@ _COMMON_WORDS = """
     String Object Error Exception Value Type Name Id Key Item Items Data List Map Result Option Self
     Some None Ok Err Vec Box Arc Rc"""
 COMMON = frozenset(_COMMON_WORDS.split())
+# `FileLinks.defs["\0Owner"]`: the members of `Owner` among a file's definitions of COMMON names (rule
+# 2). No reference is named so: a reader that predates these keys finds no name there.
+OWNED = "\0"
 
 
 class Graph(NamedTuple):
@@ -82,7 +90,9 @@ class Graph(NamedTuple):
 class FileLinks(NamedTuple):
     """One file's side of resolution, computed once from its chunks and stored with the file."""
 
-    defs: dict[str, list[int]]  # name -> ids of the (first parts of the) symbols defining it, sorted
+    # name -> ids of the (first parts of the) symbols defining it, sorted; `OWNED` + owner -> those
+    # of its members that define a COMMON name
+    defs: dict[str, list[int]]
     refs: dict[int, list[str]]  # chunk id -> names it uses
     skip: dict[int, list[int]]  # chunk id -> its own head and ancestors, never its targets
     imports: list[str]
@@ -91,7 +101,7 @@ class FileLinks(NamedTuple):
 
 def file_links(chunks: list[Chunk], frefs: FileRefs) -> FileLinks:
     """A symbol split into parts is one definition: its names point at its first part (head)."""
-    from cora_ci.graph.extract import defined_names
+    from cora_ci.graph.extract import defined_names, owner
 
     heads: dict[str, int] = {}
     head: dict[int, int] = {}
@@ -99,8 +109,11 @@ def file_links(chunks: list[Chunk], frefs: FileRefs) -> FileLinks:
     for c in sorted(chunks, key=lambda c: (c.start_line, c.id)):
         key = "\0".join(c.anchors) if c.anchors else str(c.id)
         head[c.id] = heads.setdefault(key, c.id)
+        of = owner(c.anchor)
         for n in defined_names(c):
             names.setdefault(n, set()).add(head[c.id])
+            if of is not None and n in COMMON:
+                names.setdefault(OWNED + of, set()).add(head[c.id])
     parents = {c.id: c.parent for c in chunks}
     refs = {cid: sorted(set(ns)) for cid, ns in frefs.refs.items() if cid in parents and ns}
     skip = {cid: sorted(_ancestors(cid, parents) | {cid, head[cid]}) for cid in refs}
@@ -174,6 +187,7 @@ class Linker:
         self._links_of = links_of
         self._defs = NameFilter(def_hashes)
         self._anywhere: dict[str, list[int]] = {}  # name -> up to two chunks defining it
+        self._owned: dict[str, dict[int, list[str]]] = {}  # path -> `_owners(path)`
 
     def edges(self, path: str) -> Edges:
         """Out-edges of the chunks of `path` (see the module docstring for the rules)."""
@@ -183,22 +197,44 @@ class Linker:
         for cid, names in links.refs.items():
             skip = set(links.skip[cid])
             for name in names:
-                targets = self._resolve(name, links, imported, skip)
+                targets = self._resolve(name, links, imported, skip, names)
                 for t in targets:
                     edges[(cid, t)] = edges.get((cid, t), 0.0) + 1.0 / len(targets)
         return [(a, b, w) for (a, b), w in sorted(edges.items())]
 
-    def _resolve(self, name: str, links: FileLinks, imported: list[str], skip: set[int]) -> list[int]:
+    def _resolve(self, name: str, links: FileLinks, imported: list[str], skip: set[int],
+                 named: list[str]) -> list[int]:  # fmt: skip
         same = [t for t in links.defs.get(name, []) if t not in skip]
         if same:
             return same
-        via = sorted({t for f in imported for t in self._links_of(f).defs.get(name, [])} - skip)
+        via = sorted({t for f in imported for t in self._imported_defs(f, name, named)} - skip)
         if via:
             return via
         if name in COMMON:
             return []
         anywhere = self.anywhere(name)
         return anywhere if len(anywhere) == 1 and anywhere[0] not in skip else []
+
+    def _imported_defs(self, path: str, name: str, named: list[str]) -> list[int]:
+        """The definitions of `name` in a file another imports: of a COMMON name, a member's only
+        where its owner is among the names the referring chunk uses (`named`, sorted)."""
+        got = self._links_of(path).defs.get(name, [])
+        if not got or name not in COMMON:
+            return got
+        owners = self._owners(path)
+        return [t for t in got if t not in owners or any(_has(named, o) for o in owners[t])]
+
+    def _owners(self, path: str) -> dict[int, list[str]]:
+        """The owners of each member of `path` that defines a COMMON name (read once a build)."""
+        got = self._owned.get(path)
+        if got is None:
+            got = {}
+            for key, ids in self._links_of(path).defs.items():
+                if key.startswith(OWNED):
+                    for t in ids:
+                        got.setdefault(t, []).append(key[len(OWNED) :])
+            self._owned[path] = got
+        return got
 
     def anywhere(self, name: str) -> list[int]:
         """The chunks of the tree defining `name`, in path order, up to the second: rule 3 needs to
@@ -221,7 +257,13 @@ def changed_names(old: Mapping[str, FileLinks], new: Mapping[str, FileLinks]) ->
         a = old[path].defs if path in old else {}
         b = new[path].defs if path in new else {}
         out.update(n for n in a.keys() | b.keys() if a.get(n) != b.get(n))
-    return out
+    return {n for n in out if not n.startswith(OWNED)}  # a member's owner is in its chunk's id: so its name
+
+
+def _has(names: list[str], name: str) -> bool:
+    """Whether the sorted `names` hold `name`."""
+    i = bisect.bisect_left(names, name)
+    return i < len(names) and names[i] == name
 
 
 def pack_edges(ids: list[int], edges: Edges) -> bytes:

@@ -34,6 +34,7 @@ _DROP = frozenset({"self", "cls", "this", "super", "base", "crate", "_"})
 _MD_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.DOTALL)
 _MD_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _QUALIFIER = re.compile(r"\.|::")
+_ANCHOR_TAIL = re.compile(r"\(.*$|#\d+$", re.DOTALL)  # an overload's parameters, a repeat's number
 _CS_USING = re.compile(r"^(?:global\s+)?using\s+(?:static\s+)?(?:\w+\s*=\s*)?(?:global::)?([\w.]+)")
 _JAVA_IMPORT = re.compile(r"^import\s+(?:static\s+)?([\w.]+(?:\.\*)?)")
 
@@ -221,6 +222,20 @@ def defined_names(c: Chunk) -> list[str]:
         if last.replace("$", "_").isidentifier():
             out.append(last)
     return out
+
+
+def owner(anchor: str | None) -> str | None:
+    """The name of what an anchor's definition is a member of (`x.py::OrderedSet.pop`:
+    `OrderedSet`; `v.go::Viper.find`: `Viper`; `a.rs::<Json as FromRequest>.from_request`: `Json`),
+    None for a top-level one. Overloads' parameters and `#n` aside."""
+    if not anchor or "::" not in anchor:
+        return None
+    qualified = _ANCHOR_TAIL.sub("", anchor.split("::", 1)[1])
+    parts = _QUALIFIER.split(qualified)
+    if len(parts) < 2:
+        return None
+    last = parts[-2].strip()
+    return last[1:].split(" as ", 1)[0].strip() if last.startswith("<") else last
 
 
 def _markdown_refs(chunks: list[Chunk]) -> dict[int, list[str]]:
