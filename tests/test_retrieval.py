@@ -1697,3 +1697,56 @@ def test_a_word_most_of_the_code_holds_is_not_rare_because_few_names_hold_it(mak
     assert whole[mux] < plain[mux] / 3
     assert all(whole[c] <= plain[c] + 1e-6 for c in plain)  # a name's weight only ever falls
     assert anchors(b, search(b, "middleware", expand=False))[:1] == ["web/mux.py::Mux.middleware"]
+
+
+ROUTES = {
+    "route": "Add a route: its verb, its path pattern and the handler block.",
+    "compile_route": "Compile a route's path pattern into a matcher of request paths.",
+    "compile_pattern": "Compile a path pattern with named parameters into a regular expression.",
+    "match_route": "Match a request path against each compiled route pattern in turn.",
+    "process_route": "Process a matched route: bind the pattern's parameters, then run the handler.",
+    "route_missing": "Answer when no route pattern matched the request path.",
+    "route_eval": "Evaluate a route's handler block and halt with its result.",
+    "invoke_handler": "Invoke a matched route's handler with the pattern's captured parameters.",
+}
+ONE_BIG_FILE = {
+    ".cora.toml": "min_tokens = 0\n",
+    "app/base.py": "class Base:\n"
+    + "".join(
+        f'    def {name}(self, path, pattern=None):\n        """{doc}"""\n        return self.routes.get(path)\n\n'
+        for name, doc in ROUTES.items()
+    ),
+    "app/version.py": "VERSION = '1.0'  # the version of the route library\n",
+    "app/show.py": 'def show(request):\n    """Show an error page for a request."""\n    return request.path\n',
+    "app/logger.py": "import logging\n\nLOG = logging.getLogger('paths')\n",
+    "app/util.py": "def compiled(x):\n    return x\n",
+}
+
+
+def test_spreading_a_question_over_files_never_puts_a_weak_chunk_above_a_relevant_one(tmp_path: Path) -> None:
+    """sinatra's `base.rb` holds most of its code: "how are route handlers compiled" answered its
+    `route!`, then a module header and a logger's `require`, its `compile!` out of the top ten.
+    A file's further chunks are discounted, but not below a fifth of the best score."""
+    repo = init_repo(tmp_path / "repo", ONE_BIG_FILE)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    question = "how are route patterns compiled and matched against request paths"
+    hits = search(b, question, k=8, expand=False)
+    paths = [path_of(b, h.chunk_id) for h in hits]
+    assert paths.count("app/base.py") == 7 and not {"app/logger.py", "app/show.py"} & set(paths)
+    assert [h.score for h in hits] == sorted((h.score for h in hits), reverse=True)
+    spread = [path_of(b, h.chunk_id) for h in search(b, question, k=8, expand=False, params=_with(floor=0.0))]
+    assert {"app/logger.py", "app/show.py"} <= set(spread)  # what the floor keeps out
+
+
+def test_asking_for_more_hits_of_the_same_candidates_keeps_the_first_ones(tmp_path: Path) -> None:
+    """An answer whose hits merge asks again for more (`render.answer.filled`): with `depth` the
+    candidates are the same, so the hits it had stay first (the graph's places aside, which are
+    the last of any `k`); without it, a deeper pool re-normalises the scores."""
+    repo = init_repo(tmp_path / "repo", ONE_BIG_FILE)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    for question in ("how are route patterns compiled", "invoke the handler of a route", "Base.route"):
+        first = [h.chunk_id for h in search(b, question, k=5, expand=False)]
+        more = [h.chunk_id for h in search(b, question, k=12, expand=False, depth=5)]
+        assert more[: len(first)] == first

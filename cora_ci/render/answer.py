@@ -147,16 +147,18 @@ def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: i
 
 
 def filled(k: int, attempt: Callable[[int], tuple[list[Hit], list[Result]]]) -> list[Result]:
-    """`k` results when the ranking has them: `attempt(n)` ranks `n` hits and packs at most `k`
-    results; hits that merge (overlapping lines) leave fewer, so the ranking is asked again for
-    as many more as were merged away, twice over, up to three times."""
+    """`k` results when the ranking has them: `attempt(n)` ranks `n` hits (of the candidates
+    gathered for `k`) and packs at most `k` results; hits that merge (overlapping lines) leave
+    fewer, so the ranking is asked again for twice as many hits, or as many more as were merged
+    away twice over if that is more, up to five times (a large file's neighbouring members can
+    merge by the dozen)."""
     want = k
-    for _ in range(4):
+    for _ in range(6):
         hits, results = attempt(want)
         ranked = sum(not h.full for h in hits)
         if len(results) >= k or ranked < want:
             break
-        want += 2 * (k - len(results))
+        want = max(want + 2 * (k - len(results)), 2 * want)
     return results
 
 

@@ -114,7 +114,7 @@ def answer_many(many: Many, text: str, embedders: list[Any], k: int, budget: int
     words = sorted(analyse(text).words)
 
     def attempt(n: int) -> tuple[list[Hit], list[Result]]:
-        hits = search_many(parts, text, k=n, filters=filters)
+        hits = search_many(parts, text, k=n, filters=filters, depth=k)
         return hits, pack(hits, sources, budget, k, overhead, words)
 
     results = filled(k, attempt)

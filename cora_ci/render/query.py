@@ -185,7 +185,7 @@ def answer_with(bundle: Bundle, text: str, tree: WorkTree | None, embedder: Any,
     words = sorted(analyse(text).words)
 
     def attempt(n: int) -> tuple[list[Hit], list[Result]]:
-        hits = search(bundle, text, k=n, embedder=embedder, filters=filters, boosts=boosts)
+        hits = search(bundle, text, k=n, embedder=embedder, filters=filters, boosts=boosts, depth=k)
         return hits, pack(hits, source, budget, k, overhead, words)
 
     results = filled(k, attempt)

@@ -76,18 +76,19 @@ def _key(origin: int, cid: int) -> int:
 
 
 def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters = Filters(),  # noqa: B008
-                expand: bool = True, params: Params = PARAMS,
-                merge: Merge = "joint") -> list[Hit]:  # fmt: skip
-    """The `k` best chunks of all `parts` for `query`, best first, each hit's `origin` its part."""
+                expand: bool = True, params: Params = PARAMS, merge: Merge = "joint",
+                depth: int | None = None) -> list[Hit]:  # fmt: skip
+    """The `k` best chunks of all `parts` for `query`, best first, each hit's `origin` its part;
+    candidates gathered for `depth` hits (default `k`), as `search` does."""
     if len(parts) == 1:
         return search(parts[0].bundle, query, k=k, embedder=parts[0].embedder, filters=filters,
-                      boosts=parts[0].boosts, expand=expand, params=params)  # fmt: skip
+                      boosts=parts[0].boosts, expand=expand, params=params, depth=depth)  # fmt: skip
     if merge != "joint":
         return _merged(parts, query, k, filters, expand, params, merge)
     q = analyse(query)
     accept = compile_filters(filters)
     cats = [catalog(p.bundle) for p in parts]
-    cands = _candidates(parts, cats, q, k, filters, params, accept)
+    cands = _candidates(parts, cats, q, depth or k, filters, params, accept)
     lifted: dict[int, int] = {}
     if params.features:
         for o, (p, cat) in enumerate(zip(parts, cats, strict=True)):
@@ -105,7 +106,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
         for cid in pinned_ids(cat, p.boosts)
     ]
     reserve = graph_places(k, params) if expand and params.graph > 0 else 0
-    picked = diverse(cands, k, pinned, decay(q, params), reserve)
+    picked = diverse(cands, k, pinned, decay(q, params), reserve, params.floor)
     picked = together(picked, cands, lifted, lambda c: _key(c.origin, c.meta.id)) if lifted else picked
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []

@@ -39,6 +39,7 @@ class Params:
     file_count: int = 5
     diversity: float = 0.8  # the n-th chunk of one file is multiplied by this to the n
     spread: float = 0.3  # ... for a question (`Query.question`): its answer spans more files
+    floor: float = 0.2  # ... but a chunk of this share of the best score never below it (`select.diverse`)
     evidence: float = 1.0  # added for the chunk a traceback's innermost frame in the repository names
     evidence_file: float = 0.3  # ... for the other candidates of a file a report names, times the clue's
     seeds: int = 5  # top hits that seed PageRank

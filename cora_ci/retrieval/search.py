@@ -83,8 +83,11 @@ def search(
     boosts: Iterable[Boost] = (),
     expand: bool = True,
     params: Params = PARAMS,
+    depth: int | None = None,
 ) -> list[Hit]:
     """The `k` best chunks for `query` (plus the chunks `path:`/`symbol:` boosts pin), best first.
+    Candidates are gathered for `depth` hits (default `k`): an answer that asks again for more hits
+    (`render.answer.filled`) ranks the same candidates, so its first ones stay as they were.
 
     `embedder` (from `cora_ci.embedding.load_embedder`) enables the vector side when the bundle
     has vectors; without it the ranking is lexical. An empty query raises CORA-QRY-001, a bad glob
@@ -94,7 +97,7 @@ def search(
     accept = compile_filters(filters)
     boosts = tuple(boosts)
     cat = catalog(bundle)
-    cands = _candidates(bundle, cat, q, k, embedder, filters, params, accept)
+    cands = _candidates(bundle, cat, q, depth or k, embedder, filters, params, accept)
     lifted: dict[int, int] = {}
     if params.features:
         told = pointed(cat, query, q.title) if params.evidence > 0 else Pointed({}, {})
@@ -105,7 +108,7 @@ def search(
         _expand(cat, q, cands, filters, params, accept)
     pinned = pinned_ids(cat, boosts)
     reserve = graph_places(k, params) if expand and params.graph > 0 else 0
-    picked = diverse(cands, k, pinned, decay(q, params), reserve)
+    picked = diverse(cands, k, pinned, decay(q, params), reserve, params.floor)
     picked = together(picked, cands, lifted, lambda c: c.meta.id) if lifted else picked
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []

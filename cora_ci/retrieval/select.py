@@ -41,14 +41,25 @@ def graph_places(k: int, params: Params) -> int:
     return int(k * params.graph_slots + 1e-9)
 
 
-def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, reserve: int) -> list[C]:
-    """The best `k`, greedily, each file's n-th pick discounted by decay**n (scores stay sorted).
+def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, reserve: int,
+            floor: float = 0.0) -> list[C]:  # fmt: skip
+    """The best `k`, greedily, each file's n-th pick discounted by decay**n (scores stay sorted),
+    but a candidate of at least `floor` times the best score never below that share: spreading
+    orders the relevant answers, and never puts a weak chunk of another file above a relevant one
+    of a file already shown (sinatra, whose `base.rb` holds most of its code, answered "how are
+    route handlers compiled" with its `route!` and then a module header, a logger's `require`).
 
     Up to `reserve` of the last places go to chunks that only the graph found, if the ranking did
     not already take that many: reference expansion adds context that no query word names.
     """
     skipped = set(skip)
-    heap = [(-c.score, key, 0) for key, c in cands.items() if key not in skipped]
+    least = floor * max((c.score for key, c in cands.items() if key not in skipped), default=0.0)
+
+    def discounted(c: C, n: int) -> float:
+        got = c.score * decay**n
+        return max(got, least) if c.score >= least else got
+
+    heap = [(-c.score, -c.score, key, 0) for key, c in cands.items() if key not in skipped]
     heapq.heapify(heap)
     taken: dict[tuple[int, str], int] = {}
     out: list[C] = []
@@ -56,16 +67,16 @@ def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, reserve:
 
     def pick(graph_only: bool, limit: int, into: list[C]) -> None:
         while heap and len(into) < limit:
-            neg, cid, seen = heapq.heappop(heap)
+            neg, raw, cid, seen = heapq.heappop(heap)
             c = cands[cid]
             if graph_only and c.source != "graph":
                 continue
             n = taken.get((c.origin, c.meta.path), 0)
             if n != seen:  # the file gained picks since this entry was pushed: re-rank it
-                heapq.heappush(heap, (-c.score * decay**n, cid, n))
+                heapq.heappush(heap, (-discounted(c, n), raw, cid, n))
                 continue
             if n and decay != 1.0:
-                c.explain["diversity"] = round(decay**n, 6)
+                c.explain["diversity"] = round(-neg / c.score, 6) if c.score else round(decay**n, 6)
             c.score = -neg
             taken[(c.origin, c.meta.path)] = n + 1
             into.append(c)
