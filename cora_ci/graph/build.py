@@ -257,7 +257,8 @@ def changed_names(old: Mapping[str, FileLinks], new: Mapping[str, FileLinks]) ->
         a = old[path].defs if path in old else {}
         b = new[path].defs if path in new else {}
         out.update(n for n in a.keys() | b.keys() if a.get(n) != b.get(n))
-    return {n for n in out if not n.startswith(OWNED)}  # a member's owner is in its chunk's id: so its name
+    # owner keys aside: a member's owner is part of its anchor, so a new owner is a new id under its name
+    return {n for n in out if not n.startswith(OWNED)}
 
 
 def _has(names: list[str], name: str) -> bool:
