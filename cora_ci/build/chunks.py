@@ -20,7 +20,7 @@ from cora_ci.bundle.tables import Rows
 from cora_ci.config import Config
 from cora_ci.errors import LEFT_OUT, CoraError
 from cora_ci.files.source import Entry, Snapshot
-from cora_ci.graph.build import OWNED, FileLinks, Linker, NameFilter, changed_names, hashes, pack_edges
+from cora_ci.graph.build import FileLinks, Linker, NameFilter, changed_names, hashes, names_of, pack_edges
 from cora_ci.graph.resolve import Repo
 
 if TYPE_CHECKING:
@@ -188,7 +188,7 @@ def _collision(cid: int, a: str, b: str) -> CoraError:
 def file_row(f: mf.FileEntry, links: FileLinks, keys: bytes) -> Row:
     """The manifest row of a freshly chunked file, its edges still to be resolved."""
     used = hashes(n for names in links.refs.values() for n in names)
-    return mf.file_row(f, links, keys, hashes(n for n in links.defs if not n.startswith(OWNED)), used, b"")
+    return mf.file_row(f, links, keys, hashes(names_of(links.defs)), used, b"")
 
 
 def file_notes(f: mf.FileEntry) -> list[Note]:

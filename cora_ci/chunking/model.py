@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
 KINDS = ("file", "type", "method", "property", "field", "event", "module", "section", "key", "lines")
 STRATEGIES = ("structural", "markup", "lines")
+# What may follow an anchor's qualified name: an overload's parameters, a repeated name's `#n`.
+OVERLOAD = re.compile(r"\(.*$|#\d+$", re.DOTALL)
 
 
 class Diagnostic(NamedTuple):

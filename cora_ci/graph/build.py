@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import bisect
 import zlib
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -256,9 +256,14 @@ def changed_names(old: Mapping[str, FileLinks], new: Mapping[str, FileLinks]) ->
     for path in old.keys() | new.keys():
         a = old[path].defs if path in old else {}
         b = new[path].defs if path in new else {}
-        out.update(n for n in a.keys() | b.keys() if a.get(n) != b.get(n))
-    # owner keys aside: a member's owner is part of its anchor, so a new owner is a new id under its name
-    return {n for n in out if not n.startswith(OWNED)}
+        # owner keys aside: a member's owner is part of its anchor, so a new owner is a new id under its name
+        out.update(n for n in names_of(a.keys() | b.keys()) if a.get(n) != b.get(n))
+    return out
+
+
+def names_of(keys: Iterable[str]) -> Iterator[str]:
+    """The names among a file's `defs` keys, its `OWNED` keys aside: what its name filter hashes."""
+    return (k for k in keys if not k.startswith(OWNED))
 
 
 def _has(names: list[str], name: str) -> bool:

@@ -21,7 +21,7 @@ from typing import Any, NamedTuple
 import numpy as np
 
 from cora_ci.arrays import among
-from cora_ci.chunking.model import Chunk
+from cora_ci.chunking.model import OVERLOAD, Chunk
 from cora_ci.chunking.nodes import text_of
 from cora_ci.chunking.outline import SlowParse, parse
 from cora_ci.chunking.secrets import contains_secret
@@ -34,7 +34,6 @@ _DROP = frozenset({"self", "cls", "this", "super", "base", "crate", "_"})
 _MD_CODE = re.compile(r"```.*?(?:```|\Z)|`[^`\n]+`", re.DOTALL)
 _MD_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]{2,}")
 _QUALIFIER = re.compile(r"\.|::")
-_ANCHOR_TAIL = re.compile(r"\(.*$|#\d+$", re.DOTALL)  # an overload's parameters, a repeat's number
 _CS_USING = re.compile(r"^(?:global\s+)?using\s+(?:static\s+)?(?:\w+\s*=\s*)?(?:global::)?([\w.]+)")
 _JAVA_IMPORT = re.compile(r"^import\s+(?:static\s+)?([\w.]+(?:\.\*)?)")
 
@@ -230,7 +229,7 @@ def owner(anchor: str | None) -> str | None:
     None for a top-level one. Overloads' parameters and `#n` aside."""
     if not anchor or "::" not in anchor:
         return None
-    qualified = _ANCHOR_TAIL.sub("", anchor.split("::", 1)[1])
+    qualified = OVERLOAD.sub("", anchor.split("::", 1)[1])
     parts = _QUALIFIER.split(qualified)
     if len(parts) < 2:
         return None

@@ -13,14 +13,13 @@ from pathlib import Path
 from typing import Any
 
 from cora_ci.bundle import Bundle
-from cora_ci.chunking.model import Chunk, chunk_id, later_parts
+from cora_ci.chunking.model import OVERLOAD, Chunk, chunk_id, later_parts
 from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import Bound, Stale, WorkTree, bind
 from cora_ci.rebind.view import View, from_chunk, mentions, merge
 from cora_ci.render import nested
 from cora_ci.render.nested import Inner
-from cora_ci.retrieval.catalog import OVERLOAD
 
 _ATTACHED = ("@", "#", "//", "/*", "*", "[", "--")
 

@@ -19,6 +19,7 @@ import numpy.typing as npt
 
 from cora_ci.bundle import Bundle
 from cora_ci.bundle.manifest import links_of_row
+from cora_ci.chunking.model import OVERLOAD
 from cora_ci.files.langs import GENERATED_MARKERS
 from cora_ci.graph.build import FileLinks, NameFilter
 from cora_ci.retrieval.kinds import superseded_dirs
@@ -33,7 +34,6 @@ _LINKS_KEPT = 512
 # session's hits recur, a repository of 400,000 chunks would otherwise end up held whole.
 _FILES_KEPT = 4096
 _METAS_KEPT = 1 << 17
-OVERLOAD = re.compile(r"\(.*$|#\d+$", re.DOTALL)
 
 
 def _qualified(anchor: str) -> tuple[str, ...]:

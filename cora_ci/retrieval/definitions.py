@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Protocol, TypeVar
 
-from cora_ci.retrieval.catalog import OVERLOAD, Catalog, Meta
+from cora_ci.chunking.model import OVERLOAD
+from cora_ci.retrieval.catalog import Catalog, Meta
 
 EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
 HEADER = 0.1  # a file's header where the file's definition of the name asked for is found
