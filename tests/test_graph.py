@@ -282,6 +282,37 @@ def test_a_common_name_is_no_member_of_an_imported_file() -> None:
     assert targets(files, "pkg/store.py::Store.drain") == {"pkg/store.py::Store.pop"}
 
 
+def test_a_common_name_is_no_member_of_its_own_file_outside_its_owner() -> None:
+    """aiohttp's `BaseRequest.host` and `BaseRequest.if_none_match` were callers of the `FileField.name`
+    their file defines: a file's own member of a common name links from inside its owner or from a
+    chunk naming the owner (`post`, which makes `FileField`s), as an imported one does; the file's
+    own functions of common names link as before."""
+    files = {
+        "pkg/sets.py": """
+            class OrderedSet:
+                def pop(self, last=True):
+                    return last
+
+                def drain(self):
+                    return self.pop()
+
+            def close(data):
+                return data
+
+            def validate(data):
+                data.pop("x", None)
+                return close(data)
+
+            def take(names):
+                seen = OrderedSet(names)
+                return seen.pop()
+            """,
+    }
+    assert targets(files, "pkg/sets.py::validate") == {"pkg/sets.py::close"}
+    assert targets(files, "pkg/sets.py::take") == {"pkg/sets.py::OrderedSet", "pkg/sets.py::OrderedSet.pop"}
+    assert targets(files, "pkg/sets.py::OrderedSet.drain") == {"pkg/sets.py::OrderedSet.pop"}
+
+
 def test_a_java_call_of_a_common_name_is_not_every_class_of_its_package() -> None:
     """gson's tests: a `create(...)` named in one test class linked to the `create` of every other
     class of its package (15% of gson's edges); a distinctive member name still links."""

@@ -41,8 +41,9 @@ __all__ = ["FileResult", "chunk_file"]
 # 25: a C++ namespace is in its definitions' anchors and hierarchy (`specs._GENERIC_NAMESPACES`);
 # 26: a parse past its time budget stops, and the file is cut into lines (`outline._bounded`); 27:
 # the graph links a very common name to an imported file's member only where its owner is named too
-# (`graph.build.OWNED`)
-REVISION = 27
+# (`graph.build.OWNED`); 28: and to a member of its own file only from inside its owner or from a
+# chunk naming it (`graph.build._owned_here`)
+REVISION = 28
 
 
 def __getattr__(name: str) -> Any:

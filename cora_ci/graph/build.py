@@ -11,11 +11,14 @@ name N used in chunk C of file F resolves to the first non-empty of:
 
 1. chunks of F that define N, except C's own ancestors (a method naming its class gains nothing:
    the manifest already links parent and child, and the assembled answer shows the parent anyway);
-2. chunks of the files F imports (or sees implicitly: Go/Java package, C# namespace) defining N;
    of a name nearly every code base has (`COMMON`), a member (a method, a field) only for a C
-   that names its owner as well: `store = MemoryStore(); store.save(x)` is `MemoryStore.save`,
-   but `data.pop()` is a dict's, not the `OrderedSet.pop` of a module F imports for something
-   else, and a Java test's `create(...)` not the `create` of every class of its package;
+   inside its owner or naming it: `self.close()` in `BaseConnector` is `BaseConnector.close`,
+   `data.pop()` in a function beside `OrderedSet` is a dict's, not `OrderedSet.pop`;
+2. chunks of the files F imports (or sees implicitly: Go/Java package, C# namespace) defining N;
+   of a COMMON name, a member only for a C that names its owner as well: `store =
+   MemoryStore(); store.save(x)` is `MemoryStore.save`, but `data.pop()` is a dict's, not the
+   `OrderedSet.pop` of a module F imports for something else, and a Java test's `create(...)`
+   not the `create` of every class of its package;
 3. the one chunk of the whole repository defining N, if exactly one does and N is not a name
    that nearly every code base has (`get`, `run`, `__init__`, ...).
 
@@ -197,14 +200,16 @@ class Linker:
         for cid, names in links.refs.items():
             skip = set(links.skip[cid])
             for name in names:
-                targets = self._resolve(name, links, imported, skip, names)
+                targets = self._resolve(path, name, links, imported, skip, names)
                 for t in targets:
                     edges[(cid, t)] = edges.get((cid, t), 0.0) + 1.0 / len(targets)
         return [(a, b, w) for (a, b), w in sorted(edges.items())]
 
-    def _resolve(self, name: str, links: FileLinks, imported: list[str], skip: set[int],
+    def _resolve(self, path: str, name: str, links: FileLinks, imported: list[str], skip: set[int],
                  named: list[str]) -> list[int]:  # fmt: skip
         same = [t for t in links.defs.get(name, []) if t not in skip]
+        if same and name in COMMON:
+            same = self._members_meant(path, same, links, skip, named)
         if same:
             return same
         via = sorted({t for f in imported for t in self._imported_defs(f, name, named)} - skip)
@@ -214,6 +219,13 @@ class Linker:
             return []
         anywhere = self.anywhere(name)
         return anywhere if len(anywhere) == 1 and anywhere[0] not in skip else []
+
+    def _members_meant(self, path: str, got: list[int], links: FileLinks, skip: set[int],
+                       named: list[str]) -> list[int]:  # fmt: skip
+        """Of a COMMON name's definitions in the referring chunk's own file, those it may mean: a
+        member only from inside its owner or where the chunk names the owner (`_owned_here`)."""
+        of = self._owners(path)
+        return [t for t in got if t not in of or any(_owned_here(o, links, skip, named) for o in of[t])]
 
     def _imported_defs(self, path: str, name: str, named: list[str]) -> list[int]:
         """The definitions of `name` in a file another imports: of a COMMON name, a member's only
@@ -264,6 +276,13 @@ def changed_names(old: Mapping[str, FileLinks], new: Mapping[str, FileLinks]) ->
 def names_of(keys: Iterable[str]) -> Iterator[str]:
     """The names among a file's `defs` keys, its `OWNED` keys aside: what its name filter hashes."""
     return (k for k in keys if not k.startswith(OWNED))
+
+
+def _owned_here(owner: str, links: FileLinks, skip: set[int], named: list[str]) -> bool:
+    """Whether a chunk (its ancestors among `skip`, the names it uses `named`) may mean a member of
+    `owner` by a common name: it lies inside `owner` or names it. A subclass inherits too, but its
+    own chunk does not tell its bases from the types its members' signatures name."""
+    return _has(named, owner) or not skip.isdisjoint(links.defs.get(owner, ()))
 
 
 def _has(names: list[str], name: str) -> bool:
