@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from functools import cache
 from typing import NamedTuple
 
 from cora_ci.retrieval.emitted import MAX_CHARS
@@ -28,40 +29,56 @@ _STEM = r"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\."  # a path up to its ext
 _PATH = _STEM + _EXT
 _NAME = r"[\w$:.#<>~]+?[?!]?"  # a qualified name as a runtime prints it; its own name is `_last`'s
 
-_PYTHON = re.compile(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<name>[\w<>.]+))?')
-# pytest's frames (`src/x.py:3: in f`, its long form's `src/x.py:3: ValueError`) and a warning's
-# origin (`x.py:3: DeprecationWarning: ...`): innermost last, as Python's
-_PYTEST = re.compile(rf"^[ \t]*(?P<path>{_STEM}pyx?):(?P<line>\d+): "
-                     r"(?:in (?P<name>\w+)|\w*(?:Error|Exception|Warning)\b)", re.M)  # fmt: skip
-# the formats that print the innermost frame first; a `name` group is the function a line is in
-_INNERMOST_FIRST = (
-    re.compile(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
-               r"(?::\d+)?\)?[ \t]*$", re.M),  # V8
-    re.compile(r"^[ \t]*at (?P<qual>[\w$.]+)\.(?P<name>[\w$<>]+)"
-               r"\((?P<file>[\w$]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)", re.M),  # the JVM's
-    re.compile(rf"^[ \t]*at (?P<qual>[\w.`<>]+)\.(?P<name>[\w<>`]+)\(.*?\) "
-               rf"in (?P<path>{_PATH}):line (?P<line>\d+)", re.M),  # .NET
-    re.compile(rf"^(?P<qual>[\w./-]+?(?:\.\(\*?\w+(?:\[[^\]\n]*\])?\))?)\.(?P<name>\w+)(?:\[[^\]\n]*\])?(?:\.func\d+)*"
-               rf"\(.*\)\n[ \t]+(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # Go: `pkg.(*T).M`, `F.func1`
-    re.compile(rf"(?:panicked at |^[ \t]*at )(?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?", re.M),  # Rust
-    re.compile(rf"^[ \t]*(?:from )?(?P<path>{_PATH}):(?P<line>\d+):in [`'](?:block (?:\(\d+ levels\) )?in )?"
-               rf"(?P<name>{_NAME})'", re.M),  # Ruby
-    re.compile(rf"(?:^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated):[^\n]*? in |thrown in )"
-               rf"(?P<path>{_PATH})(?::| on line )(?P<line>\d+)", re.M),  # PHP's error line, from its start
-    re.compile(rf"^[ \t]*#\d+ (?P<path>{_PATH})\((?P<line>\d+)\): ", re.M),  # PHP's trace: the call's line
-    re.compile(rf"^[ \t]*#\d+[ \t]+(?:0x[0-9a-fA-F]+ in )?(?P<name>{_NAME})(?:\(.*?\))?(?: \(.*?\))?"
-               rf" (?:at )?(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # AddressSanitizer, gdb
-    re.compile(rf"^[ \t]*\([\w.-]+(?: [\w.+-]+)?\) (?P<path>{_PATH}):(?P<line>\d+): "
-               r"(?P<name>[\w.]+[?!]?)/\d+", re.M),  # Elixir
-    re.compile(rf"^#\d+[ \t]+(?P<name>[\w.<> ]+?) \((?:package:[\w-]+/|file://)?(?P<path>{_PATH})"
-               r":(?P<line>\d+)(?::\d+)?\)", re.M),  # Dart
-    re.compile(rf"^[ \t]*(?P<path>{_PATH}):(?P<line>\d+): in (?:function|method|local|upvalue|field) "
-               r"'(?P<name>[\w.:]+)'", re.M),  # Lua
-    re.compile(rf"file (?P<path>{_PATH}), line (?P<line>\d+)"),  # Swift's fatal errors
-    re.compile(rf"^(?P<path>{_PATH}):(?P<line>\d+):\d+: 0x[0-9a-f]+ in (?P<name>\w+)", re.M),  # Zig
-)  # fmt: skip
+
+class _Formats(NamedTuple):
+    python: re.Pattern[str]
+    pytest: re.Pattern[str]
+    innermost_first: tuple[re.Pattern[str], ...]
+
+
+@cache
+def _formats() -> _Formats:
+    """The frame formats, compiled when a text first could hold a frame (a line number): a query
+    without digits, most of them, does not pay their ~10 ms of compiling in a fresh process."""
+    c = re.compile
+    python = c(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<name>[\w<>.]+))?')
+    # pytest's frames (`src/x.py:3: in f`, its long form's `src/x.py:3: ValueError`) and a warning's
+    # origin (`x.py:3: DeprecationWarning: ...`): innermost last, as Python's
+    pytest = c(rf"^[ \t]*(?P<path>{_STEM}pyx?):(?P<line>\d+): "
+               r"(?:in (?P<name>\w+)|\w*(?:Error|Exception|Warning)\b)", re.M)  # fmt: skip
+    # the formats that print the innermost frame first; a `name` group is the function a line is in
+    innermost_first = (
+        c(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
+          r"(?::\d+)?\)?[ \t]*$", re.M),  # V8
+        c(r"^[ \t]*at (?P<qual>[\w$.]+)\.(?P<name>[\w$<>]+)"
+          r"\((?P<file>[\w$]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)", re.M),  # the JVM's
+        c(rf"^[ \t]*at (?P<qual>[\w.`<>]+)\.(?P<name>[\w<>`]+)\(.*?\) "
+          rf"in (?P<path>{_PATH}):line (?P<line>\d+)", re.M),  # .NET
+        c(rf"^(?P<qual>[\w./-]+?(?:\.\(\*?\w+(?:\[[^\]\n]*\])?\))?)\.(?P<name>\w+)(?:\[[^\]\n]*\])?(?:\.func\d+)*"
+          rf"\(.*\)\n[ \t]+(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # Go: `pkg.(*T).M`, `F.func1`
+        c(rf"(?:panicked at |^[ \t]*at )(?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?", re.M),  # Rust
+        c(rf"^[ \t]*(?:from )?(?P<path>{_PATH}):(?P<line>\d+):in [`'](?:block (?:\(\d+ levels\) )?in )?"
+          rf"(?P<name>{_NAME})'", re.M),  # Ruby
+        c(rf"(?:^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated):[^\n]*? in |thrown in )"
+          rf"(?P<path>{_PATH})(?::| on line )(?P<line>\d+)", re.M),  # PHP's error line, from its start
+        c(rf"^[ \t]*#\d+ (?P<path>{_PATH})\((?P<line>\d+)\): ", re.M),  # PHP's trace: the call's line
+        c(rf"^[ \t]*#\d+[ \t]+(?:0x[0-9a-fA-F]+ in )?(?P<name>{_NAME})(?:\(.*?\))?(?: \(.*?\))?"
+          rf" (?:at )?(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # AddressSanitizer, gdb
+        c(rf"^[ \t]*\([\w.-]+(?: [\w.+-]+)?\) (?P<path>{_PATH}):(?P<line>\d+): "
+          r"(?P<name>[\w.]+[?!]?)/\d+", re.M),  # Elixir
+        c(rf"^#\d+[ \t]+(?P<name>[\w.<> ]+?) \((?:package:[\w-]+/|file://)?(?P<path>{_PATH})"
+          r":(?P<line>\d+)(?::\d+)?\)", re.M),  # Dart
+        c(rf"^[ \t]*(?P<path>{_PATH}):(?P<line>\d+): in (?:function|method|local|upvalue|field) "
+          r"'(?P<name>[\w.:]+)'", re.M),  # Lua
+        c(rf"file (?P<path>{_PATH}), line (?P<line>\d+)"),  # Swift's fatal errors
+        c(rf"^(?P<path>{_PATH}):(?P<line>\d+):\d+: 0x[0-9a-f]+ in (?P<name>\w+)", re.M),  # Zig
+    )  # fmt: skip
+    return _Formats(python, pytest, innermost_first)
+
+
 # not inside a run a path's first characters may continue: each start would read the run to its end
 _MENTION = re.compile(rf"(?<![\w/.\\@~+-])(?P<path>{_PATH})(?::(?P<line>\d+))?(?![\w/])")
+_DIGIT = re.compile(r"\d")
 _ALIAS = re.compile(r"\s*\[as [^\]]*\]$")
 _DOTTED = re.compile(r"(?<![\w.])(?P<qual>[^\W\d]\w*(?:\.[^\W\d]\w*){2,})(?![\w.])")
 
@@ -88,13 +105,16 @@ def _base(path: str | None) -> str | None:
 
 
 def _frames(text: str) -> Iterator[Clue]:
+    if not _DIGIT.search(text):  # every frame has its line number
+        return
+    f = _formats()
     # Python prints the innermost frame last: each traceback's frames are read backwards
     for block in re.split(r"\n(?=Traceback \(most recent call last\))", text):
-        py = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for m in _PYTHON.finditer(block)]
+        py = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for m in f.python.finditer(block)]
         yield from reversed(py)
-    yield from reversed([Clue(m["path"], m["name"], int(m["line"]), True) for m in _PYTEST.finditer(text)])
+    yield from reversed([Clue(m["path"], m["name"], int(m["line"]), True) for m in f.pytest.finditer(text)])
     read: set[int] = set()  # where each frame's line number sits: a line two formats read is one frame
-    for pattern in _INNERMOST_FIRST:
+    for pattern in f.innermost_first:
         for m in pattern.finditer(text):
             if m.start("line") in read:  # V8's `at /x.js:3:5` is also Rust's form: counted once
                 continue
