@@ -1216,6 +1216,53 @@ def test_a_sentence_that_names_an_identifier_finds_its_definition_first(
         assert hits[0].explain["definition"] == 2.0, query
 
 
+def _long_caller() -> str:
+    steps = "".join(
+        f"    step_{i} = transform_{i % 7}(raw, offset={i}, limit=budget // {i + 1})\n" for i in range(50)
+    )
+    return (f"def handle_request(raw, budget):\n{steps}    name, value = parse_header(raw)\n"
+            "    return finish(name, value, step_3)\n")  # fmt: skip
+
+
+CALLERS = {
+    "src/wire/headers.py": "def parse_header(line):\n    name, _, value = line.partition(':')\n"
+    "    return name.strip().lower(), value.strip()\n",
+    "src/wire/request.py": "from wire.headers import parse_header\n\n\n" + _long_caller(),
+    "src/wire/response.py": "from wire.headers import parse_header\n\n\ndef read_headers(lines):\n"
+    "    return dict(parse_header(line) for line in lines)\n",
+    "src/wire/names.py": "".join(
+        f"def header_{w}(parse_mode):\n    # which header to parse, and how a header parse ends\n"
+        f"    return HEADERS.get(parse_mode, '{w}')\n\n\n"
+        for w in ("name", "value", "size", "case", "order", "limit", "kind", "form")
+    ),
+    "tests/test_headers.py": "from wire.headers import parse_header\n\n\ndef test_parse_header():\n"
+    "    assert parse_header('A: b') == ('a', 'b')\n",
+}
+
+
+def test_what_calls_a_name_answers_its_callers_after_its_definition(
+    tmp_path: Path, private_cache: None
+) -> None:
+    """Asked what calls `parse_header`, the answer is its definition and then what references it
+    in the graph, code before tests: a long caller that says the name once was no match for the
+    words `header` and `parse` said everywhere else."""
+    repo = init_repo(tmp_path / "repo", CALLERS)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    for query in ("what calls parse_header", "callers of `parse_header`", "where is parse_header used"):
+        assert analyse(query).callers, query
+        got = anchors(b, search(b, query, k=5))
+        assert got[0] == "src/wire/headers.py::parse_header", query
+        assert set(got[1:3]) == {
+            "src/wire/request.py::handle_request",
+            "src/wire/response.py::read_headers",
+        }, query
+        assert got[3] == "tests/test_headers.py::test_parse_header", query
+    assert not analyse("where is parse_header defined").callers
+    got = anchors(b, search(b, "where is parse_header defined", k=5))
+    assert got[0] == "src/wire/headers.py::parse_header" and "src/wire/request.py::handle_request" not in got
+
+
 @pytest.mark.parametrize(
     ("text", "named"),
     [

@@ -96,6 +96,16 @@ def related(cat: Catalog, target: int, k: int = 10, name: str | None = None) -> 
     return out
 
 
+def callers_of(cat: Catalog, target: int) -> dict[int, float]:
+    """What references the symbol of chunk `target` (its callers and the tests that use it, as
+    `related` lists them), with the weight of their references."""
+    me = cat.meta(target)
+    if me is None:
+        return {}
+    _, ins = _neighbours(cat, _family(cat, me))
+    return {c: ins.get(c, 0.0) for c in _callers(cat, ins, me)}
+
+
 def _canonical(cat: Catalog, cid: int) -> int:
     """The first part of a split symbol (the one its anchor names), else the chunk itself."""
     m = cat.meta(cid)
