@@ -1245,12 +1245,13 @@ def test_what_calls_a_name_answers_its_callers_after_its_definition(
 ) -> None:
     """Asked what calls `parse_header`, the answer is its definition and then what references it
     in the graph, code before tests: a long caller that says the name once was no match for the
-    words `header` and `parse` said everywhere else."""
+    words `header` and `parse` said everywhere else. Asked what a function calls, its callees."""
     repo = init_repo(tmp_path / "repo", CALLERS)
     build(repo, model="none")
     b = open_bundle(repo / ".cora" / "index")
-    for query in ("what calls parse_header", "callers of `parse_header`", "where is parse_header used"):
-        assert analyse(query).callers, query
+    for query in ("what calls parse_header", "callers of `parse_header`", "where is parse_header used",
+                  "how is `parse_header` used"):  # fmt: skip
+        assert analyse(query).relation == "callers", query
         got = anchors(b, search(b, query, k=5))
         assert got[0] == "src/wire/headers.py::parse_header", query
         assert set(got[1:3]) == {
@@ -1258,9 +1259,13 @@ def test_what_calls_a_name_answers_its_callers_after_its_definition(
             "src/wire/response.py::read_headers",
         }, query
         assert got[3] == "tests/test_headers.py::test_parse_header", query
-    assert not analyse("where is parse_header defined").callers
+    assert analyse("where is parse_header defined").relation is None
     got = anchors(b, search(b, "where is parse_header defined", k=5))
     assert got[0] == "src/wire/headers.py::parse_header" and "src/wire/request.py::handle_request" not in got
+    for query in ("what does handle_request call", "callees of `handle_request`"):
+        assert analyse(query).relation == "callees", query
+        got = list(dict.fromkeys(anchors(b, search(b, query, k=4))))  # a long function is in two parts
+        assert got[:2] == ["src/wire/request.py::handle_request", "src/wire/headers.py::parse_header"], query
 
 
 @pytest.mark.parametrize(

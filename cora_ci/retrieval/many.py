@@ -40,7 +40,7 @@ from cora_ci.retrieval.search import (
     _explained,
     _features,
     _lift_nested,
-    _to_callers,
+    _to_related,
     bm25,
     pool_size,
     search,
@@ -97,7 +97,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
             _add_pointed(cat, q, cands, told, accept, partial(_key, o), o)
             mine = {key: c for key, c in cands.items() if c.origin == o}
             _features(cat, q, mine, filters, p.boosts, params, told)
-            _to_callers(cat, q, mine, filters, params, accept, partial(_key, o), o)
+            _to_related(cat, q, mine, filters, params, accept, partial(_key, o), o)
             lifted.update(_lift_nested(cat, q, mine, params, accept, partial(_key, o), o))
             cands.update(mine)
     if expand and params.seeds > 0 and params.graph > 0 and cands:

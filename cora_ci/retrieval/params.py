@@ -11,7 +11,7 @@ from cora_ci.retrieval.query import Query
 EXPLAIN_KEYS = (
     "query", "bm25_rank", "bm25_score", "vector_rank", "vector_score", "fused", "definition", "name",
     "evidence", "popular", "tested", "nested", "demoted", "dir", "kind", "file", "graph", "diversity",
-    "boost", "caller",
+    "boost", "related",
 )  # fmt: skip
 
 
@@ -26,7 +26,7 @@ class Params:
     pool: int = 100  # candidates taken from each side
     definition: float = 2.0  # added for the defining chunk of an identifier query: it comes first
     definition_in_text: float = 0.15  # ... of an identifier named inside a sentence
-    caller: float = 1.0  # added for what references the definition a sentence asks the callers of
+    related: float = 1.5  # added for a caller or callee of the definition a sentence asks them of
     name: float = 0.2  # times the share of query words in the chunk's symbol or file name
     demote: float = 0.3  # multiplier for tests, examples, vendored and generated code
     docs: float = 0.3  # ... for prose (Markdown, reStructuredText, plain text)
@@ -59,6 +59,6 @@ PARAMS = Params()
 def decay(q: Query, params: Params) -> float:
     """How much each further chunk of one file is discounted in the top k (`select.diverse`): a
     question's answer is spread over more files than a description's, which names one thing."""
-    if not params.features or q.callers:  # a name's callers: the order of their references, not spread
+    if not params.features or q.relation:  # a name's callers or callees: by their references, not spread
         return 1.0
     return params.spread if q.question else params.diversity

@@ -89,7 +89,7 @@ class Query(NamedTuple):
     question: bool = False  # asks how, what, where, which or why: an answer that spans places
     frame: frozenset[str] = frozenset()  # words that frame a sentence, not names (`framing`)
     kind: str | None = None  # the chunk kind a sentence asks for by its grammar: "type" (`_asks_kind`)
-    callers: bool = False  # asks what uses `named`: "what calls X", "callers of X" (`_asks_callers`)
+    relation: str | None = None  # asks what uses `named`, "callers", or what it uses, "callees" (`_relation`)
 
 
 def split_qualified(name: str) -> tuple[str, ...]:
@@ -105,18 +105,24 @@ _KIND = r"(?:the\s+)?(?:class\s+|function\s+|method\s+|type\s+|struct\s+|interfa
 # Sentences that name what they ask about, whatever the name looks like (`abort`, `Reader`): their
 # words in any case, the name as written (a case-blind class of every alphabet is slow to compile).
 _DEFINED = r"(?i:\s+(?:defined|declared|implemented)\b)"
-# ... and those that ask for what uses the name: its callers
+# ... and those that ask for what uses the name (its callers) or what it uses (its callees)
 _USED = r"(?i:\s+(?:used|called|referenced)\b)"
-_USING = [
-    _ByScript(r"(?i:\b(?:what|who|which\s+code)\s+(?:calls|uses|references)\s+" + _KIND + ")`?" + _NAME),
-    _ByScript(r"(?i:\b(?:(?:callers|usages|uses)\s+of|references\s+to)\s+" + _KIND + ")`?" + _NAME),
-    _ByScript(r"(?i:\bwhere\s+(?:is|are)\s+" + _KIND + ")`?" + _NAME + "`?" + _USED),
-]
+_RELATIONS = {
+    "callers": [
+        _ByScript(r"(?i:\b(?:what|who|which\s+code)\s+(?:calls|uses|references)\s+" + _KIND + ")`?" + _NAME),
+        _ByScript(r"(?i:\b(?:(?:callers|usages|uses)\s+of|references\s+to)\s+" + _KIND + ")`?" + _NAME),
+        _ByScript(r"(?i:\b(?:where|how)\s+(?:is|are)\s+" + _KIND + ")`?" + _NAME + "`?" + _USED),
+    ],
+    "callees": [
+        _ByScript(r"(?i:\bwhat\s+(?:does|do)\s+" + _KIND + ")`?" + _NAME + r"`?(?i:\s+(?:call|use)\b)"),
+        _ByScript(r"(?i:\bcallees\s+of\s+" + _KIND + ")`?" + _NAME),
+    ],
+}
 _NAMING = [
     _ByScript(r"`([^`\s]+)`"),
     _ByScript(r"(?i:\b(?:definition|declaration|source|implementation)s?\s+of\s+" + _KIND + ")" + _NAME),
     _ByScript(r"(?i:\bwhere\s+(?:is|are)\s+" + _KIND + ")" + _NAME + _DEFINED),
-    *_USING,
+    *(p for patterns in _RELATIONS.values() for p in patterns),
 ]
 
 
@@ -133,10 +139,13 @@ def _named(text: str) -> tuple[str, ...] | None:
 _LITERALS = frozenset(["True", "False", "None", "true", "false", "null", "nil", "undefined", "NaN"])
 
 
-def _asks_callers(text: str, named: tuple[str, ...]) -> bool:
-    """Whether the sentence asks what uses the name it names ("what calls `parse`", "callers of
-    Session.send"), not only where it is."""
-    return any(split_qualified(m.group(1)) == named for p in _USING for m in p(text).finditer(text))
+def _relation(text: str, named: tuple[str, ...]) -> str | None:
+    """What the sentence asks about the name it names beyond where it is: "callers" ("what calls
+    `parse`", "callers of Session.send") or "callees" ("what does `parse` call")."""
+    for relation, patterns in _RELATIONS.items():
+        if any(split_qualified(m.group(1)) == named for p in patterns for m in p(text).finditer(text)):
+            return relation
+    return None
 
 
 @lru_cache(maxsize=64)
@@ -165,9 +174,10 @@ def analyse(text: str) -> Query:
     asks = _QUESTION.match(text) is not None or text.endswith("?")
     question = asks and identifier is None and not report
     kind = _asks_kind(text) if identifier is None and not report else None
-    callers = named is not None and not report and _asks_callers(text, named)
+    relation = _relation(text, named) if named is not None and not report else None
+    title = _title(text) if report else None
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
-                 named, report, _title(text) if report else None, question, frame, kind, callers)  # fmt: skip
+                 named, report, title, question, frame, kind, relation)  # fmt: skip
 
 
 # A sentence whose subject is a type: "This class helps with ...", "the exception raised when ...",
@@ -210,7 +220,7 @@ def _asks_kind(text: str) -> str | None:
 
 # A question, not a description: "how are routes registered", "what calls parse_header", "where do
 # we retry?". Its answer is a flow or a set of places (a handler and what it calls, a name's
-# callers: `Query.callers`), where a description ("Return the current context.") names one thing.
+# callers: `Query.relation`), where a description ("Return the current context.") names one thing.
 _QUESTION = re.compile(r"(?:how|what|where|which|why)\b", re.I)
 # The words a question asks with: in a sentence they are grammar, not names (`search.bm25`).
 QUESTION_WORDS = frozenset({"how", "what", "which", "who", "whom", "where", "when", "why"})

@@ -96,13 +96,16 @@ def related(cat: Catalog, target: int, k: int = 10, name: str | None = None) -> 
     return out
 
 
-def callers_of(cat: Catalog, target: int) -> dict[int, float]:
-    """What references the symbol of chunk `target` (its callers and the tests that use it, as
-    `related` lists them), with the weight of their references."""
+def neighbours_of(cat: Catalog, target: int, relation: str) -> dict[int, float]:
+    """What references the symbol of chunk `target` ("callers": its callers and the tests that use
+    it, as `related` lists them) or what it references ("callees"), with the weight of the
+    references."""
     me = cat.meta(target)
     if me is None:
         return {}
-    _, ins = _neighbours(cat, _family(cat, me))
+    outs, ins = _neighbours(cat, _family(cat, me))
+    if relation == "callees":
+        return outs
     return {c: ins.get(c, 0.0) for c in _callers(cat, ins, me)}
 
 

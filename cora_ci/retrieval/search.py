@@ -48,7 +48,7 @@ from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.nesting import lift_enclosing, together
 from cora_ci.retrieval.params import EXPLAIN_KEYS, PARAMS, Params, decay
 from cora_ci.retrieval.query import Query, analyse, query_vector, title_terms
-from cora_ci.retrieval.related import callers_of
+from cora_ci.retrieval.related import neighbours_of
 from cora_ci.retrieval.select import diverse, graph_places, pinned_ids
 from cora_ci.retrieval.tested import lend
 from cora_ci.retrieval.types import Boost, Filters, Hit
@@ -104,7 +104,7 @@ def search(
         told = pointed(cat, query, q.title) if params.evidence > 0 else Pointed({}, {})
         _add_pointed(cat, q, cands, told, accept)
         _features(cat, q, cands, filters, boosts, params, told)
-        _to_callers(cat, q, cands, filters, params, accept)
+        _to_related(cat, q, cands, filters, params, accept)
         lifted = _lift_nested(cat, q, cands, params, accept)
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand(cat, q, cands, filters, params, accept)
@@ -278,20 +278,21 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
     _behind_principals(cands, first_part, members)
 
 
-def _to_callers(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters, params: Params,
+def _to_related(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters, params: Params,
                 accept: Any, key: Callable[[int], int] = int, origin: int = 0) -> None:  # fmt: skip
-    """A sentence that asks what uses a name ("what calls `parse_header`") gets, after the name's
-    definition, what references it in the reference graph (as `related` lists its callers), the
-    most referencing first, and tests after code: a long caller that says the name once was no
-    match for BM25 (marshmallow's `Schema._do_load` was not among the first 15 results for "what
-    calls _invoke_field_validators", whose only caller it is)."""
-    if not q.callers or params.caller <= 0:
+    """A sentence that asks what uses a name ("what calls `parse_header`") or what it uses ("what
+    does `parse_header` call") gets, after the name's definition, those neighbours of it in the
+    reference graph (as `related` lists them), above what only matches words, the most referenced
+    first, tests after code: a long caller that says the name once was no match for BM25
+    (marshmallow's `Schema._do_load` was not among the first 15 results for "what calls
+    _invoke_field_validators", its only caller)."""
+    if q.relation is None or params.related <= 0:
         return
     named = [c for c in cands.values() if c.explain["definition"] and c.origin == origin]
     if not named:
         return
     top = max(named, key=lambda c: (c.explain["definition"], c.score, -c.meta.id))
-    found = callers_of(cat, top.meta.id)
+    found = neighbours_of(cat, top.meta.id, q.relation)
     most = max(found.values(), default=0.0)
     for cid, weight in sorted(found.items()):
         c = cands.get(key(cid))
@@ -300,11 +301,11 @@ def _to_callers(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filter
             if m is None or not accept(m):
                 continue
             c = cands[key(cid)] = _Cand(m, 0.0, "search", _blank(q), origin)
-        bonus = params.caller * (0.5 + 0.5 * weight / most if most > 0 else 0.5)
-        low = _demotion(cat, q, c.meta, filters, params)
-        bonus *= low[1] if low is not None else 1.0
-        c.explain["caller"] = round(bonus, 6)
-        c.score += bonus
+        bonus = params.related * (0.5 + 0.5 * weight / most if most > 0 else 0.5)
+        if _demotion(cat, q, c.meta, filters, params) is not None:
+            bonus *= _LOWER  # a test that calls it is an answer too, after the code that does
+        c.explain["related"] = round(bonus, 6)
+        c.score = min(c.score + bonus, top.score * _BEHIND)  # after the definition asked about
 
 
 def _behind_principals(
@@ -325,6 +326,7 @@ def _behind_principals(
 
 
 _BEHIND = 0.99  # a family member's score at most this share of its principal's
+_LOWER = 0.8  # a caller's or callee's lift in a test, an example or a document, of code's
 
 
 def _to_subjects(cat: Catalog, cands: dict[int, _Cand], params: Params) -> None:
