@@ -111,7 +111,7 @@ _RELATIONS = {
     "callers": [
         _ByScript(r"(?i:\b(?:what|who|which\s+code)\s+(?:calls|uses|references)\s+" + _KIND + ")`?" + _NAME),
         _ByScript(r"(?i:\b(?:(?:callers|usages|uses)\s+of|references\s+to)\s+" + _KIND + ")`?" + _NAME),
-        _ByScript(r"(?i:\b(?:where|how)\s+(?:is|are)\s+" + _KIND + ")`?" + _NAME + "`?" + _USED),
+        _ByScript(r"(?i:\bwhere\s+(?:is|are)\s+" + _KIND + ")`?" + _NAME + "`?" + _USED),
     ],
     "callees": [
         _ByScript(r"(?i:\bwhat\s+(?:does|do)\s+" + _KIND + ")`?" + _NAME + r"`?(?i:\s+(?:call|use)\b)"),
