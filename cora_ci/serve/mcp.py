@@ -47,12 +47,13 @@ its anchor, `"missing"` that it is gone (the indexed text is shown)."""
 SEARCH = """\
 Search the codebase and get back the code itself: the best-matching functions, classes, methods,
 config keys or doc sections, best first. The query can be an identifier (`parse_header`,
-`Session.send`), a question in words ("where are retries configured"), a pasted error message or
-traceback, or a whole issue, its title as the first line. Each result gives the file path, the
-result's own start and end lines, symbol, anchor, kind, score, the code text and `stale`. Use
-`path` (a glob like `src/**/*.py`), `lang` or `kind` to narrow it, and `budget` (tokens) to cap
-the total code returned: lower-ranked results are then cut to their signatures (`elided: true`);
-`show` gives any of them whole."""
+`Session.send`), a question in words ("where are retries configured"; "what calls `parse_header`"
+answers its definition, then its callers), a pasted error message or traceback, or a whole issue,
+its title as the first line. Each result gives the file path, the result's own start and end
+lines, symbol, anchor, kind, score, the code text and `stale`. Use `path` (a glob like
+`src/**/*.py`), `lang` or `kind` to narrow it, and `budget` (tokens) to cap the total code
+returned: lower-ranked results are then cut to their signatures (`elided: true`); `show` gives
+any of them whole."""
 
 SHOW = """\
 The whole current code of one symbol, by its anchor (`path::Qualified.name`, as `search`, `related`
