@@ -36,6 +36,7 @@ from __future__ import annotations
 import bisect
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -208,8 +209,8 @@ class Linker:
     def _resolve(self, path: str, name: str, links: FileLinks, imported: list[str], skip: set[int],
                  named: list[str]) -> list[int]:  # fmt: skip
         same = [t for t in links.defs.get(name, []) if t not in skip]
-        if same and name in COMMON:
-            same = self._members_meant(path, same, links, skip, named)
+        if same and name in COMMON:  # a member only from inside its owner or naming it
+            same = self._meant(path, same, lambda o: _owned_here(o, links, skip, named))
         if same:
             return same
         via = sorted({t for f in imported for t in self._imported_defs(f, name, named)} - skip)
@@ -220,12 +221,11 @@ class Linker:
         anywhere = self.anywhere(name)
         return anywhere if len(anywhere) == 1 and anywhere[0] not in skip else []
 
-    def _members_meant(self, path: str, got: list[int], links: FileLinks, skip: set[int],
-                       named: list[str]) -> list[int]:  # fmt: skip
-        """Of a COMMON name's definitions in the referring chunk's own file, those it may mean: a
-        member only from inside its owner or where the chunk names the owner (`_owned_here`)."""
+    def _meant(self, path: str, got: list[int], owned: Callable[[str], bool]) -> list[int]:
+        """Of a COMMON name's definitions `got` in `path`, those a referring chunk may mean: what is
+        no member, and a member only where `owned(its owner)`."""
         of = self._owners(path)
-        return [t for t in got if t not in of or any(_owned_here(o, links, skip, named) for o in of[t])]
+        return [t for t in got if t not in of or any(owned(o) for o in of[t])]
 
     def _imported_defs(self, path: str, name: str, named: list[str]) -> list[int]:
         """The definitions of `name` in a file another imports: of a COMMON name, a member's only
@@ -233,8 +233,7 @@ class Linker:
         got = self._links_of(path).defs.get(name, [])
         if not got or name not in COMMON:
             return got
-        owners = self._owners(path)
-        return [t for t in got if t not in owners or any(_has(named, o) for o in owners[t])]
+        return self._meant(path, got, partial(_has, named))
 
     def _owners(self, path: str) -> dict[int, list[str]]:
         """The owners of each member of `path` that defines a COMMON name (read once a build)."""
