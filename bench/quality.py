@@ -54,7 +54,7 @@ from cora_ci.render.query import answer_with
 from cora_ci.retrieval import PARAMS, Params, search
 from cora_ci.retrieval.fusion import Form, Fusion, fuse
 from cora_ci.retrieval.kinds import path_class
-from cora_ci.retrieval.query import analyse, query_vector
+from cora_ci.retrieval.query import analyse, query_vector, rarity
 from cora_ci.retrieval.search import bm25 as bm25_side
 from cora_ci.retrieval.types import Filters
 
@@ -447,6 +447,9 @@ class CachedEmbedder:
             v = self.memo[text] = self.inner.embed_query(text)
         return v
 
+    def __getattr__(self, name: str) -> Any:  # `embed_weighted`: the weights are a bundle's
+        return getattr(self.inner, name)
+
 
 def rank_search(repo: Repo, q: Query, emb: Any, params: Params, expand: bool) -> Ranked:
     hits = search(repo.bundle, q.text, k=DEPTH, embedder=emb, params=params, expand=expand)
@@ -533,7 +536,8 @@ def tune(repos: list[Repo], emb: Any) -> None:
             asked = analyse(q.text)  # each side as `search` asks it (other forms, joined words, ...)
             lex = bm25_side(repo.bundle, asked, PARAMS.pool)
             vectors = repo.bundle.vectors
-            vec = vectors.search(query_vector(emb, asked), PARAMS.pool) if vectors is not None else []
+            weigh = rarity([repo.bundle.lexical], PARAMS.rarity)
+            vec = vectors.search(query_vector(emb, asked, weigh), PARAMS.pool) if vectors is not None else []
             cached.append((repo, q, lex, vec))
     print("\nfusion alone, tuning repositories (objective = mean of MRR@10 and file NDCG@10 over both kinds)")
     results: list[tuple[float, Form, float, float, dict[str, float], dict[str, float]]] = []

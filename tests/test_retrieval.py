@@ -30,6 +30,7 @@ from cora_ci.retrieval import (
 )
 from cora_ci.retrieval.catalog import catalog
 from cora_ci.retrieval.kinds import older_dirs, path_class, superseded_dirs
+from cora_ci.retrieval.params import Params
 from cora_ci.retrieval.query import _IDENT, _IDENT_FULL, _NAMING, QUESTION_WORDS, STOPWORDS, analyse
 from cora_ci.retrieval.search import bm25
 
@@ -988,6 +989,64 @@ def test_natural_language_finds_code_through_the_vectors(shop_vectors: tuple[Bun
     assert top.explain["query"] == "text"
     # Without the embedder the same bundle ranks lexically.
     assert all(h.explain["vector_rank"] is None for h in search(b, query, expand=False))
+
+
+def _renderables() -> dict[str, str]:
+    """A project whose name is in most of its code (rich's `__rich_console__`), and one function
+    that wraps text, whose words are not the project's."""
+    files = {".cora.toml": "min_tokens = 0\n"}
+    for name in ["panel", "table", "tree", "rule", "align", "padding", "columns", "status"]:
+        files[f"acme/{name}.py"] = f'''\
+            from acme.console import AcmeConsole, AcmeOptions
+
+
+            class {name.capitalize()}:
+                """A {name} that an acme console can render."""
+
+                def __acme_console__(self, console: AcmeConsole, options: AcmeOptions):
+                    """Render the {name} for the acme console."""
+                    yield from console.render(self.renderable, options)
+
+                def __acme_measure__(self, console: AcmeConsole, options: AcmeOptions):
+                    """Measure the {name} for an acme console."""
+                    return console.measure(self.renderable, options)
+            '''
+    files["acme/text.py"] = '''\
+        class Text:
+            """Styled text."""
+
+            def wrap(self, width: int) -> list[str]:
+                """Break the paragraph into rows no wider than `width`."""
+                lines, line = [], ""
+                for word in self.plain.split():
+                    if line and len(line) + 1 + len(word) > width:
+                        lines.append(line)
+                        line = word
+                    else:
+                        line = f"{line} {word}".strip()
+                return lines + [line] if line else lines
+        '''
+    return files
+
+
+def test_a_word_most_of_the_code_says_steers_the_vectors_little(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """The static table weighs a word by its rarity in code at large; a query's words are also
+    weighed by their rarity in the searched bundle (`Params.rarity`): "acme", the project's name,
+    is in nearly every chunk and drew the vector side to every `__acme_*__` method."""
+    from cora_ci.embedding import load_embedder
+
+    repo = make_repo(dedent_files(_renderables()))
+    build(repo, model="default")
+    b, emb = open_bundle(repo / ".cora" / "index"), load_embedder("default")
+    vectors = replace(PARAMS, lexical=False, features=False)
+
+    def top2(params: Params) -> list[str]:
+        return [path_of(b, h.chunk_id) for h in search(b, "how does acme wrap text", k=2, embedder=emb,
+                                                      params=params, expand=False)]  # fmt: skip
+
+    assert top2(vectors) == ["acme/text.py", "acme/text.py"]
+    assert "acme/text.py" not in top2(replace(vectors, rarity=0.0))
+    assert b.lexical.frequency("acme") > len(b.chunks) / 2 > b.lexical.frequency("wrap")
 
 
 def test_qualified_member_of_a_type_kept_whole(widgets: Bundle) -> None:

@@ -118,6 +118,24 @@ def test_vectors_are_unit_length_and_depend_only_on_their_text(emb: StaticEmbedd
     assert emb.embed_documents([]).shape == (0, emb.info.dim)
 
 
+@settings(max_examples=200, deadline=None)
+@given(text=st.text(st.characters(codec="utf-8"), max_size=60) | st.from_regex(r"[A-Za-z_0-9 .()é]{0,60}"),
+       scale=st.floats(0.01, 100))  # fmt: skip
+@example("how does rich wrap long lines of text", 1.0)
+def test_weighted_words_are_the_query_vector_weighed(emb: StaticEmbedder, text: str, scale: float) -> None:
+    """Every word weighed alike is the unweighed vector; a word weighed 0 is as if not written;
+    a text with no word weighed above 0 is embedded unweighed (never a zero vector)."""
+    plain = emb.embed_query(text)
+    assert np.allclose(emb.embed_weighted(text, lambda w: scale), plain, atol=1e-5)
+    assert emb.embed_weighted(text, lambda w: 0.0).tobytes() == plain.tobytes()
+    ws = words(text)
+    kept = " ".join(w for w in ws if ws and w != ws[0])
+    if emb.ids(kept):  # another word has rows
+        gone = ws[0]
+        got = emb.embed_weighted(text, lambda w: 0.0 if w == gone else 1.0)
+        assert np.allclose(got, emb.embed_query(kept), atol=1e-5)
+
+
 def test_similar_meaning_scores_higher(emb: StaticEmbedder) -> None:
     docs = emb.embed_documents(["def read_text_file(path): return open(path).read()",
                                 "def add_numbers(a, b): return a + b"])  # fmt: skip

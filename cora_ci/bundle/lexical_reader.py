@@ -56,7 +56,7 @@ def _unreadable(name: Path) -> Iterator[None]:
         raise CoraError("CORA-BND-004", f"{name}: unreadable BM25 index (tantivy panicked)") from None
 
 
-def _idf(docs: int, holding: int) -> float:
+def idf(docs: int, holding: int) -> float:
     """tantivy's BM25 IDF of a term `holding` of `docs` documents hold."""
     return math.log(1 + (docs - holding + 0.5) / (holding + 0.5))
 
@@ -176,7 +176,7 @@ class LexicalIndex:
         if field != "name" or (named := self.frequency(term, field)) == 0:
             return 1.0
         n = self._searcher.num_docs
-        return min(1.0, _idf(n, max(named, self.frequency(term))) / _idf(n, named))
+        return min(1.0, idf(n, max(named, self.frequency(term))) / idf(n, named))
 
     def holding(self, term: str, k: int) -> list[int]:
         """Up to `k` chunks whose body has the term `term` as it is, most by BM25 first."""

@@ -27,7 +27,8 @@ import io
 import re
 import struct
 import unicodedata
-from collections.abc import Sequence
+from collections import Counter
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -204,6 +205,25 @@ class StaticEmbedder:
         """float32 [dim]: a query is embedded as a document is (static vectors have no prefix)."""
         vector: Vector = self.embed_documents([self.info.query_prefix + text])[0]
         return vector
+
+    def embed_weighted(self, text: str, weigh: Callable[[str], float]) -> Vector:
+        """float32 [dim]: `embed_query` with each word's rows times `weigh(word)` (a word of
+        `words`), so that a query can weigh its words by their rarity in the searched code: the
+        table's own weights say how rare a token is in code at large, not in this repository,
+        where a project's name (`rich`) is in a fifth of the chunks and steered the vectors to
+        every `__rich__` method. All weights 1 give `embed_query`'s vector (up to rounding)."""
+        counts = Counter(words(self.info.query_prefix + text))
+        vocab, out = self._tokens.vocab, np.zeros(self.info.dim, np.float32)
+        for word, n in counts.items():
+            ids = np.array(wordpiece(word, vocab), np.intp)
+            if ids.size and (w := n * weigh(word)) > 0:
+                rows = self._table.take(ids, axis=0)
+                part = rows.sum(axis=0) if self._scales is None else np.dot(self._scales.take(ids), rows)
+                out += np.float32(w) * part
+        norm = float(np.linalg.norm(out))
+        if norm < 1e-12:  # no weighed word: as the text is embedded unweighed (never a zero vector)
+            return self.embed_query(text)
+        return out / np.float32(norm)
 
     def token_count(self, text: str) -> int:
         return len(self.ids(text))

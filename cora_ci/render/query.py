@@ -206,12 +206,14 @@ class _Ahead:
 def _embedder_ahead(bundle: Bundle, model: str | None, text: str) -> Any:
     """Load the model and embed a natural-language query, in a thread: onnxruntime releases the
     GIL while it builds its session (~0.1 s), so that overlaps opening the indexes and the graph.
-    An identifier query weighs the vectors at nothing, so its embedding is left to `search`."""
+    An identifier query weighs the vectors at nothing, so its embedding is left to `search`, as a
+    static table's is: it weighs the query's words by the BM25 index (`query.rarity`), and takes
+    microseconds."""
     from cora_ci.retrieval.query import analyse
 
     embedder = embedder_for(bundle, model)
     q = analyse(text)
-    if embedder is None or q.identifier is not None or not q.text:
+    if embedder is None or q.identifier is not None or not q.text or hasattr(embedder, "embed_weighted"):
         return embedder
     return _Ahead(embedder, q.text, embedder.embed_query(q.text))
 

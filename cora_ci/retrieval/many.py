@@ -30,7 +30,7 @@ from cora_ci.retrieval.features import compile_filters
 from cora_ci.retrieval.fusion import fuse
 from cora_ci.retrieval.nesting import together
 from cora_ci.retrieval.params import PARAMS, Params, decay
-from cora_ci.retrieval.query import Query, analyse, query_vector
+from cora_ci.retrieval.query import Query, analyse, query_vector, rarity
 from cora_ci.retrieval.search import (
     _add_pointed,
     _blank,
@@ -126,10 +126,11 @@ def _candidates(parts: list[Part], cats: list[Catalog], q: Query, k: int, filter
                 accept: Any) -> dict[int, _Cand]:  # fmt: skip
     """BM25 and vector candidates of every bundle, fused with scores normalised over all of them."""
     weight = params.fusion.vector_share(q.identifier is not None, q.report)
-    queried: dict[int, Any] = {}  # one query vector per embedder
+    queried: dict[int, Any] = {}  # one query vector per embedder, its words weighed over its bundles
     for p in parts:
         if params.vectors and p.embedder is not None and weight > 0 and id(p.embedder) not in queried:
-            queried[id(p.embedder)] = query_vector(p.embedder, q)
+            indexes = [o.bundle.lexical for o in parts if o.embedder is p.embedder]
+            queried[id(p.embedder)] = query_vector(p.embedder, q, rarity(indexes, params.rarity))
 
     def one(o: int) -> tuple[list[tuple[int, float]], list[tuple[int, float]]]:
         p, cat = parts[o], cats[o]

@@ -24,6 +24,7 @@ class Params:
     vectors: bool = True
     features: bool = True
     pool: int = 100  # candidates taken from each side
+    rarity: float = 0.5  # a query word's weight in its vector: (its IDF here / the most) to this
     definition: float = 2.0  # added for the defining chunk of an identifier query: it comes first
     definition_in_text: float = 0.15  # ... of an identifier named inside a sentence
     related: float = 1.5  # added for a caller or callee of the definition a sentence asks them of

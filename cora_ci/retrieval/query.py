@@ -8,8 +8,8 @@ split`), and both may ask for tests or examples, which are otherwise ranked lowe
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
-from functools import lru_cache
+from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache, partial
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -285,15 +285,40 @@ def _title(text: str) -> str | None:
     return first
 
 
-def query_vector(embedder: Any, q: Query) -> Any:
-    """The query embedded with the bundle's model. A report's title weighs as much as its whole
-    text: what the report is about, where the body's pasted code, output and traceback would
-    otherwise drown it in an average of their words."""
-    vector = embedder.embed_query(q.text)
+def query_vector(embedder: Any, q: Query, weigh: Callable[[str], float] | None = None) -> Any:
+    """The query embedded with the bundle's model, its words weighed by `weigh` where the model
+    sums words (the static table; a transformer reads them in context). A report's title weighs
+    as much as its whole text: what the report is about, where the body's pasted code, output and
+    traceback would otherwise drown it in an average of their words."""
+    if weigh is not None and hasattr(embedder, "embed_weighted"):
+        embed = partial(embedder.embed_weighted, weigh=weigh)
+    else:
+        embed = embedder.embed_query
+    vector = embed(q.text)
     if q.title is None:
         return vector
-    both = np.asarray(vector, dtype=np.float32) + np.asarray(embedder.embed_query(q.title), dtype=np.float32)
+    both = np.asarray(vector, dtype=np.float32) + np.asarray(embed(q.title), dtype=np.float32)
     return both / np.float32(max(float(np.linalg.norm(both)), 1e-12))
+
+
+def rarity(indexes: Sequence[Any], power: float) -> Callable[[str], float] | None:
+    """A query word's weight in its vector: the word's BM25 IDF over the searched bundles' chunks
+    (their `LexicalIndex`es), as a share of a word that none holds, to `power` (0: no weights).
+    A word most of the code says (the project's name, `self`) then steers the vectors little,
+    one the code never says (a synonym only the model knows) fully."""
+    if power <= 0 or not indexes:
+        return None
+    from cora_ci.bundle.lexical_reader import idf
+
+    docs = sum(ix.num_docs for ix in indexes)
+    if docs == 0:
+        return None
+    top = idf(docs, 0)
+
+    def weigh(word: str) -> float:
+        return float((idf(docs, min(docs, sum(ix.frequency(word) for ix in indexes))) / top) ** power)
+
+    return weigh
 
 
 def title_terms(q: Query) -> frozenset[str]:

@@ -47,7 +47,7 @@ from cora_ci.retrieval.fusion import Fused, fuse
 from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.nesting import lift_enclosing, together
 from cora_ci.retrieval.params import EXPLAIN_KEYS, PARAMS, Params, decay
-from cora_ci.retrieval.query import Query, analyse, query_vector, title_terms
+from cora_ci.retrieval.query import Query, analyse, query_vector, rarity, title_terms
 from cora_ci.retrieval.related import neighbours_of
 from cora_ci.retrieval.select import diverse, graph_places, pinned_ids
 from cora_ci.retrieval.tested import lend
@@ -159,7 +159,8 @@ def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, f
     vector: list[tuple[int, float]] = []
     weight = params.fusion.vector_share(q.identifier is not None, q.report)
     if params.vectors and embedder is not None and bundle.vectors is not None and (weight > 0 or not lexical):
-        vector = bundle.vectors.search(query_vector(embedder, q), pool)  # no model run when unweighted
+        weigh = rarity([bundle.lexical], params.rarity)
+        vector = bundle.vectors.search(query_vector(embedder, q, weigh), pool)  # no model run when unweighted
     fused = fuse(lexical, vector, params.fusion, q.identifier is not None, q.report)
     out: dict[int, _Cand] = {}
     for cid, f in fused.items():
