@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import replace
+from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from cora_ci.retrieval.kinds import older_dirs, path_class, superseded_dirs
 from cora_ci.retrieval.params import Params
 from cora_ci.retrieval.query import _IDENT, _IDENT_FULL, _NAMING, QUESTION_WORDS, STOPWORDS, analyse
 from cora_ci.retrieval.search import bm25
+from cora_ci.retrieval.select import diverse, graph_places
 
 FILES = {
     ".cora.toml": "min_tokens = 0\n",  # every symbol its own chunk, however small
@@ -822,7 +823,7 @@ def test_pagerank_expansion_adds_a_callee(shop: Bundle) -> None:
     query = "Log a user in with a password"
     without = search(shop, query, k=10, expand=False)
     assert "src/crypto.py::hash_secret_value" not in anchors(shop, without)
-    hits = search(shop, query, k=10)
+    hits = search(shop, query, k=15)
     well_formed(hits)
     by_anchor = dict(zip(anchors(shop, hits), hits, strict=True))
     callee = by_anchor["src/crypto.py::hash_secret_value"]
@@ -831,14 +832,57 @@ def test_pagerank_expansion_adds_a_callee(shop: Bundle) -> None:
 
 
 def test_a_short_answer_is_all_direct_hits(shop: Bundle) -> None:
-    """A fifth of `k` is kept for what only the graph found, in whole places: at `-k 3` the
-    rounded-up 0.6 put a callee third, over the third best match."""
+    """Places are kept for what only the graph found from the 15th on: a fifth of every `k` at
+    its end put a callee third at `-k 3`, over the third best match."""
     query = "Log a user in with a password"
-    for k in (3, 4):
+    for k in (3, 4, 5):
         hits = search(shop, query, k=k)
         assert [h.source for h in hits] == ["search"] * k, k
         assert anchors(shop, hits) == anchors(shop, search(shop, query, k=k, expand=False)), k
-    assert "graph" in [h.source for h in search(shop, query, k=5)]  # one place of five
+    assert graph_places(10, PARAMS) == set() and graph_places(33, PARAMS) == {15, 20, 25, 30}
+
+
+@dataclass
+class _Meta:
+    path: str
+
+
+@dataclass
+class _Cand:
+    score: float
+    source: str
+    meta: _Meta
+    origin: int = 0
+    explain: dict[str, object] = field(default_factory=dict)
+
+
+def _picks(k: int) -> list[str]:
+    """`diverse` over 30 matches of 30 files and 3 chunks only the graph found, scored below all."""
+    cands = {i: _Cand(1.0 - i / 40, "search", _Meta(f"m{i}.py")) for i in range(30)}
+    cands.update({100 + i: _Cand(0.01 - i / 1000, "graph", _Meta(f"g{i}.py")) for i in range(3)})
+    picked = diverse(cands, k, [], 0.8, graph_places(k, PARAMS))  # type: ignore[type-var]
+    return [f"{c.source}:{c.meta.path}" for c in picked]
+
+
+def test_the_graph_places_are_the_same_whatever_k() -> None:
+    """Every fifth place after the tenth goes to the best chunk only the graph found, while there
+    is one; the places do not move with `k`, so a longer answer begins with the shorter one."""
+    long = _picks(30)
+    assert [i + 1 for i, p in enumerate(long) if p.startswith("graph:")] == [15, 20, 25]
+    assert long[:14] == [f"search:m{i}.py" for i in range(14)] and long[14] == "graph:g0.py"
+    for k in range(1, 30):
+        assert _picks(k) == long[:k], k
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(query=st.sampled_from(["Log a user in with a password", "hash a secret value", "Auth", "engine",
+                              "how are sessions stored", "what calls hash_secret_value"]),
+       ks=st.tuples(st.integers(1, 33), st.integers(1, 33)))  # fmt: skip
+def test_a_longer_answer_begins_with_the_shorter_one(shop: Bundle, query: str, ks: tuple[int, int]) -> None:
+    """An agent that asks again with a larger `-k` sees the same first places (up to `-k 33`,
+    where the candidates taken from each side, 3k, grow past 100)."""
+    short, long = sorted(ks)
+    assert anchors(shop, search(shop, query, k=long))[:short] == anchors(shop, search(shop, query, k=short))
 
 
 # ----------------------------------------------------------------------------- boosts

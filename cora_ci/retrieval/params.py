@@ -49,7 +49,8 @@ class Params:
     popular: float = 0.05  # added for a sentence: this times how much of the code refers to the chunk
     tested: float = 0.3  # added for a sentence to a tested file's chunks: this times what its test adds
     graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
-    graph_slots: float = 0.2  # share of the k places kept, at the end, for chunks only the graph found
+    graph_slots: float = 0.2  # share of the places kept for chunks only the graph found (every 5th) ...
+    graph_after: int = 10  # ... after the first this many, which are all direct hits
     reverse: float = 0.5  # weight of "is referenced by" edges relative to "references"
     hubs: float = 1.0  # a chunk's PageRank mass times 1 - this x how much of the code refers to it
 

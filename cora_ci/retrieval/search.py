@@ -109,8 +109,8 @@ def search(
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand(cat, q, cands, filters, params, accept)
     pinned = pinned_ids(cat, boosts)
-    reserve = graph_places(k, params) if expand and params.graph > 0 else 0
-    picked = diverse(cands, k, pinned, decay(q, params), reserve, params.floor)
+    places = graph_places(k, params) if expand and params.graph > 0 else frozenset()
+    picked = diverse(cands, k, pinned, decay(q, params), places, params.floor)
     picked = together(picked, cands, lifted, lambda c: c.meta.id) if lifted else picked
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []

@@ -34,14 +34,18 @@ class Picked(Protocol):
 C = TypeVar("C", bound=Picked)
 
 
-def graph_places(k: int, params: Params) -> int:
-    """The places of `k` kept for chunks only the graph found: whole places of the share, so a
-    short answer is all direct hits (at `-k 3`, a rounded-up 0.6 gave a caller of a caller the
-    third place over the third best match)."""
-    return int(k * params.graph_slots + 1e-9)
+def graph_places(k: int, params: Params) -> frozenset[int]:
+    """The places (1-based) of a `k`-long answer kept for chunks only the graph found: every
+    `1 / graph_slots`-th place after the first `graph_after`, the same places whatever `k` is, so
+    an answer asked again with a larger `-k` (an agent paging) keeps its first places, and a short
+    answer is all direct hits."""
+    if params.graph_slots <= 0:
+        return frozenset()
+    period = max(1, round(1 / params.graph_slots))
+    return frozenset(p for p in range(params.graph_after + 1, k + 1) if p % period == 0)
 
 
-def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, reserve: int,
+def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, places: frozenset[int] = frozenset(),
             floor: float = 0.0) -> list[C]:  # fmt: skip
     """The best `k`, greedily, each file's n-th pick discounted by decay**n (scores stay sorted),
     but a candidate of at least `floor` times the best score never below that share: spreading
@@ -49,8 +53,9 @@ def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, reserve:
     of a file already shown (sinatra, whose `base.rb` holds most of its code, answered "how are
     route handlers compiled" with its `route!` and then a module header, a logger's `require`).
 
-    Up to `reserve` of the last places go to chunks that only the graph found, if the ranking did
-    not already take that many: reference expansion adds context that no query word names.
+    The `places` (`graph_places`) go to the best chunks that only the graph found, while there
+    are any: reference expansion adds context that no query word names. Each pick depends only
+    on the picks before it, so the first `k` of a longer answer are this answer.
     """
     skipped = set(skip)
     least = floor * max((c.score for key, c in cands.items() if key not in skipped), default=0.0)
@@ -62,14 +67,18 @@ def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, reserve:
     heap = [(-c.score, -c.score, key, 0) for key, c in cands.items() if key not in skipped]
     heapq.heapify(heap)
     taken: dict[tuple[int, str], int] = {}
-    out: list[C] = []
-    extra: list[C] = []
+    graph_left = any(c.source == "graph" for key, c in cands.items() if key not in skipped)
 
-    def pick(graph_only: bool, limit: int, into: list[C]) -> None:
-        while heap and len(into) < limit:
-            neg, raw, cid, seen = heapq.heappop(heap)
+    def take(graph_only: bool) -> C | None:
+        """The best candidate left (graph-only: the best of those), None when there is none."""
+        passed = []
+        got = None
+        while heap:
+            entry = heapq.heappop(heap)
+            neg, raw, cid, seen = entry
             c = cands[cid]
             if graph_only and c.source != "graph":
+                passed.append(entry)
                 continue
             n = taken.get((c.origin, c.meta.path), 0)
             if n != seen:  # the file gained picks since this entry was pushed: re-rank it
@@ -79,15 +88,23 @@ def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, reserve:
                 c.explain["diversity"] = round(-neg / c.score, 6) if c.score else round(decay**n, 6)
             c.score = -neg
             taken[(c.origin, c.meta.path)] = n + 1
-            into.append(c)
+            got = c
+            break
+        for entry in passed:
+            heapq.heappush(heap, entry)
+        return got
 
-    pick(False, k, out)
-    need = min(reserve, k) - sum(c.source == "graph" for c in out)
-    if need > 0:
-        pick(True, need, extra)  # scored below every pick so far: they go last, in order
-        searched = [i for i, c in enumerate(out) if c.source != "graph"]
-        drop = set(searched[len(searched) - len(extra) :]) if extra else set()
-        out = [c for i, c in enumerate(out) if i not in drop] + extra
+    out: list[C] = []
+    while len(out) < k:
+        c = None
+        if graph_left and len(out) + 1 in places:
+            c = take(True)
+            graph_left = c is not None
+        if c is None:
+            c = take(False)
+        if c is None:
+            break
+        out.append(c)
     return out
 
 

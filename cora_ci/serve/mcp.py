@@ -78,6 +78,7 @@ sections), in line order, each with its kind, the language's declaration word (`
 `show` and `related`. `path` is relative to the repository root, as `search` returns it. Cheaper
 than reading the file when you only need its shape."""
 
+_K = "How many results; asked again with a larger k (up to 33), the answer begins with the same ones."
 _READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
@@ -88,7 +89,7 @@ def build_server(sessions: list[Session]) -> MCPServer:
 
     def search(
         query: Annotated[str, Field(description="An identifier, a question in words, or an error text.")],
-        k: Annotated[int, Field(ge=1, le=100, description="How many results.")] = 10,
+        k: Annotated[int, Field(ge=1, le=100, description=_K)] = 10,
         path: Annotated[str | None, Field(description="Only files matching this glob.")] = None,
         lang: Annotated[
             str | None, Field(description="Only this language (python, typescript, ...).")
