@@ -78,7 +78,7 @@ sections), in line order, each with its kind, the language's declaration word (`
 `show` and `related`. `path` is relative to the repository root, as `search` returns it. Cheaper
 than reading the file when you only need its shape."""
 
-_K = "How many results; asked again with a larger k (up to 33), the answer begins with the same ones."
+_K = "How many results; asked again with a larger k (up to 33, one bundle), it begins with the same ones."
 _READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
