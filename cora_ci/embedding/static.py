@@ -212,7 +212,7 @@ class StaticEmbedder:
         table's own weights say how rare a token is in code at large, not in this repository,
         where a project's name (`rich`) is in a fifth of the chunks and steered the vectors to
         every `__rich__` method. All weights 1 give `embed_query`'s vector (up to rounding)."""
-        counts = Counter(words(self.info.query_prefix + text))
+        counts = Counter(words(self.info.document_prefix + self.info.query_prefix + text))  # as `embed_query`
         vocab, out = self._tokens.vocab, np.zeros(self.info.dim, np.float32)
         for word, n in counts.items():
             ids = np.array(wordpiece(word, vocab), np.intp)
