@@ -213,13 +213,17 @@ class StaticEmbedder:
         where a project's name (`rich`) is in a fifth of the chunks and steered the vectors to
         every `__rich__` method. All weights 1 give `embed_query`'s vector (up to rounding)."""
         counts = Counter(words(self.info.document_prefix + self.info.query_prefix + text))  # as `embed_query`
-        vocab, out = self._tokens.vocab, np.zeros(self.info.dim, np.float32)
+        ids: list[int] = []
+        weights: list[float] = []
         for word, n in counts.items():
-            ids = np.array(wordpiece(word, vocab), np.intp)
-            if ids.size and (w := n * weigh(word)) > 0:
-                rows = self._table.take(ids, axis=0)
-                part = rows.sum(axis=0) if self._scales is None else np.dot(self._scales.take(ids), rows)
-                out += np.float32(w) * part
+            pieces = wordpiece(word, self._tokens.vocab)
+            if pieces and (w := n * weigh(word)) > 0:
+                ids += pieces
+                weights += [w] * len(pieces)
+        rows, by = np.array(ids, np.intp), np.array(weights, np.float32)
+        if self._scales is not None:
+            by *= self._scales.take(rows)
+        out: Vector = np.dot(by, self._table.take(rows, axis=0)).astype(np.float32)  # as `_sum_rows`
         norm = float(np.linalg.norm(out))
         if norm < 1e-12:  # no weighed word: as the text is embedded unweighed (never a zero vector)
             return self.embed_query(text)
