@@ -89,7 +89,7 @@ class Query(NamedTuple):
     question: bool = False  # asks how, what, where, which or why: an answer that spans places
     frame: frozenset[str] = frozenset()  # words that frame a sentence, not names (`framing`)
     kind: str | None = None  # the chunk kind a sentence asks for by its grammar: "type" (`_asks_kind`)
-    relation: str | None = None  # asks what uses `named`, "callers", or what it uses, "callees" (`_relation`)
+    relation: str | None = None  # asks what uses `named`, "callers", or what it uses, "callees" (`_named`)
 
 
 def split_qualified(name: str) -> tuple[str, ...]:
@@ -124,28 +124,28 @@ _NAMING = [
     _ByScript(r"(?i:\bwhere\s+(?:is|are)\s+" + _KIND + ")" + _NAME + _DEFINED),
     *(p for patterns in _RELATIONS.values() for p in patterns),
 ]
+_RELATION_OF = {p: relation for relation, patterns in _RELATIONS.items() for p in patterns}
 
 
-def _named(text: str) -> tuple[str, ...] | None:
-    """The identifier a sentence names, when it names exactly one. A single character (`x`, `_`
-    in "a double subscript `_`") or a literal (`False`, `null`) is a value quoted, not a name
-    asked about."""
-    found = {m.group(1).removesuffix("()") for p in _NAMING for m in p(text).finditer(text)}
-    found = {n for n in found if n.lower() not in STOPWORDS and n not in _LITERALS and len(n) > 1
-             and _IDENT_FULL(n).fullmatch(n)}  # fmt: skip
-    return split_qualified(found.pop()) if len(found) == 1 else None
+def _named(text: str) -> tuple[tuple[str, ...], str | None] | None:
+    """The identifier a sentence names, when it names exactly one, and what the sentence asks
+    about it beyond where it is: "callers" ("what calls `parse`", "callers of Session.send"),
+    "callees" ("what does `parse` call") or None. A single character (`x`, `_` in "a double
+    subscript `_`") or a literal (`False`, `null`) is a value quoted, not a name asked about."""
+    found: dict[str, set[str]] = {}  # each name, and the relations the patterns that found it ask
+    for p in _NAMING:
+        for m in p(text).finditer(text):
+            asked = found.setdefault(m.group(1).removesuffix("()"), set())
+            if p in _RELATION_OF:
+                asked.add(_RELATION_OF[p])
+    names = [n for n in found if n.lower() not in STOPWORDS and n not in _LITERALS and len(n) > 1
+             and _IDENT_FULL(n).fullmatch(n)]  # fmt: skip
+    if len(names) != 1:
+        return None
+    return split_qualified(names[0]), next((r for r in _RELATIONS if r in found[names[0]]), None)
 
 
 _LITERALS = frozenset(["True", "False", "None", "true", "false", "null", "nil", "undefined", "NaN"])
-
-
-def _relation(text: str, named: tuple[str, ...]) -> str | None:
-    """What the sentence asks about the name it names beyond where it is: "callers" ("what calls
-    `parse`", "callers of Session.send") or "callees" ("what does `parse` call")."""
-    for relation, patterns in _RELATIONS.items():
-        if any(split_qualified(m.group(1)) == named for p in patterns for m in p(text).finditer(text)):
-            return relation
-    return None
 
 
 @lru_cache(maxsize=64)
@@ -170,11 +170,11 @@ def analyse(text: str) -> Query:
     report = len(all_terms) > ASKING
     heads = frozenset() if report else _heads(text)
     wants = frozenset(k for k, v in WANTS.items() if (raw if k == "legacy" else heads) & v)
-    named = _named(text) if identifier is None else None
+    named, asked = (_named(text) if identifier is None else None) or (None, None)
     asks = _QUESTION.match(text) is not None or text.endswith("?")
     question = asks and identifier is None and not report
     kind = _asks_kind(text) if identifier is None and not report else None
-    relation = _relation(text, named) if named is not None and not report else None
+    relation = asked if not report else None
     title = _title(text) if report else None
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
                  named, report, title, question, frame, kind, relation)  # fmt: skip
