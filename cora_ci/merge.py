@@ -27,10 +27,11 @@ from cora_ci.build.writers import bucket_map, write_graph, write_lexical, write_
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.manifest import bucket_count
-from cora_ci.bundle.store import update_lock, write_bundle
+from cora_ci.bundle.store import write_bundle
 from cora_ci.bundle.tables import Rows
 from cora_ci.errors import CoraError
 from cora_ci.files.shard import tree_digest
+from cora_ci.lock import update_lock
 
 # What shards of one build share, with how a difference reads.
 _SAME = (

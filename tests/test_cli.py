@@ -96,7 +96,7 @@ def test_index_info_verify_from_the_command_line(make_repo, tmp_path: Path) -> N
 
 
 def test_an_update_ends_without_teardown_its_output_whole_and_nothing_left(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """`index` and `hook sync` end with `os._exit` once the bundle is swapped in (freeing a large
+    """`index` and `hook sync --wait` end with `os._exit` once the bundle is swapped in (freeing a large
     repository's tables took 40-75 ms of a hook): no exit handler runs, yet the output is whole,
     no scratch file is left and the lock is free for the next update."""
     repo = make_repo({"src/auth.py": "class Auth:\n    def login(self, user):\n        return user\n"})
@@ -113,7 +113,7 @@ def test_an_update_ends_without_teardown_its_output_whole_and_nothing_left(make_
     assert first.stdout.splitlines()[-1].startswith("stages: list ")
     (repo / "src" / "auth.py").write_text("class Auth:\n    def logout(self, user):\n        return None\n")
     subprocess.run(["git", "commit", "-qam", "logout"], cwd=repo, check=True)
-    hook = run("hook", "sync")
+    hook = run("hook", "sync", "--wait")
     assert hook.returncode == 0 and "teardown" not in hook.stderr and "1 file changed" in hook.stdout
     assert sorted(p.name for p in (repo / ".cora").iterdir()) == [".gitignore", ".index.lock", "index"]
     assert not list((repo / ".cora" / "index").rglob("*.tmp*"))

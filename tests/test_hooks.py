@@ -15,13 +15,15 @@ import shutil
 import stat
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from cora_ci.bundle import open_bundle
-from cora_ci.hooks import HOOK_NAMES
+from cora_ci.hooks import FAILED, HOOK_NAMES
+from cora_ci.lock import acquire
 
 ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
@@ -101,8 +103,16 @@ def git_blobs(repo: Path, env: dict[str, str], *listing: str) -> dict[str, str]:
             for line in out.splitlines()}  # fmt: skip
 
 
+def settle(repo: Path) -> None:
+    """Wait for the background sync a hook started: the hook hands it the bundle's lock, held, and
+    it holds it until its bundle is swapped in."""
+    os.close(acquire(repo / ".cora" / "index", wait=60))
+
+
 def bundle(repo: Path) -> tuple[dict[str, object], dict[str, str], set[str]]:
-    """The bundle's source record, its files (path -> blob) and every chunk anchor."""
+    """The bundle's source record, its files (path -> blob) and every chunk anchor, once any
+    background sync is done."""
+    settle(repo)
     b = open_bundle(repo / ".cora" / "index")
     files = dict(zip(b.manifest["files"]["path"], b.manifest["files"]["blob"], strict=True))
     anchors = {a for r in range(len(b.chunks)) for a in b.chunks.chunk(r).anchors}
@@ -234,19 +244,25 @@ def test_pre_commit_hook_fails_open_unless_strict(
     write(repo, {"a.py": "def a():\n    return 1\n"})
     run(repo, env, "git", "add", "-A")
     run(repo, env, "git", "commit", "-qm", "good")
+    settle(repo)
     sums = (repo / ".cora" / "index" / "manifest.sha256").read_bytes()
     head = run(repo, env, "git", "rev-parse", "HEAD").stdout
 
     write(repo, {".cora.toml": "model = [\n"})  # not TOML: every build fails
     run(repo, env, "git", "add", "-A")
     status, said = run_on_terminal(repo, env, "git", "commit", "-qm", "broken config")
-    assert status == 0
-    # pre-commit hides a passing hook's output: the warning goes to the terminal, saying what to do
-    warning = "(bundle left as it was; fix the TOML syntax; `cora-ci index` then updates it)"
-    assert re.search(r"^cora-ci: warning: CORA-CFG-003: .*" + re.escape(warning) + "$", said, re.M), said
-    assert re.search(r"^cora-ci index \(HEAD\)\.+\ncora-ci: warning: .*\nPassed$", said, re.M), said
+    assert status == 0 and "cora-ci: warning" not in said  # the sync fails in the background
     assert run(repo, env, "git", "rev-parse", "HEAD").stdout != head  # the commit went through
+    settle(repo)
     assert (repo / ".cora" / "index" / "manifest.sha256").read_bytes() == sums
+    # the next hook tells it: pre-commit hides a passing hook's output, so the warning goes to the
+    # terminal, saying what to do
+    status, said = run_on_terminal(repo, env, "git", "commit", "-qm", "still broken", "--allow-empty")
+    warning = "(bundle left as it was; fix the TOML syntax; `cora-ci index` then updates it)"
+    assert re.search(r"^cora-ci: warning: the last sync failed: CORA-CFG-003: .*" + re.escape(warning) + "$",
+                     said, re.M), said  # fmt: skip
+    assert re.search(r"^cora-ci index \(HEAD\)\.+\ncora-ci: warning: .*\nPassed$", said, re.M), said
+    settle(repo)
     head = run(repo, env, "git", "rev-parse", "HEAD").stdout
 
     write(repo, {".pre-commit-config.yaml": pc_config(hook_repo, "[--strict]"), "b.py": "B = 1\n"})
@@ -335,6 +351,7 @@ def test_sync_skips_file_checkouts_and_rebase_steps(tmp_path: Path, base_env: di
     out = run(repo, env, CORA, "hook", "sync", PRE_COMMIT_CHECKOUT_TYPE="0")  # a file checkout
     assert out.stdout == "" and not (repo / ".cora").exists()
     run(repo, env, CORA, "hook", "sync", PRE_COMMIT_CHECKOUT_TYPE="1")
+    settle(repo)
     sums = (repo / ".cora" / "index" / "manifest.sha256").read_bytes()
     # stop a real rebase at its first step: post-commit/post-checkout would fire on every step
     run(repo, env, "git", "rebase", "-q", "-i", "HEAD~1", GIT_SEQUENCE_EDITOR="sed -i s/^pick/edit/")
@@ -383,6 +400,68 @@ def test_hook_failure_is_one_warning_line_or_a_strict_exit(tmp_path: Path, base_
     out = run(tmp_path, env, CORA, "hook", "sync", ok=False, CORA_HOOK_STRICT="1")  # not a repository
     assert out.returncode == 4 and "CORA-IO-003" in out.stderr
     assert not (repo / ".cora").exists()
+
+
+def test_a_sync_returns_before_its_update_and_the_next_hook_tells_its_failure(
+    tmp_path: Path, base_env: dict[str, str]
+) -> None:
+    """git waits for the hook, not for the update: with the bundle's lock held elsewhere, `hook
+    sync` still returns at once, and the process it started updates the bundle once the lock is
+    free. A background failure is no output of its own: the next hook says it, until a sync works."""
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    write(repo, {"a.py": "def a():\n    return 1\n"})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "first")
+    held = acquire(repo / ".cora" / "index")  # an update in progress, as far as any hook can tell
+    try:
+        out = run(repo, env, CORA, "hook", "sync")
+        assert (out.stdout, out.stderr) == ("", "") and not (repo / ".cora" / "index").exists()
+    finally:
+        os.close(held)
+    deadline = time.monotonic() + 60
+    while not (repo / ".cora" / "index").exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert "a.py::a" in assert_at_head(repo, env)
+
+    record = repo / ".git" / FAILED
+    write(repo, {".cora.toml": "model = [\n"})  # not TOML: the update fails
+    run(repo, env, "git", "commit", "-qam", "broken")
+    out = run(repo, env, CORA, "hook", "sync")
+    assert (out.stdout, out.stderr) == ("", "")
+    settle(repo)
+    said = record.read_text()
+    assert said.startswith("cora-ci: warning: the last sync failed: CORA-CFG-003: ") and said.count("\n") == 1
+    out = run(repo, env, CORA, "hook", "sync")
+    assert out.returncode == 0 and (out.stdout, out.stderr) == ("", said)
+    settle(repo)
+    write(repo, {".cora.toml": 'model = "none"\n', "b.py": "def b():\n    return 2\n"})
+    run(repo, env, "git", "add", "-A")
+    run(repo, env, "git", "commit", "-qm", "fixed")
+    run(repo, env, CORA, "hook", "sync")
+    assert "b.py::b" in assert_at_head(repo, env) and not record.exists()
+    out = run(repo, env, CORA, "hook", "sync")
+    assert (out.stdout, out.stderr) == ("", "")
+
+
+def test_a_hook_git_waits_for_waits_for_a_sync_still_running(
+    tmp_path: Path, base_env: dict[str, str]
+) -> None:
+    """A commit right after another: its pre-commit update (or a `--wait` sync) waits for the
+    previous commit's background sync instead of failing with CORA-BND-007."""
+    repo, env = new_repo(tmp_path / "repo", base_env), base_env
+    write(repo, {"a.py": "def a():\n    return 1\n"})
+    run(repo, env, "git", "add", "-A")
+    held = acquire(repo / ".cora" / "index")
+    try:
+        waiting = subprocess.Popen([CORA, "hook", "index", "--strict"], cwd=repo, env=env, text=True,
+                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE)  # fmt: skip
+        time.sleep(0.5)
+        assert waiting.poll() is None  # still waiting for its turn
+    finally:
+        os.close(held)
+    said, err = waiting.communicate(timeout=60)
+    assert waiting.returncode == 0 and err == "" and ": 2 files changed (2 indexed," in said
+    assert bundle(repo)[0]["kind"] == "staged"
 
 
 # -- plain git hooks ----------------------------------------------------------------------------

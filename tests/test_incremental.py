@@ -24,8 +24,8 @@ from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
 from cora_ci.bundle.report import check
-from cora_ci.bundle.store import update_lock
 from cora_ci.errors import CoraError
+from cora_ci.lock import update_lock
 
 QUERIES = ["parse header", "login user", "render view", "install", "total value", "helper"]
 
@@ -414,7 +414,7 @@ def test_a_second_update_waits_its_turn_with_a_clear_error(make_repo, tmp_path: 
     assert e.value.code == "CORA-BND-007"
     # A holder that dies leaves no stale lock: the kernel drops it.
     holder = subprocess.Popen([sys.executable, "-c", (
-        "import sys, time; from pathlib import Path; from cora_ci.bundle.store import update_lock\n"
+        "import sys, time; from pathlib import Path; from cora_ci.lock import update_lock\n"
         f"with update_lock(Path({str(out)!r})):\n    print('held', flush=True); time.sleep(60)")],
         stdout=subprocess.PIPE, text=True)  # fmt: skip
     assert holder.stdout is not None and holder.stdout.readline().strip() == "held"

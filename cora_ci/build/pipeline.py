@@ -17,11 +17,11 @@ from typing import Any
 from cora_ci.build.common import Progress, Summary, quiet
 from cora_ci.build.previous import embedder_for, model_of, open_previous, relabel, reusable, same_files
 from cora_ci.bundle import Bundle
-from cora_ci.bundle.store import update_lock
 from cora_ci.errors import CoraError
 from cora_ci.files.changes import commit_settings, snapshot_since
 from cora_ci.files.shard import ShardSpec, assign, tree_digest
 from cora_ci.files.source import Snapshot, screen, snapshot
+from cora_ci.lock import update_lock
 
 
 def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: str | None = None,

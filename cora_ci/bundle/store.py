@@ -11,13 +11,12 @@ inode, makes later opens cheap. Nothing in the bundle directory is ever written 
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import os
 import shutil
 import stat
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import schema
 from cora_ci.bundle.leftovers import remove_leftovers
 from cora_ci.errors import CoraError
+from cora_ci.lock import ignore_cora_dir
 
 _RENAME_EXCHANGE = 2
 _CHUNK = 1 << 20
@@ -82,33 +82,6 @@ def _exchange(a: Path, b: Path) -> bool:
     return fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), _RENAME_EXCHANGE) == 0  # type: ignore[no-any-return]
 
 
-@contextlib.contextmanager
-def update_lock(out: Path) -> Iterator[None]:
-    """Hold the bundle's update lock, or fail at once with CORA-BND-007.
-
-    An advisory `flock` on a file beside the bundle: the kernel drops it when its holder exits, so a
-    killed update never leaves a stale lock behind.
-    """
-    out = out.absolute()
-    path = out.with_name(f".{out.name}.lock")
-    try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    except OSError as e:  # a read-only or unwritable target: nothing was touched
-        raise CoraError("CORA-BND-006", f"cannot write bundle {out}: {e.strerror or e}") from None
-    try:
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            holder = os.pread(fd, 64, 0).decode(errors="replace").strip() or "?"
-            raise CoraError("CORA-BND-007", f"another update of {out} is running (pid {holder})") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
-        yield
-    finally:
-        os.close(fd)
-
-
 Linked = tuple[Path, dict[str, Any], dict[str, list[Any]]]  # a previous bundle, its checksums, its records
 
 
@@ -123,7 +96,7 @@ def write_bundle(out: Path, fill: Callable[[Path], dict[str, Any]], linked: Link
     if out.exists() and not (out / mf.MANIFEST).is_file() and (not out.is_dir() or any(out.iterdir())):
         raise CoraError("CORA-BND-006", f"{out} exists and is not a bundle; refusing to replace it")
     out.parent.mkdir(parents=True, exist_ok=True)
-    _ignore_cora_dir(out)
+    ignore_cora_dir(out)
     remove_leftovers(out)  # of updates killed before they cleaned up (the caller holds the lock)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
@@ -175,14 +148,6 @@ def _swap_in(tmp: Path, out: Path) -> None:
         os.rename(out, old)
     os.rename(tmp, out)
     shutil.rmtree(old, ignore_errors=True)
-
-
-def _ignore_cora_dir(out: Path) -> None:
-    """The default `.cora/` holds build output only: a `.gitignore` of `*` keeps it out of commits."""
-    if out.parent.name == ".cora":
-        ignore = out.parent / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("*\n")
 
 
 def resolve(path: Path) -> Path:
