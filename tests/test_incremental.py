@@ -135,7 +135,15 @@ def test_update_reuses_unchanged_files_and_vectors(make_repo, tmp_path: Path) ->
     assert_same(out, tmp_path / "full2")
 
 
-def test_an_update_rewrites_only_the_bm25_buckets_of_changed_files(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+@pytest.fixture
+def small_buckets(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Buckets of 128 chunks, not 512: a repository of 300 one-chunk files spans several."""
+    monkeypatch.setattr(mf, "_BUCKET_CHUNKS", 128)
+
+
+def test_an_update_rewrites_only_the_bm25_buckets_of_changed_files(
+    make_repo, tmp_path: Path, small_buckets: None
+) -> None:  # type: ignore[no-untyped-def]
     files = {f"pkg/mod_{i:03}.py": _function(f"work_{i}") for i in range(300)}
     repo = make_repo(files)
     out = tmp_path / "inc"
@@ -160,7 +168,9 @@ def test_an_update_rewrites_only_the_bm25_buckets_of_changed_files(make_repo, tm
     assert open_bundle(tmp_path / "full").manifest["lexical"] == after
 
 
-def test_an_update_rewrites_only_the_manifest_shards_of_changed_files(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_update_rewrites_only_the_manifest_shards_of_changed_files(
+    make_repo, tmp_path: Path, small_buckets: None
+) -> None:  # type: ignore[no-untyped-def]
     files = {f"pkg/mod_{i:03}.py": _function(f"work_{i}") for i in range(300)}
     repo = make_repo(files)
     out = tmp_path / "inc"
@@ -267,7 +277,7 @@ def test_a_build_links_files_as_it_decodes_their_rows(make_repo, tmp_path: Path,
     assert (tmp_path / "tight" / mf.GRAPH).read_bytes() == (tmp_path / "full" / mf.GRAPH).read_bytes()
 
 
-def test_a_damaged_shard_is_reported_with_its_name(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_damaged_shard_is_reported_with_its_name(make_repo, tmp_path: Path, small_buckets: None) -> None:  # type: ignore[no-untyped-def]
     repo = make_repo({f"m{i:03}.py": _function(f"f{i}") for i in range(300)})  # several shards
     out = tmp_path / "o"
     build(repo, out, model="none")
