@@ -79,6 +79,8 @@ NOT_SECRETS = [
     "XAK" + "IA" + _rand(_UP, 16, 23),
     "gh" + "p_" + "short",
     'if line.startswith("-----BEGIN"):  # parse a key',
+    # a chunk header's sentence about a C# field: the full stop ends the sentence, not the value
+    "Declaration: CancellationToken DefaultCancellationToken = CancellationToken.None.",
 ]
 
 
@@ -387,3 +389,15 @@ def test_secret_names_in_one_pass_agree_with_each_name_alone(names: list[str]) -
     assert secret_names(names) == one_by_one
     planted = [n + s for n in _NAME_SECRETS for s in ("", "/x.py")]
     assert list(secret_names(planted)) == planted
+
+
+def test_a_field_given_a_named_value_keeps_its_chunk() -> None:
+    """C#'s `CancellationToken` fields: the value is a member's name, the chunk is code to index."""
+    src = (
+        "namespace Polly;\n\npublic abstract class PolicyBase\n{\n"
+        "    /// <summary>\n    /// Defines a CancellationToken to use, when none is supplied.\n    /// </summary>\n"
+        "    internal readonly CancellationToken DefaultCancellationToken = CancellationToken.None;\n}\n"
+    )
+    r = run_chunk("src/Polly/PolicyBase.cs", src.encode(), min_tokens=0)
+    assert not [d for d in r.diagnostics if d.code.startswith("CORA-SEC")]
+    assert any(c.symbols == ["DefaultCancellationToken"] for c in r.chunks)

@@ -129,9 +129,12 @@ def credential(m: re.Match[str]) -> bool:
     if "..." in value or "\u2026" in value:
         return False
     quoted = "q" in m.re.groupindex and bool(m.group("q"))
-    if not quoted and _name_like(value):
+    # unquoted, a sentence's full stop is no part of the value: a chunk's header says "Declaration:
+    # CancellationToken DefaultCancellationToken = CancellationToken.None." (C#, everywhere)
+    name = value if quoted else value.rstrip(".")
+    if not quoted and _name_like(name):
         return False
-    if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+|[a-z_]+|[A-Z_]+", value):  # a name: code, not a secret
+    if re.fullmatch(r"[A-Za-z_]\w*(\.[A-Za-z_]\w*)+|[a-z_]+|[A-Z_]+", name):  # a name: code, not a secret
         return False
     return classes(value) >= 3 and entropy(value) >= 3.5
 
