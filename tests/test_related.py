@@ -158,6 +158,48 @@ def test_outline_lists_a_file_symbols_with_lines_kinds_and_anchors(shop: Path) -
     assert [e.signature for e in o.entries][1] == "def save(self, item):"
 
 
+def test_outline_declares_a_member_by_its_declaration_not_an_annotation_naming_it(
+    make_repo: Callable[[dict[str, str]], Path], private_cache: None
+) -> None:
+    """An annotation that names its member in a string (gson's `@SerializedName("name")`,
+    Kotlin's `ReplaceWith("delegate")`) stands above the line that declares it."""
+    repo = make_repo(dedent_files({
+        ".cora.toml": "min_tokens = 0\n",
+        "src/User.java": """\
+            package app;
+
+            public class User {
+              @SerializedName("name")
+              private String name;
+
+              @SerializedName("email_address")
+              private String email;
+            }
+            """,
+        "src/Forwarding.kt": """\
+            package okio
+
+            abstract class ForwardingSource(val source: Source) {
+              @JvmName("-deprecated_delegate")
+              @Deprecated(
+                message = "moved to val",
+                replaceWith = ReplaceWith(expression = "delegate"),
+              )
+              fun delegate() = source
+            }
+            """,
+    }))  # fmt: skip
+    assert cora("index", "--model", "none", "-q", cwd=repo).returncode == 0
+    java = {
+        e.symbol: e.signature for e in run_outline("src/User.java", Where.of(None, None, repo))[0].entries
+    }
+    assert java["name"] == "private String name;" and java["email"] == "private String email;"
+    kotlin = {
+        e.symbol: e.signature for e in run_outline("src/Forwarding.kt", Where.of(None, None, repo))[0].entries
+    }
+    assert kotlin["delegate"] == "fun delegate() = source"
+
+
 def test_outline_follows_the_working_tree(shop: Path) -> None:
     base = shop / "shop" / "base.py"
     base.write_text("# a comment\n# and another\n" + base.read_text())

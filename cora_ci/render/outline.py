@@ -79,13 +79,24 @@ def _entry(source: BundleChunks, anchor: str, parts: list[tuple[Chunk, str]]) ->
         view = sibling(bound.view, c, anchor) if len(c.anchors) > 1 else bound.view
         views.append(view)
         stale = bound.stale if bound.stale == "missing" or stale is None else stale
-    line = next((t for v in views for n, t in v.rendered() if n is not None and mentions(t, name)), None)
+    lines = [t for v in views for n, t in v.rendered() if n is not None and mentions(t, name)]
+    line = next((t for t in lines if not _only_quoted(t, name)), lines[0] if lines else None)
     sig = (line if line is not None else views[0].text().split("\n", 1)[0]).strip()
     declared = first.hierarchy[-1].split(":", 1)[0] if first.hierarchy else first.kind
     return Entry(
         anchor, name, first.kind, declared, max(len(first.hierarchy) - 1, 0),
         min(v.start for v in views), max(v.end for v in views), sig[:_SIGNATURE_CHARS], stale,
     )  # fmt: skip
+
+
+def _only_quoted(line: str, name: str) -> bool:
+    """`name` occurs in `line` only as a string (`@SerializedName("name")`, Kotlin's
+    `@Deprecated(replaceWith = ReplaceWith("delegate"))` above `fun delegate()`): an annotation
+    naming the symbol, not the line that declares it."""
+    bare = line
+    for q in ('"', "'", "`"):
+        bare = bare.replace(f"{q}{name}{q}", "")
+    return not mentions(bare, name)
 
 
 def _inner_entry(s: Inner) -> Entry:
