@@ -21,16 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import shutil
-import subprocess
-import tempfile
 from pathlib import Path
 
 import corpora
 import ir
 from benchlib import Figures, json_option, load_average, model_tag
 from quality import WindowBM25
-from semble import MIRRORS, Spec, mirror
+from semble import MIRRORS, Spec, checkout
 
 from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
@@ -41,25 +38,6 @@ DATA = ROOT / "questions.json"
 CACHE = corpora.CACHE_ROOT / "questions"
 K = 10
 Targets = dict[str, list[tuple[str, set[int]]]]  # anchor -> its chunks' (path, lines)
-
-
-def checkout(spec: Spec, mirrors: Path) -> Path:
-    """The repository at its pinned commit as a one-commit git repository (cached)."""
-    dest = CACHE / "src" / spec.name
-    stamp = dest / ".git" / "questions-rev"
-    if stamp.exists() and stamp.read_text() == spec.rev:
-        return dest
-    git = mirror(spec, mirrors)
-    shutil.rmtree(dest, ignore_errors=True)
-    dest.mkdir(parents=True)
-    with tempfile.TemporaryFile() as tar:
-        subprocess.run(["git", f"--git-dir={git}", "archive", "--format=tar", spec.rev], stdout=tar,
-                       check=True)  # fmt: skip
-        tar.seek(0)
-        subprocess.run(["tar", "-x", "-C", str(dest)], stdin=tar, check=True)
-    corpora.git_commit(dest, f"{spec.github}@{spec.rev}", init=True)
-    stamp.write_text(spec.rev)
-    return dest
 
 
 def target_lines(bundle: Bundle, anchors: list[str]) -> Targets:
@@ -115,7 +93,7 @@ def main() -> None:
     per_repo: list[tuple[str, int, dict[str, float], dict[str, float]]] = []
     for repo in data["repositories"]:
         spec = Spec(repo["name"], repo["github"], repo["rev"], "", True)
-        src = checkout(spec, args.mirrors)
+        src = checkout(spec, args.mirrors, CACHE)
         out = CACHE / "bundles" / f"{spec.name}-{model_tag(args.model)}"
         build(src, out, model=args.model)
         bundle = open_bundle(out)

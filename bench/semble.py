@@ -87,9 +87,9 @@ def mirror(spec: Spec, mirrors: Path) -> Path:
     raise LookupError(f"no git mirror of {spec.github} holding {spec.rev[:12]} under {mirrors}")
 
 
-def checkout(spec: Spec, mirrors: Path) -> Path:
-    """`benchmark_root` at the pinned commit as a one-commit git repository (cached)."""
-    dest = CACHE / "src" / spec.name
+def checkout(spec: Spec, mirrors: Path, cache: Path = CACHE) -> Path:
+    """`benchmark_root` at the pinned commit as a one-commit git repository (cached in `cache`)."""
+    dest = cache / "src" / spec.name
     stamp = dest / ".git" / "semble-rev"
     if stamp.exists() and stamp.read_text() == spec.rev:
         return dest

@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -100,8 +99,9 @@ def background_sync(repo: Path) -> None:
     out, record = _places(repo)
     try:
         handed = os.environ.pop(_HANDED, None)
-        adopt(out, int(handed) if handed is not None else acquire(out, _WAIT_BACKGROUND))
-        _update(repo, "rev")
+        if handed is not None:
+            adopt(out, int(handed))
+        _update(repo, "rev", _WAIT_BACKGROUND)
     except Exception as e:
         line = (_failure(e, False).line or "").replace(": warning: ", ": warning: the last sync failed: ", 1)
         tmp = record.with_name(f".{record.name}.{os.getpid()}")
@@ -168,20 +168,12 @@ def _rebase_in_progress(repo: Path) -> bool:
     return any(git_path(repo, name).is_dir() for name in ("rebase-merge", "rebase-apply"))
 
 
-def _update(repo: Path, kind: str, wait: float = 0.0) -> str | None:
+def _update(repo: Path, kind: str, wait: float) -> str | None:
     """Update the bundle, waiting up to `wait` seconds for an update that holds it (a background
     sync); one summary line when its content changed, None when only its commit did."""
     from cora_ci.build import build
 
-    deadline = time.monotonic() + wait
-    while True:
-        try:
-            s = build(repo, kind=kind)
-            break
-        except CoraError as e:
-            if e.code != "CORA-BND-007" or time.monotonic() >= deadline:
-                raise
-            time.sleep(0.05)
+    s = build(repo, kind=kind, wait=wait)
     if not (s.rechunked or s.removed or s.rebuilt):
         return None
     n = s.rechunked + s.removed

@@ -74,17 +74,18 @@ def _mark(fd: int) -> None:
 
 def adopt(out: Path, fd: int) -> None:
     """Let this process's next `update_lock(out)` use `fd`, a descriptor of the lock that holds it
-    (inherited from the hook that started this process, or taken by `acquire`)."""
+    (inherited from the hook that started this process)."""
     _mark(fd)
     _ADOPTED[lock_path(out)] = fd
 
 
 @contextlib.contextmanager
-def update_lock(out: Path) -> Iterator[None]:
-    """Hold the update lock of `out` (the adopted one, if any), or fail at once with CORA-BND-007."""
+def update_lock(out: Path, wait: float = 0.0) -> Iterator[None]:
+    """Hold the update lock of `out` (the adopted one, if any), waiting up to `wait` seconds for
+    another holder, then CORA-BND-007."""
     fd = _ADOPTED.pop(lock_path(out), None)
     if fd is None:
-        fd = acquire(out)
+        fd = acquire(out, wait)
     try:
         yield
     finally:

@@ -26,14 +26,16 @@ from cora_ci.lock import update_lock
 
 def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: str | None = None,
           model: str | None = None, config_file: Path | None = None, full: bool = False,
-          progress: Progress = quiet, shard: ShardSpec | None = None) -> Summary:  # fmt: skip
+          progress: Progress = quiet, shard: ShardSpec | None = None,
+          wait: float = 0.0) -> Summary:  # fmt: skip
     """Index `repo` into the bundle `out` (default `<repo root>/.cora/index`).
 
     An existing bundle is updated: files whose git blob id is unchanged keep their chunks, and
     every chunk whose embedded text is unchanged keeps its vector, wherever it moved. A change of
     chunker config, model, shard or major format rebuilds from scratch, as does `full`. `shard`
     indexes only that shard's files of the tree (see `cora_ci.files.shard`). A commit whose
-    bundle is the previous commit's (a hook's, a CI job's) lists only what changed since.
+    bundle is the previous commit's (a hook's, a CI job's) lists only what changed since. An
+    update already running is waited for up to `wait` seconds, then CORA-BND-007.
     """
     t0 = time.perf_counter()
     plain = kind in (None, "rev") and not (config_file or full or shard)
@@ -45,7 +47,7 @@ def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: 
 
     root = settings.root if settings is not None else listed()[0].root
     target = out if out is not None else root / ".cora" / "index"
-    with update_lock(target):
+    with update_lock(target, wait):
         try:
             if settings is not None and (done := _since_previous(settings, target, model, progress, t0)):
                 return done
