@@ -205,7 +205,9 @@ def test_secrets_files_are_skipped(path: str) -> None:
 
 @pytest.mark.parametrize(
     "path", [".env.example", ".env.sample", ".env.template", "id_rsa.pub", "secrets.py", "src/key.py",
-             "keys.txt", "credentials.md", "environment.py"],
+             "keys.txt", "credentials.md", "environment.py",
+             "docs/src/static/diagrams.key/Metadata/Properties.plist",  # a Keynote document (libuv's)
+             ".env/lib/python3.12/site-packages/six.py", "tls.pem/README.md"],  # directories so named
 )  # fmt: skip
 def test_lookalike_files_are_indexed(path: str) -> None:
     assert run_chunk(path, "A = 1\n").strategy is not None
@@ -215,6 +217,10 @@ def test_config_adds_and_allows_secrets_files() -> None:
     assert run_chunk("conf/prod.ini", "a=1\n", secret_files=["conf/prod.*"]).strategy is None
     assert run_chunk("test/fixtures/fake.pem", "a=1\n", allow_secret_files=["test/fixtures/"]).strategy
     assert run_chunk("x.pem", "a=1\n", allow_secret_files=["test/fixtures/"]).strategy is None
+    # a directory of the config's own is one: its files are skipped (gitignore's meaning)
+    assert run_chunk("private/notes.md", "a\n", secret_files=["private/"]).strategy is None
+    assert run_chunk("deploy.key/a.txt", "a\n", secret_files=["*.key"]).strategy is None
+    assert run_chunk("deploy.key/a.txt", "a\n").strategy is not None
 
 
 def test_secret_settings_are_validated_and_hashed() -> None:

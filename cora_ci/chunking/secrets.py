@@ -248,13 +248,19 @@ def _key_block_end(lines: list[str], begin: int) -> int:
 
 
 class FileRule(NamedTuple):
-    """Which paths are secrets files: the defaults and `secret_files`, minus `allow_secret_files`."""
+    """Which paths are secrets files: the defaults and `secret_files`, minus `allow_secret_files`.
+    A default without a slash names a file, matched by its own name: in gitignore terms `*.key`
+    also takes everything in a directory so named (a Keynote document's `diagrams.key/`, whose
+    images libuv's docs keep), and `.env` a virtualenv's whole tree. `secret_files` keeps
+    gitignore's meaning (`private/` is a directory)."""
 
+    named: pathspec.PathSpec  # type: ignore[type-arg,unused-ignore]
     secret: pathspec.PathSpec  # type: ignore[type-arg,unused-ignore]
     allowed: pathspec.PathSpec  # type: ignore[type-arg,unused-ignore]
 
     def matches(self, path: str) -> bool:
-        return bool(self.secret.match_file(path)) and not self.allowed.match_file(path)
+        found = self.named.match_file(path.rpartition("/")[2]) or self.secret.match_file(path)
+        return bool(found) and not self.allowed.match_file(path)
 
 
 def secrets_allowed(path: str, allow: tuple[str, ...]) -> bool:
@@ -265,7 +271,9 @@ def secrets_allowed(path: str, allow: tuple[str, ...]) -> bool:
 
 @lru_cache(maxsize=8)
 def file_rule(extra: tuple[str, ...] = (), allowed: tuple[str, ...] = ()) -> FileRule:
-    return FileRule(_spec([*SECRET_FILES, *extra]), _spec([*NOT_SECRET_FILES, *allowed]))
+    named = [g for g in SECRET_FILES if "/" not in g]
+    paths = [g for g in SECRET_FILES if "/" in g]
+    return FileRule(_spec(named), _spec([*paths, *extra]), _spec([*NOT_SECRET_FILES, *allowed]))
 
 
 def _spec(globs: Iterable[str]) -> pathspec.PathSpec:  # type: ignore[type-arg,unused-ignore]
