@@ -1,17 +1,19 @@
-"""C and C++ read past the macros alone on a line that open or close a scope (`chunking/macros.py`):
-what they hid is chunked, found, followed by the graph and re-bound, and nothing else changes."""
+"""C and C++ read past the macros alone on a line that open or close a scope (`chunking/macros.py`),
+and C past its export macros and `extern "C"` braces: what they hid is chunked, found, followed by
+the graph and re-bound, and nothing else changes."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 from conftest import cora, first_result, run_chunk, uncovered
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cora_ci.chunking.macros import blank_alone
-from cora_ci.chunking.outline import _errors, parse, parser_for
+from cora_ci.chunking.macros import blank_alone, blank_macros
+from cora_ci.chunking.outline import _errors, _read, _walk, parse, parser_for
 from cora_ci.rebind.locator import locate
 
 # fmt's base.h in little: `FMT_END_EXPORT` and the `namespace detail {` after it parsed as one
@@ -58,6 +60,112 @@ FMT_CONSTEXPR auto parse_precision(const Char* begin, const Char* end) -> const 
 FMT_END_NAMESPACE
 #endif  // FMT_BASE_H_
 """
+
+
+# libuv's uv.h in little: an export macro before every prototype, `extern "C" {` and its `}` each
+# alone in an `#ifdef __cplusplus`, an X-macro expanded in an enum below its `#define`, macros of
+# fields alone in a struct, and a macro of declarations standing apart. The whole header, its API,
+# was one parse error: chunked by lines (CORA-CHK-001), none of its types found.
+UV_H = """\
+#ifndef UV_H
+#define UV_H
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define UV_EXTERN __attribute__((visibility("default")))
+
+#define UV_ERRNO_MAP(XX) XX(E2BIG, "argument list too long") XX(EOF, "end of file")
+
+typedef enum {
+#define XX(code, _) UV_ ## code = UV__ ## code,
+  UV_ERRNO_MAP(XX)
+#undef XX
+  UV_ERRNO_MAX = UV__EOF - 1
+} uv_errno_t;
+
+typedef enum {
+  UV_RUN_DEFAULT = 0,
+  UV_RUN_ONCE,
+  UV_RUN_NOWAIT
+} uv_run_mode;
+
+/* Platform-specific request types. */
+UV_PRIVATE_REQ_TYPES
+
+
+UV_EXTERN unsigned int uv_version(void);
+UV_EXTERN const char* uv_version_string(void);
+UV_EXTERN int uv_loop_init(uv_loop_t* loop);
+UV_EXTERN int uv_run(uv_loop_t*, uv_run_mode mode);
+
+/* The abstract base class of all handles. */
+struct uv_handle_s {
+  UV_HANDLE_FIELDS
+};
+
+struct uv_stream_s {
+  UV_HANDLE_FIELDS
+  UV_STREAM_FIELDS
+  uv_loop_t* loop;
+};
+
+UV_EXTERN size_t uv_stream_get_write_queue_size(const uv_stream_t* stream);
+
+struct uv_loop_s {
+  /* User data - use this for whatever. */
+  void* data;
+  unsigned int active_handles;
+  UV_LOOP_PRIVATE_FIELDS
+};
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* UV_H */
+"""
+
+
+def test_a_c_header_behind_export_macros_is_chunked_by_its_declarations() -> None:
+    r = run_chunk("include/uv.h", UV_H, min_tokens=0)
+    assert not any(d.code == "CORA-CHK-001" for d in r.diagnostics)
+    types = [s for c in r.chunks if c.kind == "type" for s in c.symbols]
+    assert types == ["uv_errno_t", "uv_run_mode", "uv_handle_s", "uv_stream_s", "uv_loop_s"]
+    loop = next(c for c in r.chunks if c.symbols == ["uv_loop_s"])
+    assert "  UV_LOOP_PRIVATE_FIELDS\n};" in loop.text  # the text as written
+    assert any("UV_EXTERN int uv_run(uv_loop_t*, uv_run_mode mode);" in c.text for c in r.chunks)
+    assert uncovered(r, UV_H.encode()) == []
+    # each macro the grammar could not read past is what kept it from this
+    for line in ("UV_EXTERN int uv_run(", 'extern "C" {', "  UV_HANDLE_FIELDS\n  UV_STREAM_FIELDS"):
+        assert line in UV_H
+    plain = _walk("c", UV_H.encode(), parser_for("c").parse(UV_H.encode()), UV_H.split("\n"))
+    assert plain[2] > len(UV_H) // 2  # unread bytes: the outline of the header as it parses
+
+
+def test_c_export_macros_are_blanked_and_types_named_in_capitals_are_not() -> None:
+    for src, gone in [
+        ("UV_EXTERN int uv_run(uv_loop_t*, uv_run_mode mode);\n", "UV_EXTERN"),
+        ("CURL_EXTERN CURLcode curl_easy_perform(CURL *curl);\n", "CURL_EXTERN"),
+        ("LUA_API int (lua_gettop) (lua_State *L);\n", "LUA_API"),
+        ("SQLITE_API SQLITE_EXPERIMENTAL const char *sqlite3_sql(sqlite3_stmt *pStmt);\n", "SQLITE_"),
+        (
+            '#ifdef __cplusplus\nextern "C" {\n#endif\nint f(void);\n#ifdef __cplusplus\n}\n#endif\n',
+            'extern "C"',
+        ),
+        ("struct s {\n  S_FIELDS\n  int x;\n};\n", "S_FIELDS"),
+    ]:
+        out = blank_macros(src.encode(), "c")
+        assert len(out) == len(src) and gone.encode() not in out, src
+    for src in [
+        "HANDLE CreateFileW(LPCWSTR name);\n",  # the type, then the name
+        "FILE *fopen(const char *path, const char *mode);\n",
+        "BOOL\nfoo(void) { return TRUE; }\n",  # a type on the line above its function
+        "FMT_INLINE\nstatic int f(void) { return 1; }\n",  # an attribute of what follows
+        'extern "C" {\nint f(void);\n}\n',  # a C++ file's own, not split over two #ifdefs
+    ]:
+        assert blank_macros(src.encode(), "c") == src.encode(), src
+    cpp = b"FMT_API auto vformat(string_view fmt) -> std::string;\n"
+    assert blank_macros(cpp, "cpp") == cpp  # C++ keeps its own reading (fmt's headers lost bodies)
 
 
 def _defs(source: str) -> list[tuple[str, list[str], int, int]]:
@@ -123,16 +231,45 @@ LINES = st.sampled_from([
 ])  # fmt: skip
 
 
+C_LINES = st.sampled_from([
+    "UV_EXTERN int uv_run(uv_loop_t* loop);", "UV_HANDLE_FIELDS", "struct s {", "  int x;", "};", "}",
+    "#ifdef __cplusplus", 'extern "C" {', "#endif", "typedef enum {", "#define XX(c) c,", "  MAP(XX)",
+    "  A = 1", "} e;", "", "/* a comment */", "DECLS", "static int h(void)", "{", "  return 0;",
+])  # fmt: skip
+
+
 @settings(max_examples=200, deadline=None)
 @given(st.lists(LINES, max_size=30), st.sampled_from(["c", "cpp"]))
 def test_blanking_keeps_every_byte_place_and_never_parses_worse(lines: list[str], lang: str) -> None:
-    src = "\n".join(lines).encode()
-    out = blank_alone(src)
+    _never_worse("\n".join(lines).encode(), lang)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(C_LINES, max_size=30))
+def test_blanking_c_macros_keeps_every_byte_place_and_never_reads_less(lines: list[str]) -> None:
+    _never_worse("\n".join(lines).encode(), "c")
+
+
+def _loss(src: bytes, tree: Any) -> tuple[int, int]:
+    """A C tree's outline: the bytes it leaves unread, then its errors."""
+    return _walk("c", src, tree, src.decode().split("\n"))[2], _errors(tree.root_node)[1]
+
+
+def _never_worse(src: bytes, lang: str) -> None:
+    """Blanking keeps each byte's place and blanks whole lines or names; the tree chosen reads no
+    less than the file as it parses (C: the outline's unread bytes, C++: the count of errors)."""
+    out = blank_macros(src, lang)
     assert len(out) == len(src)
     assert [i for i, b in enumerate(out) if b == 10] == [i for i, b in enumerate(src) if b == 10]
     for a, b in zip(src.split(b"\n"), out.split(b"\n"), strict=True):
-        assert b in (a, b" " * len(a))  # a line is kept or blanked whole
-    assert _errors(parse(lang, src).root_node)[1] <= _errors(parser_for(lang).parse(src).root_node)[1]
+        assert all(y in (x, 32) for x, y in zip(a, b, strict=True))  # bytes kept or made spaces
+    plain = parser_for(lang).parse(src)
+    chosen = parse(lang, src)
+    if lang == "cpp":
+        assert _errors(chosen.root_node)[1] <= _errors(plain.root_node)[1]
+    else:
+        assert _loss(src, chosen) <= _loss(src, plain)
+    assert _read(lang, src, None).tree.root_node.text == chosen.root_node.text
 
 
 def test_a_definition_behind_a_scope_macro_is_located_where_the_chunker_puts_it() -> None:
@@ -166,3 +303,27 @@ def test_a_function_behind_a_scope_macro_is_found_by_name_and_followed_after_an_
     hit = first_result(repo, "parse_width", env)
     assert (hit["stale"], hit["start_line"], hit["end_line"]) == ("moved", start + 2, end + 2)
     assert "FMT_CONSTEXPR auto parse_width(" in str(hit["text"])
+
+
+def test_a_c_library_behind_export_macros_answers_with_its_header_types_and_its_definitions(
+    make_repo: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    env = {"XDG_CACHE_HOME": str(tmp_path / "cache"), "NO_COLOR": "1"}
+    core = (
+        '#include "uv.h"\n\n'
+        "int uv_run(uv_loop_t* loop, uv_run_mode mode) {\n"
+        "  while (loop->active_handles > 0 && mode != UV_RUN_NOWAIT)\n"
+        "    uv__io_poll(loop);\n"
+        "  return 0;\n"
+        "}\n"
+    )
+    repo = make_repo({"include/uv.h": UV_H, "src/unix/core.c": core})
+    out = cora("index", "--model", "none", "-q", cwd=repo, **env)
+    assert out.returncode == 0, out.stderr
+    info = cora("info", "--diagnostics", cwd=repo, **env)
+    assert "CORA-CHK-001" not in info.stdout, info.stdout
+    hit = first_result(repo, "uv_loop_s", env)
+    assert (hit["anchor"], hit["kind"]) == ("include/uv.h::uv_loop_s", "type")
+    assert str(hit["text"]).startswith("struct uv_loop_s {")
+    hit = first_result(repo, "uv_run", env)
+    assert (hit["path"], hit["start_line"]) == ("src/unix/core.c", 3)

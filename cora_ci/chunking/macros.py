@@ -10,6 +10,12 @@ so rows and offsets stay, when what follows cannot be typed by them (a namespace
 class, another such line, a directive, a scope's end), and the blanked text is parsed instead only
 when it has fewer parse errors: a file that parses is never touched, nor one the blanking makes
 worse. Names and chunk text are still read from the file as written.
+
+Two more kinds of macro are read past the same way (`blank_macros`): the export and attribute
+macros in front of a declaration (`UV_EXTERN int uv_run(`, `CURL_EXTERN CURLcode curl_easy_init(`,
+`FMT_CONSTEXPR auto parse_width(`), which the grammar reads as a first type, and a C header's
+`extern "C" {` and its `}`, each alone in an `#ifdef __cplusplus` (a brace the grammar cannot
+close across two conditional blocks). libuv's `uv.h`, its whole API, was one parse error.
 """
 
 from __future__ import annotations
@@ -22,6 +28,11 @@ _ALONE = re.compile(
     rb"(?://[^\n]*|/\*[^\n]*?\*/)?[ \t]*\r?$",
     re.M,
 )
+# The start of a function's declaration: a type (perhaps qualified, a pointer) and a name called.
+_DECL = (
+    rb"(?:(?:const|static|inline|extern|unsigned|signed|struct|enum|union|virtual|explicit|constexpr)[ \t]+)*"
+    rb"[A-Za-z_][\w:<>,]*(?:[ \t]*[*&]+[ \t]*|[ \t]+)\(?[A-Za-z_~][\w:]*\)?[ \t]*\("
+)
 # What may follow it: nothing a macro could be the type or an attribute of, or the file's end.
 _NEXT = re.compile(
     rb"\s*(?:(?://[^\n]*|/\*.*?\*/)\s*)*"  # comments between
@@ -29,23 +40,88 @@ _NEXT = re.compile(
     rb"|protected)\b|[#}@]|\Z|[A-Z_][A-Z0-9_]{2,}[ \t]*(?:\([^\n]*\))?[ \t]*(?://[^\n]*)?\r?(?:\n|\Z))",
     re.S,
 )
+# A field or variable declared (`uv_loop_t* loop;`, `char buf[64];`): what a macro of fields,
+# alone in a struct (`UV_HANDLE_FIELDS`), comes before; an attribute macro does not stand so.
+_FIELD = re.compile(
+    rb"\s*(?:(?://[^\n]*|/\*.*?\*/)\s*)*(?:(?:const|volatile|unsigned|signed|struct|enum|union)[ \t]+)*"
+    rb"[A-Za-z_]\w*(?:[ \t]*\*+[ \t]*|[ \t]+)[A-Za-z_]\w*[ \t]*(?:\[[^\]\n]*\][ \t]*)*;",
+    re.S,
+)
+# A declaration after a blank line: a macro of declarations stands apart from what follows
+# (`UV_PRIVATE_REQ_TYPES`), an attribute macro sits on the line above its function.
+_APART = re.compile(rb"[ \t]*\r?\n(?:[ \t]*\r?\n)+\s*" + _DECL)
+# Upper-case names in front of a declaration's type on its line (`UV_EXTERN int uv_run(`,
+# `FMT_NODISCARD FMT_INLINE auto format(`); a type named in capitals is followed by its name
+# (`HANDLE CreateFileW(`, `FILE *fopen(`), which `_DECL` does not take for a second type.
+_PREFIX = re.compile(rb"^[ \t]*(?P<m>(?:[A-Z_][A-Z0-9_]{2,}(?:\([^()\n]*\))?[ \t]+)+)(?=" + _DECL + rb")",
+                     re.M)  # fmt: skip
+# `extern "C" {` or its `}` alone in an `#ifdef __cplusplus` (or `#if defined(__cplusplus)`).
+_EXTERN_C = re.compile(
+    rb"^[ \t]*#[ \t]*if(?:def[ \t]+__cplusplus|[ \t]+defined[ \t]*\(?[ \t]*__cplusplus[ \t]*\)?)[ \t]*(?://[^\n]*)?\r?\n"
+    rb"(?P<m>[ \t]*(?:extern[ \t]+\"C\"[ \t]*\{|\})[ \t]*(?://[^\n]*|/\*[^\n]*?\*/)?[ \t]*)"
+    rb"(?=\r?\n[ \t]*#[ \t]*endif)",
+    re.M,
+)
 _CONTINUES = frozenset(b",(=+-*/|&?:\\[<")  # a line ending so goes on: `RED,` then `BLUE`
 _SPACE = frozenset(b" \t\r\n")
 
 
+def blank_macros(src: bytes, lang: str) -> bytes:
+    """`src` with the macros the grammar cannot read past blanked (the same length, line ends
+    kept); `src` itself when there is none. C++ (`cpp`, `cuda`): the stand-alone scope macros
+    (`blank_alone`). C and Objective-C: also a declaration's leading macros, `extern "C"` braces
+    alone in an `#ifdef __cplusplus`, and a stand-alone macro of fields or of declarations (C++'s
+    templates and trailing return types, read past those, made some of fmt's and googletest's
+    functions lose their bodies: measured in bench/RESULTS.md, 2026-11-29)."""
+    if lang in ("cpp", "cuda"):
+        return blank_alone(src)
+    return _blank_lines(_blank_all(_blank_all(src, _PREFIX), _EXTERN_C), _C_FOLLOWS, c=True)
+
+
+def _blank_all(src: bytes, pattern: re.Pattern[bytes]) -> bytes:
+    """`src` with each match's group `m` replaced by spaces; `src` itself when nothing matches."""
+    out: bytearray | None = None
+    for m in pattern.finditer(src):
+        if out is None:
+            out = bytearray(src)
+        out[m.start("m") : m.end("m")] = b" " * (m.end("m") - m.start("m"))
+    return src if out is None else bytes(out)
+
+
 def blank_alone(src: bytes) -> bytes:
-    """`src` with each stand-alone macro line that a scope or a declaration keyword follows replaced
-    by spaces (the same length, line ends kept); `src` itself when there is none."""
+    """`src` with each stand-alone macro line that a scope or a declaration keyword follows
+    replaced by spaces (the same length, line ends kept); `src` itself when there is none."""
+    return _blank_lines(src, (_NEXT,), c=False)
+
+
+_C_FOLLOWS = (_NEXT, _FIELD, _APART)
+
+
+def _blank_lines(src: bytes, follows: tuple[re.Pattern[bytes], ...], c: bool) -> bytes:
+    """`src` with each stand-alone macro line that one of `follows` follows blanked, unless the
+    code before goes on into it (`_continued`)."""
     out: bytearray | None = None
     for m in _ALONE.finditer(src):
-        if m.group("name").strip(b"_0123456789") == b"" or not _NEXT.match(src, m.end()):
+        if m.group("name").strip(b"_0123456789") == b"" or not any(p.match(src, m.end()) for p in follows):
             continue  # `___` is no name
-        i = m.start() - 1
-        while i >= 0 and src[i] in _SPACE:
-            i -= 1
-        if i >= 0 and src[i] in _CONTINUES:
+        if _continued(src, m.start(), c):
             continue
         if out is None:
             out = bytearray(src)
         out[m.start() : m.end()] = re.sub(rb"[^\r\n]", b" ", m.group(0))
     return src if out is None else bytes(out)
+
+
+def _continued(src: bytes, start: int, c: bool) -> bool:
+    """The code before the line at `start` goes on into it (`RED,` then `BLUE`). In C, not a
+    comment's end, nor a directive but by a backslash (an X-macro's `#define XX(c) c,` above the
+    `ERRNO_MAP(XX)` that expands it in an enum)."""
+    i = start - 1
+    while i >= 0 and src[i] in _SPACE:
+        i -= 1
+    if i < 0 or src[i] not in _CONTINUES:
+        return False
+    if not c:
+        return True
+    line = src[src.rfind(b"\n", 0, i) + 1 : i + 1]
+    return src[i - 1 : i + 1] != b"*/" and (not line.lstrip().startswith(b"#") or src[i] == ord("\\"))

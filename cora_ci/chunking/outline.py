@@ -11,7 +11,7 @@ import re
 import time
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from cora_ci.chunking import dialects, macros
 from cora_ci.chunking.nodes import text_of
@@ -84,18 +84,46 @@ _READ = 1 << 16  # bytes handed to the parser a call
 
 
 def parse(lang: str, src: bytes) -> Any:
-    """`src`'s tree, read past C's stand-alone macro lines where that parses better (`macros.py`):
+    """`src`'s tree, read past C's macros where its outline then loses less (`macros.py`):
     the chunker, the graph and the re-binder read one file the same way. `SlowParse` past the time
     budget: only a pathological file can reach it, so the same commit chunks the same way on any
     machine the project's code runs on."""
+    return _read(lang, src, None)[0]
+
+
+class _Read(NamedTuple):
+    """A tree, and its outline's walk where choosing the tree needed one."""
+
+    tree: Any
+    walked: tuple[Extractor, list[Sym], int] | None  # the walk, its symbols, their `_unparsed` bytes
+
+
+def _read(lang: str, src: bytes, lines: list[str] | None) -> _Read:
+    """`parse`, keeping the walk that chose a C file's tree (the outline's, so not walked again)."""
     tree = _bounded(lang, src)
     if lang not in C_LANGS or not tree.root_node.has_error:
-        return tree
-    blanked = macros.blank_alone(src)
+        return _Read(tree, None)
+    blanked = macros.blank_macros(src, lang)
     if blanked is src:
-        return tree
+        return _Read(tree, None)
     other = _bounded(lang, blanked)
-    return other if _errors(other.root_node)[1] < _errors(tree.root_node)[1] else tree
+    if not other.root_node.has_error:
+        return _Read(other, None)
+    if lang in ("cpp", "cuda"):  # the error count, as before C's own macros were read (2026-11-29)
+        return _Read(other if _errors(other.root_node)[1] < _errors(tree.root_node)[1] else tree, None)
+    # A tree that counts fewer errors can still read less: the grammar may recover a blanked
+    # header as one error around intact declarations, or lose a function's body further down.
+    lines = src.decode("utf-8", "replace").split("\n") if lines is None else lines
+    walks = [_walk(lang, src, t, lines) for t in (other, tree)]
+    loss = [(w[2], _errors(t.root_node)[1]) for w, t in zip(walks, (other, tree), strict=True)]
+    return _Read(other, walks[0]) if loss[0] < loss[1] else _Read(tree, walks[1])
+
+
+def _walk(lang: str, src: bytes, tree: Any, lines: list[str]) -> tuple[Extractor, list[Sym], int]:
+    """The outline's walk of `tree`: its extractor, its symbols and the bytes it left unread."""
+    ex = Extractor(lang, src)
+    symbols = ex.build(tree.root_node, lines)
+    return ex, symbols, _unparsed(_errors(tree.root_node)[0], symbols, lines)
 
 
 def _bounded(lang: str, src: bytes) -> Any:
@@ -386,12 +414,9 @@ def _leading_rows(root: Node, spec: LangSpec, lang: str) -> list[int]:
 
 def outline(lang: str, src: bytes, lines: list[str]) -> Outline:
     """Raises `SlowParse` (the chunker then cuts the file by lines)."""
-    tree = parse(lang, src)
+    tree, walked = _read(lang, src, lines)
     root = tree.root_node
-    ex = Extractor(lang, src)
-    errors, error_count = _errors(root)
-    symbols = ex.build(root, lines)
-    error_bytes = _unparsed(errors, symbols, lines)
+    ex, symbols, error_bytes = _walk(lang, src, tree, lines) if walked is None else walked
     return Outline(
         symbols=symbols,
         import_rows=ex.imports,
@@ -399,7 +424,7 @@ def outline(lang: str, src: bytes, lines: list[str]) -> Outline:
         leading_rows=_leading_rows(root, ex.spec, lang),
         top_rows=[c.start_point[0] for c in root.named_children],
         error_bytes=error_bytes,
-        error_count=error_count,
+        error_count=_errors(root)[1],
         tree=tree,
     )
 
