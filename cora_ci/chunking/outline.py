@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 from typing import Any, NamedTuple
@@ -80,7 +81,7 @@ class SlowParse(Exception):
 # over 700 KB of `FOO_BAR` lines each opening a `/*`); real code parses at 2-4 MB/s, 25x inside it.
 _BUDGET_S = 5.0
 _BUDGET_S_PER_MB = 10.0
-_READ = 1 << 16  # bytes handed to the parser a call
+_READ = 256  # bytes handed to the parser a read (`_reader`)
 
 
 def parse(lang: str, src: bytes) -> Any:
@@ -131,11 +132,33 @@ def _bounded(lang: str, src: bytes) -> Any:
     budget = _BUDGET_S + _BUDGET_S_PER_MB * len(src) / 1e6
     deadline = time.monotonic() + budget
     try:  # tree-sitter reads progress callbacks only for a source read in pieces
-        return parser.parse(lambda at, _point: src[at : at + _READ],
+        return parser.parse(_reader(src),
                             progress_callback=lambda _at, _error: time.monotonic() > deadline)  # fmt: skip
     except ValueError:  # halted
         parser.reset()
         raise SlowParse(f"parse stopped past its {budget:.0f} s budget") from None
+
+
+def _reader(src: bytes) -> Callable[[int, Any], bytes]:
+    """A parse's reads of `src`: the block of `_READ` bytes a read begins, or the rest of the block
+    it begins inside, each block made once. The tree-sitter binding (0.26.1, and upstream still)
+    never releases what a read returns, and tree-sitter-perl's scanner reads again at nearly every
+    token: as slices of up to 64 KB, curl's 114 KB `runtests.pl` (15,527 reads) held 690 MB, and a
+    first build of curl peaked at 1.5 GB. Now what stays is ~1.5 times the source of any file
+    (the blocks, and the binding's ~90 bytes a read), ~25 times for Perl's. The binding reads a
+    node's text through this too (`Node.text`, a query's predicates): it must hand out `bytes`."""
+    blocks: dict[int, bytes] = {}
+
+    def read(at: int, _point: Any) -> bytes:
+        k, inside = divmod(at, _READ)
+        if inside:
+            return src[at : (k + 1) * _READ]
+        block = blocks.get(k)
+        if block is None:
+            block = blocks[k] = src[at : at + _READ]
+        return block
+
+    return read
 
 
 class Extractor:
