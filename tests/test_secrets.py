@@ -72,6 +72,7 @@ NOT_SECRETS = [
     "api_key = settings.STRIPE_API_KEY",
     "secret: ${APP_SECRET}",
     "postgres://user:password@localhost/db",
+    "http://%HOSTIP:%HTTPPORT?email=name@example.com/%TESTNUMBER",  # a query's `@`, no password (curl)
     "Authorization: Basic " + "QWxhZGRpbjpvcGVuIHNlc2FtZQ==",
     "sha = " + _rand("0123456789abcdef", 64, 21),
     "entropy = '" + _rand(_ALNUM + "/+", 48, 22) + "'",

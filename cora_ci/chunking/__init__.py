@@ -50,8 +50,9 @@ __all__ = ["FileResult", "chunk_file"]
 # 32: a secrets file is named so, not a directory (`*.key` took libuv's Keynote `diagrams.key/`);
 # 33: C reads past a declaration's export macros (`UV_EXTERN int uv_run(`), `extern "C"` braces
 # alone in `#ifdef __cplusplus`, and stand-alone macros of fields or declarations, where the
-# outline then reads more (`macros.blank_macros`, `outline._read`: libuv's `uv.h` was one error)
-REVISION = 33
+# outline then reads more (`macros.blank_macros`, `outline._read`: libuv's `uv.h` was one error);
+# 34: a URL's password ends at `?` or `#` too (curl's `http://h:port?email=a@b` was redacted)
+REVISION = 34
 
 
 def __getattr__(name: str) -> Any:

@@ -37,7 +37,9 @@ GENERIC: tuple[Rule, ...] = (
     ),
     Rule(
         "url-credentials",
-        Lazy(r"://(?P<user>[\w.%+-]{1,64}):(?P<password>[^\s:@/\"'`]{1,128})@[\w.-]+"),
+        # a URL's user information ends at its first `/`, `?` or `#` (RFC 3986): curl's test
+        # `http://%HOSTIP:%HTTPPORT?email=name@example.com` names no password
+        Lazy(r"://(?P<user>[\w.%+-]{1,64}):(?P<password>[^\s:@/?#\"'`]{1,128})@[\w.-]+"),
         ck.url_password,
         need="://",
     ),
