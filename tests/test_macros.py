@@ -142,6 +142,26 @@ def test_a_c_header_behind_export_macros_is_chunked_by_its_declarations() -> Non
     assert plain[2] > len(UV_H) // 2  # unread bytes: the outline of the header as it parses
 
 
+def test_a_c_function_a_macro_wraps_whole_is_named_and_chunked_as_written() -> None:
+    """libuv's `UV_UNUSED(static int uv__stat(...)) {`: the grammar read the macro as the function
+    (named `UV_UNUSED`, one line, its body apart); the macro's `(` and `)` are read past."""
+    src = (
+        "#define UV_UNUSED(declaration) __attribute__((unused)) declaration\n\n"
+        "UV_UNUSED(static void uv__update_time(uv_loop_t* loop)) {\n"
+        "  loop->time = uv__hrtime(UV_CLOCK_FAST) / 1000000;\n"
+        "}\n\n"
+        "UV_UNUSED(static int uv__stat(const char* path, struct stat* s)) {\n"
+        "  int rc = stat(path, s);\n"
+        "  return rc;\n"
+        "}\n"
+    )
+    r = run_chunk("src/unix/internal.h", src, min_tokens=0)
+    found = [(c.symbols, c.start_line, c.end_line) for c in r.chunks if c.kind == "method"]
+    assert found == [(["uv__update_time"], 3, 5), (["uv__stat"], 7, 10)]
+    assert r.chunks[-1].text.startswith("UV_UNUSED(static int uv__stat(")
+    assert uncovered(r, src.encode()) == []
+
+
 def test_c_export_macros_are_blanked_and_types_named_in_capitals_are_not() -> None:
     for src, gone in [
         ("UV_EXTERN int uv_run(uv_loop_t*, uv_run_mode mode);\n", "UV_EXTERN"),
@@ -153,6 +173,7 @@ def test_c_export_macros_are_blanked_and_types_named_in_capitals_are_not() -> No
             'extern "C"',
         ),
         ("struct s {\n  S_FIELDS\n  int x;\n};\n", "S_FIELDS"),
+        ("HEAP_EXPORT(void heap_init(struct heap* heap));\n", "HEAP_EXPORT"),
     ]:
         out = blank_macros(src.encode(), "c")
         assert len(out) == len(src) and gone.encode() not in out, src
@@ -164,6 +185,8 @@ def test_c_export_macros_are_blanked_and_types_named_in_capitals_are_not() -> No
         'extern "C" {\nint f(void);\n}\n',  # a C++ file's own, not split over two #ifdefs
     ]:
         assert blank_macros(src.encode(), "c") == src.encode(), src
+    for src in ["PyAPI_FUNC(PyObject *) PyObject_Repr(PyObject *);\n", "CHECK(f(x) == 1);\n", "FOO(a, b);\n"]:
+        assert blank_macros(src.encode(), "c") == src.encode(), src  # a type or a call, not a declaration
     cpp = b"FMT_API auto vformat(string_view fmt) -> std::string;\n"
     assert blank_macros(cpp, "cpp") == cpp  # C++ keeps its own reading (fmt's headers lost bodies)
 

@@ -55,6 +55,11 @@ _APART = re.compile(rb"[ \t]*\r?\n(?:[ \t]*\r?\n)+\s*" + _DECL)
 # (`HANDLE CreateFileW(`, `FILE *fopen(`), which `_DECL` does not take for a second type.
 _PREFIX = re.compile(rb"^[ \t]*(?P<m>(?:[A-Z_][A-Z0-9_]{2,}(?:\([^()\n]*\))?[ \t]+)+)(?=" + _DECL + rb")",
                      re.M)  # fmt: skip
+# A macro around a whole declaration (`UV_UNUSED(static int uv__stat(const char* p)) {`, libuv's
+# `HEAP_EXPORT(void heap_init(struct heap* heap));`): the grammar reads the macro as the function.
+_WRAPPED = re.compile(rb"^[ \t]*(?P<m>[A-Z_][A-Z0-9_]{2,}[ \t]*\()(?=[ \t]*" + _DECL + rb")", re.M)
+_WRAPPED_SPAN = 4096  # bytes a wrapped declaration's closing parenthesis is looked for in
+_AFTER_WRAPPED = re.compile(rb"\s*[{;]")
 # `extern "C" {` or its `}` alone in an `#ifdef __cplusplus` (or `#if defined(__cplusplus)`).
 _EXTERN_C = re.compile(
     rb"^[ \t]*#[ \t]*if(?:def[ \t]+__cplusplus|[ \t]+defined[ \t]*\(?[ \t]*__cplusplus[ \t]*\)?)[ \t]*(?://[^\n]*)?\r?\n"
@@ -69,13 +74,15 @@ _SPACE = frozenset(b" \t\r\n")
 def blank_macros(src: bytes, lang: str) -> bytes:
     """`src` with the macros the grammar cannot read past blanked (the same length, line ends
     kept); `src` itself when there is none. C++ (`cpp`, `cuda`): the stand-alone scope macros
-    (`blank_alone`). C and Objective-C: also a declaration's leading macros, `extern "C"` braces
-    alone in an `#ifdef __cplusplus`, and a stand-alone macro of fields or of declarations (C++'s
+    (`blank_alone`). C and Objective-C: also a declaration's leading macros, a macro around a
+    whole declaration, `extern "C"` braces alone in an `#ifdef __cplusplus`, and a stand-alone
+    macro of fields or of declarations (C++'s
     templates and trailing return types, read past those, made some of fmt's and googletest's
     functions lose their bodies: measured in bench/RESULTS.md, 2026-11-29)."""
     if lang in ("cpp", "cuda"):
         return blank_alone(src)
-    return _blank_lines(_blank_all(_blank_all(src, _PREFIX), _EXTERN_C), _C_FOLLOWS, c=True)
+    blanked = _unwrap(_blank_all(_blank_all(src, _PREFIX), _EXTERN_C))
+    return _blank_lines(blanked, _C_FOLLOWS, c=True)
 
 
 def _blank_all(src: bytes, pattern: re.Pattern[bytes]) -> bytes:
@@ -86,6 +93,36 @@ def _blank_all(src: bytes, pattern: re.Pattern[bytes]) -> bytes:
             out = bytearray(src)
         out[m.start("m") : m.end("m")] = b" " * (m.end("m") - m.start("m"))
     return src if out is None else bytes(out)
+
+
+def _unwrap(src: bytes) -> bytes:
+    """`src` with each macro around a whole declaration blanked, its name, its `(` and the `)` that
+    closes it, where a body or a `;` follows; `src` itself when there is none."""
+    out: bytearray | None = None
+    for m in _WRAPPED.finditer(src):
+        close = _closing(src, m.end("m"))
+        if close is None or not _AFTER_WRAPPED.match(src, close + 1):
+            continue
+        if out is None:
+            out = bytearray(src)
+        out[m.start("m") : m.end("m")] = b" " * (m.end("m") - m.start("m"))
+        out[close] = ord(" ")
+    return src if out is None else bytes(out)
+
+
+def _closing(src: bytes, at: int) -> int | None:
+    """The index of the `)` that closes the parenthesis opened just before `at`, within
+    `_WRAPPED_SPAN` bytes; None if there is none."""
+    depth = 1
+    for i in range(at, min(len(src), at + _WRAPPED_SPAN)):
+        c = src[i]
+        if c == 40:  # (
+            depth += 1
+        elif c == 41:  # )
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
 
 
 def blank_alone(src: bytes) -> bytes:
