@@ -73,6 +73,7 @@ NOT_SECRETS = [
     "secret: ${APP_SECRET}",
     "postgres://user:password@localhost/db",
     "http://%HOSTIP:%HTTPPORT?email=name@example.com/%TESTNUMBER",  # a query's `@`, no password (curl)
+    'ACTUAL="$(PWD=$TEST_DIR/inside-n_m-nested/node_modules/foo/bar nvm_find_project_dir)"',  # nvm's tests
     "Authorization: Basic " + "QWxhZGRpbjpvcGVuIHNlc2FtZQ==",
     "sha = " + _rand("0123456789abcdef", 64, 21),
     "entropy = '" + _rand(_ALNUM + "/+", 48, 22) + "'",

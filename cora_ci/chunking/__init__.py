@@ -52,8 +52,9 @@ __all__ = ["FileResult", "chunk_file"]
 # alone in `#ifdef __cplusplus`, and stand-alone macros of fields or declarations, where the
 # outline then reads more (`macros.blank_macros`, `outline._read`: libuv's `uv.h` was one error);
 # 34: a URL's password ends at `?` or `#` too (curl's `http://h:port?email=a@b` was redacted);
-# 35: C reads past a macro around a whole declaration (`UV_UNUSED(static int uv__stat(...)) {`)
-REVISION = 35
+# 35: C reads past a macro around a whole declaration (`UV_UNUSED(static int uv__stat(...)) {`);
+# 36: a path under a variable is no credential (nvm's tests: `PWD=$TEST_DIR/inside-n_m-nested/...`)
+REVISION = 36
 
 
 def __getattr__(name: str) -> Any:

@@ -19,9 +19,11 @@ from collections.abc import Callable
 
 Check = Callable[[re.Match[str]], bool]
 
-# Placeholders and references: values that stand for a secret instead of being one.
+# Placeholders and references: values that stand for a secret instead of being one (a variable,
+# and a path under one: nvm's tests set the shell's `PWD=$TEST_DIR/inside-n_m-nested/node_modules/
+# foo/bar`; a template; a filler word).
 PLACEHOLDER = re.compile(
-    r"^(?:\$\{?\w+\}?|\{\{.*\}\}|<[^>]*>|%\(?\w+\)?s?|\*+|x+|X+|\.{3,}|null|none|true|false|"
+    r"^(?:\$\{?\w+\}?|\$\{?[A-Za-z_]\w*\}?/\S*|\{\{.*\}\}|<[^>]*>|%\(?\w+\)?s?|\*+|x+|X+|\.{3,}|null|none|true|false|"
     r"(?:your|my|the|some|example|sample|dummy|fake|test|changeme|change_me|placeholder|redacted|secret|"
     r"password|passwd|token|xxx+|todo|tbd|default|admin|root|user|guest|demo)[\w.-]*)$",
     re.I,
