@@ -210,11 +210,15 @@ def test_lock_files_are_skipped_unless_configured(make_repo) -> None:  # type: i
             "web/yarn.lock": "# yarn\n",
             "Cargo.lock": "# cargo\n",
             "go.sum": "x v1 h1:abc\n",
+            "mix.lock": '%{"plug": {:hex, :plug, "1.16.1"}}\n',
+            "app/pubspec.lock": "packages:\n",
+            "Package.resolved": "{}\n",
+            "mix.exs": "defmodule App.MixProject do\nend\n",  # the manifest is source
         }
     )
-    assert [f.relpath for f in list_files([repo], Config())] == ["app.py"]
+    assert [f.relpath for f in list_files([repo], Config())] == ["app.py", "mix.exs"]
     cfg = from_mapping({"lock_files": True})
-    assert len(list_files([repo], cfg)) == 6
+    assert len(list_files([repo], cfg)) == 10
     assert cfg.chunker_hash() != Config().chunker_hash()  # switching it rebuilds once
     with pytest.raises(CoraError) as e:
         from_mapping({"lock_files": "yes"})

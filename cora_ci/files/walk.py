@@ -72,8 +72,13 @@ def _ignored(specs: list[tuple[str, pathspec.PathSpec]], path: str) -> bool:  # 
 
 
 LOCK_FILES = frozenset({
-    "uv.lock", "poetry.lock", "package-lock.json", "yarn.lock", "pnpm-lock.yaml", "Cargo.lock",
-    "Gemfile.lock", "go.sum", "composer.lock", "Pipfile.lock", "npm-shrinkwrap.json",
+    "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pixi.lock", "conda-lock.yml",  # Python
+    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "deno.lock",
+    "Cargo.lock", "Gemfile.lock", "go.sum", "go.work.sum", "composer.lock",
+    "mix.lock", "rebar.lock",  # Elixir, Erlang (phoenix's mix.lock was cut into lines as "minified")
+    "pubspec.lock", "Package.resolved", "Podfile.lock", "Cartfile.resolved",  # Dart, Swift
+    "packages.lock.json", "gradle.lockfile", "renv.lock", "shard.lock", "flake.lock",
+    "cabal.project.freeze", "stack.yaml.lock", ".terraform.lock.hcl",
 })  # fmt: skip
 
 
