@@ -136,6 +136,8 @@ def test_oversized_minified_and_generated_files_are_handled_by_rule() -> None:
     assert r.strategy == "structural" and any(d.code == "CORA-CHK-006" for d in r.diagnostics)
     dart = "// GENERATED CODE - DO NOT MODIFY BY HAND\n\npart of 'user.dart';\n\nUser _$UserFromJson(Map j) => User();\n"
     assert any(d.code == "CORA-CHK-006" for d in run_chunk("lib/user.g.dart", dart).diagnostics)
+    for lock in ("mix.lock", "app/pubspec.lock", "uv.lock"):  # indexed only with `lock_files = true`
+        assert any(d.code == "CORA-CHK-006" for d in run_chunk(lock, '%{"a": 1}\n').diagnostics), lock
     said = "# Helpers that read generated code and its sources.\n\ndef read(path):\n    return open(path).read()\n"
     assert not any(d.code == "CORA-CHK-006" for d in run_chunk("tools/read.py", said).diagnostics)
 

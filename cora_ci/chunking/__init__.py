@@ -54,9 +54,10 @@ __all__ = ["FileResult", "chunk_file"]
 # 34: a URL's password ends at `?` or `#` too (curl's `http://h:port?email=a@b` was redacted);
 # 35: C reads past a macro around a whole declaration (`UV_UNUSED(static int uv__stat(...)) {`);
 # 36: a path under a variable is no credential (nvm's tests: `PWD=$TEST_DIR/inside-n_m-nested/...`);
-# 37: more ecosystems' lock files are skipped by default (`walk.LOCK_FILES`: Elixir's `mix.lock`, ...);
-# 38: "auto-generated" flags a file only as said of it (not "something auto-generated" in a sentence)
-REVISION = 38
+# 37: more ecosystems' lock files are skipped by default (`langs.LOCK_FILES`: Elixir's `mix.lock`, ...);
+# 38: "auto-generated" flags a file only as said of it (not "something auto-generated" in a sentence);
+# 39: every lock file indexed (`lock_files = true`) is flagged generated, not six of them
+REVISION = 39
 
 
 def __getattr__(name: str) -> Any:

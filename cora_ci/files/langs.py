@@ -39,6 +39,23 @@ GENERATED_HEAD = re.compile(
     re.IGNORECASE | re.MULTILINE,
 )
 
+LOCK_FILES = frozenset({
+    "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pixi.lock", "conda-lock.yml",  # Python
+    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "deno.lock",
+    "Cargo.lock", "Gemfile.lock", "go.sum", "go.work.sum", "composer.lock",
+    "mix.lock", "rebar.lock",  # Elixir, Erlang (phoenix's mix.lock was cut into lines as "minified")
+    "pubspec.lock", "Package.resolved", "Podfile.lock", "Cartfile.resolved",  # Dart, Swift
+    "packages.lock.json", "gradle.lockfile", "renv.lock", "shard.lock", "flake.lock",
+    "cabal.project.freeze", "stack.yaml.lock", ".terraform.lock.hcl",
+})  # fmt: skip
+
+
+def is_lock_file(name: str) -> bool:
+    """Generated dependency pins: many chunks, no answers (skipped unless `lock_files = true`, and
+    then flagged generated)."""
+    return name.rsplit("/", 1)[-1] in LOCK_FILES
+
+
 _EXT = {
     ".py": "python", ".pyi": "python", ".pyw": "python",
     ".ts": "typescript", ".mts": "typescript", ".cts": "typescript", ".tsx": "tsx",

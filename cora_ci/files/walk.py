@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from cora_ci.config import Config
 from cora_ci.errors import CoraError
+from cora_ci.files.langs import is_lock_file
 from cora_ci.files.names import from_os
 
 if TYPE_CHECKING:  # imported where a walk or a filter needs it: ~17 ms a query process does not
@@ -69,22 +70,6 @@ def walk_files(root: Path) -> list[str]:
 def _ignored(specs: list[tuple[str, pathspec.PathSpec]], path: str) -> bool:  # type: ignore[type-arg,unused-ignore]
     """Whether a .gitignore on the way down (each relative to its own directory) ignores `path`."""
     return any(sp.match_file(path[len(base) :]) for base, sp in specs)
-
-
-LOCK_FILES = frozenset({
-    "uv.lock", "poetry.lock", "pdm.lock", "Pipfile.lock", "pixi.lock", "conda-lock.yml",  # Python
-    "package-lock.json", "npm-shrinkwrap.json", "yarn.lock", "pnpm-lock.yaml", "bun.lock", "deno.lock",
-    "Cargo.lock", "Gemfile.lock", "go.sum", "go.work.sum", "composer.lock",
-    "mix.lock", "rebar.lock",  # Elixir, Erlang (phoenix's mix.lock was cut into lines as "minified")
-    "pubspec.lock", "Package.resolved", "Podfile.lock", "Cartfile.resolved",  # Dart, Swift
-    "packages.lock.json", "gradle.lockfile", "renv.lock", "shard.lock", "flake.lock",
-    "cabal.project.freeze", "stack.yaml.lock", ".terraform.lock.hcl",
-})  # fmt: skip
-
-
-def is_lock_file(name: str) -> bool:
-    """Generated dependency pins: many chunks, no answers (skipped unless `lock_files = true`)."""
-    return name.rsplit("/", 1)[-1] in LOCK_FILES
 
 
 def filter_names(names: Iterable[str], cfg: Config) -> list[str]:
