@@ -11,11 +11,13 @@ class, another such line, a directive, a scope's end), and the blanked text is p
 when it has fewer parse errors: a file that parses is never touched, nor one the blanking makes
 worse. Names and chunk text are still read from the file as written.
 
-Two more kinds of macro are read past the same way (`blank_macros`): the export and attribute
-macros in front of a declaration (`UV_EXTERN int uv_run(`, `CURL_EXTERN CURLcode curl_easy_init(`,
-`FMT_CONSTEXPR auto parse_width(`), which the grammar reads as a first type, and a C header's
-`extern "C" {` and its `}`, each alone in an `#ifdef __cplusplus` (a brace the grammar cannot
-close across two conditional blocks). libuv's `uv.h`, its whole API, was one parse error.
+In C (`blank_macros`) more macros are read past the same way: the export and attribute macros in
+front of a declaration (`UV_EXTERN int uv_run(`, `CURL_EXTERN CURLcode curl_easy_init(`), which
+the grammar reads as a first type; a macro around a whole declaration (`UV_UNUSED(static int
+f(...)) {`), read as the function; a header's `extern "C" {` and its `}`, each alone in an
+`#ifdef __cplusplus` (a brace the grammar cannot close across two conditional blocks); a macro of
+fields alone in a struct, or of declarations standing apart. libuv's `uv.h`, its whole API, was
+one parse error. There the outline decides which reading is kept (`outline._read`).
 """
 
 from __future__ import annotations
@@ -76,9 +78,9 @@ def blank_macros(src: bytes, lang: str) -> bytes:
     kept); `src` itself when there is none. C++ (`cpp`, `cuda`): the stand-alone scope macros
     (`blank_alone`). C and Objective-C: also a declaration's leading macros, a macro around a
     whole declaration, `extern "C"` braces alone in an `#ifdef __cplusplus`, and a stand-alone
-    macro of fields or of declarations (C++'s
-    templates and trailing return types, read past those, made some of fmt's and googletest's
-    functions lose their bodies: measured in bench/RESULTS.md, 2026-11-29)."""
+    macro of fields or of declarations (in C++, with its templates and trailing return types,
+    these made some of fmt's and googletest's functions lose their bodies: bench/RESULTS.md,
+    2026-11-29)."""
     if lang in ("cpp", "cuda"):
         return blank_alone(src)
     blanked = _unwrap(_blank_all(_blank_all(src, _PREFIX), _EXTERN_C))
