@@ -324,6 +324,12 @@ def test_namesakes_in_other_classes_send_a_gone_method_to_one_full_parse() -> No
     assert locate("python", gone, "Child.save", "save") is None
     loc = locate("python", _src(base + filler), "Child.save", "save")
     assert loc is not None and loc.how == "window" and loc.sym.start == 6
+    from cora_ci.rebind.locator import _parsed
+
+    parses = _parsed.cache_info().misses
+    assert locate("python", gone, "Child.save", "save") is None  # the same file again: parsed once
+    assert locate("python", gone, "Base.save", "save") is not None
+    assert _parsed.cache_info().misses == parses
 
 
 def test_window_and_full_parse_agree_even_when_the_window_cannot_parse() -> None:

@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from cora_ci.build import build
 from cora_ci.commands.agents import SNIPPET, client_config
 from cora_ci.rebind.view import mentions
+from cora_ci.render import nested
 from cora_ci.render.query import Where, run_outline, run_related, run_show
 
 CORA = shutil.which("cora-ci", path=os.path.dirname(sys.executable)) or "cora-ci"
@@ -241,6 +242,9 @@ def test_members_of_a_type_kept_whole_are_listed_and_shown(
         ("point.py::Point.norm", "method", 1, 5, 6, None),
     ]
     assert o.entries[3].signature == "def norm(self):" and o.entries[3].declared == "method"
+    parses = nested._parsed.cache_info().misses
+    assert run_outline("point.py", Where.of(None, None, repo))[0] == o  # the file parsed once a process
+    assert nested._parsed.cache_info().misses == parses
     shown = json.loads(cora("show", "point.py::Point.y", "--format", "json", cwd=repo).stdout)
     assert (shown["symbol"], shown["kind"], shown["text"], shown["stale"]) == (
         "y",

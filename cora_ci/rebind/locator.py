@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import tree_sitter
@@ -85,11 +86,19 @@ def locate(lang: str, src: bytes, qual: str, name: str, sep: str = ".") -> Locat
         if found is not None:
             return Located(found.sym, found.qual, "window", found.node, ex, text.rows)
     try:
-        tree = parse(lang, src)
+        tree = _parsed(lang, src)
     except SlowParse:
         return None  # not found: the chunk is served as indexed
     found = _pick(_candidates(ex, tree.root_node, qual, sep, text.rows), qual)[0]
     return Located(found.sym, found.qual, "full", found.node, ex, text.rows) if found is not None else None
+
+
+@lru_cache(maxsize=16)
+def _parsed(lang: str, src: bytes) -> Any:
+    """A changed file's whole tree, remembered: a session re-binds the same files query after
+    query, and every parse leaves ~1.5 times its source in the tree-sitter binding
+    (`outline._reader`)."""
+    return parse(lang, src)
 
 
 # ---- the window ------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ chunks, which hold every non-blank line) and its symbols get the anchors the chu
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from cora_ci.chunking.model import Chunk
@@ -78,11 +79,20 @@ def indexed_lines(chunks: list[Chunk]) -> list[str]:
 
 
 def _parse(path: str, lang: str, lines: list[str], stale: Stale) -> dict[str, Inner]:
+    return dict(_parsed(path, lang, "\n".join(lines), stale))
+
+
+@lru_cache(maxsize=32)
+def _parsed(path: str, lang: str, text: str, stale: Stale) -> dict[str, Inner]:
+    """The file's symbols by anchor, remembered: a session's `show`, `related` and `outline` of one
+    file parse it once, and every parse leaves ~1.5 times its source in the tree-sitter binding
+    (`outline._reader`), which a long-lived MCP server would pile up call after call."""
     from cora_ci.chunking.assemble import assign_anchors
     from cora_ci.chunking.outline import SlowParse, outline
 
+    lines = text.split("\n")
     try:
-        syms = outline(lang, "\n".join(lines).encode("utf-8"), lines).symbols
+        syms = outline(lang, text.encode("utf-8"), lines).symbols
     except SlowParse:
         return {}  # a file the chunker cuts into lines (CORA-CHK-015) has no nested symbols either
     anchors = assign_anchors(path, syms)
@@ -91,7 +101,7 @@ def _parse(path: str, lang: str, lines: list[str], stale: Stale) -> dict[str, In
     while stack:
         s, depth = stack.pop()
         if s.kind != "namespace":  # no chunk has a namespace's anchor either
-            text = tuple(lines[s.start : s.end + 1])
-            out[anchors[id(s)]] = Inner(anchors[id(s)], s, depth, s.start + 1, s.end + 1, text, stale)
+            own = tuple(lines[s.start : s.end + 1])
+            out[anchors[id(s)]] = Inner(anchors[id(s)], s, depth, s.start + 1, s.end + 1, own, stale)
         stack.extend((c, depth + 1) for c in reversed(s.children))  # a namespace counts, as in hierarchies
     return out
