@@ -81,7 +81,8 @@ class SlowParse(Exception):
 # over 700 KB of `FOO_BAR` lines each opening a `/*`); real code parses at 2-4 MB/s, 25x inside it.
 _BUDGET_S = 5.0
 _BUDGET_S_PER_MB = 10.0
-_READ = 256  # bytes handed to the parser a read (`_reader`)
+_BLOCK = 1 << 16  # bytes handed to the parser by a read at a block's start (`_reader`)
+_PIECE = 256  # ... by a read inside a block
 
 
 def parse(lang: str, src: bytes) -> Any:
@@ -140,22 +141,24 @@ def _bounded(lang: str, src: bytes) -> Any:
 
 
 def _reader(src: bytes) -> Callable[[int, Any], bytes]:
-    """A parse's reads of `src`: the block of `_READ` bytes a read begins, or the rest of the block
-    it begins inside, each block made once. The tree-sitter binding (0.26.1, and upstream still)
-    never releases what a read returns, and tree-sitter-perl's scanner reads again at nearly every
-    token: as slices of up to 64 KB, curl's 114 KB `runtests.pl` (15,527 reads) held 690 MB, and a
-    first build of curl peaked at 1.5 GB. Now what stays is ~1.5 times the source of any file
-    (the blocks, and the binding's ~90 bytes a read), ~25 times for Perl's. The binding reads a
-    node's text through this too (`Node.text`, a query's predicates): it must hand out `bytes`."""
+    """A parse's reads of `src`: a read at a block's start gets that block of `_BLOCK` bytes, each
+    made once; a read inside a block (the scanner going back) a piece of `_PIECE` bytes. The
+    tree-sitter binding (0.26.1, and upstream still) never releases what a read returns, and
+    tree-sitter-perl's scanner reads again at nearly every token: as slices of 64 KB from wherever
+    it asked, curl's 114 KB `runtests.pl` (15,527 reads) held 690 MB and a first build of curl
+    peaked at 1.5 GB; now 4.6 MB. Reading everything in pieces of 256 bytes held less (2.7 MB) but
+    parsed a 1 MB Python file ~12% slower (a call a piece). What stays of any file is ~1.1 times
+    its source. The binding reads a node's text through this too (`Node.text`, a query's
+    predicates): it must hand out `bytes`."""
     blocks: dict[int, bytes] = {}
 
     def read(at: int, _point: Any) -> bytes:
-        k, inside = divmod(at, _READ)
+        k, inside = divmod(at, _BLOCK)
         if inside:
-            return src[at : (k + 1) * _READ]
+            return src[at : min(at + _PIECE, (k + 1) * _BLOCK)]
         block = blocks.get(k)
         if block is None:
-            block = blocks[k] = src[at : at + _READ]
+            block = blocks[k] = src[at : at + _BLOCK]
         return block
 
     return read
