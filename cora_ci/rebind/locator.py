@@ -96,7 +96,7 @@ def locate(lang: str, src: bytes, qual: str, name: str, sep: str = ".") -> Locat
 @lru_cache(maxsize=16)
 def _parsed(lang: str, src: bytes) -> Any:
     """A changed file's whole tree, remembered: a session re-binds the same files query after
-    query, and every parse leaves ~1.5 times its source in the tree-sitter binding
+    query, and every parse leaves ~1.1 times its source in the tree-sitter binding
     (`outline._reader`)."""
     return parse(lang, src)
 

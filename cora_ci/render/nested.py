@@ -85,7 +85,7 @@ def _parse(path: str, lang: str, lines: list[str], stale: Stale) -> dict[str, In
 @lru_cache(maxsize=32)
 def _parsed(path: str, lang: str, text: str, stale: Stale) -> dict[str, Inner]:
     """The file's symbols by anchor, remembered: a session's `show`, `related` and `outline` of one
-    file parse it once, and every parse leaves ~1.5 times its source in the tree-sitter binding
+    file parse it once, and every parse leaves ~1.1 times its source in the tree-sitter binding
     (`outline._reader`), which a long-lived MCP server would pile up call after call."""
     from cora_ci.chunking.assemble import assign_anchors
     from cora_ci.chunking.outline import SlowParse, outline
