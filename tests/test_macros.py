@@ -136,7 +136,7 @@ def test_a_c_header_behind_export_macros_is_chunked_by_its_declarations() -> Non
     assert any("UV_EXTERN int uv_run(uv_loop_t*, uv_run_mode mode);" in c.text for c in r.chunks)
     assert uncovered(r, UV_H.encode()) == []
     plain = _walk("c", UV_H.encode(), parser_for("c").parse(UV_H.encode()), UV_H.split("\n"))
-    assert plain[2] > len(UV_H) // 2  # unread bytes: the outline of the header as it parses
+    assert plain.unread > len(UV_H) // 2  # unread bytes: the outline of the header as it parses
 
 
 def test_a_c_function_a_macro_wraps_whole_is_named_and_chunked_as_written() -> None:
@@ -272,7 +272,8 @@ def test_blanking_c_macros_keeps_every_byte_place_and_never_reads_less(lines: li
 
 def _loss(src: bytes, tree: Any) -> tuple[int, int]:
     """A C tree's outline: the bytes it leaves unread, then its errors."""
-    return _walk("c", src, tree, src.decode().split("\n"))[2], _errors(tree.root_node)[1]
+    walk = _walk("c", src, tree, src.decode().split("\n"))
+    return walk.unread, walk.errors
 
 
 def _never_worse(src: bytes, lang: str) -> None:

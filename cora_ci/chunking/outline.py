@@ -93,11 +93,21 @@ def parse(lang: str, src: bytes) -> Any:
     return _read(lang, src, None)[0]
 
 
+class _Walk(NamedTuple):
+    """The outline's walk of a tree: its extractor, its symbols, the bytes of its error rows they
+    leave unread (`_unparsed`) and its count of errors."""
+
+    ex: Extractor
+    symbols: list[Sym]
+    unread: int
+    errors: int
+
+
 class _Read(NamedTuple):
     """A tree, and its outline's walk where choosing the tree needed one."""
 
     tree: Any
-    walked: tuple[Extractor, list[Sym], int] | None  # the walk, its symbols, their `_unparsed` bytes
+    walked: _Walk | None
 
 
 def _read(lang: str, src: bytes, lines: list[str] | None) -> _Read:
@@ -116,16 +126,17 @@ def _read(lang: str, src: bytes, lines: list[str] | None) -> _Read:
     # A tree that counts fewer errors can still read less: the grammar may recover a blanked
     # header as one error around intact declarations, or lose a function's body further down.
     lines = src.decode("utf-8", "replace").split("\n") if lines is None else lines
-    walks = [_walk(lang, src, t, lines) for t in (other, tree)]
-    loss = [(w[2], _errors(t.root_node)[1]) for w, t in zip(walks, (other, tree), strict=True)]
-    return _Read(other, walks[0]) if loss[0] < loss[1] else _Read(tree, walks[1])
+    mine, plain = _walk(lang, src, other, lines), _walk(lang, src, tree, lines)
+    better = (mine.unread, mine.errors) < (plain.unread, plain.errors)
+    return _Read(other, mine) if better else _Read(tree, plain)
 
 
-def _walk(lang: str, src: bytes, tree: Any, lines: list[str]) -> tuple[Extractor, list[Sym], int]:
-    """The outline's walk of `tree`: its extractor, its symbols and the bytes it left unread."""
+def _walk(lang: str, src: bytes, tree: Any, lines: list[str]) -> _Walk:
+    """The outline's walk of `tree`."""
     ex = Extractor(lang, src)
     symbols = ex.build(tree.root_node, lines)
-    return ex, symbols, _unparsed(_errors(tree.root_node)[0], symbols, lines)
+    errors, count = _errors(tree.root_node)
+    return _Walk(ex, symbols, _unparsed(errors, symbols, lines), count)
 
 
 def _bounded(lang: str, src: bytes) -> Any:
@@ -442,15 +453,15 @@ def outline(lang: str, src: bytes, lines: list[str]) -> Outline:
     """Raises `SlowParse` (the chunker then cuts the file by lines)."""
     tree, walked = _read(lang, src, lines)
     root = tree.root_node
-    ex, symbols, error_bytes = _walk(lang, src, tree, lines) if walked is None else walked
+    walk = _walk(lang, src, tree, lines) if walked is None else walked
     return Outline(
-        symbols=symbols,
-        import_rows=ex.imports,
-        namespace_rows=ex.namespace_rows,
-        leading_rows=_leading_rows(root, ex.spec, lang),
+        symbols=walk.symbols,
+        import_rows=walk.ex.imports,
+        namespace_rows=walk.ex.namespace_rows,
+        leading_rows=_leading_rows(root, walk.ex.spec, lang),
         top_rows=[c.start_point[0] for c in root.named_children],
-        error_bytes=error_bytes,
-        error_count=_errors(root)[1],
+        error_bytes=walk.unread,
+        error_count=walk.errors,
         tree=tree,
     )
 
