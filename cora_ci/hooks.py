@@ -20,6 +20,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from cora_ci.errors import CODES, CoraError
 from cora_ci.lock import acquire, adopt
@@ -67,8 +68,7 @@ def run_hook(action: str, repo: Path, *, strict: bool, checkout_type: str | None
     """`index` (pre-commit: the staged content) or `sync` (post-*: HEAD) while git waits, failing
     open unless strict. An update already running (a background sync) is waited for, a while."""
     try:
-        skip = None if action == "index" else _skip_sync(repo, checkout_type, rewrite_command)
-        if skip is not None:
+        if action != "index" and _sync_places(repo, checkout_type, rewrite_command) is None:
             return Outcome(0, None)
         return Outcome(0, _update(repo, "staged" if action == "index" else "rev", _WAIT))
     except Exception as e:  # fail open on anything, bugs included: the commit matters more
@@ -83,11 +83,11 @@ def start_sync(repo: Path, checkout_type: str | None = None, rewrite_command: st
     updates the bundle under it (`background_sync`), and return. Nothing is printed unless the
     last background sync failed: its warning is this run's one line, until a sync succeeds."""
     try:
-        if _skip_sync(repo, checkout_type, rewrite_command) is not None:
+        places = _sync_places(repo, checkout_type, rewrite_command)
+        if places is None:
             return Outcome(0, None)
-        out, record = _places(repo)
-        told = _told(record)
-        _spawn(out)
+        told = _told(places.record)
+        _spawn(places.out)
         return Outcome(0, told, True)
     except Exception as e:
         return _failure(e, False)
@@ -96,7 +96,7 @@ def start_sync(repo: Path, checkout_type: str | None = None, rewrite_command: st
 def background_sync(repo: Path) -> None:
     """The process `start_sync` starts: the update under the lock it was handed (or, when another
     update held it, once that one is done), its failure left in `FAILED` for the next hook to tell."""
-    out, record = _places(repo)
+    out, record, _ = _places(repo)
     try:
         handed = os.environ.pop(_HANDED, None)
         if handed is not None:
@@ -111,14 +111,24 @@ def background_sync(repo: Path) -> None:
         record.unlink(missing_ok=True)
 
 
-def _places(repo: Path) -> tuple[Path, Path]:
-    """The bundle a hook updates (`.cora/index` at the top of the work tree) and its failure record."""
-    out = subprocess.run(["git", "rev-parse", "--show-toplevel", "--git-path", FAILED], cwd=repo,
-                         capture_output=True, text=True, check=False)  # fmt: skip
+class _Places(NamedTuple):
+    """What a hook's one `git rev-parse` tells."""
+
+    out: Path  # the bundle a hook updates: `.cora/index` at the top of the work tree
+    record: Path  # a background sync's failure record, in the git directory
+    rebasing: bool  # a rebase is in progress
+
+
+def _places(repo: Path) -> _Places:
+    names = (FAILED, "rebase-merge", "rebase-apply")
+    paths = [a for n in names for a in ("--git-path", n)]
+    out = subprocess.run(["git", "rev-parse", "--show-toplevel", *paths], cwd=repo, capture_output=True,
+                         text=True, check=False)  # fmt: skip
     lines = out.stdout.splitlines()
-    if out.returncode != 0 or len(lines) != 2:
+    if out.returncode != 0 or len(lines) != 1 + len(names):
         raise CoraError("CORA-IO-003", f"{repo} is not a git repository with a work tree")
-    return Path(lines[0]) / ".cora" / "index", repo / lines[1]
+    record, *rebase = (repo / line for line in lines[1:])  # relative to `repo`, or absolute
+    return _Places(Path(lines[0]) / ".cora" / "index", record, any(p.is_dir() for p in rebase))
 
 
 def _told(record: Path) -> str | None:
@@ -151,21 +161,16 @@ def _spawn(out: Path) -> None:
             os.close(fd)
 
 
-def _skip_sync(repo: Path, checkout_type: str | None, rewrite_command: str | None) -> str | None:
-    """Why a post-* hook need not update the bundle, or None when it must.
+def _sync_places(repo: Path, checkout_type: str | None, rewrite_command: str | None) -> _Places | None:
+    """Where a post-* hook syncs, or None when it need not update the bundle.
 
     A file checkout leaves HEAD where it was. During a rebase git fires post-checkout and
     post-commit for every step; post-rewrite fires once at its end, so only that one syncs.
     """
     if checkout_type == FILE_CHECKOUT:
-        return "file checkout"
-    if rewrite_command is None and _rebase_in_progress(repo):
-        return "rebase in progress"
-    return None
-
-
-def _rebase_in_progress(repo: Path) -> bool:
-    return any(git_path(repo, name).is_dir() for name in ("rebase-merge", "rebase-apply"))
+        return None
+    places = _places(repo)
+    return None if rewrite_command is None and places.rebasing else places
 
 
 def _update(repo: Path, kind: str, wait: float) -> str | None:
