@@ -23,6 +23,7 @@ one parse error. There the outline decides which reading is kept (`outline._read
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 # A line that is one upper-case name, perhaps called (`FMT_VISIBILITY("hidden")`), and a comment.
 _ALONE = re.compile(
@@ -87,29 +88,34 @@ def blank_macros(src: bytes, lang: str) -> bytes:
     return _blank_lines(blanked, _C_FOLLOWS, c=True)
 
 
-def _blank_all(src: bytes, pattern: re.Pattern[bytes]) -> bytes:
-    """`src` with each match's group `m` replaced by spaces; `src` itself when nothing matches."""
+def _blank(src: bytes, spans: Iterator[tuple[int, int]]) -> bytes:
+    """`src` with every byte of each span but its line ends made a space, so rows and offsets
+    stay; `src` itself when there is no span."""
     out: bytearray | None = None
-    for m in pattern.finditer(src):
+    for start, end in spans:
         if out is None:
             out = bytearray(src)
-        out[m.start("m") : m.end("m")] = b" " * (m.end("m") - m.start("m"))
+        out[start:end] = re.sub(rb"[^\r\n]", b" ", src[start:end])
     return src if out is None else bytes(out)
+
+
+def _blank_all(src: bytes, pattern: re.Pattern[bytes]) -> bytes:
+    """`src` with each match's group `m` blanked."""
+    return _blank(src, (m.span("m") for m in pattern.finditer(src)))
 
 
 def _unwrap(src: bytes) -> bytes:
     """`src` with each macro around a whole declaration blanked, its name, its `(` and the `)` that
-    closes it, where a body or a `;` follows; `src` itself when there is none."""
-    out: bytearray | None = None
+    closes it, where a body or a `;` follows."""
+    return _blank(src, _wrapped(src))
+
+
+def _wrapped(src: bytes) -> Iterator[tuple[int, int]]:
     for m in _WRAPPED.finditer(src):
         close = _closing(src, m.end("m"))
-        if close is None or not _AFTER_WRAPPED.match(src, close + 1):
-            continue
-        if out is None:
-            out = bytearray(src)
-        out[m.start("m") : m.end("m")] = b" " * (m.end("m") - m.start("m"))
-        out[close] = ord(" ")
-    return src if out is None else bytes(out)
+        if close is not None and _AFTER_WRAPPED.match(src, close + 1):
+            yield m.span("m")
+            yield close, close + 1
 
 
 def _closing(src: bytes, at: int) -> int | None:
@@ -138,17 +144,16 @@ _C_FOLLOWS = (_NEXT, _FIELD, _APART)
 
 def _blank_lines(src: bytes, follows: tuple[re.Pattern[bytes], ...], c: bool) -> bytes:
     """`src` with each stand-alone macro line that one of `follows` follows blanked, unless the
-    code before goes on into it (`_continued`)."""
-    out: bytearray | None = None
+    code before goes on into it (`_continued`); each line judged on `src` as it is."""
+    return _blank(src, _alone(src, follows, c))
+
+
+def _alone(src: bytes, follows: tuple[re.Pattern[bytes], ...], c: bool) -> Iterator[tuple[int, int]]:
     for m in _ALONE.finditer(src):
         if m.group("name").strip(b"_0123456789") == b"" or not any(p.match(src, m.end()) for p in follows):
             continue  # `___` is no name
-        if _continued(src, m.start(), c):
-            continue
-        if out is None:
-            out = bytearray(src)
-        out[m.start() : m.end()] = re.sub(rb"[^\r\n]", b" ", m.group(0))
-    return src if out is None else bytes(out)
+        if not _continued(src, m.start(), c):
+            yield m.span()
 
 
 def _continued(src: bytes, start: int, c: bool) -> bool:
