@@ -21,7 +21,7 @@ from cora_ci.config import Config, from_mapping
 from cora_ci.files.text import decode
 from cora_ci.rebind import WorkTree, bind
 from cora_ci.rebind.locator import locate
-from cora_ci.rebind.view import from_chunk
+from cora_ci.rebind.view import declaring, from_chunk
 
 CFG = Config()
 
@@ -601,8 +601,31 @@ def test_a_signature_ends_where_its_code_ends_a_trailing_comment_aside() -> None
     from cora_ci.rebind.view import View, signature
 
     lines = ["def answer(bundle, text,", "           k) -> int:  # fmt: skip", "    x = text", "    return k"]
-    cut = signature(View("a.py", 10, 13, {10 + i: t for i, t in enumerate(lines)}), "answer")
+    cut = signature(View("a.py", 10, 13, {10 + i: t for i, t in enumerate(lines)}), "answer", "python")
     assert cut.text() == "def answer(bundle, text,\n           k) -> int:  # fmt: skip\n    . . ."
     assert (cut.start, cut.end) == (10, 13)
     hashy = ["def tag(s):", "    return '#' + s"]  # a `#` inside a string is not a comment's
-    assert signature(View("b.py", 1, 2, {1: hashy[0], 2: hashy[1]}), "tag").text() == "def tag(s):\n    . . ."
+    assert (
+        signature(View("b.py", 1, 2, dict(enumerate(hashy, 1))), "tag", "python").text()
+        == "def tag(s):\n    . . ."
+    )
+
+
+@pytest.mark.parametrize(
+    ("lang", "lines", "declared"),
+    [
+        ("cpp", ["// Gets the summary.", "const char* summary() const;"], 1),
+        ("java", ["/**", " * Returns the summary.", " */", "String summary() {"], 3),
+        ("python", ["# summary: kept short", "def summary():"], 1),
+        ("lua", ["-- summary of a result", "local function summary()"], 1),
+        ("c", ["# define summary(x) (x)", "int summary_of(int);"], 0),  # the preprocessor's `#`
+        ("javascript", ["#summary = '';", "// summary"], 0),  # a private field
+        ("rust", ["/// The summary.", "#[inline]", "fn summary() {}"], 2),
+        ("markdown", ["# summary", "The summary is short."], 0),  # a heading
+        ("python", ["# summary", "# of nothing"], 0),  # only comments name it: the first
+    ],
+)
+def test_a_symbol_is_declared_by_its_first_line_outside_a_comment(
+    lang: str, lines: list[str], declared: int
+) -> None:
+    assert declaring(lines, "summary", lang) == declared

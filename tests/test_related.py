@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 from cora_ci.build import build
 from cora_ci.commands.agents import SNIPPET, client_config
-from cora_ci.rebind.view import mentions
+from cora_ci.rebind.view import mentions, signature
 from cora_ci.render import nested
 from cora_ci.render.query import Where, run_outline, run_related, run_show
 
@@ -199,6 +199,80 @@ def test_outline_declares_a_member_by_its_declaration_not_an_annotation_naming_i
         e.symbol: e.signature for e in run_outline("src/Forwarding.kt", Where.of(None, None, repo))[0].entries
     }
     assert kotlin["delegate"] == "fun delegate() = source"
+
+
+def test_a_symbol_is_declared_by_its_code_not_by_a_comment_naming_it(
+    make_repo: Callable[[dict[str, str]], Path], private_cache: None
+) -> None:
+    """A doc comment above a declaration often names it (googletest's `// Don't inherit from
+    TestPartResult ...`, Scaladoc's `[[copy.over]]`): outline declares each symbol by its code,
+    and an elided result shows that code. C names an anonymous `typedef struct {...} t;` on its
+    closing line: such a sibling is shown from its `typedef`, not from that line alone."""
+    repo = make_repo(dedent_files({
+        "include/part.hpp": """\
+            namespace testing {
+            // Don't inherit from TestPartResult as its destructor is not virtual.
+            class TestPartResult {
+             public:
+              // Gets the summary of the failure message.
+              const char* summary() const { return summary_; }
+              // Gets the message associated with the test part.
+              const char* message() const { return message_; }
+
+             private:
+              const char* summary_;
+              const char* message_;
+            };
+            }  // namespace testing
+            """,
+        "include/clock.h": """\
+            /* not 2038-proof */
+            typedef struct {
+              long tv_sec;
+              long tv_nsec;
+            } cv_timespec_t;
+
+            typedef struct {
+              long tv_sec;
+              long tv_usec;
+            } cv_timeval_t;
+            """,
+        "src/Ops.scala": """\
+            package os
+
+            /**
+             * Copy a file or folder; see [[copy.over]] to replace what is there.
+             */
+            object copy {
+              def apply(from: String, to: String): Unit = {}
+            }
+            """,
+    }))  # fmt: skip
+    assert cora("index", "--model", "none", "-q", cwd=repo).returncode == 0
+    where = Where.of(None, None, repo)
+
+    def declared(path: str) -> dict[str, tuple[str, int, int]]:
+        return {
+            e.symbol: (e.signature, e.start_line, e.end_line) for e in run_outline(path, where)[0].entries
+        }
+
+    cpp = declared("include/part.hpp")
+    assert cpp["TestPartResult"][0] == "class TestPartResult {"
+    assert cpp["summary"][0] == "const char* summary() const { return summary_; }"
+    assert cpp["message"][0] == "const char* message() const { return message_; }"
+    assert declared("src/Ops.scala")["copy"][0] == "object copy {"
+    assert declared("include/clock.h") == {
+        "cv_timespec_t": ("typedef struct { . . . } cv_timespec_t;", 2, 5),
+        "cv_timeval_t": ("typedef struct { . . . } cv_timeval_t;", 7, 10),
+    }
+    shown = run_show("include/clock.h::cv_timeval_t", where).view.text()
+    assert shown == "typedef struct {\n  long tv_sec;\n  long tv_usec;\n} cv_timeval_t;"
+    first = run_show("include/clock.h::cv_timespec_t", where).view.text()
+    assert first.endswith("  long tv_nsec;\n} cv_timespec_t;") and "tv_usec" not in first
+    elided = signature(
+        run_show("include/part.hpp::testing.TestPartResult", where).view, "TestPartResult", "cpp"
+    )
+    assert [t for n, t in elided.rendered() if n is not None][-1] == "class TestPartResult {"
 
 
 def test_outline_follows_the_working_tree(shop: Path) -> None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from cora_ci.chunking.model import ELISION, Chunk
@@ -155,8 +155,8 @@ def _code_end(line: str) -> str:
     return line[: m.start()].rstrip() if m else line
 
 
-def signature(view: View, name: str) -> View:
-    """The view cut to its signature: the first line naming the symbol (with attributes and
+def signature(view: View, name: str, lang: str) -> View:
+    """The view cut to its signature: the line declaring the symbol (`declaring`; with attributes and
     decorators just above it) through the end of its declaration, then one `. . .` line.
 
     Used for results below the budget's verbatim share; for anonymous code the first line stands in.
@@ -167,7 +167,7 @@ def signature(view: View, name: str) -> View:
         return view
     idx = 0
     if name:
-        idx = next((i for i, (_, t) in enumerate(numbered) if mentions(t, name)), 0)
+        idx = declaring([t for _, t in numbered], name, lang) or 0
     first = idx
     while first > 0 and numbered[first - 1][1].lstrip().startswith(("@", "[", "#[")):
         first -= 1
@@ -200,3 +200,37 @@ def mentions(line: str, name: str) -> bool:
             return True
         i = line.find(name, i + 1)
     return False
+
+
+# A line of a comment. A doc comment above a declaration often names what it documents (googletest's
+# `// Don't inherit from TestPartResult as ...`, Scaladoc's `* ... [[os.makeDir.all]]`), so the line
+# declaring a symbol is the first naming it outside one. `#` starts a comment only where the
+# language says so: it is C's preprocessor (`# define`), a JavaScript private field, a Rust or
+# PHP attribute, a Swift directive; and in a document nothing is a comment (`# Title` is a heading).
+_COMMENTED = re.compile(r"\s*(?://|/\*|\*(?:\s|/|$)|--(?:\s|$)|;;|\(\*|\{-|<!--)")
+_HASH_COMMENT = re.compile(r"\s*#(?!\[)")
+_HASH_LANGS = frozenset({
+    "python", "ruby", "perl", "bash", "fish", "r", "elixir", "julia", "powershell", "nim", "make",
+    "cmake", "dockerfile", "starlark", "hcl", "terraform", "nix", "php", "yaml", "toml", "ini",
+})  # fmt: skip
+_PROSE = frozenset({"markdown", "rst", "text"})
+
+
+def commented(line: str, lang: str) -> bool:
+    """`line` of a `lang` file is a comment or inside one."""
+    if lang in _PROSE:
+        return False
+    return bool(_COMMENTED.match(line)) or (lang in _HASH_LANGS and bool(_HASH_COMMENT.match(line)))
+
+
+def declaring(lines: Sequence[str], name: str, lang: str, start: int = 0) -> int | None:
+    """The index of the line that declares `name` among `lines` (from `start`): the first naming
+    it outside a comment, else the first naming it (None: none does)."""
+    first = None
+    for i in range(start, len(lines)):
+        if mentions(lines[i], name):
+            if not commented(lines[i], lang):
+                return i
+            if first is None:
+                first = i
+    return first

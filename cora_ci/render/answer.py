@@ -114,7 +114,7 @@ class _Item:
             return None
         if self.mode == "sig":
             if self._sig is None:
-                self._sig = signature(self.bound.view, self.chunk.symbol)
+                self._sig = signature(self.bound.view, self.chunk.symbol, self.chunk.lang)
             return self._sig
         return self.bound.view
 
@@ -237,7 +237,7 @@ def parent_of(source: ChunkSource, chunk: Chunk, bound: Bound) -> Parent | None:
         start, end = min(v.start for v in views), max(v.end for v in views)
     if head is None:
         return None
-    decl = signature(head, p.symbol)
+    decl = signature(head, p.symbol, p.lang)
     text = "\n".join(t for n, t in decl.rendered() if n is not None)
     label = p.hierarchy[-1].replace(":", " ", 1)
     return Parent(p.path, start, end, p.symbol, p.anchor, p.kind, label, text)

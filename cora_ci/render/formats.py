@@ -17,7 +17,7 @@ import click
 
 from cora_ci.chunking.model import Chunk
 from cora_ci.chunking.sentences import first_sentence
-from cora_ci.rebind.view import mentions
+from cora_ci.rebind.view import declaring
 from cora_ci.render.answer import Overhead, Parent, Result
 from cora_ci.render.bundles import BundleRef
 from cora_ci.render.source import Shown
@@ -65,7 +65,7 @@ def doc_sentence(chunk: Chunk, symbol: str | None = None) -> str:
     if chunk.kind in ("file", "module"):
         return _head_doc(lines)
     symbol = symbol or chunk.symbol
-    at = next((i for i, t in enumerate(lines) if symbol and mentions(t, symbol)), None)
+    at = declaring(lines, symbol, chunk.lang) if symbol else None
     if at is None:
         return ""
     above: list[str] = []

@@ -15,10 +15,10 @@ from typing import Any
 
 import click
 
-from cora_ci.chunking.model import Chunk
+from cora_ci.chunking.model import ELISION, Chunk
 from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import Stale
-from cora_ci.rebind.view import View, mentions
+from cora_ci.rebind.view import View, commented, mentions
 from cora_ci.render import nested
 from cora_ci.render.formats import attr, escape_text, guard, visible
 from cora_ci.render.nested import Inner
@@ -79,14 +79,30 @@ def _entry(source: BundleChunks, anchor: str, parts: list[tuple[Chunk, str]]) ->
         view = sibling(bound.view, c, anchor) if len(c.anchors) > 1 else bound.view
         views.append(view)
         stale = bound.stale if bound.stale == "missing" or stale is None else stale
-    lines = [t for v in views for n, t in v.rendered() if n is not None and mentions(t, name)]
-    line = next((t for t in lines if not _only_quoted(t, name)), lines[0] if lines else None)
-    sig = (line if line is not None else views[0].text().split("\n", 1)[0]).strip()
+    rows = [t for v in views for n, t in v.rendered() if n is not None]
+    sig = _declaration(rows, name, first.lang) if rows else views[0].text().split("\n", 1)[0].strip()
     declared = first.hierarchy[-1].split(":", 1)[0] if first.hierarchy else first.kind
     return Entry(
         anchor, name, first.kind, declared, max(len(first.hierarchy) - 1, 0),
         min(v.start for v in views), max(v.end for v in views), sig[:_SIGNATURE_CHARS], stale,
     )  # fmt: skip
+
+
+def _declaration(rows: list[str], name: str, lang: str) -> str:
+    """The line declaring `name`: the first naming it outside a comment and not only in a string
+    (`@SerializedName("name")`), else one naming it, else the first; a line that closes a body
+    (C's `} uv_errno_t;`) after the line that opens it (`typedef enum { . . . } uv_errno_t;`)."""
+    named = [i for i, t in enumerate(rows) if mentions(t, name)]
+    at = next(
+        (i for i in named if not commented(rows[i], lang) and not _only_quoted(rows[i], name)),
+        next((i for i in named if not _only_quoted(rows[i], name)), named[0] if named else 0),
+    )
+    line = rows[at].strip()
+    if line.startswith("}"):
+        opening = next((t.strip() for t in rows[:at] if t.strip() and not commented(t, lang)), None)
+        if opening is not None:
+            return f"{opening} {ELISION} {line}"
+    return line
 
 
 def _only_quoted(line: str, name: str) -> bool:

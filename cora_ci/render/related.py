@@ -40,7 +40,7 @@ def related_results(source: BundleChunks, anchor: str, k: int, full: bool = Fals
         if c is None:
             continue
         bound = source.bind(c)
-        view = bound.view if full else signature(bound.view, c.symbol)
+        view = bound.view if full else signature(bound.view, c.symbol, c.lang)
         hit = Hit(c.id, link.score, "graph", relation=link.relation)
         out.append(Result(view, c, hit, view is not bound.view, bound.stale, None, [c.id]))
     return Related(anchor, out)

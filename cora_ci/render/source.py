@@ -17,7 +17,7 @@ from cora_ci.chunking.model import OVERLOAD, Chunk, chunk_id, later_parts
 from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import Bound, Stale, WorkTree, bind
-from cora_ci.rebind.view import View, from_chunk, mentions, merge
+from cora_ci.rebind.view import View, declaring, from_chunk, merge
 from cora_ci.render import nested
 from cora_ci.render.nested import Inner
 
@@ -278,10 +278,10 @@ def sibling(view: View, chunk: Chunk, anchor: str) -> View:
     if not rows:
         return view
     k = chunk.anchors.index(anchor) if anchor in chunk.anchors else 0
-    starts = _declarations(rows, chunk.symbols[: k + 2])
+    starts = _declarations(rows, chunk.symbols[: k + 2], chunk.lang)
     mine, after = starts[k], starts[k + 1] if k + 1 < len(starts) else None
-    at = mine if mine is not None else 0
-    nxt = after if after is not None and after > at else len(rows)
+    at = _opened(rows, mine, 0) if mine is not None else 0
+    nxt = _opened(rows, after, at + 1) if after is not None and after > at else len(rows)
     while nxt - 1 > at and rows[nxt - 1][1].lstrip().startswith(_ATTACHED):
         nxt -= 1
     while at > 0 and rows[at - 1][1].lstrip().startswith(_ATTACHED):
@@ -292,16 +292,31 @@ def sibling(view: View, chunk: Chunk, anchor: str) -> View:
     return View(view.path, keep[0][0], keep[-1][0], dict(keep))
 
 
-def _declarations(rows: list[tuple[int, str]], names: list[str]) -> list[int | None]:
+def _opened(rows: list[tuple[int, str]], at: int, floor: int) -> int:
+    """Where the declaration named on row `at` begins: that row, or where it closes a body (C's
+    `} uv_timespec64_t;` after an anonymous `typedef struct {`), the row opening it (not before
+    `floor`), braces counted back."""
+    if not rows[at][1].lstrip().startswith("}"):
+        return at
+    depth = 0
+    for j in range(at, floor - 1, -1):
+        depth += rows[j][1].count("}") - rows[j][1].count("{")
+        if depth <= 0:
+            return j
+    return at
+
+
+def _declarations(rows: list[tuple[int, str]], names: list[str], lang: str) -> list[int | None]:
     """The row declaring each of `names`, siblings in source order: the first row after the
-    previous sibling's that names it (a comment on an earlier sibling's row may name a later one),
-    else any row naming it (None: none does)."""
+    previous sibling's that declares it (`declaring`: a comment on an earlier sibling's row may
+    name a later one), else any row declaring it (None: none names it)."""
+    texts = [t for _, t in rows]
     out: list[int | None] = []
     i = 0
     for name in names:
-        at = next((j for j in range(i, len(rows)) if mentions(rows[j][1], name)), None)
+        at = declaring(texts, name, lang, i)
         if at is None:
-            at = next((j for j, (_, t) in enumerate(rows) if mentions(t, name)), None)
+            at = declaring(texts, name, lang)
         out.append(at)
         i = at + 1 if at is not None else i
     return out

@@ -23,7 +23,7 @@ import numpy as np
 
 from cora_ci.arrays import isin
 from cora_ci.chunking.model import chunk_id, later_parts
-from cora_ci.rebind.view import mentions
+from cora_ci.rebind.view import declaring, mentions
 from cora_ci.retrieval.catalog import Catalog, Meta
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.kinds import path_class
@@ -240,7 +240,7 @@ def _declaration(cat: Catalog, t: Meta) -> str:
     if not t.symbols:
         return ""
     lines = _text(cat, t).split("\n")
-    at = next((i for i, line in enumerate(lines) if mentions(line, t.symbols[0])), None)
+    at = declaring(lines, t.symbols[0], t.lang)
     if at is None:
         return ""
     decl = lines[at : at + 6]
