@@ -41,6 +41,7 @@ from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.retrieval import PARAMS, search
 from cora_ci.retrieval.catalog import OVERLOAD
+from cora_ci.retrieval.definitions import prototype
 from cora_ci.retrieval.kinds import path_class
 from cora_ci.retrieval.query import split_qualified
 
@@ -114,6 +115,8 @@ def names(bundle: Bundle, per_repo: int) -> dict[str, list[Name]]:
                 fam, parts = _family(a), _qualified(a)
                 if not parts:
                     continue
+                if prototype(c, parts[-1], lambda c=c: c.text):  # a Chunk has what it reads of a Meta
+                    continue  # C's `int uv_run(...);`: what is asked for is its definition, not it
                 own = not _family(a).rsplit(".", 1)[-1].startswith("<")  # an impl block names no type
                 asked = {"name": parts[-1]} if own else {}
                 owner = parts[-2] if len(parts) > 1 and c.kind in ("method", "property") else ""

@@ -611,10 +611,12 @@ def test_a_cpp_namespace_is_in_its_definitions_anchors_and_headers() -> None:
     got = {c.anchor.split("::", 1)[1]: c for c in r.chunks if c.kind in ("type", "method")}
     assert sorted(got) == [
         "leveldb.DBImpl",
+        "leveldb.DBImpl.Write",  # the class's declaration of it
         "leveldb.DBImpl::Write",
         "leveldb.dragonbox.to_decimal",
         "leveldb.helper",
     ]
+    assert got["leveldb.DBImpl.Write"].hierarchy[-1] == "declaration:Write"
     assert got["leveldb.dragonbox.to_decimal"].header.startswith(
         "Function to_decimal in namespace dragonbox."
     )

@@ -56,8 +56,11 @@ __all__ = ["FileResult", "chunk_file"]
 # 36: a path under a variable is no credential (nvm's tests: `PWD=$TEST_DIR/inside-n_m-nested/...`);
 # 37: more ecosystems' lock files are skipped by default (`langs.LOCK_FILES`: Elixir's `mix.lock`, ...);
 # 38: "auto-generated" flags a file only as said of it (not "something auto-generated" in a sentence);
-# 39: every lock file indexed (`lock_files = true`) is flagged generated, not six of them
-REVISION = 39
+# 39: every lock file indexed (`lock_files = true`) is flagged generated, not six of them; 40: a C or
+# C++ function declared without its body is a symbol (`declaration`: a header's prototypes, a class's
+# member declarations; a forward declaration of a function the file defines is not), and a class's
+# export macro is read past (`class GTEST_API_ TestPartResult {` was a function)
+REVISION = 40
 
 
 def __getattr__(name: str) -> Any:

@@ -14,6 +14,7 @@ from cora_ci.chunking.model import Chunk, Diagnostic, chunk_id, part_key
 from cora_ci.chunking.outline import Sym
 from cora_ci.chunking.pack import Piece, Rows
 from cora_ci.chunking.sentences import first_sentence
+from cora_ci.chunking.symbols import DECLARATION
 from cora_ci.config import Config
 
 MAX_SIGNATURE_ROWS = 8
@@ -304,6 +305,8 @@ def _emit_leaves(ctx: FileCtx, leaves: list[_Leaf], parent: int | None, ancestor
             total = sum(g.pieces[0].tokens for g in group) + leaf.pieces[0].tokens
             if (
                 last.kind != leaf.sym.kind
+                or (last.label == DECLARATION)
+                != (leaf.sym.label == DECLARATION)  # a chunk is one or the other
                 or not gap_blank
                 or leaf.sym.start <= last.end
                 or total > cfg.max_tokens

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple
 from cora_ci.chunking import dialects, macros
 from cora_ci.chunking.nodes import text_of
 from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import
-from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash
+from cora_ci.chunking.symbols import DECLARATION, FUNCTION_VALUES, Classifier, squash
 from cora_ci.files.langs import C_LANGS, JS_LANGS
 
 Node = Any  # tree_sitter.Node
@@ -112,11 +112,12 @@ class _Read(NamedTuple):
 
 def _read(lang: str, src: bytes, lines: list[str] | None) -> _Read:
     """`parse`, keeping the walk that chose a C file's tree (the outline's, so not walked again)."""
-    tree = _bounded(lang, src)
+    read = macros.blank_exports(src) if lang in C_LANGS else src  # names are read from `src`
+    tree = _bounded(lang, read)
     if lang not in C_LANGS or not tree.root_node.has_error:
         return _Read(tree, None)
-    blanked = macros.blank_macros(src, lang)
-    if blanked is src:
+    blanked = macros.blank_macros(read, lang)
+    if blanked is read:
         return _Read(tree, None)
     other = _bounded(lang, blanked)
     if not other.root_node.has_error:
@@ -365,6 +366,8 @@ class Extractor:
                     work.append((body, kind == "type", sym.children, False))
                 elif kind == "method" and body is not None and label in NESTING:
                     work.append((body, False, sym.children, True))  # nested functions and classes
+        if self.lang in C_LANGS:
+            _drop_defined(top)
         self._sort(top)
         return top
 
@@ -396,6 +399,20 @@ class Extractor:
             level = stack.pop()
             level.sort(key=lambda s: (s.start, s.end))
             stack.extend(s.children for s in level if s.children)
+
+
+def _drop_defined(top: list[Sym]) -> None:
+    """A C prototype of a function the same file defines is a forward declaration (`static void
+    uv__close(uv_handle_t*);` above its definition): the definition is the symbol, and keeps its
+    plain anchor (not `#2`). Outside types only: a class's `void f();` is its member's, whatever
+    else is called `f`."""
+    free = [top]  # levels outside types: the file's, a namespace's, a function's
+    defined: set[str] = set()
+    for level in free:
+        defined.update(s.name for s in level if s.kind == "method" and s.label != DECLARATION)
+        free.extend(s.children for s in level if s.children and s.kind != "type")
+    for level in free:
+        level[:] = [s for s in level if s.label != DECLARATION or s.name not in defined]
 
 
 def _errors(root: Node) -> tuple[list[Node], int]:

@@ -28,6 +28,13 @@ _MEMBER_VARIABLES = frozenset({"property_declaration", "protocol_property_declar
 _PROPERTY_CODE = frozenset(
     {"computed_property", "willset_didset_block", "getter", "setter", "property_delegate"}
 )
+# A C or C++ function declared, not defined (`int uv_run(uv_loop_t*);`, a class's `void f();`):
+# a symbol labelled so, that ranks behind the function's definition (`retrieval/definitions.py`)
+DECLARATION = "declaration"
+_C_DECLARATIONS = frozenset({"declaration", "field_declaration"})
+_FUNCTION_NAMES = frozenset(
+    {"identifier", "field_identifier", "qualified_identifier", "operator_name", "destructor_name"}
+)
 _MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*")  # what defines a C test case: `TEST_F`, not a function
 # C's tagged types: a definition with its body, a reference without (`struct foo;`, `struct foo *p;`)
 _C_TAGGED = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
@@ -37,6 +44,12 @@ _ACCESSORS = frozenset({"get", "set", "value"})  # a property descriptor's membe
 _PY_PROPERTY = re.compile(
     r"^@(property|cached_property|functools\.cached_property|\w+\.(setter|getter|deleter))\b"
 )
+
+
+def declaration(hierarchy: list[str]) -> bool:
+    """A chunk of C or C++ functions declared without their bodies (its first symbol's label says
+    so: `assemble` never merges a declaration with a definition)."""
+    return bool(hierarchy) and hierarchy[-1].startswith(DECLARATION + ":")
 
 
 def squash(s: str) -> str:
@@ -91,6 +104,9 @@ class Classifier:
 
     def _special(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
         t, lang = n.type, self.lang
+        if lang in C_LANGS and t in _C_DECLARATIONS:
+            name = self._prototype(n)
+            return ("method", DECLARATION, name) if name else None
         if lang in dialects.LANGS:
             return dialects.classify(lang, n, self.src, in_type)
         if lang in JS_LANGS:
@@ -318,6 +334,21 @@ class Classifier:
                                              for p in params.named_children):  # fmt: skip
             return None
         return tuple(text_of(self.src, a) for a in args if a is not None and a.type == "type_identifier")
+
+    def _prototype(self, n: Node) -> str:
+        """The function a C or C++ declaration declares without defining it (a header's `int
+        uv_run(uv_loop_t*, uv_run_mode);`, a class's `void Append(const T& t);`): its name; "" for
+        anything else (a variable, a function pointer `void (*cb)(int)`, a prototype inside a body)."""
+        parent = n.parent
+        if parent is not None and parent.type == "compound_statement":
+            return ""
+        d = n.child_by_field_name("declarator")
+        while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
+            d = d.child_by_field_name("declarator") or next(iter(d.named_children), None)
+        if d is None or d.type != "function_declarator":
+            return ""
+        inner = d.child_by_field_name("declarator")
+        return text_of(self.src, inner) if inner is not None and inner.type in _FUNCTION_NAMES else ""
 
     def _c_declarator_name(self, n: Node) -> Node | None:
         d = n.child_by_field_name("declarator")

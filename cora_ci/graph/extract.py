@@ -25,6 +25,7 @@ from cora_ci.chunking.model import OVERLOAD, Chunk
 from cora_ci.chunking.nodes import text_of
 from cora_ci.chunking.outline import SlowParse, parse
 from cora_ci.chunking.secrets import contains_secret
+from cora_ci.chunking.symbols import declaration
 from cora_ci.files.langs import MARKUP, grammar_available
 from cora_ci.files.text import decode
 from cora_ci.graph.queries import refs_query
@@ -211,8 +212,10 @@ def _pick(counts: Counter[bytes], skip: set[bytes], cache: dict[bytes, str | Non
 
 
 def defined_names(c: Chunk) -> list[str]:
-    """Identifiers a chunk defines: the last component of each symbol (`<P as Display>` -> `P`)."""
-    if c.kind in ("file", "module", "lines", "section", "key"):
+    """Identifiers a chunk defines: the last component of each symbol (`<P as Display>` -> `P`).
+    C's declarations define nothing (`uv.h`'s `int uv_run(...);`): a use of `uv_run` is of the
+    function `core.c` defines, as before prototypes were symbols (a chunk holds no other symbol)."""
+    if c.kind in ("file", "module", "lines", "section", "key") or declaration(c.hierarchy):
         return []
     out: list[str] = []
     for sym in c.symbols:

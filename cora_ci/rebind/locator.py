@@ -23,7 +23,9 @@ from typing import Any
 
 import tree_sitter
 
+from cora_ci.chunking import macros
 from cora_ci.chunking.outline import NESTING, Extractor, SlowParse, Sym, last_row, parse, parser_for
+from cora_ci.files.langs import C_LANGS
 from cora_ci.rebind.rows import BLANK, COMMENT_ROW, Text, block, headers, partial, ranges
 
 Node = Any
@@ -112,6 +114,7 @@ def _window(lang: str, ex: Extractor, text: Text, rows: list[int], qual: str, se
     if len(places) > _MAX_PLACES or not _any_inside(text, places, qual, sep):
         return None
     parser = tree_sitter.Parser(parser_for(lang).language)
+    src = macros.blank_exports(text.src) if lang in C_LANGS else text.src  # as `parse` reads it
     extra: set[int] = set()
     if lang == "csharp":
         extra = {text.row_of(m.start()) for m in _CSHARP_FILE_NS.finditer(text.src)}
@@ -129,7 +132,7 @@ def _window(lang: str, ex: Extractor, text: Text, rows: list[int], qual: str, se
         if budget < 0:
             return None
         parser.included_ranges = ranges(text, sorted(keep))
-        tree = parser.parse(text.src)
+        tree = parser.parse(src)
         if tree.root_node.has_error:
             errors.append((tree.root_node, r))
         for f in _candidates(ex, tree.root_node, qual, sep, text.rows):

@@ -5,14 +5,18 @@ constructor), and a file's header kept behind the file's definition. Ranking's f
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import re
+from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from cora_ci.chunking.model import OVERLOAD
+from cora_ci.files.langs import C_LANGS
+from cora_ci.rebind.view import declaring
 from cora_ci.retrieval.catalog import Catalog, Meta
 
 EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
 HEADER = 0.1  # a file's header where the file's definition of the name asked for is found
+DECLARED = 0.5  # of the bonus, a C or C++ function declared without its body (`prototype`)
 K = TypeVar("K")
 
 
@@ -72,6 +76,29 @@ def extends(cat: Catalog, m: Meta) -> bool:
     for, or rivals another member of its family: a few chunks a query)."""
     hierarchy = cat.table.chunk(m.row).hierarchy
     return bool(hierarchy) and hierarchy[-1].startswith(EXTENSIONS)
+
+
+def prototype(m: Meta, name: str, text: Callable[[], str]) -> bool:
+    """The chunk declares C or C++ function `name` without defining it (a header's `int
+    uv_run(uv_loop_t*, uv_run_mode);`, a class's `void Append(const T& t);`): what a name asks
+    for is its definition, elsewhere. Read from the line declaring it (of a few merged siblings,
+    the one matched), to the `;` that ends it before any `{`; only a C-family chunk's text is read."""
+    if m.lang not in C_LANGS or m.kind != "method":
+        return False
+    lines = text().split("\n")
+    at = declaring(lines, name, m.lang)
+    if at is None:
+        return False
+    for line in lines[at : at + 12]:
+        code = _TRAILING_COMMENT.sub("", line).rstrip()
+        if "{" in code:
+            return False
+        if code.endswith(";"):
+            return True
+    return False
+
+
+_TRAILING_COMMENT = re.compile(r"\s*(?://.*|/\*.*?\*/\s*)$")
 
 
 def headers_behind_definitions(cands: Mapping[K, Candidate]) -> set[K]:

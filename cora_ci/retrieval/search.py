@@ -30,7 +30,14 @@ from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
 from cora_ci.retrieval.catalog import Catalog, Meta, catalog, impl_member
-from cora_ci.retrieval.definitions import extends, family, headers_behind_definitions, principal
+from cora_ci.retrieval.definitions import (
+    DECLARED,
+    extends,
+    family,
+    headers_behind_definitions,
+    principal,
+    prototype,
+)
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import (
@@ -233,6 +240,8 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
                     share *= _BY_PATH  # `Path.segments` asks for class Path's before Path.scala's other ones
                 elif len(ident) == 1 and impl_member(m.anchor or ""):
                     share *= 0.5  # a bare `parseJSON` asks for the class's declaration, not an instance's
+                if prototype(m, ident[-1], partial(cat.table.text, m.row)):
+                    share *= DECLARED  # `uv_run`'s definition in core.c before its prototype in uv.h
                 bonus = max(bonus, weight * share)
         if bonus:
             ex["definition"] = round(bonus, 6)
