@@ -11,7 +11,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cora_ci.chunking.outline import _without_tail
+from cora_ci.chunking.extractor import _without_tail
 from cora_ci.chunking.sentences import first_sentence
 from cora_ci.files.langs import _RST_TITLE
 from cora_ci.rebind.view import _code_end

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
+from cora_ci.chunking.extractor import Sym
 from cora_ci.chunking.model import Chunk, Diagnostic, chunk_id, part_key
-from cora_ci.chunking.outline import Sym
 from cora_ci.chunking.pack import Piece, Rows
 from cora_ci.chunking.sentences import first_sentence
 from cora_ci.chunking.symbols import DECLARATION

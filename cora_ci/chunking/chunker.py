@@ -12,8 +12,9 @@ from typing import Any, NamedTuple
 
 from cora_ci.chunking import components, markup, notebook
 from cora_ci.chunking.assemble import FileCtx, assign_anchors, emit_rows, emit_symbols, link_children
+from cora_ci.chunking.extractor import Sym
 from cora_ci.chunking.model import Chunk, Diagnostic
-from cora_ci.chunking.outline import Outline, SlowParse, Sym, outline
+from cora_ci.chunking.outline import Outline, SlowParse, outline
 from cora_ci.chunking.pack import Rows
 from cora_ci.chunking.secrets import file_rule, screen_chunks, screen_lines, secrets_allowed
 from cora_ci.chunking.tokens import TokenCounter, default_counter

@@ -7,7 +7,7 @@ declares its methods by signature; a function may be a bare `bind`), and
 Lua binds many functions by assignment (`M.setup = function(opts) ... end`), and Objective-C's
 `@interface`, `@implementation` and `@property` are no declaration the generic rule knows (a
 class's members are its own children, a category is `Box (Extras)`).
-`symbols.Classifier` asks `classify` when nothing else matched a node; `outline.Extractor` asks
+`symbols.Classifier` asks `classify` when nothing else matched a node; `extractor.Extractor` asks
 for a definition's body, its last node and the attributes above it."""
 
 from __future__ import annotations

@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from cora_ci.chunking.extractor import Extractor, Sym, last_row
 from cora_ci.chunking.nodes import text_of
-from cora_ci.chunking.outline import Extractor, Sym, last_row, parser_for
+from cora_ci.chunking.outline import parser_for
 from cora_ci.chunking.symbols import squash
 
 Node = Any

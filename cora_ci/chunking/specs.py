@@ -2,7 +2,7 @@
 
 Languages without a table get a generic spec that treats definition-like nodes with a name as
 symbols. Behaviour that a table cannot express (arrow functions bound to names, Python
-properties, Rust impls, C declarators) lives in `symbols.py` (Go receivers in `outline.py`), keyed
+properties, Rust impls, C declarators) lives in `symbols.py` (Go receivers in `extractor.py`), keyed
 by language name.
 """
 

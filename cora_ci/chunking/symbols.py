@@ -1,7 +1,7 @@
 """What a syntax node defines and what it is called: a symbol's kind, hierarchy label and name,
 by the language's node types (`specs.py`) and the cases they leave to code (a JavaScript
 function held in a variable, a Python lambda or property, a Rust `impl`, C# operators, C and
-C++ declarators). `outline.py` walks a file and asks this of each node it meets."""
+C++ declarators). `extractor.py` walks a file and asks this of each node it meets."""
 
 from __future__ import annotations
 

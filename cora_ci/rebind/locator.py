@@ -24,7 +24,8 @@ from typing import Any
 import tree_sitter
 
 from cora_ci.chunking import macros
-from cora_ci.chunking.outline import NESTING, Extractor, SlowParse, Sym, last_row, parse, parser_for
+from cora_ci.chunking.extractor import NESTING, Extractor, Sym, last_row
+from cora_ci.chunking.outline import SlowParse, parse, parser_for
 from cora_ci.files.langs import C_LANGS
 from cora_ci.rebind.rows import BLANK, COMMENT_ROW, Text, block, headers, partial, ranges
 

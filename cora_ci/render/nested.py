@@ -18,7 +18,7 @@ from cora_ci.rebind.bind import Stale
 from cora_ci.rebind.view import View, from_chunk, merge
 
 if TYPE_CHECKING:  # the parser is imported where a file is parsed: a query renders without it
-    from cora_ci.chunking.outline import Sym
+    from cora_ci.chunking.extractor import Sym
 
 
 @dataclass(frozen=True)
