@@ -50,7 +50,9 @@ from benchlib import Figures, bm25, json_option, model_tag
 from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.embedding import load_embedder
+from cora_ci.rebind.view import from_chunk
 from cora_ci.render.query import answer_with
+from cora_ci.render.source import sibling
 from cora_ci.retrieval import PARAMS, Params, search
 from cora_ci.retrieval.fusion import Form, Fusion, fuse
 from cora_ci.retrieval.kinds import path_class
@@ -255,6 +257,7 @@ class Query(NamedTuple):
     targets: frozenset[int]  # relevant chunk ids
     path: str  # relevant file
     line: int  # declaration line (for the window baseline)
+    anchor: str | None = None  # the symbol asked for: of small siblings merged, its own lines count
 
 
 class ChunkInfo(NamedTuple):
@@ -315,7 +318,8 @@ def text_queries(name: str, docs: list[Doc], infos: list[ChunkInfo], n: int) -> 
             for a in c.anchors[:1]:
                 ids |= by_anchor[a]
         d, c = pairs[0]
-        out.append(Query(name, "text", sentence, frozenset(ids), c.path, d.line))
+        own = c.anchors[c.symbols.index(d.name)] if len(c.anchors) == len(c.symbols) else None
+        out.append(Query(name, "text", sentence, frozenset(ids), c.path, d.line, own))
     out.sort(key=lambda q: _stable(name, q.text))
     return out[:n]
 
@@ -350,7 +354,7 @@ def identifier_queries(name: str, infos: list[ChunkInfo], n: int) -> list[Query]
         else:
             continue
         first = min((i for i in infos if i.id in by_anchor[a]), key=lambda i: i.start)
-        out.setdefault(text, Query(name, "identifier", text, frozenset(by_anchor[a]), c.path, first.start))
+        out.setdefault(text, Query(name, "identifier", text, frozenset(by_anchor[a]), c.path, first.start, a))
     # Half of them among names used in many other chunks: the case where BM25 alone drowns the
     # definition in its call sites.
     mentions: Counter[str] = Counter(w for c in infos for w in c.words)
@@ -461,17 +465,25 @@ def rank_answer(repo: Repo, q: Query, emb: Any) -> Ranked:
     """The answer `cora-ci query -k 10` prints (merged, refilled, each result its own lines), judged
     by the lines each result reports: relevant when they show the target's declaration line and
     at least half of the lines its chunk holds (a class skeleton with the method elided is not the
-    method)."""
+    method); of small siblings merged in one chunk, the lines of the one asked for (`sibling`, as
+    `show` gives them: `login` of a chunk holding `hash` and `login`)."""
     t = repo.bundle.chunks
     target: set[int] = set()
+    line = q.line
     for cid in q.targets:  # the lines the target chunk holds (a type's skeleton: not its members')
-        for a, b in t.chunk(t.row_of[cid]).verbatim_ranges():
+        c = t.chunk(t.row_of[cid])
+        if q.anchor is not None and len(c.anchors) > 1 and q.anchor in c.anchors:
+            own = sibling(from_chunk(c), c, q.anchor)
+            target.update(n for n, _ in own.rendered() if n is not None)
+            line = own.start if q.kind == "identifier" else line  # a text query's is the symbol's already
+            continue
+        for a, b in c.verbatim_ranges():
             target.update(range(a, b + 1))
     ans = answer_with(repo.bundle, q.text, None, emb, "", K, None, (), Filters())
     hits, files = [], []
     for r in ans.results:
         shown = {n for n, _ in r.view.rendered() if n is not None}
-        hits.append(r.view.path == q.path and q.line in shown and 2 * len(shown & target) >= len(target))
+        hits.append(r.view.path == q.path and line in shown and 2 * len(shown & target) >= len(target))
         files.append(r.view.path)
     return Ranked(hits, files)
 

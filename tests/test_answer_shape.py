@@ -100,6 +100,18 @@ def test_a_chunk_of_several_members_is_named_after_the_one_asked_for(repo: Path)
     assert (r["symbol"], r["anchor"]) == ("login", "src/auth.py::Auth.login")
 
 
+@pytest.mark.parametrize("query", ["login", "Auth.login", "where is `login` defined"])
+def test_a_name_asked_for_is_its_own_lines_where_small_siblings_share_a_chunk(repo: Path, query: str) -> None:
+    """`hash` and `login` are one chunk: asked for by name, `login` is its own two lines, not
+    `hash`'s too (a C header's 23 prototypes in one chunk answered `uv_close` with all of them)."""
+    (r,) = run_query(query, Where.of(None, None, repo), k=1).results
+    assert (r.symbol, r.anchor) == ("login", "src/auth.py::Auth.login")
+    assert r.text == "    def login(self, user, password):\n        return self.hash(password) == user.secret"
+    assert (r.view.start, r.view.end) == (5, 6)
+    words = run_query("login user password hash", Where.of(None, None, repo), k=1).results[0]
+    assert "def hash" in words.text and "def login" in words.text  # a sentence: the chunk as it is
+
+
 def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> None:
     from cora_ci.chunking.tokens import default_counter
 

@@ -142,6 +142,25 @@ def test_every_member_of_a_family_is_reachable_and_the_bare_name_is_the_implemen
     assert [run_show(a, where).view.start for a in overloads] == [1, 2, 3]
 
 
+def test_a_small_implementation_merged_with_its_stubs_is_what_its_bare_name_shows(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """Python's `@overload` stubs and a short implementation are one chunk of small siblings: the
+    bare name showed the first stub, and an answer was named after it."""
+    repo = make_repo({"m.py": (
+        "from typing import overload\n\n\n"
+        "@overload\ndef parse(x: int) -> int: ...\n@overload\ndef parse(x: str) -> str: ...\n"
+        'def parse(x):\n    """Parse a value."""\n    return x + 1 if isinstance(x, int) else x.strip()\n'
+    )})  # fmt: skip
+    build(repo, model="none")
+    where = Where.of(None, None, repo)
+    shown = run_show("m.py::parse", where)
+    assert shown.view.text().startswith("def parse(x):\n") and shown.view.start == 8
+    assert run_show("m.py::parse(x: str)", where).view.text() == "@overload\ndef parse(x: str) -> str: ..."
+    (r,) = run_query("parse", where, k=1).results
+    assert r.anchor == "m.py::parse(x)" and "def parse(x: int)" in r.text  # the family, named by its body
+
+
 def test_names_that_differ_only_in_case_exact_first(repo: Path) -> None:
     where = Where.of(None, None, repo)
     assert run_query("Reader", where, k=3).results[0].anchor == "src/io.py::Reader"

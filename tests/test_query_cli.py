@@ -111,7 +111,10 @@ def test_results_follow_edits_in_the_working_tree(repo: Path, env: dict[str, str
     first = doc["results"][0]
     assert first["stale"] == "moved" and first["start_line"] == 11
     lines = auth.read_text().splitlines()
-    assert first["text"].splitlines() == lines[10:19] and first["parent"]["start_line"] == 8  # with logout
+    assert (
+        first["text"].splitlines() == lines[10:14] and first["end_line"] == 14
+    )  # its own lines, not logout's
+    assert first["parent"]["start_line"] == 8
     start = text.index("    def login")
     auth.write_text(text[:start] + text[text.index("    def logout") :])
     doc = json.loads(cora("query", "login", "--format", "json", "-k", "1", cwd=repo, **env).stdout)

@@ -22,13 +22,16 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Literal, Protocol
+from typing import TYPE_CHECKING, Literal, Protocol
 
-from cora_ci.chunking.model import Chunk
+from cora_ci.chunking.model import OVERLOAD, Chunk
 from cora_ci.chunking.tokens import default_counter
 from cora_ci.rebind.bind import Bound, Stale
 from cora_ci.rebind.view import View, from_chunk, merge, signature
 from cora_ci.retrieval.types import Hit
+
+if TYPE_CHECKING:
+    from cora_ci.retrieval.query import Query
 
 Mode = Literal["sig", "full"]
 
@@ -102,6 +105,7 @@ class _Item:
     bound: Bound
     parent: Parent | None = None  # set once the cut to `k` is made: it costs a look at the family
     mode: Mode | None = None
+    member: tuple[str, str | None] | None = None  # the one member of merged siblings it shows
     _sig: View | None = None
 
     @property
@@ -124,13 +128,15 @@ Overhead = Callable[[Result], int]
 
 def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None,
          k: int | None = None, overhead: Overhead | None = None,
-         words: Sequence[str] = ()) -> list[Result]:  # fmt: skip
+         words: Sequence[str] = (), asked: str | None = None) -> list[Result]:  # fmt: skip
     """The answer for `hits` (best first) within `budget` tokens (None: everything verbatim), at most
     `k` results once overlapping hits are merged; with several bundles, `source` has one source
     per bundle and each hit's `origin` says which. `words`: the query's, to name a result holding
-    several members after the one they name."""
+    several members after the one they name; `asked`: the name an identifier query asks for, whose
+    lines alone a chunk of several members merged shows (`uv_close`, not the 22 prototypes
+    around it)."""
     sources = source if isinstance(source, Sequence) else [source]
-    items = _items(hits, sources)
+    items = _items(hits, sources, asked)
     for i in items:
         i.mode = "full"
     if k is not None:  # the cut is on results, so k hits merged are not k results (boosts aside)
@@ -185,7 +191,7 @@ def _rank(group: tuple[View, list[_Item]]) -> int:
     return min(it.rank for it in group[1])
 
 
-def _items(hits: list[Hit], sources: Sequence[ChunkSource]) -> list[_Item]:
+def _items(hits: list[Hit], sources: Sequence[ChunkSource], asked: str | None = None) -> list[_Item]:
     seen: set[tuple[int, int]] = set()
     out: list[_Item] = []
     for rank, h in enumerate(hits):
@@ -196,8 +202,26 @@ def _items(hits: list[Hit], sources: Sequence[ChunkSource]) -> list[_Item]:
         chunk = source.chunk(h.chunk_id)
         if chunk is None:
             continue
-        out.append(_Item(rank, h, chunk, source.bind(chunk)))
+        out.append(_own(_Item(rank, h, chunk, source.bind(chunk)), asked))
     return _unframed(out, sources)
+
+
+def _own(item: _Item, asked: str | None) -> _Item:
+    """The item cut to the member `asked` names when its chunk merges several small siblings and
+    one of them is so named: the result is that member's own lines, named after it."""
+    c = item.chunk
+    if asked is None or len(c.symbols) < 2 or asked not in c.symbols or len(c.anchors) != len(c.symbols):
+        return item
+    from cora_ci.render.source import implementation, sibling
+
+    anchor = c.anchors[c.symbols.index(asked)]
+    if c.symbols.count(asked) > 1:  # overloads: all of them, named after the implementation
+        family = OVERLOAD.sub("", anchor)
+        item.member = (asked, implementation(item.bound.view, c, family))
+        return item
+    item.bound = Bound(sibling(item.bound.view, c, anchor), item.bound.stale)
+    item.member = (asked, anchor)
+    return item
 
 
 def _unframed(items: list[_Item], sources: Sequence[ChunkSource]) -> list[_Item]:
@@ -312,9 +336,17 @@ def _results(items: list[_Item], words: Sequence[str],
             stale = "moved"
         ids = [it.chunk.id for it in sorted(members, key=lambda it: it.rank)]
         elided = best.mode == "sig" and best.view() is not best.bound.view  # cut, not short
-        result = Result(view, best.chunk, best.hit, elided, stale, best.parent, ids, named(best.chunk, words))
+        member = best.member or named(best.chunk, words)
+        result = Result(view, best.chunk, best.hit, elided, stale, best.parent, ids, member)
         ranked.append((best.rank, result))
     return [r for _, r in sorted(ranked, key=lambda t: t[0])]
+
+
+def asked(q: Query) -> str | None:
+    """The name a query asks for: an identifier's last part (`login` of `Auth.login`), or that of
+    the one identifier a sentence asks about ("where is `uv_close` defined")."""
+    parts = q.identifier or q.named
+    return parts[-1] if parts else None
 
 
 def named(chunk: Chunk, words: Sequence[str]) -> tuple[str, str | None] | None:

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.config import dependency_bundles
 from cora_ci.errors import CoraError
-from cora_ci.render.answer import Overhead, Result, filled, pack
+from cora_ci.render.answer import Overhead, Result, asked, filled, pack
 from cora_ci.render.bundles import BundleRef, first_answer, refs_of
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.query import (
@@ -111,11 +111,12 @@ def answer_many(many: Many, text: str, embedders: list[Any], k: int, budget: int
     from cora_ci.retrieval.query import analyse
 
     sources = [BundleChunks(b, t) for b, t in zip(many.bundles, trees, strict=True)]
-    words = sorted(analyse(text).words)
+    q = analyse(text)
+    words, wanted = sorted(q.words), asked(q)
 
     def attempt(n: int) -> tuple[list[Hit], list[Result]]:
         hits = search_many(parts, text, k=n, filters=filters, depth=k)
-        return hits, pack(hits, sources, budget, k, overhead, words)
+        return hits, pack(hits, sources, budget, k, overhead, words, wanted)
 
     results = filled(k, attempt)
     first = many.refs[0]

@@ -17,7 +17,7 @@ from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.errors import CoraError
 from cora_ci.files.walk import git_toplevel
 from cora_ci.rebind.bind import WorkTree
-from cora_ci.render.answer import Overhead, Result, filled, pack
+from cora_ci.render.answer import Overhead, Result, asked, filled, pack
 from cora_ci.render.bundles import BundleRef
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.related import Related, related_results
@@ -182,11 +182,12 @@ def answer_with(bundle: Bundle, text: str, tree: WorkTree | None, embedder: Any,
     from cora_ci.retrieval.query import analyse
 
     source = BundleChunks(bundle, tree)
-    words = sorted(analyse(text).words)
+    q = analyse(text)
+    words, wanted = sorted(q.words), asked(q)
 
     def attempt(n: int) -> tuple[list[Hit], list[Result]]:
         hits = search(bundle, text, k=n, embedder=embedder, filters=filters, boosts=boosts, depth=k)
-        return hits, pack(hits, source, budget, k, overhead, words)
+        return hits, pack(hits, source, budget, k, overhead, words, wanted)
 
     results = filled(k, attempt)
     commit = (bundle.manifest.get("source") or {}).get("commit")

@@ -222,8 +222,10 @@ def show(source: BundleChunks, anchor: str) -> Shown:
             raise _gone(anchor, source.tree)
         view = View(holder.path, sym.start, sym.end, dict(enumerate(sym.lines, sym.start)))
         return Shown(holder, view, sym.stale, sym.sym.name, sym.sym.kind)
-    name = chunk.symbols[chunk.anchors.index(anchor)] if anchor in chunk.anchors else chunk.symbol
     indexed = merge([from_chunk(c) for c in source.family(chunk)])
+    if anchor not in chunk.anchors and len(chunk.anchors) > 1:  # overloads merged: the implementation
+        anchor = implementation(indexed, chunk, anchor)
+    name = chunk.symbols[chunk.anchors.index(anchor)] if anchor in chunk.anchors else chunk.symbol
     if len(chunk.anchors) > 1:  # small siblings share the chunk: only this one's lines
         indexed = sibling(indexed, chunk, anchor)
     tree = source.tree
@@ -268,6 +270,15 @@ def unknown_anchor(source: BundleChunks, anchor: str) -> CoraError:
     near = source.suggestions(anchor)
     hint = f"did you mean {', '.join(near)}?" if near else "anchors look like path/file.py::Class.method"
     return CoraError("CORA-QRY-002", f"no symbol anchored {anchor!r} in {source.bundle.root}", hint)
+
+
+def implementation(view: View, chunk: Chunk, family: str) -> str:
+    """Of the overloads anchored `family` plus a parameter list that share `chunk` (Python's
+    `@overload` stubs merged with the function that implements them), the implementation's anchor:
+    the longest member, the first of equals; `family` itself when none is there."""
+    members = [a for a in chunk.anchors if a.startswith(family) and OVERLOAD.sub("", a) == family]
+    spans = [(-len(sibling(view, chunk, a).shown), i, a) for i, a in enumerate(members)]
+    return min(spans)[2] if spans else family
 
 
 def sibling(view: View, chunk: Chunk, anchor: str) -> View:
