@@ -622,6 +622,24 @@ def test_a_cpp_namespace_is_in_its_definitions_anchors_and_headers() -> None:
     )
 
 
+def test_a_cpp_function_returning_a_reference_is_named_by_its_declarator() -> None:
+    """`const TestPartResult& TestPartResultArray::GetTestPartResult(int) const {` was anchored
+    `testing.TestPartResult` (its return type), so the name found its declaration, not it."""
+    src = (
+        "namespace testing {\n"
+        "const Part& Parts::Get(int index) const {\n  return array_[index];\n}\n\n"
+        "class Parts {\n public:\n  Parts& operator=(const Parts&) = delete;\n"
+        "  const Part& first() const { return array_[0]; }\n};\n"
+        "std::ostream& operator<<(std::ostream& os, const Part& p) {\n  return os << p.name;\n}\n"
+        "}  // namespace testing\n"
+    )
+    r = run_chunk("src/parts.cc", src, min_tokens=0)
+    anchors = sorted(a.split("::", 1)[1] for c in r.chunks for a in c.anchors if "::" in a)
+    assert anchors == [
+        "testing.Parts", "testing.Parts.first", "testing.Parts.operator=", "testing.Parts::Get", "testing.operator<<",
+    ]  # fmt: skip
+
+
 def test_a_c_type_is_defined_where_its_body_is_and_named_by_its_typedef() -> None:
     """`struct foo;` and `struct foo *p;` name a type, they do not define it: they were types of
     their own, so the definition came third, anchored `foo#3` (leveldb's `version_set.h` declares

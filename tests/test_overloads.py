@@ -161,6 +161,29 @@ def test_a_small_implementation_merged_with_its_stubs_is_what_its_bare_name_show
     assert r.anchor == "m.py::parse(x)" and "def parse(x: int)" in r.text  # the family, named by its body
 
 
+def test_a_member_merged_after_another_familys_overload_is_its_own_definition(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """argparse's `Argument::required` shares a chunk with an overload of `default_value`: it was
+    ranked as a member of that family, behind its longest overload, and a method that says
+    "required" three times came first."""
+    body = "".join(f"    this.values.add(String.valueOf(value) + {i});\n" for i in range(12))
+    repo = make_repo({"src/Argument.java": (
+        "public class Argument {\n"
+        f"  public Argument defaultValue(Object value) {{\n{body}    return this;\n  }}\n\n"
+        "  public Argument defaultValue(String value) { return defaultValue((Object) value); }\n\n"
+        "  public Argument required() { this.isRequired = true; return this; }\n\n"
+        "  void throwRequiredError() {\n    throw new IllegalStateException(\"required argument, required: \" + required);\n  }\n"
+        "}\n"
+    )})  # fmt: skip
+    build(repo, model="none")
+    (r,) = run_query("Argument.required", Where.of(None, None, repo), k=1).results
+    assert (r.anchor, r.text) == (
+        "src/Argument.java::Argument.required",
+        "  public Argument required() { this.isRequired = true; return this; }",
+    )
+
+
 def test_names_that_differ_only_in_case_exact_first(repo: Path) -> None:
     where = Where.of(None, None, repo)
     assert run_query("Reader", where, k=3).results[0].anchor == "src/io.py::Reader"

@@ -59,8 +59,9 @@ __all__ = ["FileResult", "chunk_file"]
 # 39: every lock file indexed (`lock_files = true`) is flagged generated, not six of them; 40: a C or
 # C++ function declared without its body is a symbol (`declaration`: a header's prototypes, a class's
 # member declarations; a forward declaration of a function the file defines is not), and a class's
-# export macro is read past (`class GTEST_API_ TestPartResult {` was a function)
-REVISION = 40
+# export macro is read past (`class GTEST_API_ TestPartResult {` was a function); 41: a C++ function
+# that returns a reference is named by its declarator, not its return type (`const T& get()` was `T`)
+REVISION = 41
 
 
 def __getattr__(name: str) -> Any:

@@ -351,6 +351,9 @@ class Classifier:
         return text_of(self.src, inner) if inner is not None and inner.type in _FUNCTION_NAMES else ""
 
     def _c_declarator_name(self, n: Node) -> Node | None:
+        """The name a C or C++ declarator declares, through pointers, references (C++'s `const
+        T& get() const`, whose reference holds its declarator without a field name: such a
+        function was named after its return type, `T`), arrays and parentheses."""
         d = n.child_by_field_name("declarator")
         for _ in range(16):
             if d is None:
@@ -365,5 +368,7 @@ class Classifier:
             ):
                 return d
             nxt = d.child_by_field_name("declarator") or d.child_by_field_name("name")
+            if nxt is None and d.type == "reference_declarator":
+                nxt = next(iter(d.named_children), None)
             d = nxt
         return None

@@ -28,12 +28,15 @@ class Candidate(Protocol):
     explain: dict[str, Any]
 
 
-def family(m: Meta, constructors: bool = False) -> str:
-    """What a definition's parts and overloads share: its anchor without an overload suffix. With
+def family(m: Meta, constructors: bool = False, name: str | None = None) -> str:
+    """What a definition's parts and overloads share: its anchor without an overload suffix; of a
+    chunk of several members merged, the anchor of the one `name` names (the first's without a
+    name, or if none is so named: argparse's `Argument::required`, merged after an overload of
+    `default_value`, ranked as a member of that family and behind its principal). With
     `constructors` (a bare name asked for), a constructor named as its type (Java's, C#'s, C++'s
     `MethodSpec.MethodSpec`) is of the type's family: short, it outscored the class on BM25 and
     took the definition of `MethodSpec`."""
-    a = m.anchor or ""
+    a = _named(m, name) if name is not None and len(m.anchors) > 1 else (m.anchor or "")
     if "::" not in a:
         return a
     a = OVERLOAD.sub("", a)
@@ -41,6 +44,18 @@ def family(m: Meta, constructors: bool = False) -> str:
     if constructors and m.kind == "method" and owner and owner.rpartition("::")[2].rpartition(".")[2] == name:
         return owner
     return a
+
+
+def _named(m: Meta, name: str) -> str:
+    """The anchor among `m`'s whose own name is `name` (exact case first), else its first."""
+    lasts = [_QUALIFIER.split(OVERLOAD.sub("", a).rpartition("::")[2])[-1] for a in m.anchors]
+    i = next((i for i, last in enumerate(lasts) if last == name), None)
+    if i is None:
+        i = next((i for i, last in enumerate(lasts) if last.lower() == name.lower()), 0)
+    return m.anchors[i]
+
+
+_QUALIFIER = re.compile(r"\.|::")
 
 
 def principal(cat: Catalog, cands: Mapping[K, Candidate], constructors: bool = False) -> dict[str, K]:
@@ -53,21 +68,22 @@ def principal(cat: Catalog, cands: Mapping[K, Candidate], constructors: bool = F
     for key, c in cands.items():
         if c.meta.anchor is None:
             continue
-        fam = family(c.meta, constructors)
-        have = best.get(fam)
-        if have is None:
-            best[fam] = key
-            continue
-        h, m = cands[have].meta, c.meta
-        if m.anchor == h.anchor:  # parts of one split definition: the first
-            better = m.start_line < h.start_line
-        elif m.kind == h.kind == "type" and extends(cat, m) != (h_extends := extends(cat, h)):
-            better = h_extends  # the declaration over the block extending it
-        else:  # overloads: the longest
-            better = (m.end_line - m.start_line, -m.start_line) > (h.end_line - h.start_line, -h.start_line)
-        if better:
-            best[fam] = key
+        names = c.meta.symbols if len(c.meta.anchors) > 1 else (None,)  # merged: each member's family
+        for fam in dict.fromkeys(family(c.meta, constructors, n) for n in names):
+            have = best.get(fam)
+            if have is None or _better(cat, c.meta, cands[have].meta):
+                best[fam] = key
     return best
+
+
+def _better(cat: Catalog, m: Meta, h: Meta) -> bool:
+    """`m` is its family's principal rather than `h`."""
+    if m.anchor == h.anchor:  # parts of one split definition: the first
+        return m.start_line < h.start_line
+    if m.kind == h.kind == "type" and extends(cat, m) != (h_extends := extends(cat, h)):
+        return h_extends  # the declaration over the block extending it
+    # overloads: the longest
+    return (m.end_line - m.start_line, -m.start_line) > (h.end_line - h.start_line, -h.start_line)
 
 
 def extends(cat: Catalog, m: Meta) -> bool:

@@ -232,9 +232,10 @@ def _features(cat: Catalog, q: Query, cands: dict[int, _Cand], filters: Filters,
             level = definition_level(ident, m, partial(cat.table.text, m.row))
             if level:  # a family's other members, and a block extending a type declared elsewhere: half
                 extension = m.kind == "type" and extends(cat, m)
-                chosen = first_part.get(family(m, bare)) == key and not extension
+                fam = family(m, bare, ident[-1])
+                chosen = first_part.get(fam) == key and not extension
                 if not chosen:
-                    members.setdefault(family(m, bare), []).append(key)
+                    members.setdefault(fam, []).append(key)
                 share = _LEVEL_SHARE[level] * (1.0 if chosen else 0.5)
                 if level == EXACT and len(ident) > 1 and not by_its_own_name(ident, m):
                     share *= _BY_PATH  # `Path.segments` asks for class Path's before Path.scala's other ones
