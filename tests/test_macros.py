@@ -186,7 +186,9 @@ def test_c_export_macros_are_blanked_and_types_named_in_capitals_are_not() -> No
     for src in ["PyAPI_FUNC(PyObject *) PyObject_Repr(PyObject *);\n", "CHECK(f(x) == 1);\n", "FOO(a, b);\n"]:
         assert blank_macros(src.encode(), "c") == src.encode(), src  # a type or a call, not a declaration
     cpp = b"FMT_API auto vformat(string_view fmt) -> std::string;\n"
-    assert blank_macros(cpp, "cpp") == cpp  # C++ keeps its own reading (fmt's headers lost bodies)
+    assert blank_macros(cpp, "cpp") == b" " * 8 + cpp[8:]  # a leading macro, in C++ too
+    wrapped = b"FMT_UNUSED(static int f(int x)) {\n  return x;\n}\n"
+    assert blank_macros(wrapped, "cpp") == wrapped  # C's other rules lost fmt's bodies in C++
 
 
 def _defs(source: str) -> list[tuple[str, list[str], int, int]]:
@@ -357,6 +359,26 @@ def test_a_c_library_behind_export_macros_answers_with_its_header_types_and_its_
     related = cora("related", "src/unix/core.c::uv_run", "--format", "json", cwd=repo, **env)
     callers = [(r["path"], r["relation"]) for r in json.loads(related.stdout)["results"]]
     assert ("app/main.c", "caller") in callers  # a call resolves to the definition, not the prototype
+
+
+def test_a_cpp_declaration_behind_an_export_macro_is_named_by_its_own_name() -> None:
+    """googletest's `GTEST_API_ std::string FormatTimeInMillisAsSeconds(TimeInMillis ms);` was a
+    symbol named `std::string FormatTimeInMillisAsSeconds` (and `GTEST_API_ AssertionResult
+    AssertionFailure();` one named `AssertionResult AssertionFailure`): a leading macro is read
+    past in C++ as in C, where the file does not parse as written."""
+    src = (
+        "namespace testing {\nnamespace internal {\n\n"
+        "GTEST_API_ std::string FormatTimeInMillisAsSeconds(TimeInMillis ms);\n\n"
+        "GTEST_API_ AssertionResult AssertionFailure();\n\n"
+        "GTEST_API_ std::string JoinAsKeyValueTuple(const std::vector<const char*>& names) {\n"
+        '  return names.empty() ? "" : names[0];\n}\n\n'
+        "}  // namespace internal\n}  // namespace testing\n"
+    )
+    r = run_chunk("src/gtest-internal-inl.h", src, min_tokens=0)
+    names = sorted(s for c in r.chunks if c.kind == "method" for s in c.symbols)
+    assert names == ["AssertionFailure", "FormatTimeInMillisAsSeconds", "JoinAsKeyValueTuple"]
+    body = next(c for c in r.chunks if c.symbols == ["JoinAsKeyValueTuple"])
+    assert body.text.startswith("GTEST_API_ std::string JoinAsKeyValueTuple(") and body.end_line == 10
 
 
 def test_c_functions_declared_without_a_body_are_symbols_and_forward_declarations_are_not() -> None:

@@ -85,14 +85,15 @@ _SPACE = frozenset(b" \t\r\n")
 
 def blank_macros(src: bytes, lang: str) -> bytes:
     """`src` with the macros the grammar cannot read past blanked (the same length, line ends
-    kept); `src` itself when there is none. C++ (`cpp`, `cuda`): the stand-alone scope macros
-    (`blank_alone`). C and Objective-C: also a declaration's leading macros, a macro around a
-    whole declaration, `extern "C"` braces alone in an `#ifdef __cplusplus`, and a stand-alone
-    macro of fields or of declarations (in C++, with its templates and trailing return types,
-    these made some of fmt's and googletest's functions lose their bodies: bench/RESULTS.md,
-    2026-11-29)."""
+    kept); `src` itself when there is none. C++ (`cpp`, `cuda`): a declaration's leading macros
+    (googletest's `GTEST_API_ std::string FormatTimeInMillisAsSeconds(` was a function named
+    `std::string FormatTimeInMillisAsSeconds`) and the stand-alone scope macros (`blank_alone`).
+    C and Objective-C: also a macro around a whole declaration, `extern "C"` braces alone in an
+    `#ifdef __cplusplus`, and a stand-alone macro of fields or of declarations (in C++, with its
+    templates and trailing return types, these made some of fmt's and googletest's functions
+    lose their bodies: bench/RESULTS.md, 2026-11-29)."""
     if lang in ("cpp", "cuda"):
-        return blank_alone(src)
+        return blank_alone(_blank_all(src, _PREFIX))
     blanked = _unwrap(_blank_all(_blank_all(src, _PREFIX), _EXTERN_C))
     return _blank_lines(blanked, _C_FOLLOWS, c=True)
 
