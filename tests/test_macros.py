@@ -397,11 +397,18 @@ def test_c_functions_declared_without_a_body_are_symbols_and_forward_declaration
           int local(int);
           return x + 1;
         }
+
+        LUA_API int   (lua_gettop) (lua_State *L);
+        DEFINE_HOOK(on_close);
         """,
         min_tokens=0,
     )
     labels = {a.split("::")[1]: c.hierarchy[-1] for c in r.chunks for a in c.anchors if "::" in a}
-    assert labels == {"api_run": "declaration:api_run", "helper": "function:helper"}
+    assert labels == {
+        "api_run": "declaration:api_run",
+        "helper": "function:helper",
+        "lua_gettop": "declaration:lua_gettop",  # a name in parentheses, kept from macro expansion
+    }  # a macro's call read as a declaration (`DEFINE_HOOK(on_close);`) declares nothing
 
 
 def test_a_cpp_class_behind_an_export_macro_is_a_type_with_its_declared_members() -> None:
@@ -423,6 +430,8 @@ def test_a_cpp_class_behind_an_export_macro_is_a_type_with_its_declared_members(
 
          private:
           std::vector<TestPartResult> array_;
+          int count_ GUARDED_BY(mutex_);
+          MOCK_METHOD(void, Report, (int code), (override));
         };
 
         class Q_CORE_EXPORT QObject

@@ -61,8 +61,9 @@ __all__ = ["FileResult", "chunk_file"]
 # member declarations; a forward declaration of a function the file defines is not), and a class's
 # export macro is read past (`class GTEST_API_ TestPartResult {` was a function); 41: a C++ function
 # that returns a reference is named by its declarator, not its return type (`const T& get()` was `T`);
-# 42: C++ reads past a declaration's leading macros too (`GTEST_API_ std::string F(` was `std::string F`)
-REVISION = 42
+# 42: C++ reads past a declaration's leading macros too (`GTEST_API_ std::string F(` was `std::string F`);
+# 43: Lua's `LUA_API int (lua_gettop) (lua_State *L);` declares `lua_gettop`; `MOCK_METHOD(...);` nothing
+REVISION = 43
 
 
 def __getattr__(name: str) -> Any:

@@ -79,6 +79,14 @@ _CLASS_EXPORT = re.compile(
     rb"(?=(?:\[\[[^\]\n]*\]\][ \t]*|alignas\([^()\n]*\)[ \t]*)*[A-Za-z_]\w*(?:<[^;{}\n]*>)?\s*"
     rb"(?:final\s*)?(?::[^;{}]*)?\{)"
 )
+# A declaration's macro before a name in parentheses (Lua's `LUA_API int (lua_gettop) (lua_State
+# *L);`, the parentheses keeping the name from macro expansion): read, with no error, as a function
+# `int` returning a function. Blanked wherever it stands so, at a line's start.
+_PAREN_NAMED = re.compile(
+    rb"^[ \t]*(?P<m>[A-Z_][A-Z0-9_]{2,})[ \t]+"
+    rb"(?=(?:[A-Za-z_]\w*[ \t*]+)+\([ \t]*[A-Za-z_]\w*[ \t]*\)[ \t]*\()",
+    re.M,
+)
 _CONTINUES = frozenset(b",(=+-*/|&?:\\[<")  # a line ending so goes on: `RED,` then `BLUE`
 _SPACE = frozenset(b" \t\r\n")
 
@@ -99,9 +107,11 @@ def blank_macros(src: bytes, lang: str) -> bytes:
 
 
 def blank_exports(src: bytes) -> bytes:
-    """`src` with each class's export macro blanked (`_CLASS_EXPORT`); `src` itself when there
-    is none. Before any parse: the misreading it prevents parses without an error."""
-    return _blank_all(src, _CLASS_EXPORT) if b"class" in src or b"struct" in src else src
+    """`src` with the macros blanked that the grammar misreads without an error, so before any
+    parse: a class's export macro (`_CLASS_EXPORT`) and a declaration's macro before a name in
+    parentheses (`_PAREN_NAMED`); `src` itself when there is none."""
+    out = _blank_all(src, _CLASS_EXPORT) if b"class" in src or b"struct" in src else src
+    return _blank_all(out, _PAREN_NAMED) if b") (" in out or b")(" in out else out
 
 
 def _blank(src: bytes, spans: Iterator[tuple[int, int]]) -> bytes:

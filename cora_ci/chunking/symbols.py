@@ -337,8 +337,10 @@ class Classifier:
 
     def _prototype(self, n: Node) -> str:
         """The function a C or C++ declaration declares without defining it (a header's `int
-        uv_run(uv_loop_t*, uv_run_mode);`, a class's `void Append(const T& t);`): its name; "" for
-        anything else (a variable, a function pointer `void (*cb)(int)`, a prototype inside a body)."""
+        uv_run(uv_loop_t*, uv_run_mode);`, Lua's `LUA_API int (lua_gettop) (lua_State *L);`, a
+        class's `void Append(const T& t);`): its name; "" for anything else (a variable, a function
+        pointer `void (*cb)(int)`, a prototype inside a body, a macro's call read as one:
+        googletest's `MOCK_METHOD(...);`, leveldb's `int n_ GUARDED_BY(mu_);`)."""
         parent = n.parent
         if parent is not None and parent.type == "compound_statement":
             return ""
@@ -348,7 +350,12 @@ class Classifier:
         if d is None or d.type != "function_declarator":
             return ""
         inner = d.child_by_field_name("declarator")
-        return text_of(self.src, inner) if inner is not None and inner.type in _FUNCTION_NAMES else ""
+        if inner is not None and inner.type == "parenthesized_declarator" and inner.named_child_count == 1:
+            inner = inner.named_children[0]  # `(lua_gettop)`: a name kept from macro expansion
+        if inner is None or inner.type not in _FUNCTION_NAMES:
+            return ""
+        name = text_of(self.src, inner)
+        return "" if _MACRO_NAME.fullmatch(name) else name
 
     def _c_declarator_name(self, n: Node) -> Node | None:
         """The name a C or C++ declarator declares, through pointers, references (C++'s `const
