@@ -35,6 +35,7 @@ _C_DECLARATIONS = frozenset({"declaration", "field_declaration"})
 _FUNCTION_NAMES = frozenset(
     {"identifier", "field_identifier", "qualified_identifier", "operator_name", "destructor_name"}
 )
+_DECLARED_NAMES = _FUNCTION_NAMES | {"type_identifier"}  # what a declarator's walk stops at
 _MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*")  # what defines a C test case: `TEST_F`, not a function
 # C's tagged types: a definition with its body, a reference without (`struct foo;`, `struct foo *p;`)
 _C_TAGGED = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
@@ -50,6 +51,15 @@ def declaration(hierarchy: list[str]) -> bool:
     """A chunk of C or C++ functions declared without their bodies (its first symbol's label says
     so: `assemble` never merges a declaration with a definition)."""
     return bool(hierarchy) and hierarchy[-1].startswith(DECLARATION + ":")
+
+
+def _inside(d: Node) -> Node | None:
+    """The declarator `d` wraps: its `declarator` field, or a C++ reference's only child, which has
+    no field name (`const T& get() const` was named after its return type, `T`)."""
+    inner: Node | None = d.child_by_field_name("declarator")
+    if inner is None and d.type == "reference_declarator":
+        inner = next(iter(d.named_children), None)
+    return inner
 
 
 def squash(s: str) -> str:
@@ -346,7 +356,7 @@ class Classifier:
             return ""
         d = n.child_by_field_name("declarator")
         while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
-            d = d.child_by_field_name("declarator") or next(iter(d.named_children), None)
+            d = _inside(d)
         if d is None or d.type != "function_declarator":
             return ""
         inner = d.child_by_field_name("declarator")
@@ -358,24 +368,13 @@ class Classifier:
         return "" if _MACRO_NAME.fullmatch(name) else name
 
     def _c_declarator_name(self, n: Node) -> Node | None:
-        """The name a C or C++ declarator declares, through pointers, references (C++'s `const
-        T& get() const`, whose reference holds its declarator without a field name: such a
-        function was named after its return type, `T`), arrays and parentheses."""
+        """The name a C or C++ declarator declares, through pointers, references (`_inside`),
+        arrays and parentheses."""
         d = n.child_by_field_name("declarator")
         for _ in range(16):
             if d is None:
                 return None
-            if d.type in (
-                "identifier",
-                "field_identifier",
-                "qualified_identifier",
-                "operator_name",
-                "destructor_name",
-                "type_identifier",
-            ):
+            if d.type in _DECLARED_NAMES:
                 return d
-            nxt = d.child_by_field_name("declarator") or d.child_by_field_name("name")
-            if nxt is None and d.type == "reference_declarator":
-                nxt = next(iter(d.named_children), None)
-            d = nxt
+            d = _inside(d) or d.child_by_field_name("name")
         return None

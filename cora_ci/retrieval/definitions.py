@@ -47,15 +47,13 @@ def family(m: Meta, constructors: bool = False, name: str | None = None) -> str:
 
 
 def _named(m: Meta, name: str) -> str:
-    """The anchor among `m`'s whose own name is `name` (exact case first), else its first."""
-    lasts = [_QUALIFIER.split(OVERLOAD.sub("", a).rpartition("::")[2])[-1] for a in m.anchors]
+    """The anchor among `m`'s whose own name is `name` (exact case first), else its first. By the
+    catalog's parts of each anchor (`Meta.names`: every anchor of merged members has them)."""
+    lasts = [parts[-1] if parts else "" for parts in m.names]
     i = next((i for i, last in enumerate(lasts) if last == name), None)
     if i is None:
         i = next((i for i, last in enumerate(lasts) if last.lower() == name.lower()), 0)
     return m.anchors[i]
-
-
-_QUALIFIER = re.compile(r"\.|::")
 
 
 def principal(cat: Catalog, cands: Mapping[K, Candidate], constructors: bool = False) -> dict[str, K]:
