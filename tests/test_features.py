@@ -1,6 +1,6 @@
 """`definition_level` ranks definitions: its shortcut (a chunk none of whose names ends with the
 identifier's last part is out at once) gives the level the full comparison gives, for any
-identifier and any chunk. `name_match` finds a sentence's words in file names in other forms."""
+identifier and any chunk. `name_match` finds a sentence's words in file and symbol names in other forms."""
 
 from __future__ import annotations
 
@@ -103,9 +103,15 @@ def test_a_reports_names_are_matched_against_its_title() -> None:
     )
 
 
-def test_identifiers_and_symbols_match_as_written() -> None:
+def test_identifiers_match_as_written_and_symbols_hold_a_sentences_words_in_other_forms() -> None:
     assert name_match(analyse("Task"), _file("src/tasks.ts")) == 0.0
-    assert name_match(analyse("parsed values"), _file("lib/read.py", "parser")) == 0.0
+    assert name_match(analyse("parser"), _file("lib/read.py", "parse")) == 0.0
+    assert name_match(analyse("parsed values"), _file("lib/read.py", "parser")) == pytest.approx(WEIGHT / 2)
+    assert name_match(analyse("Styles a text"), _file("lib/termui.py", "style")) == pytest.approx(WEIGHT / 2)
+    # `bool` abbreviates "boolean"; `str` is too short to stand for "string"
+    assert name_match(analyse("convert a string to a boolean"), _file("lib/t.py", "str_to_bool")) == (
+        pytest.approx(WEIGHT / 3)
+    )
 
 
 _WORD = st.sampled_from(["task", "tasks", "parsed", "parser", "config", "configuration", "impl", "utils",

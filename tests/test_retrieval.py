@@ -1538,6 +1538,32 @@ def test_a_file_named_for_what_a_sentence_asks_rises_whatever_the_words_form(mak
     assert len(named) == 3 and len({(h.score, h.explain["name"]) for h in named}) == 1
 
 
+_CONVERTER = """\
+def NAME(text):
+    cleaned = text.strip().lower()
+    return cleaned in ("1", "yes", "on")
+"""
+CONVERTERS = {
+    ".cora.toml": "min_tokens = 0\n",
+    "conv/text.py": "\n\n".join(
+        _CONVERTER.replace("NAME", n) for n in ("text_to_int", "text_to_bool", "text_to_list")
+    ),
+}
+
+
+def test_a_doc_questions_word_finds_the_function_that_abbreviates_it(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """Three functions of the same code: "Convert the text to a boolean" asks for `text_to_bool`,
+    as a name abbreviates its subject (`bool`, `init`, `config`) where BM25's other forms of a word,
+    of the same stem, do not reach; as an identifier, `boolean` is matched as written: none of them."""
+    repo = make_repo(CONVERTERS)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "Convert the text to a boolean.", expand=False)
+    assert anchors(b, hits)[0] == "conv/text.py::text_to_bool"
+    assert hits[0].explain["name"] > hits[1].explain["name"] == hits[2].explain["name"]
+    assert len({h.score for h in search(b, "boolean", expand=False)}) <= 1
+
+
 USED = {
     ".cora.toml": "min_tokens = 0\n",
     **{

@@ -121,40 +121,45 @@ def _name_terms(symbols: tuple[str, ...], path: str) -> frozenset[str]:
 
 
 def name_match(q: Query, m: Meta) -> float:
-    """Share of the query's words found in the chunk's symbol names or its file name. A file
-    name is short and often abbreviates or inflects what its file is about, so a sentence's word
-    that the file name holds only in another form counts as BM25 counts a word's other forms
-    (`stems.WEIGHT`): `tasks.ts` for "task", `parser.py` for "parsed", `config.ts` for
-    "configuration", `impls.rs` for "implementations". Symbols and identifier queries match
-    as written. A report's share is its title's: of a hundred words, any name holds next to none."""
+    """Share of the query's words found in the chunk's symbol names or its file name. A name is
+    short and often abbreviates or inflects what it names, so a sentence's word that a name holds
+    only in another form counts as BM25 counts a word's other forms (`stems.WEIGHT`): `tasks.ts`
+    for "task", `parser.py` for "parsed", `config.ts` for "configuration", `impls.rs` for
+    "implementations"; `style` for "Styles a text ...", `str_to_bool` for "boolean", as a doc
+    comment's verb inflects its function's name. Identifier queries match as written. A report's
+    share is its title's: of a hundred words, any name holds next to none."""
     words = name_words(q)
     if not words:
         return 0.0
-    exact = words & _name_terms(m.symbols, m.path)
+    names = _name_terms(m.symbols, m.path)
+    exact = words & names
     if len(exact) == len(words) or q.identifier is not None:
         return len(exact) / len(words)
-    loose = _other_forms(m.path, words) - exact
-    return (len(exact) + WEIGHT * len(loose)) / len(words)
+    return (len(exact) + WEIGHT * _other_forms(words - exact, names)) / len(words)
 
 
 _SHORTEST = 4  # a stem or an abbreviation shorter than this stands for too much (`doc`, `str`)
 
 
 @lru_cache(maxsize=1 << 14)
-def _other_forms(path: str, words: frozenset[str]) -> frozenset[str]:
-    """The `words` that the file name of `path` holds in another form (a query's candidates
-    share their files: asked once a file)."""
-    heads, whole = _file_words(path)
-    return frozenset(w for w in words if _stem_of(w) in heads or not whole.isdisjoint(_abbreviations(w)))
+def _other_forms(words: frozenset[str], names: frozenset[str]) -> int:
+    """How many of `words` a name term holds only in another form: it begins with the word's
+    Snowball stem (`parsed` -> `pars`: `parser`), or it (or its stem: `impls` -> `impl`) is a
+    beginning of `_SHORTEST` letters or more of the word (`config`, `init`, `bool` for
+    "boolean"). Either way they share their first `_SHORTEST` letters, which rules out most
+    pairs at once."""
+    heads = {t[:_SHORTEST] for t in names if len(t) >= _SHORTEST}
+    return sum(1 for w in words if w[:_SHORTEST] in heads and _other_form(w, names))
 
 
-@lru_cache(maxsize=1 << 14)
-def _file_words(path: str) -> tuple[frozenset[str], frozenset[str]]:
-    """The file name's terms' beginnings of `_SHORTEST` letters or more, and its terms with their
-    stems (`impls`: `impl`)."""
-    words = terms(_file_name(path))
-    heads = frozenset(t[:i] for t in words for i in range(_SHORTEST, len(t) + 1))
-    return heads, frozenset(words).union(filter(None, map(_stem_of, words)))
+def _other_form(word: str, names: frozenset[str]) -> bool:
+    root, plain = _stem_of(word), word.isalpha()
+    for t in names:
+        if root and t.startswith(root):
+            return True
+        if plain and any(_SHORTEST <= len(x) < len(word) and word.startswith(x) for x in (t, _stem_of(t))):
+            return True
+    return False
 
 
 @lru_cache(maxsize=1 << 12)
@@ -162,13 +167,6 @@ def _stem_of(word: str) -> str:
     """A plain word's Snowball stem (`parsed` -> `pars`); "" for a short one or not a word."""
     root = stem(word) if word.isascii() and word.isalpha() else ""
     return root if len(root) >= _SHORTEST else ""
-
-
-@lru_cache(maxsize=1 << 12)
-def _abbreviations(word: str) -> frozenset[str]:
-    """What a name may shorten a plain word to: its beginnings of `_SHORTEST` letters or more
-    (`impl`, `init` for "initializes")."""
-    return frozenset(word[:i] for i in range(_SHORTEST, len(word))) if word.isalpha() else frozenset()
 
 
 def _spec(globs: tuple[str, ...], what: str) -> pathspec.GitIgnoreSpec | None:  # type: ignore[type-arg,unused-ignore]
