@@ -463,29 +463,44 @@ def rank_search(repo: Repo, q: Query, emb: Any, params: Params, expand: bool) ->
 
 def rank_answer(repo: Repo, q: Query, emb: Any) -> Ranked:
     """The answer `cora-ci query -k 10` prints (merged, refilled, each result its own lines), judged
-    by the lines each result reports: relevant when they show the target's declaration line and
-    at least half of the lines its chunk holds (a class skeleton with the method elided is not the
+    by the lines each result reports: relevant when they show a target's declaration line and at
+    least half of the lines its chunks hold (a class skeleton with the method elided is not the
     method); of small siblings merged in one chunk, the lines of the one asked for (`sibling`, as
-    `show` gives them: `login` of a chunk holding `hash` and `login`)."""
-    t = repo.bundle.chunks
-    target: set[int] = set()
-    line = q.line
-    for cid in q.targets:  # the lines the target chunk holds (a type's skeleton: not its members')
-        c = t.chunk(t.row_of[cid])
-        if q.anchor is not None and len(c.anchors) > 1 and q.anchor in c.anchors:
-            own = sibling(from_chunk(c), c, q.anchor)
-            target.update(n for n, _ in own.rendered() if n is not None)
-            line = own.start if q.kind == "identifier" else line  # a text query's is the symbol's already
-            continue
-        for a, b in c.verbatim_ranges():
-            target.update(range(a, b + 1))
+    `show` gives them: `login` of a chunk holding `hash` and `login`). A sentence that documents
+    several symbols of a file (attrs' "Play nice with pickle." of three `__getstate__`s and
+    `__setstate__`s) is answered by any one of them, each judged by its own lines."""
+    wanted = _wanted(repo, q)
     ans = answer_with(repo.bundle, q.text, None, emb, "", K, None, (), Filters())
     hits, files = [], []
     for r in ans.results:
         shown = {n for n, _ in r.view.rendered() if n is not None}
-        hits.append(r.view.path == q.path and line in shown and 2 * len(shown & target) >= len(target))
+        hits.append(r.view.path == q.path and any(
+            line in shown and 2 * len(shown & lines) >= len(lines) for line, lines in wanted
+        ))  # fmt: skip
         files.append(r.view.path)
     return Ranked(hits, files)
+
+
+def _wanted(repo: Repo, q: Query) -> list[tuple[int, set[int]]]:
+    """Each symbol `q` asks for: its declaration line and the lines its chunks hold (a type's
+    skeleton: not its members'; a symbol split in parts: all of them). The query's own line
+    declares the symbol its sentence was taken from; another symbol's is its first line."""
+    t = repo.bundle.chunks
+    symbols: dict[str, tuple[int | None, set[int]]] = {}
+    for cid in sorted(q.targets):
+        c = t.chunk(t.row_of[cid])
+        if q.anchor is not None and len(c.anchors) > 1 and q.anchor in c.anchors:
+            own = sibling(from_chunk(c), c, q.anchor)
+            line = own.start if q.kind == "identifier" else q.line  # a text query's is the symbol's already
+            shown = symbols.setdefault(q.anchor, (line, set()))[1]
+            shown.update(n for n, _ in own.rendered() if n is not None)
+            continue
+        lines = symbols.setdefault(c.anchors[0] if c.anchors else str(cid), (None, set()))[1]
+        for a, b in c.verbatim_ranges():
+            lines.update(range(a, b + 1))
+    one = len(symbols) == 1
+    return [(line if line is not None else q.line if one or q.line in lines else min(lines), lines)
+            for line, lines in symbols.values()]  # fmt: skip
 
 
 def rank_baseline(repo: Repo, q: Query) -> Ranked:
