@@ -7,7 +7,8 @@ Targets (issue 17): warm `search` p50 <= 20 ms on a 50k-chunk bundle, the query 
 included; `show` and `outline` p50 <= 5 ms. Two measurements:
 
 - in-process: one `Session` (what `cora-ci mcp` holds), each tool called as the server calls it,
-  results re-bound to the working tree, packed and turned into the tools' JSON dicts;
+  results re-bound to the working tree, packed and turned into the tools' JSON dicts, garbage
+  collected between calls as the server does (`serve/collector.py`);
 - through MCP: `cora-ci mcp` started over stdio and driven by the SDK's own client, so the figures
   include JSON-RPC, schema validation and the pipe (what an agent waits for).
 
@@ -36,6 +37,7 @@ from benchlib import Figures, json_option, pct
 from cora_ci.bundle import open_bundle
 from cora_ci.render.formats import result_dict
 from cora_ci.render.query import Where
+from cora_ci.serve.collector import Collector
 from cora_ci.serve.session import Session
 
 TARGET_SEARCH_MS, TARGET_LOOKUP_MS = 20.0, 5.0
@@ -77,7 +79,17 @@ def in_process(fig: Figures, s: Session, queries: list[str], anchors: list[str],
     s.warm()
     print(f"\nin-process Session, {len(s.bundle().chunks):,} chunks: opened and model loaded in "
           f"{(time.perf_counter() - t) * 1e3:.0f} ms")  # fmt: skip
-    search = timed(queries, lambda q: [result_dict(r) for r in s.search(q, 10).results])
+    collector = Collector()  # garbage collected between calls, as `cora-ci mcp` does
+    collector.start()
+
+    def served(call: Callable[[str], Any]) -> Callable[[str], Any]:
+        def run(x: str) -> Any:
+            with collector.call():
+                return call(x)
+
+        return run
+
+    search = timed(queries, served(lambda q: [result_dict(r) for r in s.search(q, 10).results]))
     report(
         fig,
         "mcp.inproc.search",
@@ -85,9 +97,11 @@ def in_process(fig: Figures, s: Session, queries: list[str], anchors: list[str],
         search,
         TARGET_SEARCH_MS if big else None,
     )
-    report(fig, "mcp.inproc.show", "show", timed(anchors, s.show), TARGET_LOOKUP_MS if big else None)
-    report(fig, "mcp.inproc.outline", "outline", timed(files, s.outline), TARGET_LOOKUP_MS if big else None)
-    report(fig, "mcp.inproc.related", "related k=10", timed(anchors, lambda a: s.related(a, 10)), None)
+    report(fig, "mcp.inproc.show", "show", timed(anchors, served(s.show)), TARGET_LOOKUP_MS if big else None)
+    outlined = timed(files, served(s.outline))
+    report(fig, "mcp.inproc.outline", "outline", outlined, TARGET_LOOKUP_MS if big else None)
+    related = timed(anchors, served(lambda a: s.related(a, 10)))
+    report(fig, "mcp.inproc.related", "related k=10", related, None)
 
 
 def through_mcp(fig: Figures, bundle: Path, repo: Path | None, queries: list[str], anchors: list[str],

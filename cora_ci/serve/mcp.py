@@ -12,6 +12,7 @@ import logging
 import re
 import traceback
 from collections.abc import Callable
+from contextlib import nullcontext
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.mcpserver import MCPServer
@@ -26,6 +27,7 @@ from cora_ci.render.bundles import first_answer, refs_of
 from cora_ci.render.formats import result_dict, shown_dict
 from cora_ci.render.outline import as_indexed, outline_dict
 from cora_ci.retrieval.types import Filters
+from cora_ci.serve.collector import Collector
 from cora_ci.serve.session import Session, search_all
 
 T = TypeVar("T")
@@ -82,10 +84,15 @@ _K = "How many results; asked again with a larger k (up to 33, one bundle), it b
 _READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
-def build_server(sessions: list[Session]) -> MCPServer:
-    """The MCP server over `sessions` (one per bundle, in the order given)."""
+def build_server(sessions: list[Session], collector: Collector | None = None) -> MCPServer:
+    """The MCP server over `sessions` (one per bundle, in the order given); `collector`, when
+    given, collects garbage around each call (`serve`'s)."""
     server = MCPServer("cora-ci", instructions=INSTRUCTIONS, version=__version__, middleware=[_coded])
     several = len(sessions) > 1
+
+    def _call(run: Callable[[], T]) -> T:
+        with collector.call() if collector is not None else nullcontext():
+            return _answer(run)
 
     def search(
         query: Annotated[str, Field(description="An identifier, a question in words, or an error text.")],
@@ -152,7 +159,7 @@ def _first(
     return {"bundle": {"name": refs[i].name, "source": refs[i].source}, **got}
 
 
-def _call(run: Callable[[], T]) -> T:
+def _answer(run: Callable[[], T]) -> T:
     """`run`, its failures as MCP tool errors with the CORA code in the message."""
     try:
         return run()
@@ -183,8 +190,11 @@ async def _coded(ctx: Any, call_next: Any) -> Any:
 
 
 def serve(sessions: list[Session], http: tuple[str, int] | None = None) -> None:
-    """Serve until the client closes stdin (stdio) or the process is stopped (HTTP, at /mcp)."""
-    server = build_server(sessions)
+    """Serve until the client closes stdin (stdio) or the process is stopped (HTTP, at /mcp),
+    collecting garbage between answers (`Collector`)."""
+    collector = Collector()
+    collector.start()
+    server = build_server(sessions, collector)
     if http is None:
         server.run("stdio")
     else:
