@@ -593,3 +593,46 @@ def test_an_update_does_not_check_again_the_indexes_this_machine_wrote(make_repo
     verified.record_file("checked").unlink()  # as on a machine that never saw this version
     old, why = reusable(open_bundle(out), cfg, info, None)
     assert old is not None and {"lexical", "vectors"} <= set(vars(old))
+
+
+def test_an_update_of_a_few_files_writes_with_the_collector_paused(make_repo, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
+    """The cyclic collector walked the update's repository-sized tables for nothing: an update
+    of a few files writes without it and leaves it on; a first build, or an update of more than
+    `_PAUSED` files, keeps it (their garbage grows with the repository)."""
+    import gc
+
+    from cora_ci.build import update
+
+    collections: list[int] = []
+    during: list[list[int]] = []  # the collections while each build wrote (`update._write`)
+    write = update._write
+
+    def seen(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            collections.append(info["generation"])
+
+    def recorded(*args: Any) -> Any:
+        collections.clear()
+        try:
+            return write(*args)
+        finally:
+            during.append(list(collections))
+
+    monkeypatch.setattr(update, "_write", recorded)
+    monkeypatch.setattr(update, "_PAUSED", 3)  # 3 files changed: paused; then 6: not
+    repo = make_repo(
+        {f"pkg/m{i}.py": f"def f{i}(x):\n    return [x, {{'k': x}}] * {i}\n" for i in range(400)}
+    )
+    gc.callbacks.append(seen)
+    try:
+        build(repo, tmp_path / "out")
+        for step in (1, 2):
+            for i in range(step * 3):
+                (repo / f"pkg/m{i}.py").write_text(f"def g{i}_{step}(x):\n    return x\n")
+            commit(repo)
+            assert build(repo, tmp_path / "out").rechunked == step * 3 and gc.isenabled()
+    finally:
+        gc.callbacks.remove(seen)
+    first, few, more = during
+    assert first and not few and more

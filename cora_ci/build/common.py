@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import gc
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -72,3 +74,19 @@ def linked_artifacts(old: Bundle | None) -> tuple[Path, dict[str, Any], dict[str
     """The previous bundle's checksums and verified records, for files the new one hard-links
     instead of writing."""
     return (old.root, old.manifest["artifacts"], old.records) if old is not None else None
+
+
+@contextmanager
+def collection_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while an update writes: it builds tables as large as the
+    repository (every file's row and name filter, the graph's arrays), which the collector walked
+    again and again finding next to no garbage (58-79 ms of a one-file update at 30,000 files;
+    nothing measurable at 3,000). On again afterwards, as it was."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()

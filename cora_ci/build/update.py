@@ -10,12 +10,21 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 from cora_ci.build.chunks import check_unique_ids, chunk_all, file_notes, file_row, link_files, sorted_notes
-from cora_ci.build.common import Note, Progress, Summary, linked_artifacts, model_name, source_label
+from cora_ci.build.common import (
+    Note,
+    Progress,
+    Summary,
+    collection_paused,
+    linked_artifacts,
+    model_name,
+    source_label,
+)
 from cora_ci.build.header import assemble_manifest, header
 from cora_ci.build.vectors import Texts, VectorPlan, plan_vectors, text_keys
 from cora_ci.build.writers import bucket_map, write_graph, write_lexical, write_shards
@@ -32,14 +41,29 @@ _ABSENT = object()  # a path the previous bundle does not hold (its blob may be 
 
 def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, rebuilt: str,
                   progress: Progress, t0: float, cut: dict[str, Any] | None) -> Summary:  # fmt: skip
-    """Update `old` to `snap` (None: build from scratch, `rebuilt` says why) into `out`."""
+    """Update `old` to `snap` (None: build from scratch, `rebuilt` says why) into `out`; an
+    update of up to `_PAUSED` changed files with the garbage collector paused."""
     stages: dict[str, float] = {"list": time.perf_counter() - t0}
+    old_rows = Rows(old.shards if old is not None else None)
+    blobs = old_rows.column("blob")  # in bulk: a lookup a file is ~70 ms at 30,000 files
+    same = [e.path for e in snap.entries if blobs.get(e.path, _ABSENT) == e.blob]
+    few = old is not None and len(snap.entries) - len(same) <= _PAUSED
+    with collection_paused() if few else nullcontext():
+        return _write(snap, out, old, old_rows, same, embedder, rebuilt, progress, t0, cut, stages)
+
+
+# Changed files an update writes with the collector paused: its garbage cycles wait for the next
+# collection, ~9 KB a chunked file (a first build of 3,000 files: peak RSS 157 MB with the
+# collector, 183 MB without).
+_PAUSED = 1000
+
+
+def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: list[str], embedder: Any,
+           rebuilt: str, progress: Progress, t0: float, cut: dict[str, Any] | None,
+           stages: dict[str, float]) -> Summary:  # fmt: skip
     cfg = snap.config
     info = asdict(embedder.info) if embedder is not None else None
     old_shards = old.shards if old is not None else None
-    old_rows = Rows(old_shards)
-    blobs = old_rows.column("blob")  # in bulk: a lookup a file is ~70 ms at 30,000 files
-    same = [e.path for e in snap.entries if blobs.get(e.path, _ABSENT) == e.blob]
     kept = Rows(old_shards, same)
     rows = Rows(old_shards, kept)
     fresh: list[str] = []
