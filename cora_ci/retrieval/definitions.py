@@ -5,7 +5,6 @@ constructor), and a file's header kept behind the file's definition. Ranking's f
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
@@ -104,7 +103,7 @@ def prototype(m: Meta, name: str, text: Callable[[], str]) -> bool:
     if at is None:
         return False
     for line in lines[at : at + 12]:
-        code = _TRAILING_COMMENT.sub("", line).rstrip()
+        code = _code_of(line)
         if "{" in code:
             return False
         if code.endswith(";"):
@@ -112,7 +111,17 @@ def prototype(m: Meta, name: str, text: Callable[[], str]) -> bool:
     return False
 
 
-_TRAILING_COMMENT = re.compile(r"\s*(?://.*|/\*.*?\*/\s*)$")
+def _code_of(line: str) -> str:
+    """A C-family `line` without its trailing comment: from its first `//`, or from its first `/*`
+    when a `*/` ends the line, whichever comes first. In one pass: the regular expression this
+    replaces (the same cut) read on from every space, 0.56 s a line of 20,000 spaces, for every
+    candidate a query asked about (as `rebind.view._code_end` had found before)."""
+    cut = line.find("//")
+    s = line.rstrip()
+    opens = s.find("/*")
+    if opens >= 0 and s.endswith("*/") and len(s) >= opens + 4 and (cut < 0 or opens < cut):
+        cut = opens
+    return (line[:cut] if cut >= 0 else line).rstrip()
 
 
 def headers_behind_definitions(cands: Mapping[K, Candidate]) -> set[K]:
