@@ -42,8 +42,16 @@ def among(values: npt.NDArray[Any], sorted_set: npt.NDArray[Any]) -> npt.NDArray
     return out
 
 
+_FEW = 64  # `isin` compares each of this many values or fewer in a pass over the array
+
+
 def isin(values: npt.NDArray[Any], others: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
     """`np.isin(values, others)` for arrays of one dtype."""
     if not len(others) or not len(values):
         return np.zeros(len(values), dtype=bool)
+    if len(others) <= _FEW and values.dtype.names is None:  # a pass each: ~20x less than a search
+        out: npt.NDArray[np.bool_] = values == others[0]
+        for o in others[1:]:
+            out |= values == o
+        return out
     return among(values, np.sort(others))

@@ -6,6 +6,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cora_ci import arrays
 from cora_ci.arrays import among, first_of_each, isin, sorted_unique
 
 _KEY = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # as build.vectors' text keys
@@ -40,6 +41,15 @@ def test_isin_is_numpy_isin(values: list[int], others: list[int]) -> None:
     assert np.array_equal(isin(keys(values), keys(others)), np.isin(values, others))
     if others:
         assert np.array_equal(among(a, np.sort(b)), np.isin(a, b))
+
+
+def test_isin_either_side_of_the_few_it_compares_one_by_one() -> None:
+    """At most `_FEW` values are compared in a pass each, more are searched: the same answer."""
+    rng = np.random.default_rng(7)
+    values = rng.integers(0, 300, 2_000).astype(np.uint32)
+    for n in (1, 2, arrays._FEW - 1, arrays._FEW, arrays._FEW + 1, 3 * arrays._FEW):
+        others = rng.integers(0, 300, n).astype(np.uint32)
+        assert np.array_equal(isin(values, others), np.isin(values, others))
 
 
 def test_none_of_them_imports_numpy_ma() -> None:

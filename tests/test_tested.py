@@ -215,6 +215,35 @@ def test_a_test_named_for_a_class_checks_the_file_defining_it() -> None:
     assert tested.named_for("tests/q.py", {"Q"}, defining) == ()  # not a test's name
 
 
+def test_named_for_among_some_files_reads_only_those_unless_it_must_count() -> None:
+    """A query asks only about its candidates' files: the others are not asked whether they define
+    the name, unless the name filter's files are too many to say without (a false match)."""
+    maybe = {"Cast": [f"pkg{i}/functions.py" for i in range(5)], "Q": ["a/q.py", "b/q.py"]}
+    really = {"pkg0/functions.py", "pkg1/functions.py", "pkg2/functions.py", "a/q.py", "b/q.py"}
+    asked: list[str] = []
+
+    def defines(path: str, names: list[str]) -> bool:
+        asked.append(path)
+        return path in really
+
+    def named(test: str, used: set[str], among: set[str] | None) -> tuple[str, ...]:
+        asked.clear()
+        return tested.named_for(test, used, lambda ns: sorted({p for n in ns for p in maybe.get(n, [])}),
+                                defines, among)  # fmt: skip
+
+    assert named("tests/test_q.py", {"Q"}, None) == ("a/q.py", "b/q.py")
+    assert named("tests/test_q.py", {"Q"}, {"b/q.py", "c/other.py"}) == ("b/q.py",)
+    assert asked == ["b/q.py"]  # a/q.py: not a candidate, not read
+    # five files may define `Cast`, three do: all five are asked, to count them
+    assert named("tests/test_cast.py", {"Cast"}, {"pkg1/functions.py", "pkg4/functions.py"}) == (
+        "pkg1/functions.py",
+    )
+    assert len(asked) == 5
+    assert named("tests/test_cast.py", {"Cast"}, None) == tuple(f"pkg{i}/functions.py" for i in range(3))
+    really.add("pkg3/functions.py")  # four define it: which one is meant, the name does not say
+    assert named("tests/test_cast.py", {"Cast"}, {"pkg1/functions.py"}) == ()
+
+
 def test_a_sentence_a_class_named_test_answers_lifts_the_class(make_repo) -> None:  # type: ignore[no-untyped-def]
     """The file is `tokenizer.py`, the test `test_splitter.py`: it imports the class it is named
     for, and its subject is the file defining that class."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from functools import cached_property, lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -24,7 +24,7 @@ from cora_ci.files.langs import GENERATED_HEAD
 from cora_ci.graph.build import FileLinks, NameFilter
 from cora_ci.retrieval.kinds import superseded_dirs
 from cora_ci.retrieval.query import split_qualified
-from cora_ci.retrieval.tested import Subjects, named_for
+from cora_ci.retrieval.tested import Subjects, named_for, subject_stem
 
 if TYPE_CHECKING:
     from cora_ci.bundle.tables import ChunkTable
@@ -181,16 +181,25 @@ class Catalog:
         """Test file -> the files it checks (`tested.py`), over the bundle's paths."""
         return Subjects(self.bundle.manifest["files"]["path"])
 
-    def subjects_of(self, test_path: str) -> tuple[str, ...]:
+    def subjects_of(self, test_path: str, among: Collection[str] | None = None) -> tuple[str, ...]:
         """The files a test file checks: the file its name names, else the file defining the
-        class or function its name names (`tested.named_for`)."""
+        class or function its name names (`tested.named_for`; with `among`, only those among it,
+        and only they are read)."""
         got = self.subjects.of(test_path)
-        if got:
+        if got or subject_stem(test_path) is None:
             return got
-        if test_path not in self._named_for:
-            used = _names_used(self.links(test_path))
-            self._named_for[test_path] = named_for(test_path, used, lambda names: list(self.defining(names)))
-        return self._named_for[test_path]
+        if test_path in self._named_for:
+            got = self._named_for[test_path]
+            return got if among is None else tuple(p for p in got if p in among)
+        used = _names_used(self.links(test_path))
+        got = named_for(test_path, used, self.definers.paths_with, self._defines, among)
+        if among is None:
+            self._named_for[test_path] = got
+        return got
+
+    def _defines(self, path: str, names: list[str]) -> bool:
+        links = self.links(path)
+        return links is not None and not links.defs.keys().isdisjoint(names)
 
     @cached_property
     def definers(self) -> NameFilter:

@@ -343,8 +343,16 @@ _LOWER = 0.8  # a caller's or callee's lift in a test, an example or a document,
 def _to_subjects(cat: Catalog, cands: dict[int, _Cand], params: Params) -> None:
     """Each chunk of a file a well-found test checks gains `params.tested` times what the test
     lends it (`tested.lend`)."""
-    found = ((c.meta.path, c.score, c.explain["demoted"]) for c in cands.values())
-    more = lend(found, cat.subjects_of, params.demote)
+    found = [(c.meta.path, c.score, c.explain["demoted"]) for c in cands.values()]
+    paths = {path for path, _, _ in found}  # only these files' share is added: no other is read
+    subjects: dict[str, tuple[str, ...]] = {}  # a test's chunks ask once
+
+    def of(test: str) -> tuple[str, ...]:
+        if test not in subjects:
+            subjects[test] = cat.subjects_of(test, paths)
+        return subjects[test]
+
+    more = lend(found, of, params.demote)
     for c in cands.values():
         got = more.get(c.meta.path)
         if got and not c.explain["demoted"]:

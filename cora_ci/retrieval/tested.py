@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import bisect
 import re
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from cora_ci.retrieval.kinds import TEST_NAME
 
@@ -108,21 +108,31 @@ def _bare(d: str) -> str:
     return _AFFIX.sub("", d) or d
 
 
-Defining = Callable[[list[str]], list[str]]  # names -> the files defining any of them
+MayDefine = Callable[[list[str]], list[str]]  # names -> the files that may define one (a superset)
+Defines = Callable[[str, list[str]], bool]  # a file of those really defines one of the names
 
 
-def named_for(test_path: str, used: Iterable[str], defining: Defining) -> tuple[str, ...]:
+def named_for(test_path: str, used: Iterable[str], may_define: MayDefine,
+              defines: Defines = lambda path, names: True,
+              among: Collection[str] | None = None) -> tuple[str, ...]:  # fmt: skip
     """The code files defining what a test file is named for, among the names it uses: a test
     file a class (`tests/admin_utils/test_logentry.py` uses `LogEntry`, defined in
     `django/contrib/admin/models.py`; `tests/queries/test_q.py` `Q`; `test_cast.py` `Cast`), the
-    other convention of test runners; `defining` gives the files defining any of some names. ()
-    when none or more than `_MOST` do."""
+    other convention of test runners. () when none or more than `_MOST` do. With `among`, only
+    those of them that are `among` it: the rest are not asked whether they define the name unless
+    counting them says whether the name is too common (a query's candidates' files, as `lend`
+    needs them: reading a file's names costs its shard)."""
     stem = subject_stem(test_path)
     if stem is None:
         return ()
     names = sorted({n for n in used if _squashed(n) == _squashed(stem)})
-    files = [p for p in defining(names) if _checkable(test_path, p)] if names else []
-    return tuple(files) if len(files) <= _MOST else ()
+    files = [p for p in may_define(names) if _checkable(test_path, p)] if names else []
+    if len(files) > _MOST:  # a superset: count those that really define it
+        files = [p for p in files if defines(p, names)]
+        if len(files) > _MOST:
+            return ()
+        return tuple(p for p in files if among is None or p in among)
+    return tuple(p for p in files if (among is None or p in among) and defines(p, names))
 
 
 def _checkable(test_path: str, path: str) -> bool:
