@@ -162,12 +162,13 @@ def _answer(bundle: Bundle, text: str, where: Where, k: int, budget: int | None,
     from cora_ci.retrieval.search import prefetch
 
     check_names([bundle], filters, boosts)
-    with ThreadPoolExecutor(1, thread_name_prefix="cora-model") as pool:
+    with ThreadPoolExecutor(2, thread_name_prefix="cora-ahead") as pool:
         ahead = pool.submit(_embedder_ahead, bundle, model, text)
-        tree = work_tree(bundle, where.repo, where.default_repo)
-        all_boosts = boosts_for(bundle, boosts, tree.root if tree is not None else None)
+        found = pool.submit(work_tree, bundle, where.repo, where.default_repo)  # may wait for git
         bundle.lexical, bundle.vectors, catalog(bundle).graph  # opened while the model loads
         prefetch(bundle, text, k, filters)
+        tree = found.result()
+        all_boosts = boosts_for(bundle, boosts, tree.root if tree is not None else None)
         embedder = ahead.result()
     return answer_with(
         bundle, text, tree, embedder, str(where.bundle), k, budget, all_boosts, filters, overhead
