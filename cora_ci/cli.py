@@ -73,8 +73,19 @@ def _exit_now() -> None:
     os._exit(0)
 
 
+def _one_blas_thread() -> None:
+    """numpy's OpenBLAS starts a thread per core when numpy is imported (~12 ms of a query process)
+    and keeps it spinning after each call (a quarter of the process's CPU time); cora-ci's BLAS
+    work is one query vector or one chunk's rows at a time, as fast on one thread, which leaves the
+    second core to cora-ci's own threads and gives the same floats on any machine. A setting of
+    the user's own wins (bench/RESULTS.md, 2026-11-29)."""
+    if "numpy" not in sys.modules:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
+
 def main() -> None:
     """Entry point: expected failures print one line with a stable code, never a traceback."""
+    _one_blas_thread()
     try:
         cli.main(standalone_mode=False)
         if is_finished():

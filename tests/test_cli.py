@@ -187,3 +187,36 @@ def test_a_file_whose_name_holds_a_secret_stays_out_unnamed(make_repo, tmp_path:
     assert token not in out.stdout and "1 files" in out.stdout
     for p in (repo / ".cora" / "index").rglob("*"):
         assert not p.is_file() or token.encode() not in p.read_bytes(), p
+
+
+_THREADS = """
+import os, sys
+from cora_ci import cli
+sys.argv = ["cora-ci", "--version"]
+try:
+    cli.main()
+except SystemExit:
+    pass
+import numpy
+print(os.environ.get("OPENBLAS_NUM_THREADS"), len(os.listdir("/proc/self/task")))
+"""
+
+
+@pytest.mark.skipif(
+    not Path("/proc/self/task").is_dir() or (os.cpu_count() or 1) < 2, reason="Linux, 2+ cores"
+)
+def test_numpy_runs_one_blas_thread_under_the_command_line_unless_the_user_says() -> None:
+    """OpenBLAS would start a thread a core, spinning after each call: the command line asks for one."""
+    env = {k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}
+
+    def run(script: str, **more: str) -> list[str]:
+        out = subprocess.run(
+            [sys.executable, "-c", script], env={**env, **more}, capture_output=True, text=True
+        )
+        assert out.returncode == 0, out.stderr
+        return out.stdout.split()[-2:]  # after `--version`'s line
+
+    assert run(_THREADS) == ["1", "1"]  # the main thread alone
+    alone = run("import os, numpy; print(len(os.listdir('/proc/self/task')))")
+    assert int(alone[0]) > 1  # numpy imported without the command line: OpenBLAS's own threads
+    assert run(_THREADS, OPENBLAS_NUM_THREADS="2") == ["2", "2"]  # the user's setting stands
