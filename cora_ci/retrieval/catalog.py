@@ -24,7 +24,7 @@ from cora_ci.files.langs import GENERATED_HEAD
 from cora_ci.graph.build import FileLinks, NameFilter
 from cora_ci.retrieval.kinds import superseded_dirs
 from cora_ci.retrieval.query import split_qualified
-from cora_ci.retrieval.tested import Subjects, named_for, subject_stem
+from cora_ci.retrieval.tested import MOST, Subjects, checkable, confirmed, named_names
 
 if TYPE_CHECKING:
     from cora_ci.bundle.tables import ChunkTable
@@ -151,6 +151,7 @@ class Catalog:
         self._legacy: dict[str, bool] = {}
         self._links: dict[str, FileLinks | None] = {}
         self._named_for: dict[str, tuple[str, ...]] = {}
+        self._may_define: dict[str, tuple[list[str], list[str]]] = {}
 
     def __len__(self) -> int:
         return len(self.table)
@@ -184,18 +185,26 @@ class Catalog:
     def subjects_of(self, test_path: str, among: Collection[str] | None = None) -> tuple[str, ...]:
         """The files a test file checks: the file its name names, else the file defining the
         class or function its name names (`tested.named_for`; with `among`, only those among it,
-        and only they are read)."""
+        and only they are asked whether they define it unless all must be counted)."""
         got = self.subjects.of(test_path)
-        if got or subject_stem(test_path) is None:
+        if got:
             return got
-        if test_path in self._named_for:
-            got = self._named_for[test_path]
-            return got if among is None else tuple(p for p in got if p in among)
-        used = _names_used(self.links(test_path))
-        got = named_for(test_path, used, self.definers.paths_with, self._defines, among)
-        if among is None:
-            self._named_for[test_path] = got
-        return got
+        if test_path not in self._named_for:
+            names, files = self._named(test_path)
+            if among is not None and len(files) <= MOST:
+                return confirmed(files, names, self._defines, among)
+            self._named_for[test_path] = confirmed(files, names, self._defines)
+        got = self._named_for[test_path]
+        return got if among is None else tuple(p for p in got if p in among)
+
+    def _named(self, test_path: str) -> tuple[list[str], list[str]]:
+        """The names a test file is named for and the code files that may define them (by the
+        name filter): what each query's tests would work out again, worked out once."""
+        if test_path not in self._may_define:
+            names = named_names(test_path, _names_used(self.links(test_path)))
+            files = checkable(test_path, self.definers.paths_with(names)) if names else []
+            self._may_define[test_path] = (names, files)
+        return self._may_define[test_path]
 
     def _defines(self, path: str, names: list[str]) -> bool:
         links = self.links(path)

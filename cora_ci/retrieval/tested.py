@@ -25,7 +25,7 @@ _GENERIC = frozenset({
     "fixtures", "base", "core", "types", "models", "views",
 })  # fmt: skip
 _TEST_DIRS = frozenset({"test", "tests", "__tests__", "testing", "spec", "specs", "unit", "integration"})
-_MOST = 3  # more files of that name than this, equally close: the name does not say which
+MOST = 3  # more files of that name than this, equally close: the name does not say which
 _LARGEST = 20_000  # files of a part of the tree read for a test's subject (~20 ms)
 
 
@@ -62,7 +62,7 @@ class Subjects:
         """The files `test_path` checks: of its subject's stem and extension, not tests, inside the
         package the test sits in when it sits in one; of those, the ones sharing the most directory
         names with it (`tests/auth_tests/test_hashers.py`: `django/contrib/auth/hashers.py`);
-        () when there are none or more than `_MOST` equals."""
+        () when there are none or more than `MOST` equals."""
         got = self._seen.get(test_path)
         if got is None:
             got = self._seen[test_path] = self._find(test_path)
@@ -83,7 +83,7 @@ class Subjects:
                 near[p] = len(own.intersection(p.split("/")[:-1]))
         best = max(near.values(), default=0)
         out = tuple(p for p, n in near.items() if n == best)
-        return out if len(out) <= _MOST else ()
+        return out if len(out) <= MOST else ()
 
     def _part(self, prefix: str) -> dict[str, list[str]] | None:
         """The files under `prefix` ("" the whole tree, else ending in `/`) by stem; None when
@@ -118,21 +118,41 @@ def named_for(test_path: str, used: Iterable[str], may_define: MayDefine,
     """The code files defining what a test file is named for, among the names it uses: a test
     file a class (`tests/admin_utils/test_logentry.py` uses `LogEntry`, defined in
     `django/contrib/admin/models.py`; `tests/queries/test_q.py` `Q`; `test_cast.py` `Cast`), the
-    other convention of test runners. () when none or more than `_MOST` do. With `among`, only
-    those of them that are `among` it: the rest are not asked whether they define the name unless
-    counting them says whether the name is too common (a query's candidates' files, as `lend`
-    needs them: reading a file's names costs its shard)."""
-    stem = subject_stem(test_path)
-    if stem is None:
-        return ()
-    names = sorted({n for n in used if _squashed(n) == _squashed(stem)})
-    files = [p for p in may_define(names) if _checkable(test_path, p)] if names else []
-    if len(files) > _MOST:  # a superset: count those that really define it
+    other convention of test runners. () when none or more than `MOST` do. `may_define` gives a
+    superset of the files defining some names, `defines` says of one of them; with `among`, only
+    the files `among` it are given (`confirmed`)."""
+    names = named_names(test_path, used)
+    files = checkable(test_path, may_define(names)) if names else []
+    return confirmed(files, names, defines, among)
+
+
+def checkable(test_path: str, paths: Iterable[str]) -> list[str]:
+    """Those of `paths` that are code a test file may check (`_checkable`)."""
+    return [p for p in paths if _checkable(test_path, p)]
+
+
+def confirmed(files: list[str], names: list[str], defines: Defines,
+              among: Collection[str] | None = None) -> tuple[str, ...]:  # fmt: skip
+    """`named_for`'s answer from the files that may define `names` (checkable ones): those that
+    do, () when more than `MOST` do. With `among`, only those among it, and only they are asked
+    unless the files must be counted (a query's candidates' files, as `lend` needs them: asking a
+    file costs reading its shard)."""
+    if len(files) > MOST:  # a superset: count those that really define it
         files = [p for p in files if defines(p, names)]
-        if len(files) > _MOST:
+        if len(files) > MOST:
             return ()
         return tuple(p for p in files if among is None or p in among)
     return tuple(p for p in files if (among is None or p in among) and defines(p, names))
+
+
+def named_names(test_path: str, used: Iterable[str]) -> list[str]:
+    """The names among `used` that a test file is named for (`LogEntry` and `log_entry` for
+    `test_log_entry.py`), sorted; none when its name is not a test's."""
+    stem = subject_stem(test_path)
+    if stem is None:
+        return []
+    want = _squashed(stem)
+    return sorted({n for n in used if _squashed(n) == want})
 
 
 def _checkable(test_path: str, path: str) -> bool:
