@@ -6,6 +6,7 @@ where a fresh `chunk_file` of that file puts it, with the same text.
 
 from __future__ import annotations
 
+import os
 import sysconfig
 import textwrap
 from pathlib import Path
@@ -449,6 +450,31 @@ def test_a_file_grown_past_max_file_bytes_is_not_read_and_its_chunks_are_missing
     small = WorkTree(tmp_path, max_bytes=size - 1)
     assert small.file("a.py") is None
     assert bind(indexed, small, CFG, _no_parts).stale == "missing"
+
+
+def test_a_file_read_again_is_decoded_again_only_when_its_bytes_changed(tmp_path: Path) -> None:
+    """A server reads the working tree afresh on every call (`Known` keeps what earlier calls
+    read): the same bytes are the same file, an edit is seen even when it keeps the file's size
+    and modification time, a file grown too large is not served from before."""
+    from cora_ci.rebind.bind import Known
+
+    login = _by_anchor(_chunks("a.py", AUTH), "a.py::Auth.login")
+    path = tmp_path / "a.py"
+    path.write_text(AUTH)
+    known = Known(most=2)
+    first = WorkTree(tmp_path, known=known).file("a.py")
+    assert first is not None and WorkTree(tmp_path, known=known).file("a.py") is first
+    st = path.stat()
+    path.write_text(AUTH.replace('"secret"', '"hunter"'))  # the same size
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    edited = WorkTree(tmp_path, known=known)
+    assert edited.file("a.py") is not first and '"hunter"' in "\n".join(edited.file("a.py").lines)
+    assert bind(login, edited, CFG, _no_parts).stale == "moved"
+    assert WorkTree(tmp_path, max_bytes=st.st_size - 1, known=known).file("a.py") is None
+    for name in ("b.py", "c.py"):  # the oldest is forgotten beyond `most`
+        (tmp_path / name).write_text(AUTH)
+        WorkTree(tmp_path, known=known).file(name)
+    assert known.get("a.py") is None and known.get("c.py") is not None
 
 
 def test_no_work_tree_serves_the_index(tmp_path: Path) -> None:

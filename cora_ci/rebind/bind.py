@@ -53,12 +53,17 @@ class Current:
 
 class WorkTree:
     """The working tree results are re-bound to; each file is read and decoded once, and one
-    larger than `max_bytes` not at all (a fresh index would skip it too: its chunks are missing)."""
+    larger than `max_bytes` not at all (a fresh index would skip it too: its chunks are missing).
+    `known` keeps files read before (a server's earlier calls): one whose bytes are still the same
+    is not decoded again."""
 
-    def __init__(self, root: Path, max_bytes: int = Config.max_file_bytes) -> None:
+    def __init__(
+        self, root: Path, max_bytes: int = Config.max_file_bytes, known: Known | None = None
+    ) -> None:
         self.root = root.resolve()
         self.max_bytes = max_bytes
         self._files: dict[str, Current | None] = {}
+        self._known = known
 
     def file(self, path: str) -> Current | None:
         """The file at the repository-relative `path`, or None if it is gone, binary or outside."""
@@ -75,9 +80,33 @@ class WorkTree:
                 data = f.read(self.max_bytes + 1)  # bounded even if the file grows meanwhile
         except OSError:
             return None
-        if len(data) > self.max_bytes or is_binary(data):
+        if len(data) > self.max_bytes:
             return None
-        return Current(data, decode(data).lines)
+        if self._known is not None and (seen := self._known.get(path)) is not None and seen.data == data:
+            return seen
+        if is_binary(data):
+            return None
+        cur = Current(data, decode(data).lines)
+        if self._known is not None:
+            self._known.put(path, cur)
+        return cur
+
+
+class Known:
+    """The last `most` files a working tree read, by path: a long-running reader's earlier reads."""
+
+    def __init__(self, most: int = 256) -> None:
+        self._most = most
+        self._files: dict[str, Current] = {}
+
+    def get(self, path: str) -> Current | None:
+        return self._files.get(path)
+
+    def put(self, path: str, cur: Current) -> None:
+        self._files.pop(path, None)
+        while len(self._files) >= self._most:
+            self._files.pop(next(iter(self._files)))
+        self._files[path] = cur
 
 
 PartStart = Callable[[str, str], int | None]  # (path, qualified anchor) -> first part's start line

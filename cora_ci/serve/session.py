@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 from cora_ci.bundle import Bundle
 from cora_ci.errors import CoraError
-from cora_ci.rebind.bind import WorkTree
+from cora_ci.rebind.bind import Known, WorkTree
 from cora_ci.render.bundles import refs_of
 from cora_ci.render.many import Many, answer_many, open_where, share_embedder
 from cora_ci.render.outline import Outline, outline
@@ -43,6 +43,7 @@ class Session:
         self._bundle: Bundle | None = None
         self._stamp: tuple[int, ...] | None = None
         self._tree: WorkTree | None = None
+        self._known = Known()
         self._embedder: tuple[str | None, Any] | None = None  # (model sha256, embedder)
 
     @property
@@ -101,6 +102,7 @@ class Session:
         bundle.lexical, bundle.vectors, catalog(bundle).graph
         self._bundle, self._stamp = bundle, stamp
         self._tree = work_tree(bundle, self.where.repo, self.where.default_repo)
+        self._known = Known()  # files as the new bundle's tree reads them
         return bundle
 
     def _replaced(self, bundle: Bundle) -> bool:
@@ -116,8 +118,11 @@ class Session:
         return () if stat.S_ISDIR(st.st_mode) else (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
     def _fresh_tree(self) -> WorkTree | None:
-        """The working tree as it is now: files are read again on every call."""
-        return WorkTree(self._tree.root, self._tree.max_bytes) if self._tree is not None else None
+        """The working tree as it is now: files are read again on every call (and decoded again
+        only when their bytes changed)."""
+        if self._tree is None:
+            return None
+        return WorkTree(self._tree.root, self._tree.max_bytes, self._known)
 
     def _source(self, bundle: Bundle) -> BundleChunks:
         return BundleChunks(bundle, self._fresh_tree())
