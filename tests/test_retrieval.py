@@ -1662,6 +1662,28 @@ def test_a_sentence_that_finds_a_nested_function_asks_for_the_one_enclosing_it(t
     assert first.view.start == 2 and first.view.end >= 9
 
 
+def test_asking_again_for_more_hits_of_the_same_candidates_picks_as_a_fresh_search(tmp_path: Path) -> None:
+    """An answer short of k asks again for more hits of the candidates gathered for k (`filled`):
+    the second search picks from the first's scored candidates, kept apart from what picking
+    changes (a nested function lifted beside its encloser takes its score), and gives exactly
+    what a fresh bundle's search gives."""
+    repo = init_repo(tmp_path / "cli", dedent_files(NESTED))
+    build(repo, model="none")
+    path = repo / ".cora" / "index"
+    sentence = "wrap the function in a command and attach it to the group"
+
+    def hits(b: Bundle, k: int) -> list[tuple[int, float, str, dict[str, object]]]:
+        return [(h.chunk_id, h.score, h.source, h.explain) for h in search(b, sentence, k=k, depth=2)]
+
+    warm = open_bundle(path)
+    first, more, again = hits(warm, 2), hits(warm, 6), hits(warm, 2)
+    assert catalog(warm).last_ranked is not None and first[1][3]["demoted"] == "nested"
+    assert more == hits(open_bundle(path), 6) and len(more) > len(first)
+    assert first == again == hits(open_bundle(path), 2)
+    assert search(warm, "Group", k=6, depth=2)[0].chunk_id != more[0][0]  # another question between
+    assert hits(warm, 6) == more
+
+
 def test_a_warm_catalog_keeps_a_bounded_share_and_answers_the_same(
     shop: Bundle, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -152,6 +152,9 @@ class Catalog:
         self._links: dict[str, FileLinks | None] = {}
         self._named_for: dict[str, tuple[str, ...]] = {}
         self._may_define: dict[str, tuple[list[str], list[str]]] = {}
+        # the last search's scored candidates (`search.py`): an answer asking again for more hits
+        # of the same candidates (`render.answer.filled`) only picks again
+        self.last_ranked: tuple[tuple[Any, ...], dict[int, Any], dict[int, int]] | None = None
 
     def __len__(self) -> int:
         return len(self.table)
