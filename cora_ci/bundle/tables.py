@@ -248,7 +248,7 @@ class ChunkTable:
     @cached_property
     def row_of(self) -> dict[int, int]:
         """Each chunk id's row; made on first use (~0.15 s at 360k chunks, which an update never needs)."""
-        return dict(zip(self.ids, range(len(self.ids)), strict=True))  # ~30% less than a comprehension
+        return dict(zip(self.ids, range(len(self.ids)), strict=True))  # ~10% less than a comprehension
 
     def file_of(self, row: int) -> int:
         """Index in the file table of the file holding chunk `row`."""
