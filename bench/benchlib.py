@@ -26,6 +26,9 @@ from typing import Any
 # cora-ci's modules from source, ~80-100 ms of each process start; so the children write and
 # reuse bytecode like a default installation, and the package is compiled once up front.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+# In-process figures are taken as the command line runs cora-ci's code, numpy's BLAS on one thread
+# (`cora_ci.cli._one_blas_thread`): every script imports this module before numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 compileall.compile_dir(str(Path(__file__).resolve().parent.parent / "cora_ci"), quiet=1)
 
 Target = tuple[str, float]  # (comparison, bound), e.g. ("<=", 0.3): the value must satisfy it
