@@ -475,6 +475,27 @@ def test_a_file_read_again_is_decoded_again_only_when_its_bytes_changed(tmp_path
         (tmp_path / name).write_text(AUTH)
         WorkTree(tmp_path, known=known).file(name)
     assert known.get("a.py") is None and known.get("c.py") is not None
+    small = Known(most=10, most_bytes=2 * len(AUTH))  # and beyond `most_bytes` of files
+    for name in ("a.py", "b.py", "c.py"):
+        WorkTree(tmp_path, known=small).file(name)
+    assert [small.get(n) is not None for n in ("a.py", "b.py", "c.py")] == [False, True, True]
+    (tmp_path / "big.py").write_text(AUTH * 3)  # larger than all it may keep: not kept
+    assert WorkTree(tmp_path, known=small).file("big.py") is not None and small.get("big.py") is None
+    assert small.get("c.py") is not None
+
+
+@given(st.lists(st.tuples(st.sampled_from("abcdefg"), st.integers(0, 40)), max_size=40))
+def test_known_files_stay_within_their_count_and_bytes(puts: list[tuple[str, int]]) -> None:
+    from cora_ci.rebind.bind import Current, Known
+
+    known = Known(most=4, most_bytes=60)
+    for name, size in puts:
+        cur = Current(b"x" * size, ["x" * size])
+        known.put(name, cur)
+        kept = {n: known.get(n) for n in "abcdefg" if known.get(n) is not None}
+        held = sum(len(c.data) for c in kept.values())  # type: ignore[union-attr]
+        assert len(kept) <= 4 and held <= 60 and known._bytes == held
+        assert kept.get(name) is cur  # the newest is kept: no file is over the budget alone
 
 
 def test_no_work_tree_serves_the_index(tmp_path: Path) -> None:

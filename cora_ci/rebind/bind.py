@@ -93,20 +93,32 @@ class WorkTree:
 
 
 class Known:
-    """The last `most` files a working tree read, by path: a long-running reader's earlier reads."""
+    """The last files a working tree read, by path: a long-running reader's earlier reads, at most
+    `most` files and `most_bytes` of their bytes (their decoded lines take ~3x that), so a tree of
+    large files cannot grow a server without bound."""
 
-    def __init__(self, most: int = 256) -> None:
-        self._most = most
+    def __init__(self, most: int = 256, most_bytes: int = 16 << 20) -> None:
+        self._most, self._most_bytes = most, most_bytes
         self._files: dict[str, Current] = {}
+        self._bytes = 0
 
     def get(self, path: str) -> Current | None:
         return self._files.get(path)
 
     def put(self, path: str, cur: Current) -> None:
-        self._files.pop(path, None)
-        while len(self._files) >= self._most:
-            self._files.pop(next(iter(self._files)))
+        self._forget(path)
+        if len(cur.data) > self._most_bytes:
+            return
+        room = self._most_bytes - len(cur.data)
+        while self._files and (len(self._files) >= self._most or self._bytes > room):
+            self._forget(next(iter(self._files)))
         self._files[path] = cur
+        self._bytes += len(cur.data)
+
+    def _forget(self, path: str) -> None:
+        gone = self._files.pop(path, None)
+        if gone is not None:
+            self._bytes -= len(gone.data)
 
 
 PartStart = Callable[[str, str], int | None]  # (path, qualified anchor) -> first part's start line
