@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from cora_ci.build.common import Progress, Summary, quiet
+from cora_ci.build.common import Progress, Summary, collection, quiet
 from cora_ci.build.previous import embedder_for, model_of, open_previous, relabel, reusable, same_files
 from cora_ci.bundle import Bundle
 from cora_ci.errors import CoraError
@@ -38,25 +38,26 @@ def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: 
     update already running is waited for up to `wait` seconds, then CORA-BND-007.
     """
     t0 = time.perf_counter()
-    plain = kind in (None, "rev") and not (config_file or full or shard)
-    settings = commit_settings(repo, rev) if plain else None
+    with collection(paused=True):  # objects as many as files, no cycles: `write_changes` may resume it
+        plain = kind in (None, "rev") and not (config_file or full or shard)
+        settings = commit_settings(repo, rev) if plain else None
 
-    @cache
-    def listed() -> tuple[Snapshot, dict[str, Any] | None]:
-        return _cut(snapshot(repo, kind, rev, out, config_file, screen_now=shard is not None), shard)
+        @cache
+        def listed() -> tuple[Snapshot, dict[str, Any] | None]:
+            return _cut(snapshot(repo, kind, rev, out, config_file, screen_now=shard is not None), shard)
 
-    root = settings.root if settings is not None else listed()[0].root
-    target = out if out is not None else root / ".cora" / "index"
-    with update_lock(target, wait):
-        try:
-            if settings is not None and (done := _since_previous(settings, target, model, progress, t0)):
-                return done
-            return _build(*listed(), target, model, "--full" if full else None, progress, t0)
-        except CoraError as e:  # the previous bundle is damaged where the update read it: rebuild
-            if full or e.code not in _DAMAGED:
-                raise
-            return _build(*listed(), target, model, f"previous bundle unusable ({e.code}: {e.message})",
-                          progress, t0)  # fmt: skip
+        root = settings.root if settings is not None else listed()[0].root
+        target = out if out is not None else root / ".cora" / "index"
+        with update_lock(target, wait):
+            try:
+                if settings is not None and (done := _since_previous(settings, target, model, progress, t0)):
+                    return done
+                return _build(*listed(), target, model, "--full" if full else None, progress, t0)
+            except CoraError as e:  # the previous bundle is damaged where the update read it: rebuild
+                if full or e.code not in _DAMAGED:
+                    raise
+                return _build(*listed(), target, model, f"previous bundle unusable ({e.code}: {e.message})",
+                              progress, t0)  # fmt: skip
 
 
 _DAMAGED = ("CORA-BND-003", "CORA-BND-004")  # raised only by reading a bundle
