@@ -20,7 +20,8 @@ from cora_ci.bundle.tables import Rows
 from cora_ci.config import Config
 from cora_ci.errors import LEFT_OUT, CoraError
 from cora_ci.files.source import Entry, Snapshot
-from cora_ci.graph.build import FileLinks, Linker, NameFilter, changed_names, hashes, names_of, pack_edges
+from cora_ci.graph.build import FileLinks, Linker, NameFilter, changed_names, hashes, names_of
+from cora_ci.graph.csr import pack_edges
 from cora_ci.graph.resolve import Repo
 
 if TYPE_CHECKING:

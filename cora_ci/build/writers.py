@@ -3,6 +3,7 @@ header is `header.py`'s)."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Collection, Iterable, Mapping
 from pathlib import Path
@@ -78,20 +79,34 @@ def write_graph(path: Path, files: dict[str, list[Any]], old: Bundle | None = No
                 touched: Collection[str] = (), gone: Collection[str] = ()) -> None:  # fmt: skip
     """The whole reference graph as CSR arrays, so a query reads it in one go (~1 ms) instead of
     assembling it from every file's edges (~50 ms at 50k chunks). With `old`, the bundle this one
-    updates, only the files whose chunks or edges changed are unpacked; everyone else's edges are
-    taken from `old`'s graph as they are (~0.2 s saved per update at 10k files). `touched` holds
-    every file whose row may differ from `old`'s (rechunked or relinked), `gone` the removed ones."""
+    updates, only the files whose chunks or edges changed are unpacked and `old`'s graph is
+    changed where they are (`csr_update`); the result is checked to hold exactly the table's
+    chunks, else assembled whole. `touched` holds every file whose row may differ from `old`'s
+    (rechunked or relinked), `gone` the removed ones."""
     from cora_ci.bundle import csr_of_files
-    from cora_ci.graph.build import csr_update, pack_csr, unpack_edges
+    from cora_ci.graph.csr import csr_update, pack_csr, unpack_edges
 
     ids = mf.ids_of(b"".join(files["ids"]))
+    csr = None
     if old is not None and mf.GRAPH in old.manifest["artifacts"]:
         changed, dropped = _changed_edges(old, files, touched, gone)
-        parts = [unpack_edges(mf.ids_of(i), e) for i, e in zip(changed["ids"], changed["edges"], strict=True)]
+        fresh = [mf.ids_of(i) for i in changed["ids"]]
+        parts = [unpack_edges(f, e) for f, e in zip(fresh, changed["edges"], strict=True)]
         src, dst, w = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in range(3))
-        path.write_bytes(pack_csr(csr_update(old.graph_csr, ids, dropped, src, dst, w)))
-    else:
-        path.write_bytes(pack_csr(csr_of_files(files, ids)))
+        with contextlib.suppress(ValueError):  # an edge from a kept chunk: assembled whole
+            now = np.concatenate(fresh) if fresh else np.zeros(0, dtype=np.uint64)
+            csr = csr_update(old.graph_csr, dropped, now, src, dst, w)
+        if csr is not None and not _same_ids(csr.ids, ids):
+            csr = None
+    path.write_bytes(pack_csr(csr if csr is not None else csr_of_files(files, ids)))
+
+
+def _same_ids(nodes: Any, ids: Any) -> bool:
+    """Whether the sorted `nodes` are the chunk ids `ids` (any order, all distinct): their count,
+    sum and xor (no sort of the table's ids)."""
+    return len(nodes) == len(ids) and (not len(ids) or (
+        int(nodes.sum(dtype=np.uint64)) == int(ids.sum(dtype=np.uint64))
+        and int(np.bitwise_xor.reduce(nodes)) == int(np.bitwise_xor.reduce(ids))))  # fmt: skip
 
 
 def _changed_edges(old: Bundle, files: dict[str, list[Any]], touched: Collection[str],

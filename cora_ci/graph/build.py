@@ -44,12 +44,12 @@ import numpy.typing as npt
 
 from cora_ci.arrays import isin, sorted_unique
 from cora_ci.chunking.model import Chunk
+from cora_ci.graph.csr import Csr, Edges, csr_dict, csr_from_dict, csr_from_edges
 from cora_ci.graph.resolve import Repo, namespaces
 
 if TYPE_CHECKING:  # extraction loads tree-sitter's queries: readers of a bundle never need it
     from cora_ci.graph.extract import FileRefs
 
-FORMAT = 1
 # Names so common that a single repository-wide definition says nothing about a use (rule 3 only).
 _COMMON_WORDS = """
     __init__ __new__ __call__ __str__ __repr__ __eq__ __hash__ __len__ __iter__ __enter__ __exit__
@@ -78,7 +78,7 @@ class Graph(NamedTuple):
     weights: list[float]  # float32-exact, so a round trip through to_dict is lossless
 
     def to_dict(self) -> dict[str, Any]:
-        """Compact and msgpack-friendly: little-endian arrays as raw bytes (`graph.msgpack`'s map)."""
+        """Compact and msgpack-friendly: little-endian arrays as byte views (`graph.msgpack`'s map)."""
         return csr_dict(Csr(
             np.asarray(self.ids, dtype=np.uint64), np.asarray(self.indptr, dtype=np.int64),
             np.asarray(self.indices, dtype=np.int64), np.asarray(self.weights, dtype=np.float32),
@@ -138,9 +138,6 @@ def name_hash(name: str) -> int:
 def hashes(names: Iterable[str]) -> bytes:
     """Sorted unique `name_hash`es as little-endian u32 bytes."""
     return sorted_unique(np.asarray([name_hash(n) for n in names], dtype="<u4")).astype("<u4").tobytes()
-
-
-Edges = list[tuple[int, int, float]]  # (source chunk id, target chunk id, weight), sorted
 
 
 class NameFilter:
@@ -288,129 +285,6 @@ def _has(names: list[str], name: str) -> bool:
     """Whether the sorted `names` hold `name`."""
     i = bisect.bisect_left(names, name)
     return i < len(names) and names[i] == name
-
-
-def pack_edges(ids: list[int], edges: Edges) -> bytes:
-    """A file's edges as compressed bytes: source positions in the file (u32), then target ids
-    (u64), then weights (f32)."""
-    if not edges:
-        return b""
-    pos = {cid: i for i, cid in enumerate(ids)}
-    src = np.asarray([pos[a] for a, _, _ in edges], dtype="<u4")
-    dst = np.asarray([b for _, b, _ in edges], dtype="<u8")
-    w = np.asarray([x for _, _, x in edges], dtype="<f4")
-    return zlib.compress(src.tobytes() + dst.tobytes() + w.tobytes())
-
-
-_MAX_EDGE_BYTES = 1 << 30
-
-
-def unpack_edges(ids: npt.NDArray[np.uint64], packed: bytes) -> tuple[Any, Any, Any]:
-    """A file's edges (see `pack_edges`); ValueError if they are not what `pack_edges` writes."""
-    d = zlib.decompressobj()
-    try:
-        data = d.decompress(packed, _MAX_EDGE_BYTES) if packed else b""
-    except zlib.error as e:
-        raise ValueError(f"edges unreadable: {e}") from None
-    if (packed and (d.unconsumed_tail or not d.eof)) or len(data) % 16:
-        raise ValueError("edges truncated or oversized")
-    n = len(data) // 16
-    src = np.frombuffer(data, dtype="<u4", count=n)
-    dst = np.frombuffer(data, dtype="<u8", count=n, offset=4 * n)
-    w = np.frombuffer(data, dtype="<f4", count=n, offset=12 * n)
-    if n and (int(src.max()) >= len(ids) or not bool(np.all(np.isfinite(w) & (w >= 0)))):
-        raise ValueError("an edge starts at a chunk the file does not have, or has a bad weight")
-    return ids[src.astype(np.int64)], dst, w
-
-
-class Csr(NamedTuple):
-    """The graph's arrays as numpy (what ranking computes on); `Graph` holds them as lists."""
-
-    ids: npt.NDArray[np.uint64]  # sorted ascending
-    indptr: npt.NDArray[np.int64]
-    indices: npt.NDArray[np.int64]
-    weights: npt.NDArray[np.float32]
-
-
-def csr_from_edges(ids: npt.NDArray[np.uint64], src: Any, dst: Any, w: Any) -> Csr:
-    """The CSR arrays over `ids` (any order) from edge arrays of chunk ids."""
-    nodes = np.sort(np.asarray(ids, dtype=np.uint64))
-    src, dst = np.asarray(src, dtype=np.uint64), np.asarray(dst, dtype=np.uint64)
-    s, d = np.searchsorted(nodes, src), np.searchsorted(nodes, dst)
-    if len(nodes):  # an edge to a chunk that is not there (a damaged bundle) is dropped, not misread
-        ok = (nodes[np.minimum(s, len(nodes) - 1)] == src) & (nodes[np.minimum(d, len(nodes) - 1)] == dst)
-        s, d, w = s[ok], d[ok], np.asarray(w)[ok]
-    order = np.argsort(s.astype(np.int64) * len(nodes) + d, kind="stable")  # lexsort((d, s)), 8x faster
-    indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
-    np.cumsum(np.bincount(s, minlength=len(nodes)), out=indptr[1:])
-    return Csr(nodes, indptr, d[order].astype(np.int64), np.asarray(w, dtype=np.float32)[order])
-
-
-def csr_update(old: Csr, ids: npt.NDArray[np.uint64], drop: npt.NDArray[np.uint64], src: Any, dst: Any,
-               w: Any) -> Csr:  # fmt: skip
-    """`csr_from_edges(ids, ...)` of `old`'s edges but those leaving the chunks `drop` (or touching
-    a chunk no longer in `ids`), plus the edges (`src`, `dst`, `w`). Worked out in row space: both
-    node lists are sorted, so `old`'s edges keep their order under the row map and only the new
-    ones are sorted and merged in (gathers over the edges, where a full `csr_from_edges` searches
-    and sorts every one of them: ~0.5 s at 30k files)."""
-    nodes = np.sort(np.asarray(ids, dtype=np.uint64))
-    n = len(nodes)
-    pos = np.searchsorted(nodes, old.ids)
-    alive = nodes[np.minimum(pos, n - 1)] == old.ids if n else np.zeros(len(old.ids), dtype=bool)
-    gone = isin(old.ids, np.asarray(drop, dtype=np.uint64)) | ~alive
-    rows = np.repeat(np.arange(len(old.ids)), np.diff(old.indptr))
-    keep = ~gone[rows] & alive[old.indices]
-    s_old, d_old, w_old = pos[rows[keep]], pos[old.indices[keep]], old.weights[keep]
-    new = csr_from_edges(nodes, src, dst, w)
-    s_new = np.repeat(np.arange(n), np.diff(new.indptr))
-    at = np.searchsorted(s_old * max(n, 1) + d_old, s_new * max(n, 1) + new.indices)
-    s = np.insert(s_old, at, s_new)
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(s, minlength=n), out=indptr[1:])
-    d = np.insert(d_old, at, new.indices).astype(np.int64)
-    return Csr(nodes, indptr, d, np.insert(w_old, at, new.weights).astype(np.float32))
-
-
-def csr_dict(c: Csr) -> dict[str, Any]:
-    """The CSR as a map of little-endian arrays (what `graph.msgpack` holds)."""
-    return {
-        "format": FORMAT,
-        "ids": c.ids.astype("<u8").tobytes(),
-        "indptr": c.indptr.astype("<u8").tobytes(),
-        "indices": c.indices.astype("<u4").tobytes(),
-        "weights": c.weights.astype("<f4").tobytes(),
-    }
-
-
-def csr_from_dict(d: Mapping[str, Any]) -> Csr:
-    """`csr_dict`'s arrays, checked to form a graph (a bundle may come from anywhere): ValueError if not."""
-    if not isinstance(d, Mapping) or d.get("format") != FORMAT:
-        raise ValueError(f"unsupported graph format {d.get('format') if isinstance(d, Mapping) else d!r:.40}")
-    ids = np.frombuffer(d["ids"], dtype="<u8").astype(np.uint64)
-    indptr = np.frombuffer(d["indptr"], dtype="<u8").astype(np.int64)
-    indices = np.frombuffer(d["indices"], dtype="<u4").astype(np.int64)
-    weights = np.frombuffer(d["weights"], dtype="<f4").astype(np.float32)
-    n, e = len(ids), len(indices)
-    if (len(indptr) != n + 1 or indptr[0] != 0 or indptr[-1] != e or len(weights) != e
-            or (n and bool((np.diff(indptr) < 0).any())) or (e and int(indices.max()) >= n)
-            or (n and bool((np.diff(ids.astype(np.float64)) < 0).any()))):  # fmt: skip
-        raise ValueError("inconsistent graph arrays")
-    return Csr(ids, indptr, indices, weights)
-
-
-def pack_csr(c: Csr) -> bytes:
-    """The bundle's `graph.msgpack`."""
-    import msgpack
-
-    return bytes(msgpack.packb(csr_dict(c)))
-
-
-def unpack_csr(data: bytes) -> Csr:
-    """`pack_csr`'s bytes, unpacked within bounds and checked (ValueError if not a graph)."""
-    import msgpack
-
-    d = msgpack.unpackb(data, max_bin_len=len(data), max_str_len=64, max_map_len=8, max_array_len=0)
-    return csr_from_dict(d)
 
 
 def graph_from_edges(ids: npt.NDArray[np.uint64], src: Any, dst: Any, w: Any) -> Graph:
