@@ -252,6 +252,30 @@ def test_an_updated_graph_is_the_full_builds_byte_for_byte(make_repo, tmp_path: 
         assert (out / mf.GRAPH).read_bytes() == (full / mf.GRAPH).read_bytes(), step
 
 
+def test_a_graph_update_that_does_not_hold_the_tables_chunks_is_assembled_whole(
+    make_repo, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
+    """`write_graph` changes the previous graph where the files it is told of changed, and checks
+    that the result holds exactly the new table's chunks: told of none while one file gained a
+    chunk, it assembles the graph from every file's edges, the same bytes as a full build's."""
+    from cora_ci.build.writers import write_graph
+
+    repo = make_repo(
+        {
+            "a.py": _long("helper", "value + 1"),
+            "b.py": "from a import helper\n\n\n" + _long("use", "helper(value)"),
+        }
+    )
+    build(repo, tmp_path / "old", model="none")
+    write(repo, "a.py", _long("helper", "value + 1") + "\n\n" + _long("other", "helper(value)"))
+    commit(repo)
+    build(repo, tmp_path / "new", model="none", full=True)
+    new = open_bundle(tmp_path / "new")
+    write_graph(tmp_path / "graph", new.manifest["files"], open_bundle(tmp_path / "old"), touched=(), gone=())
+    assert (tmp_path / "graph").read_bytes() == (tmp_path / "new" / mf.GRAPH).read_bytes()
+    assert new.graph_csr.indices.size >= 2
+
+
 def test_a_build_links_files_as_it_decodes_their_rows(make_repo, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                       monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
     """The linking stage reads each file's links from its packed row, a few kept decoded (a first
