@@ -544,6 +544,25 @@ def test_parts_and_merged_siblings_are_rebound(tmp_path: Path) -> None:
         assert b.stale == "moved" and b.view.text() == want.text and b.view.start == want.start_line
 
 
+def test_merged_siblings_that_an_edit_regroups_are_what_a_fresh_index_gives(tmp_path: Path) -> None:
+    """Which small siblings merge depends on their sizes: `Store.add`, `remove` and `clear` are one
+    chunk until `clear` grows by four lines; the chunk then re-bound is `add` and `remove` (found
+    by hypothesis: the first and last members' lines, re-bound before, held `clear` too)."""
+    indexed = _by_anchor(_chunks("s.py", _BASE), "s.py::Store.add")
+    assert indexed.anchors[-1] == "s.py::Store.clear"
+    edited = _BASE.replace(
+        "        self.items = []\n", "        self.items = []\n" + "        value = 3\n" * 4
+    )
+    want = next(c for c in _chunks("s.py", edited) if c.id == indexed.id)
+    assert "s.py::Store.clear" not in want.anchors
+    b = bind(indexed, _write(tmp_path, "s.py", edited), CFG, _no_parts)
+    assert b.stale == "moved" and (b.view.start, b.view.end, b.view.text()) == (
+        want.start_line,
+        want.end_line,
+        want.text,
+    )
+
+
 # A property: whatever lines are inserted between top-level statements or inside function bodies,
 # every symbol chunk re-bound to the edited file has the text and lines a fresh index gives it.
 

@@ -1,8 +1,10 @@
 """Serving an indexed chunk from the working tree: as indexed, moved to its anchor, or missing.
 
 A chunk of a file whose git blob id is unchanged is served as indexed. In a changed file each
-chunk is re-bound: a symbol by its anchor (`locate`), a Markdown section or the file's header
-chunk by re-chunking that one file, anonymous code by finding its lines elsewhere in the file.
+chunk is re-bound: a symbol by its anchor (`locate`); a Markdown section, the file's header
+chunk or small siblings merged into one chunk by re-chunking that one file (an edit above can
+reshape a section, and which siblings merge depends on their sizes); anonymous code by finding
+its lines elsewhere in the file.
 Found with other lines or text, it is served as the working tree has it, `moved`; found as it
 was, it is not stale; not found, it is `missing` and keeps its indexed text and lines, marked
 so, never the lines now there.
@@ -64,6 +66,16 @@ class WorkTree:
         self.max_bytes = max_bytes
         self._files: dict[str, Current | None] = {}
         self._known = known
+        self._chunked: dict[str, list[Chunk]] = {}
+
+    def chunks(self, path: str, cur: Current, config: Config) -> list[Chunk]:
+        """The chunks a fresh index gives the file `cur` at `path`: chunked once a tree (one query
+        or call), however many of its chunks ask."""
+        if path not in self._chunked:
+            from cora_ci.chunking import chunk_file
+
+            self._chunked[path] = chunk_file(path, cur.data, config).chunks
+        return self._chunked[path]
 
     def file(self, path: str) -> Current | None:
         """The file at the repository-relative `path`, or None if it is gone, binary or outside."""
@@ -141,7 +153,7 @@ def bind(
         return Bound(indexed, "missing")
     if blob is not None and cur.blob == blob:
         return Bound(indexed, None)
-    view = _relocate(chunk, indexed, cur, config, part_start)
+    view = _relocate(chunk, indexed, cur, config, part_start, lambda: tree.chunks(chunk.path, cur, config))
     if view is None:
         return Bound(indexed, "missing")
     if (view.start, view.end, view.text()) == (indexed.start, indexed.end, indexed.text()):
@@ -150,10 +162,13 @@ def bind(
 
 
 def _relocate(
-    chunk: Chunk, indexed: View, cur: Current, config: Config, part_start: PartStart
-) -> View | None:
-    if chunk.strategy == "markup" or chunk.kind == "file" or chunked_from_view(chunk.path):
-        return _rechunked(chunk, cur, config)  # a view's chunks: not found by parsing the file itself
+    chunk: Chunk, indexed: View, cur: Current, config: Config, part_start: PartStart,
+    fresh: Callable[[], list[Chunk]],
+) -> View | None:  # fmt: skip
+    """`chunk` found in the changed file `cur`; `fresh` gives the file's chunks anew."""
+    if (chunk.strategy == "markup" or chunk.kind == "file" or chunked_from_view(chunk.path)
+            or len(chunk.anchors) > 1):  # fmt: skip
+        return _rechunked(chunk, fresh())  # a view's chunks: not found by parsing the file itself
     if chunk.kind in _ANONYMOUS or not chunk.anchors or chunk.strategy != "structural":
         return _shifted(indexed, cur.lines)
     # A file changed since it was indexed is parsed (tree-sitter, the chunker's outline): imported
@@ -171,11 +186,7 @@ def _relocate(
         rows, quiet = own_rows(skeleton, keep_signatures=True)
         return from_rows(chunk.path, cur.lines, rows, quiet, tail_to=sym.end)
     start, end = sym.start, sym.end
-    if len(chunk.anchors) > 1:  # small siblings merged into one chunk: first to last
-        last = locate(chunk.lang, src, _qual(chunk.anchors[-1]), chunk.symbols[-1] if chunk.symbols else "")
-        if last is not None and last.sym.end >= start:
-            end = last.sym.end
-    elif m := _PART.search(chunk.header):
+    if m := _PART.search(chunk.header):
         first_line = part_start(chunk.path, _qual(chunk.anchors[0])) if m.group(1) != "1" else None
         offset = chunk.start_line - (first_line or chunk.start_line)
         length = chunk.end_line - chunk.start_line
@@ -203,16 +214,13 @@ def _shifted(indexed: View, lines: list[str]) -> View | None:
     return None
 
 
-def _rechunked(chunk: Chunk, cur: Current, config: Config) -> View | None:
-    """Chunk the current file again and take the chunk with the same identity (id, else anchor;
-    the file's header chunk by kind). For Markdown sections and header chunks, which a change
-    anywhere above can reshape, this is the exact answer and files of that kind are cheap."""
-    from cora_ci.chunking import chunk_file
-
-    result = chunk_file(chunk.path, cur.data, config)
-    match = next((c for c in result.chunks if c.id == chunk.id), None)
+def _rechunked(chunk: Chunk, chunks: list[Chunk]) -> View | None:
+    """The chunk of the file chunked again (`chunks`) with the same identity (id, else anchor;
+    the file's header chunk by kind): the exact answer for what an edit anywhere above, or beside,
+    can reshape."""
+    match = next((c for c in chunks if c.id == chunk.id), None)
     if match is None and chunk.kind == "file":
-        match = next((c for c in result.chunks if c.kind == "file"), None)
+        match = next((c for c in chunks if c.kind == "file"), None)
     if match is None and chunk.anchor:
-        match = next((c for c in result.chunks if chunk.anchor in c.anchors), None)
+        match = next((c for c in chunks if chunk.anchor in c.anchors), None)
     return from_chunk(match) if match is not None else None
