@@ -10,6 +10,7 @@ import os
 import sysconfig
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -561,6 +562,35 @@ def test_merged_siblings_that_an_edit_regroups_are_what_a_fresh_index_gives(tmp_
         want.end_line,
         want.text,
     )
+
+
+def test_a_file_chunked_again_is_chunked_once_a_call_and_once_a_session_while_unchanged(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Merged siblings re-bound by chunking their changed file again: once for all of its chunks
+    a call asks for, and once a server's session (`Known`) until the file's bytes change."""
+    import cora_ci.chunking
+    from cora_ci.rebind.bind import Known
+
+    indexed = _chunks("s.py", _BASE)
+    merged = [c for c in indexed if len(c.anchors) > 1]
+    calls: list[str] = []
+    real = cora_ci.chunking.chunk_file
+
+    def counted(path: str, *args: Any, **kwargs: Any) -> Any:
+        calls.append(path)
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(cora_ci.chunking, "chunk_file", counted)
+    known = Known()
+    _write(tmp_path, "s.py", "import os\n\n\n" + _BASE)
+    for _ in range(3):  # three calls of one session
+        tree = WorkTree(tmp_path, known=known)
+        assert all(bind(c, tree, CFG, _no_parts).stale == "moved" for c in merged * 2)
+    assert merged and calls == ["s.py"]
+    (tmp_path / "s.py").write_text("import sys\n\n\n" + _BASE)
+    assert bind(merged[0], WorkTree(tmp_path, known=known), CFG, _no_parts).stale == "moved"
+    assert calls == ["s.py", "s.py"]
 
 
 # A property: whatever lines are inserted between top-level statements or inside function bodies,
