@@ -1,7 +1,7 @@
 """Which candidate a name's definition bonus goes to: one principal per definition family (a
 split definition's parts, overloads, a type and the blocks extending it, a class and its
 constructor), and a file's header kept behind the file's definition. Ranking's features
-(`search._features`) apply the bonus; this decides its share."""
+(`scoring.score_features`) apply the bonus; this decides its share."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ K = TypeVar("K")
 
 
 class Candidate(Protocol):
-    """What these read and write of a ranking candidate (`search._Cand`)."""
+    """What these read and write of a ranking candidate (`scoring.Cand`)."""
 
     meta: Meta
     score: float
@@ -129,7 +129,7 @@ def headers_behind_definitions(cands: Mapping[K, Candidate]) -> set[K]:
     asked for as the file's definition of it does (`IMediator.cs`'s `namespace MediatR;` came
     second to `interface IMediator`): where that definition is found, the header adds nothing
     and ranks behind the file's other chunks. The keys of the headers lowered, which take no
-    share of their file's score (`search._file_share`); a class that lowered one already (a
+    share of their file's score (`scoring._file_share`); a class that lowered one already (a
     test's header) keeps its name in `explain`."""
     defined = {c.meta.path for c in cands.values() if c.explain["definition"]}
     lowered = set()

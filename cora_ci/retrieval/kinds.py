@@ -1,7 +1,7 @@
 """What a path is, for ranking: test, benchmark, example, vendored, generated, changelog,
 translation, template, migration (`path_class`); prose or a type stub (`prose_class`); or a
 directory holding an older copy of the code (`superseded_dirs`). Each ranks below the code unless
-the query asks for it (`search._demotion`)."""
+the query asks for it (`scoring.demotion`)."""
 
 from __future__ import annotations
 

@@ -31,20 +31,18 @@ from cora_ci.retrieval.fusion import fuse
 from cora_ci.retrieval.nesting import together
 from cora_ci.retrieval.params import PARAMS, Params, decay
 from cora_ci.retrieval.query import Query, analyse, query_vector, rarity
-from cora_ci.retrieval.search import (
-    _add_pointed,
-    _blank,
-    _Cand,
-    _demotion,
-    _expand,
-    _explained,
-    _features,
-    _lift_nested,
-    _to_related,
-    bm25,
-    pool_size,
-    search,
-)  # fmt: skip
+from cora_ci.retrieval.scoring import (
+    Cand,
+    add_pointed,
+    blank,
+    demotion,
+    expand_graph,
+    explained,
+    lift_nested,
+    score_features,
+    to_related,
+)
+from cora_ci.retrieval.search import bm25, pool_size, search
 from cora_ci.retrieval.select import diverse, graph_places, pinned_ids
 from cora_ci.retrieval.types import Boost, Filters, Hit
 
@@ -94,11 +92,11 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
     if params.features:
         for o, (p, cat) in enumerate(zip(parts, cats, strict=True)):
             told = pointed(cat, query, q.title) if params.evidence > 0 else Pointed({}, {})
-            _add_pointed(cat, q, cands, told, accept, partial(_key, o), o)
+            add_pointed(cat, q, cands, told, accept, partial(_key, o), o)
             mine = {key: c for key, c in cands.items() if c.origin == o}
-            _features(cat, q, mine, filters, p.boosts, params, told)
-            _to_related(cat, q, mine, filters, params, accept, partial(_key, o), o)
-            lifted.update(_lift_nested(cat, q, mine, params, accept, partial(_key, o), o))
+            score_features(cat, q, mine, filters, p.boosts, params, told)
+            to_related(cat, q, mine, filters, params, accept, partial(_key, o), o)
+            lifted.update(lift_nested(cat, q, mine, params, accept, partial(_key, o), o))
             cands.update(mine)
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand_all(parts, cats, q, cands, filters, params, accept)
@@ -115,7 +113,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
     for key in pinned:
         o, cid = key >> _SHIFT, key & ((1 << _SHIFT) - 1)
         c = cands.get(key)
-        ex = c.explain if c is not None else _blank(q)
+        ex = c.explain if c is not None else blank(q)
         ex["boost"] = "pinned"
         hits.append(Hit(cid, top, "boost" if c is None else c.source, True, ex, origin=o))
     hits.extend(Hit(c.meta.id, c.score, c.source, False, c.explain, origin=c.origin) for c in picked)
@@ -123,7 +121,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
 
 
 def _candidates(parts: list[Part], cats: list[Catalog], q: Query, k: int, filters: Filters, params: Params,
-                accept: Any) -> dict[int, _Cand]:  # fmt: skip
+                accept: Any) -> dict[int, Cand]:  # fmt: skip
     """BM25 and vector candidates of every bundle, fused with scores normalised over all of them."""
     weight = params.fusion.vector_share(q.identifier is not None, q.report)
     queried: dict[int, Any] = {}  # one query vector per embedder, its words weighed over its bundles
@@ -153,18 +151,18 @@ def _candidates(parts: list[Part], cats: list[Catalog], q: Query, k: int, filter
     vector.sort(key=lambda t: (-t[1], t[0]))
     fused = fuse(lexical, vector, params.fusion, q.identifier is not None, q.report)
     lexical_share = 1.0 - weight if vector and lexical else 1.0
-    out: dict[int, _Cand] = {}
+    out: dict[int, Cand] = {}
     for key, f in fused.items():
         o, cid = key >> _SHIFT, key & ((1 << _SHIFT) - 1)
         m = cats[o].meta(cid)
         if m is None or not accept(m):
             continue
         score = f.score / lexical_share if o not in with_vectors and lexical_share > 0 else f.score
-        out[key] = _Cand(m, score, "search", _explained(q, f), o)
+        out[key] = Cand(m, score, "search", explained(q, f), o)
     return out
 
 
-def _expand_all(parts: list[Part], cats: list[Catalog], q: Query, cands: dict[int, _Cand], filters: Filters,
+def _expand_all(parts: list[Part], cats: list[Catalog], q: Query, cands: dict[int, Cand], filters: Filters,
                 params: Params, accept: Any) -> None:  # fmt: skip
     """PageRank in each bundle from the best hits overall that it holds (its share of the graph
     bonus as its share of their scores), then references from them into the other bundles."""
@@ -176,12 +174,12 @@ def _expand_all(parts: list[Part], cats: list[Catalog], q: Query, cands: dict[in
     for o, cat in enumerate(cats):
         mine = {c.meta.id: c.score for c in seeds if c.origin == o}
         if mine:
-            _expand(cat, q, cands, filters, params, accept, mine, sum(mine.values()) / total,
+            expand_graph(cat, q, cands, filters, params, accept, mine, sum(mine.values()) / total,
                     partial(_key, o), o)  # fmt: skip
     _across(parts, cats, q, cands, seeds, filters, params, accept)
 
 
-def _across(parts: list[Part], cats: list[Catalog], q: Query, cands: dict[int, _Cand], seeds: list[_Cand],
+def _across(parts: list[Part], cats: list[Catalog], q: Query, cands: dict[int, Cand], seeds: list[Cand],
             filters: Filters, params: Params, accept: Any) -> None:  # fmt: skip
     """Definitions in other bundles of the names the seeds use and their own bundle lacks."""
     top = seeds[0].score
@@ -201,8 +199,8 @@ def _across(parts: list[Part], cats: list[Catalog], q: Query, cands: dict[int, _
             meta = cats[o].meta(cid)
             if share < params.graph_min or meta is None or not accept(meta):
                 continue
-            c = cands[key] = _Cand(meta, 0.0, "graph", _blank(q), o)
-            low = _demotion(cats[o], q, meta, filters, params)
+            c = cands[key] = Cand(meta, 0.0, "graph", blank(q), o)
+            low = demotion(cats[o], q, meta, filters, params)
             if low is not None:
                 share *= low[1]
                 c.explain["demoted"] = low[0]
