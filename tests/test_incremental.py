@@ -619,21 +619,21 @@ def test_an_update_does_not_check_again_the_indexes_this_machine_wrote(make_repo
     assert old is not None and {"lexical", "vectors"} <= set(vars(old))
 
 
-def test_an_update_of_a_few_files_runs_with_the_collector_paused(make_repo, tmp_path: Path,  # type: ignore[no-untyped-def]
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:  # fmt: skip
-    """The cyclic collector walked the repository-sized tables of an update for nothing (the
-    previous manifest as it is opened, the listing, every file's row): every build opens and
-    lists with it off, an update of a few files writes so too, and it is on again after; a first
-    build, or an update of more than `_PAUSED` files, writes with it (their garbage grows with
-    the repository)."""
+def test_a_build_lists_and_an_update_of_a_few_files_writes_with_the_collector_paused(  # type: ignore[no-untyped-def]
+    make_repo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cyclic collector walked a build's repository-sized objects for nothing (the listing, the
+    previous manifest as it is opened, every file's row): every build lists and opens with it off,
+    an update of a few files writes so too, and it is on again after; a first build, or an update
+    of more than `_PAUSED` files, writes with it (their garbage grows with the repository)."""
     import gc
 
-    from cora_ci.build import update
+    from cora_ci.build import pipeline, update
 
     collections: list[int] = []
     during: list[list[int]] = []  # the collections while each build wrote (`update._write`)
-    listed_on: list[bool] = []  # whether the collector ran while each build opened and listed
-    write, changes = update._write, update.write_changes
+    listing: list[tuple[str, bool]] = []  # whether the collector ran while each build listed and opened
+    write = update._write
 
     def seen(phase: str, info: dict[str, int]) -> None:
         if phase == "start":
@@ -646,12 +646,16 @@ def test_an_update_of_a_few_files_runs_with_the_collector_paused(make_repo, tmp_
         finally:
             during.append(list(collections))
 
-    def entered(*args: Any) -> Any:
-        listed_on.append(gc.isenabled())
-        return changes(*args)
+    def noted(name: str, fn: Any) -> Any:
+        def call(*args: Any, **kwargs: Any) -> Any:
+            listing.append((name, gc.isenabled()))
+            return fn(*args, **kwargs)
+
+        return call
 
     monkeypatch.setattr(update, "_write", recorded)
-    monkeypatch.setattr(update, "write_changes", entered)
+    for name in ("snapshot", "snapshot_since", "open_previous"):
+        monkeypatch.setattr(pipeline, name, noted(name, getattr(pipeline, name)))
     monkeypatch.setattr(update, "_PAUSED", 3)  # 3 files changed: paused; then 6: not
     repo = make_repo(
         {f"pkg/m{i}.py": f"def f{i}(x):\n    return [x, {{'k': x}}] * {i}\n" for i in range(400)}
@@ -668,4 +672,5 @@ def test_an_update_of_a_few_files_runs_with_the_collector_paused(make_repo, tmp_
         gc.callbacks.remove(seen)
     first, few, more = during
     assert first and not few and more
-    assert listed_on == [False, False, False]
+    assert {name for name, _ in listing} == {"snapshot", "snapshot_since", "open_previous"}
+    assert not any(on for _, on in listing)

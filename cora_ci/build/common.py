@@ -77,20 +77,18 @@ def linked_artifacts(old: Bundle | None) -> tuple[Path, dict[str, Any], dict[str
 
 
 @contextmanager
-def collection(paused: bool) -> Iterator[None]:
-    """The cyclic garbage collector off (`paused`) or on for the block, then as it was. A build
-    runs with it off (`pipeline.build`): opening the previous bundle and listing the files make
-    objects as many as the repository's files (the top manifest's ~330k at 30,000 files), no
+def collection_paused() -> Iterator[None]:
+    """The cyclic garbage collector off while a build lists the files and opens the previous bundle,
+    and while an update writes: they make objects as many as the repository's files (the top
+    manifest's ~330k at 30,000 files, every file's row and name filter, the graph's arrays), no
     garbage cycles, which the collector walked again and again for nothing (60-80 ms of a one-file
-    update at 30,000 files, before its write); so do an update's tables (every file's row and
-    name filter, the graph's arrays: 58-79 ms more). Chunking leaves cycles (~9 KB a chunked
-    file): a first build, or an update of many files, turns it on again for its work."""
-    if gc.isenabled() != paused:
+    update at 30,000 files while listing, 58-79 ms while writing; nothing measurable at 3,000). As
+    it was afterwards (the `index` and `hook` commands keep it off for the whole process)."""
+    if not gc.isenabled():
         yield
         return
-    switch, back = (gc.disable, gc.enable) if paused else (gc.enable, gc.disable)
-    switch()
+    gc.disable()
     try:
         yield
     finally:
-        back()
+        gc.enable()

@@ -14,7 +14,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from cora_ci.build.common import Progress, Summary, collection, quiet
+from cora_ci.build.common import Progress, Summary, collection_paused, quiet
 from cora_ci.build.previous import embedder_for, model_of, open_previous, relabel, reusable, same_files
 from cora_ci.bundle import Bundle
 from cora_ci.errors import CoraError
@@ -38,26 +38,26 @@ def build(repo: Path, out: Path | None = None, *, kind: str | None = None, rev: 
     update already running is waited for up to `wait` seconds, then CORA-BND-007.
     """
     t0 = time.perf_counter()
-    with collection(paused=True):  # objects as many as files, no cycles: `write_changes` may resume it
-        plain = kind in (None, "rev") and not (config_file or full or shard)
-        settings = commit_settings(repo, rev) if plain else None
+    plain = kind in (None, "rev") and not (config_file or full or shard)
+    settings = commit_settings(repo, rev) if plain else None
 
-        @cache
-        def listed() -> tuple[Snapshot, dict[str, Any] | None]:
+    @cache
+    def listed() -> tuple[Snapshot, dict[str, Any] | None]:
+        with collection_paused():
             return _cut(snapshot(repo, kind, rev, out, config_file, screen_now=shard is not None), shard)
 
-        root = settings.root if settings is not None else listed()[0].root
-        target = out if out is not None else root / ".cora" / "index"
-        with update_lock(target, wait):
-            try:
-                if settings is not None and (done := _since_previous(settings, target, model, progress, t0)):
-                    return done
-                return _build(*listed(), target, model, "--full" if full else None, progress, t0)
-            except CoraError as e:  # the previous bundle is damaged where the update read it: rebuild
-                if full or e.code not in _DAMAGED:
-                    raise
-                return _build(*listed(), target, model, f"previous bundle unusable ({e.code}: {e.message})",
-                              progress, t0)  # fmt: skip
+    root = settings.root if settings is not None else listed()[0].root
+    target = out if out is not None else root / ".cora" / "index"
+    with update_lock(target, wait):
+        try:
+            if settings is not None and (done := _since_previous(settings, target, model, progress, t0)):
+                return done
+            return _build(*listed(), target, model, "--full" if full else None, progress, t0)
+        except CoraError as e:  # the previous bundle is damaged where the update read it: rebuild
+            if full or e.code not in _DAMAGED:
+                raise
+            return _build(*listed(), target, model, f"previous bundle unusable ({e.code}: {e.message})",
+                          progress, t0)  # fmt: skip
 
 
 _DAMAGED = ("CORA-BND-003", "CORA-BND-004")  # raised only by reading a bundle
@@ -81,12 +81,13 @@ def _since_previous(settings: Snapshot, out: Path, model: str | None, progress: 
     commit it was built from, or None when that cannot be done (no such bundle, one of the staged
     files or of a shard, one to rebuild, a tree git lacks, a config file changed): then the
     source is listed in full. At 30,000 files the full listing alone costs ~0.3 s."""
-    old, _, embedder = _previous(settings, out, model, None, None)  # a shard's is not reusable here
-    source = old.manifest["source"] if old is not None else {}
-    if old is None or source.get("kind") != "rev":
-        return None
-    files = dict(zip(old.manifest["files"]["path"], old.manifest["files"]["blob"], strict=True))
-    snap = snapshot_since(settings, files, str(source.get("tree")), out)
+    with collection_paused():
+        old, _, embedder = _previous(settings, out, model, None, None)  # a shard's is not reusable here
+        source = old.manifest["source"] if old is not None else {}
+        if old is None or source.get("kind") != "rev":
+            return None
+        files = dict(zip(old.manifest["files"]["path"], old.manifest["files"]["blob"], strict=True))
+        snap = snapshot_since(settings, files, str(source.get("tree")), out)
     if snap is None:
         return None
     return replace(_apply(snap, out, old, embedder, "", progress, t0, None), since=str(source["tree"]))
@@ -95,7 +96,8 @@ def _since_previous(settings: Snapshot, out: Path, model: str | None, progress: 
 def _build(snap: Snapshot, cut: dict[str, Any] | None, out: Path, model: str | None, full: str | None,
            progress: Progress, t0: float) -> Summary:  # fmt: skip
     """Build or update from a full listing; `full` (the reason) builds from scratch."""
-    old, rebuilt, embedder = _previous(snap, out, model, cut, full)
+    with collection_paused():
+        old, rebuilt, embedder = _previous(snap, out, model, cut, full)
     return _apply(snap, out, old, embedder, rebuilt, progress, t0, cut)
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
+from contextlib import nullcontext
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from cora_ci.build.common import (
     Note,
     Progress,
     Summary,
-    collection,
+    collection_paused,
     linked_artifacts,
     model_name,
     source_label,
@@ -41,13 +42,13 @@ _ABSENT = object()  # a path the previous bundle does not hold (its blob may be 
 def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, rebuilt: str,
                   progress: Progress, t0: float, cut: dict[str, Any] | None) -> Summary:  # fmt: skip
     """Update `old` to `snap` (None: build from scratch, `rebuilt` says why) into `out`; an
-    update of up to `_PAUSED` changed files with the garbage collector paused (`collection`)."""
+    update of up to `_PAUSED` changed files with the garbage collector paused."""
     stages: dict[str, float] = {"list": time.perf_counter() - t0}
     old_rows = Rows(old.shards if old is not None else None)
     blobs = old_rows.column("blob")  # in bulk: a lookup a file is ~70 ms at 30,000 files
     same = [e.path for e in snap.entries if blobs.get(e.path, _ABSENT) == e.blob]
     few = old is not None and len(snap.entries) - len(same) <= _PAUSED
-    with collection(paused=few):
+    with collection_paused() if few else nullcontext():
         return _write(snap, out, old, old_rows, same, embedder, rebuilt, progress, t0, cut, stages)
 
 
