@@ -65,7 +65,7 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
     info = asdict(embedder.info) if embedder is not None else None
     old_shards = old.shards if old is not None else None
     kept = Rows(old_shards, same)
-    rows = Rows(old_shards, kept)
+    rows = Rows(old_shards, kept.paths())  # a set: iterating `kept` sorts its paths (~8 ms at 30k)
     fresh: list[str] = []
     # What the vector stage may embed; with no stored vector to copy, embedded as files come.
     texts = Texts(embedder, eager=old is None or old.model is None) if embedder is not None else None

@@ -208,13 +208,19 @@ class Rows(Mapping[str, dict[str, Any]]):
     def top_table(self) -> dict[str, list[Any]]:
         """The top manifest's file table of these rows, sorted by path: the previous table's
         columns taken whole where a file is unchanged, then its changed cells set (a column copy
-        per column, not a lookup per cell: ~0.5 s less at 30k files)."""
-        paths = sorted(self._paths)
+        per column, not a lookup per cell: ~0.5 s less at 30k files; copied as they are when the
+        files are the previous ones, ~20 ms less)."""
         if self._shards is None:
+            paths = sorted(self._paths)
             return {k: [self._own[p][k] for p in paths] for k in TOP_COLUMNS}
-        at = [self._index.get(p, -1) for p in paths]
-        table = {k: [col[i] if i >= 0 else None for i in at] for k, col in
-                 ((k, self._shards.top_column(k)) for k in TOP_COLUMNS)}  # fmt: skip
+        if len(self._paths) == len(self._index) and self._paths == self._index.keys():
+            paths = self._shards.top_column("path")  # the same files (an edit): the columns copied
+            table = {k: list(self._shards.top_column(k)) for k in TOP_COLUMNS}
+        else:
+            paths = sorted(self._paths)
+            at = [self._index.get(p, -1) for p in paths]
+            table = {k: [col[i] if i >= 0 else None for i in at] for k, col in
+                     ((k, self._shards.top_column(k)) for k in TOP_COLUMNS)}  # fmt: skip
         changed = set(self._own) | set(self._tops)
         if changed:
             where = {p: n for n, p in enumerate(paths)} if len(changed) > 64 else None
