@@ -37,7 +37,7 @@ class Repo:
     def _py_names(self) -> dict[str, list[tuple[str, list[str]]]]:
         """A module's last name -> (file, its module name's parts), files in path order."""
         out: dict[str, list[tuple[str, list[str]]]] = {}
-        for p in sorted(self.paths):
+        for p in sorted(self.langs):  # in the table's order, all but sorted: ~0.5 ms, not ~7 at 30k files
             if self.langs[p] != "python" or not p.endswith((".py", ".pyi")):
                 continue
             parts = p.rsplit(".", 1)[0].split("/")
@@ -51,7 +51,7 @@ class Repo:
     def dirs(self) -> dict[tuple[str, str], list[str]]:
         """(language, directory) -> its files."""
         out: dict[tuple[str, str], list[str]] = {}
-        for p in sorted(self.paths):
+        for p in sorted(self.langs):
             out.setdefault((self.langs[p], posixpath.dirname(p)), []).append(p)
         return out
 
@@ -59,7 +59,7 @@ class Repo:
     def java_suffixes(self) -> dict[str, list[str]]:
         """Path suffixes of Java files (`a/B.java`) and of their directories (`a/*`) -> files."""
         out: dict[str, list[str]] = {}
-        for p in sorted(self.paths):
+        for p in sorted(self.langs):
             if self.langs[p] == "java":
                 parts = p.split("/")
                 for k in range(len(parts)):
