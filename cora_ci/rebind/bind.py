@@ -185,10 +185,12 @@ def _relocate(
     chunk: Chunk, indexed: View, cur: Current, config: Config, part_start: PartStart,
     fresh: Callable[[], list[Chunk]],
 ) -> View | None:  # fmt: skip
-    """`chunk` found in the changed file `cur`; `fresh` gives the file's chunks anew."""
+    """`chunk` found in the changed file `cur`. A Markdown section, the file's header chunk and
+    merged siblings are taken from the file chunked again (`fresh`): an edit elsewhere can reshape
+    them; so is a chunk of a file chunked from a view, which parsing the file itself cannot find."""
     if (chunk.strategy == "markup" or chunk.kind == "file" or chunked_from_view(chunk.path)
             or len(chunk.anchors) > 1):  # fmt: skip
-        return _rechunked(chunk, fresh())  # a view's chunks: not found by parsing the file itself
+        return _rechunked(chunk, fresh())
     if chunk.kind in _ANONYMOUS or not chunk.anchors or chunk.strategy != "structural":
         return _shifted(indexed, cur.lines)
     # A file changed since it was indexed is parsed (tree-sitter, the chunker's outline): imported
