@@ -23,8 +23,11 @@ def _same(a: Csr, b: Csr) -> None:
         assert x.tolist() == y.tolist()
 
 
+Change = tuple[list[int], list[Edge], list[int], list[int], list[Edge]]  # ids, edges, drop, fresh, new edges
+
+
 @st.composite
-def changes(draw: st.DrawFn) -> tuple[list[int], list[Edge], list[int], list[int], list[Edge]]:
+def changes(draw: st.DrawFn) -> Change:
     """Old chunks and edges, then a change: the old chunks of the files that changed or went
     (`drop`), the changed files' chunks now (`fresh`: some of `drop` again, some new), and the new
     edges leaving `fresh`, some reaching chunks that went (dropped by both)."""
@@ -48,7 +51,7 @@ def changes(draw: st.DrawFn) -> tuple[list[int], list[Edge], list[int], list[int
 
 @given(changes())
 @settings(max_examples=400, deadline=None)
-def test_an_update_of_the_graph_is_the_new_graph_built_whole(case: tuple) -> None:  # type: ignore[type-arg]
+def test_an_update_of_the_graph_is_the_new_graph_built_whole(case: Change) -> None:
     ids, edges, drop, fresh, new_edges = case
     old = csr_from_edges(np.asarray(ids, dtype=np.uint64), *_arrays(edges))
     nodes = sorted((set(ids) - (set(drop) - set(fresh))) | set(fresh))
