@@ -88,15 +88,16 @@ def csr_update(old: Csr, drop: Any, fresh: Any, src: Any, dst: Any, w: Any) -> C
     leaves a chunk that keeps its old edges."""
     ids, n_old = old.ids, len(old.ids)
     fresh = sorted_unique(np.asarray(fresh, dtype=np.uint64))
-    dropped, refreshed = _rows_in(ids, np.asarray(drop, dtype=np.uint64)), _rows_in(ids, fresh)
+    dropped = _rows_in(ids, np.asarray(drop, dtype=np.uint64))
+    known = among(fresh, ids) if n_old else np.zeros(len(fresh), dtype=bool)
+    place = np.searchsorted(ids, fresh)  # each fresh chunk's row, or place among the old ones
+    refreshed, added, at = place[known], fresh[~known], place[~known]
     gone = np.zeros(n_old, dtype=bool)
     gone[dropped] = True
     gone[refreshed] = False  # dropped and back: a changed file's chunk that stayed
-    added = fresh[~among(fresh, ids)] if n_old else fresh
     replaced = np.zeros(n_old, dtype=bool)
     replaced[dropped] = replaced[refreshed] = True
     stays = ~gone
-    at = np.searchsorted(ids, added)  # each added chunk's place among the old ones
     nodes = np.insert(ids[stays], np.searchsorted(ids[stays], added), added)
     n = len(nodes)
     # Each old row's row now: its rank among the rows that stay, after the chunks added before it.
@@ -131,10 +132,9 @@ def csr_update(old: Csr, drop: Any, fresh: Any, src: Any, dst: Any, w: Any) -> C
 
 def _rows_in(ids: npt.NDArray[np.uint64], values: npt.NDArray[np.uint64]) -> npt.NDArray[np.intp]:
     """The rows of the sorted `ids` holding one of `values`."""
-    if not len(ids) or not len(values):
+    if not len(ids):
         return np.zeros(0, dtype=np.intp)
-    at = np.minimum(np.searchsorted(ids, values), len(ids) - 1)
-    out: npt.NDArray[np.intp] = at[ids[at] == values]
+    out: npt.NDArray[np.intp] = np.searchsorted(ids, values)[among(values, ids)]
     return out
 
 

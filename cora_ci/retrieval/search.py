@@ -93,7 +93,7 @@ def search(
     return hits
 
 
-_Ranked = tuple[dict[int, "Cand"], dict[int, int]]  # scored candidates, nested -> enclosing lifted
+_Ranked = tuple[dict[int, Cand], dict[int, int]]  # scored candidates, nested -> enclosing lifted
 
 
 def _ranked(bundle: Bundle, cat: Catalog, q: Query, query: str, depth: int, embedder: Any, filters: Filters,
