@@ -159,7 +159,11 @@ def test_python_symbols_decorators_docstrings() -> None:
     )
     assert chunks["src/auth.py::handler"].kind == "method"  # a lambda bound to a name
     module = [c for c in r.chunks if c.kind == "module"]
-    assert any("__main__" in c.text for c in module) and any("RETRIES = 3" in c.text for c in module)
+    assert any("__main__" in c.text for c in module) and not any("RETRIES" in c.text for c in module)
+    retries = chunks["src/auth.py::RETRIES"]  # a module's variable is a symbol, a constant by its name
+    assert (retries.kind, retries.start_line, retries.text) == ("field", 4, "RETRIES = 3")
+    assert retries.header == "Constant RETRIES. Declaration: RETRIES = 3."
+    assert "src/auth.py::digest" not in chunks  # a function's variable is its code
     file_chunk = r.chunks[0]
     assert file_chunk.text.split("\n") == ['"""Authentication helpers."""', "import os"]
     auth = chunks["src/auth.py::Auth"]
@@ -394,6 +398,114 @@ def test_go_methods_are_anchored_under_their_receiver() -> None:
     )
     assert start.text.startswith("// Start starts")
     assert chunks["srv/server.go::Server"].kind == "type"
+
+
+GO_DATA = """
+    package conf
+
+    // ErrNotFound is returned when no file is found.
+    var ErrNotFound = errors.New("not found")
+
+    // Supported file types.
+    var (
+        // SupportedExts are the extensions read.
+        SupportedExts = []string{"json", "toml"}
+        other         int
+    )
+
+    const keyDelimiter = "."
+
+    // Kinds of source.
+    const (
+        File Kind = iota
+        Env
+    )
+
+    // Viper holds the configuration.
+    type Viper struct {
+        // keyDelim is the delimiter of nested keys.
+        keyDelim string
+        Name, Alias string
+        io.Reader
+    }
+
+    func (v *Viper) Get(key string) any {
+        var found any
+        const depth = 3
+        return found
+    }
+"""
+
+
+def test_go_variables_constants_and_struct_fields_are_symbols() -> None:
+    """A file's `var` and `const` declarations, alone or in a block, and a struct's fields are
+    symbols (an identifier query finds `ErrNotFound`, an outline lists them); a function's are its
+    code. Of a block's names the first takes in `var (` and the docs above it, the last `)`, so no
+    row of it is left to the file's anonymous code."""
+    r = run_chunk("conf/conf.go", GO_DATA, min_tokens=0)
+    got = {
+        a.split("::")[1]: (c.kind, c.start_line, c.end_line) for c in r.chunks for a in c.anchors if "::" in a
+    }
+    assert got["ErrNotFound"] == ("field", 3, 4)
+    assert got["SupportedExts"] == ("field", 6, 9) and got["other"] == ("field", 10, 11)
+    assert got["keyDelimiter"] == ("field", 13, 13)
+    assert got["File"] == ("field", 15, 17) and got["Env"] == ("field", 18, 19)
+    assert got["Viper.keyDelim"] == ("field", 23, 24) and got["Viper.Name"][0] == "field"
+    assert got["Viper"][0] == "type" and got["Viper.Get"][0] == "method"
+    assert not any(name in got for name in ("found", "depth", "Alias", "Reader"))
+    assert not [c for c in r.chunks if c.kind == "module"]
+    by = by_anchor(r)
+    assert by["conf/conf.go::ErrNotFound"].header == (
+        'Variable ErrNotFound. Declaration: ErrNotFound = errors.New("not found"). '
+        "ErrNotFound is returned when no file is found."
+    )
+    assert by["conf/conf.go::File"].hierarchy == ["constant:File"]
+    assert uncovered(r, textwrap.dedent(GO_DATA).lstrip("\n").encode()) == []
+
+
+def test_a_files_variables_and_constants_are_symbols_in_other_languages() -> None:
+    """JavaScript's and TypeScript's top-level `const`/`let`, Rust's `const` and `static`,
+    Python's module assignments; not a module held in a variable (`require`), another name for
+    something defined elsewhere (`Reader = CReader`) or a function's locals."""
+    js = run_chunk("lib/limits.ts", """
+        const fs = require("fs");
+        const { join } = require("path");
+        export const MAX_RETRIES = 5;
+        let counter = 0;
+        export const Reader = CReader;
+
+        export function bump(): number {
+            const step = 1;
+            return (counter += step);
+        }
+    """, min_tokens=0)  # fmt: skip
+    got = {c.anchor: (c.kind, c.hierarchy) for c in js.chunks if c.anchor and "::" in c.anchor}
+    assert got["lib/limits.ts::MAX_RETRIES"] == ("field", ["constant:MAX_RETRIES"])
+    assert by_anchor(js)["lib/limits.ts::counter"].hierarchy == ["variable:counter"]
+    assert not {"fs", "join", "Reader", "step"} & {a.split("::")[1] for c in js.chunks for a in c.anchors}
+    rust = run_chunk("src/lib.rs", """
+        /// The default timeout.
+        pub const TIMEOUT: u32 = 30;
+        static NAMES: [&str; 2] = ["a", "b"];
+
+        pub fn f() -> u32 {
+            const LOCAL: u32 = 1;
+            TIMEOUT + LOCAL
+        }
+    """, min_tokens=0)  # fmt: skip
+    rs = by_anchor(rust)
+    assert rs["src/lib.rs::TIMEOUT"].text.startswith("/// The default timeout.")
+    assert rs["src/lib.rs::NAMES"].hierarchy == ["static:NAMES"] and "src/lib.rs::LOCAL" not in rs
+    py = run_chunk("pkg/io.py", """
+        import os
+        from ._c import CReader
+
+        __all__ = ["Reader"]
+        logger = make_logger(__name__)
+        Reader = CReader
+        _ = os.sep
+    """, min_tokens=0)  # fmt: skip
+    assert [a for c in py.chunks for a in c.anchors if "::" in a] == ["pkg/io.py::logger"]
 
 
 def test_rust_impls_traits_docs_and_attributes() -> None:

@@ -16,6 +16,7 @@ from cora_ci.build import build
 from cora_ci.bundle import Bundle, open_bundle, stems
 from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
+from cora_ci.render.query import Where, run_query
 from cora_ci.retrieval import (
     EXPLAIN_KEYS,
     PARAMS,
@@ -447,6 +448,40 @@ def test_a_question_spreads_its_answer_over_more_files(widgets: Bundle) -> None:
     assert top3(told) == ["src/many.py", "src/many.py", "src/one.py"]  # a description: its best file
     assert top3(asked) == ["src/many.py", "src/one.py", "src/two.py"]  # a question: three places
     assert top3(asked, spread=PARAMS.diversity) == top3(told)  # the same ranking but for the spread
+
+
+def test_a_files_constant_is_found_by_its_name(tmp_path: Path) -> None:
+    """A module's constant is a definition: its name, alone or asked for in a sentence, answers with
+    it (it was anonymous module code that no name reached, behind every function using it)."""
+    files = {
+        "conf/conf.go": """\
+            package conf
+
+            // ErrNotFound is returned when no config file is found.
+            var ErrNotFound = errors.New("not found")
+
+            const keyDelimiter = "."
+
+            func find(name string) error {
+                if name == "" {
+                    return ErrNotFound
+                }
+                return nil
+            }
+
+            func split(key string) []string {
+                return strings.Split(key, keyDelimiter)
+            }
+            """,
+    }
+    repo = init_repo(tmp_path / "repo", dedent_files(files))
+    build(repo, model="none")
+    for query, want, line in (
+        ("ErrNotFound", "ErrNotFound", 'var ErrNotFound = errors.New("not found")'),
+        ("where is keyDelimiter defined", "keyDelimiter", 'const keyDelimiter = "."'),
+    ):
+        first = run_query(query, Where.of(None, None, repo), k=3).results[0]
+        assert (first.anchor, first.text.splitlines()[-1]) == (f"conf/conf.go::{want}", line), query
 
 
 def test_a_question_word_is_not_a_name(tmp_path: Path) -> None:

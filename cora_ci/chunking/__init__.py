@@ -62,8 +62,10 @@ __all__ = ["FileResult", "chunk_file"]
 # export macro is read past (`class GTEST_API_ TestPartResult {` was a function); 41: a C++ function
 # that returns a reference is named by its declarator, not its return type (`const T& get()` was `T`);
 # 42: C++ reads past a declaration's leading macros too (`GTEST_API_ std::string F(` was `std::string F`);
-# 43: Lua's `LUA_API int (lua_gettop) (lua_State *L);` declares `lua_gettop`; `MOCK_METHOD(...);` nothing
-REVISION = 43
+# 43: Lua's `LUA_API int (lua_gettop) (lua_State *L);` declares `lua_gettop`; `MOCK_METHOD(...);` nothing;
+# 44: a file's own variables and constants are symbols (Python, JavaScript, TypeScript, Go, Rust), and
+# so are a Go struct's fields
+REVISION = 44
 
 
 def __getattr__(name: str) -> Any:

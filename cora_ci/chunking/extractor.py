@@ -64,6 +64,9 @@ class Extractor:
         self.imports: set[int] = set()
         self.namespace_rows: set[int] = set()
         self.src_lines = src.split(b"\n")
+        # the last scan's symbols that share a wrapper with others (Go's `const ( ... )`): node id
+        # -> (the wrapper, first of them, last of them)
+        self._shared: dict[int, tuple[Node, bool, bool]] = {}
 
     # ---- details of one symbol -------------------------------------------------------------
     def body_of(self, n: Node) -> Node | None:
@@ -76,6 +79,10 @@ class Extractor:
             return value
         if self.lang == "python" and n.type == "assignment":
             return None
+        if self.lang == "go" and n.type == "type_spec":  # a struct's fields
+            ty = n.child_by_field_name("type")
+            fields = ty.named_children if ty is not None and ty.type == "struct_type" else []
+            return next((c for c in fields if c.type == "field_declaration_list"), None)
         if n.type == "assignment_expression":  # JavaScript's `res.json = function json(obj) {...}`
             right = n.child_by_field_name("right")
             return right.child_by_field_name("body") if right is not None else None
@@ -155,6 +162,23 @@ class Extractor:
             sib = before
         return start, head, "\n".join(reversed(docs))
 
+    def extent(self, outer: Node, n: Node) -> tuple[int, int, str, int]:
+        """A symbol's rows: (start, head start, docs, end) over the docs and attributes above it and
+        its wrapper. Of several symbols one wrapper declares (Go's `const (` ... `)`), the first
+        takes in the wrapper's opening rows and the docs above it, the last its closing rows, so
+        that no row of the block is left to the file's code."""
+        start, head, doc = self.expand_up(outer)
+        end = last_row(dialects.last_node(self.lang, outer))
+        shared = self._shared.get(n.id)
+        if shared is not None:
+            wrapper, first, last = shared
+            if first:
+                w_start, w_head, w_doc = self.expand_up(wrapper)
+                start, head, doc = min(start, w_start), min(head, w_head), doc or w_doc
+            if last:
+                end = max(end, last_row(wrapper))
+        return start, head, doc, end
+
     def _doc_gap(self, sib: Node, start: int, docs: list[str]) -> int:
         """Blank rows a doc block may leave above what it documents: one for the first `/** ... */`
         above a definition (Express and much CommonJS code write a blank line after each), unless
@@ -188,6 +212,8 @@ class Extractor:
             n, wrap = stack.pop()
             info = self.kinds.classify(n, in_type)
             if info is not None:
+                if shallow and info[0] == "field":
+                    continue  # a function's local variables are its code
                 found.append((wrap if wrap is not None else n, n, info))
                 if wrap is not None:
                     wrap_count[wrap.id] = wrap_count.get(wrap.id, 0) + 1
@@ -206,8 +232,21 @@ class Extractor:
             if shallow and new_wrap is None and t not in _DECLARATIONS:
                 continue
             stack.extend((c, new_wrap) for c in reversed(n.named_children))
-        # a wrapper holding several symbols (`export const a = () => 1, b = () => 2`) is nobody's
-        return [(o if o is n or wrap_count.get(o.id, 0) == 1 else n, n, i) for o, n, i in found]
+        # a wrapper holding several symbols (`export const a = () => 1, b = () => 2`) is nobody's:
+        # its first and last symbols take in its opening and closing rows (`extent`)
+        members: dict[int, list[Node]] = {}
+        out = []
+        for o, n, i in found:
+            if o is not n and wrap_count.get(o.id, 0) > 1:
+                members.setdefault(o.id, [o]).append(n)
+                o = n
+            out.append((o, n, i))
+        self._shared = {
+            n.id: (group[0], k == 1, k == len(group) - 1)
+            for group in members.values()
+            for k, n in enumerate(group[1:], start=1)
+        }
+        return out
 
     def build(self, root: Node, lines: list[str]) -> list[Sym]:
         top: list[Sym] = []
@@ -219,11 +258,10 @@ class Extractor:
                 if shallow and kind == "namespace":
                     continue  # an object literal in a function is its code, not a scope of symbols
                 body = self.body_of(n)
-                start, head, doc = self.expand_up(outer)
+                start, head, doc, end = self.extent(outer, n)
                 doc = self.docstring(body) or doc
                 sym = Sym(
-                    kind=kind, label=label, name=name, start=start,
-                    end=last_row(dialects.last_node(self.lang, outer)),
+                    kind=kind, label=label, name=name, start=start, end=end,
                     def_start=n.start_point[0], head_start=head, sig_end=self.sig_end(n, body),
                     signature=self.signature(n, body), params=self.params(n), doc=doc,
                     qual_prefix=self.receiver(n),

@@ -19,6 +19,8 @@ class LangSpec:
     methods: dict[str, str] = field(default_factory=dict)
     properties: dict[str, str] = field(default_factory=dict)
     fields: dict[str, str] = field(default_factory=dict)  # only inside types
+    # variables and constants declared outside functions (a file's, a namespace's, a type's)
+    variables: dict[str, str] = field(default_factory=dict)
     events: dict[str, str] = field(default_factory=dict)
     namespaces: dict[str, str] = field(default_factory=dict)
     file_namespaces: frozenset[str] = frozenset()  # `namespace X;` applies to what follows
@@ -133,8 +135,10 @@ SPECS: dict[str, LangSpec] = {
         "go",
         types={"type_spec": "type", "type_alias": "type"},
         methods={"function_declaration": "function", "method_declaration": "method"},
+        fields={"field_declaration": "field"},
+        variables={"var_spec": "variable", "const_spec": "constant"},
         imports=frozenset({"package_clause", "import_declaration"}),
-        wrappers=frozenset({"type_declaration"}),
+        wrappers=frozenset({"type_declaration", "var_declaration", "const_declaration", "var_spec_list"}),
     ),
     "rust": LangSpec(
         "rust",
@@ -151,6 +155,7 @@ SPECS: dict[str, LangSpec] = {
             "function_signature_item": "function",
             "macro_definition": "macro",
         },
+        variables={"const_item": "constant", "static_item": "static"},
         namespaces={"mod_item": "mod"},
         imports=frozenset({"use_declaration", "extern_crate_declaration"}),
         comments=frozenset({"line_comment", "block_comment"}),

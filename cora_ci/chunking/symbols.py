@@ -47,6 +47,35 @@ _PY_PROPERTY = re.compile(
 )
 
 
+# A variable's name in capitals is a constant by convention (Python's `DEFAULT_TIMEOUT`)
+_CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
+# A JavaScript variable that holds a module (`const fs = require("fs")`) imports it, defines nothing
+_IMPORTING = frozenset({"require", "import"})
+
+
+_ALIASED = frozenset({"identifier", "attribute", "member_expression"})
+
+
+def _alias(value: Node | None) -> bool:
+    """`WebSocketReader = WebSocketReaderCython`: another name for what is defined elsewhere."""
+    return value is not None and value.type in _ALIASED
+
+
+def _imported(value: Node, src: bytes) -> bool:
+    """`require("x")`, `await import("x")` and the like: a value that is another module."""
+    if value.type == "await_expression" and value.named_children:
+        value = value.named_children[0]
+    fn = value.child_by_field_name("function") if value.type == "call_expression" else None
+    return fn is not None and text_of(src, fn) in _IMPORTING
+
+
+def _js_variable(declarator: Node) -> str:
+    """A JavaScript variable's label by its keyword: `const` declares a constant."""
+    decl = declarator.parent
+    keyword = decl.children[0].type if decl is not None and decl.children else ""
+    return "constant" if keyword == "const" else "variable"
+
+
 def declaration(hierarchy: list[str]) -> bool:
     """A chunk of C or C++ functions declared without their bodies (its first symbol's label says
     so: `assemble` never merges a declaration with a definition)."""
@@ -97,6 +126,8 @@ class Classifier:
             kind, label = "property", s.properties[t]
         elif in_type and t in s.fields:
             kind, label = "field", s.fields[t]
+        elif t in s.variables:
+            kind, label = "field", s.variables[t]
         elif t in s.events:
             kind, label = "event", s.events[t]
         elif s.generic and (g := generic_kind(t)):
@@ -123,12 +154,14 @@ class Classifier:
             if t == "variable_declarator":
                 value = n.child_by_field_name("value")
                 name = n.child_by_field_name("name")
-                if value is None or name is None or name.type != "identifier":
+                if name is None or name.type != "identifier":
                     return None
-                if value.type in FUNCTION_VALUES:
+                if value is not None and value.type in FUNCTION_VALUES:
                     return "method", "function", text_of(self.src, name)
-                if value.type == "object":
+                if value is not None and value.type == "object":
                     return "namespace", "object", text_of(self.src, name)
+                if value is None or not (_imported(value, self.src) or _alias(value)):
+                    return "field", _js_variable(n), text_of(self.src, name)
             elif t == "pair":
                 value = n.child_by_field_name("value")
                 key = n.child_by_field_name("key")
@@ -144,6 +177,10 @@ class Classifier:
                 return "method", "method" if in_type else "function", text_of(self.src, left)
             if in_type:
                 return "field", "field", text_of(self.src, left)
+            name = text_of(self.src, left)
+            dunder = name.startswith("__") and name.endswith("__")
+            if left.type == "identifier" and name != "_" and not dunder and not _alias(right):
+                return "field", "constant" if _CONSTANT_NAME.fullmatch(name) else "variable", name
         return None
 
     def assigned(self, n: Node) -> tuple[str, tuple[str, ...]] | None:
@@ -275,7 +312,7 @@ class Classifier:
     def _member_variable(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
         """A Swift or Kotlin type's `var`/`val`: a property when code computes or observes it
         (`var name: String { ... }`, `get() = ...`, `by lazy`) or a protocol requires it, else a
-        field; at the top level it is the file's code, as other languages' variables are. Named
+        field; at the top level it is still the file's code (not read as a variable, as Go's are). Named
         by its first identifier (`static var configuration`'s pattern holds `var` too)."""
         if not in_type:
             return None

@@ -210,8 +210,8 @@ def _sym(ex: Extractor, outer: Node, n: Node, info: tuple[str, str, str], nrows:
     (signature and doc text; parameters are added for namesakes)."""
     kind, label, name = info
     body = ex.body_of(n)
-    start, head, _ = ex.expand_up(outer)
-    sym = Sym(kind=kind, label=label, name=name, start=start, end=last_row(outer), def_start=n.start_point[0],
+    start, head, _, end = ex.extent(outer, n)
+    sym = Sym(kind=kind, label=label, name=name, start=start, end=end, def_start=n.start_point[0],
               head_start=head, sig_end=ex.sig_end(n, body), qual_prefix=ex.receiver(n))  # fmt: skip
     if n.type in ex.spec.file_namespaces:
         sym.end = nrows - 1

@@ -215,5 +215,13 @@ def private(m: Meta) -> bool:
     return bool(m.symbols) and all(_underscored(s) for s in m.symbols)
 
 
+def file_data(m: Meta) -> bool:
+    """A chunk of a file's own variables and constants (`DEFAULT_TIMEOUT = 30`, Go's `var (...)`):
+    a question in words asks what code does, and such a name matches its words as well as the
+    function that uses the value (a bare `FORMAT_VERSION` came before `check_format` for "where is
+    the format version checked"), so it comes a little lower unless the sentence names it."""
+    return m.kind == "field" and bool(m.names) and all(len(name) == 1 for name in m.names)
+
+
 def _underscored(name: str) -> bool:
     return name.startswith("_") and not name.startswith("__")

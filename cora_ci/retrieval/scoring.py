@@ -27,6 +27,7 @@ from cora_ci.retrieval.features import (
     EXACT,
     by_its_own_name,
     definition_level,
+    file_data,
     last_stem,
     name_match,
     private,
@@ -164,11 +165,16 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
     headers = headers_behind_definitions(cands) if q.identifier is not None else set()
     if params.file > 0:
         _file_share(cands, params, headers)
-    if q.identifier is None and params.private != 1.0:
+    if q.identifier is None and (params.private != 1.0 or params.data != 1.0):
         for c in cands.values():
-            if not c.explain["definition"] and not c.explain["demoted"] and private(c.meta):
+            if c.explain["definition"] or c.explain["demoted"]:
+                continue
+            if private(c.meta):
                 c.score *= params.private
                 c.explain["demoted"] = "private"
+            if file_data(c.meta):  # a private one both
+                c.score *= params.data
+                c.explain["demoted"] = "data"
     _behind_principals(cands, first_part, members)
 
 
