@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 
@@ -110,6 +111,39 @@ def test_a_name_asked_for_is_its_own_lines_where_small_siblings_share_a_chunk(re
     assert (r.view.start, r.view.end) == (5, 6)
     words = run_query("login user password hash", Where.of(None, None, repo), k=1).results[0]
     assert "def hash" in words.text and "def login" in words.text  # a sentence: the chunk as it is
+
+
+def test_a_member_is_its_own_lines_where_its_sibling_calls_or_quotes_it(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """Small siblings share a chunk, and one's body names the next (`return !isOpen();`, `return
+    "bar()";`): that body line is not the next one's declaration (commons-lang's `isOpen()` came
+    back as lines 147-156 from `return !isOpen();`, its `bar(Integer)` as `bar(double)`'s body)."""
+    java = """\
+        package cb;
+
+        public class Breaker {
+            public boolean isClosed() {
+                return !isOpen();
+            }
+
+            public boolean isOpen() {
+                return state;
+            }
+
+            public static String bar() {
+                return "bar()";
+            }
+        }
+        """
+    repo = make_repo({"src/Breaker.java": textwrap.dedent(java)})
+    build(repo, model="none")
+    for query, start, first in (
+        ("isOpen", 8, "public boolean isOpen() {"),
+        ("bar", 12, "public static String bar"),
+    ):
+        (r,) = run_query(query, Where.of(None, None, repo), k=1).results
+        assert (r.view.start, r.text.splitlines()[0].strip()[: len(first)]) == (start, first), query
 
 
 def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> None:

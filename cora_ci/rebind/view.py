@@ -223,11 +223,20 @@ def commented(line: str, lang: str) -> bool:
     return bool(_COMMENTED.match(line)) or (lang in _HASH_LANGS and bool(_HASH_COMMENT.match(line)))
 
 
-def declaring(lines: Sequence[str], name: str, lang: str, start: int = 0) -> int | None:
-    """The index of the line that declares `name` among `lines` (from `start`): the first naming
-    it outside a comment, else the first naming it (None: none does)."""
+def indentation(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def declaring(
+    lines: Sequence[str], name: str, lang: str, start: int = 0, indent: int | None = None
+) -> int | None:
+    """The index of the line that declares `name` among `lines` (from `start`, indented by
+    `indent` if given): the first naming it outside a comment, else the first naming it (None:
+    none does)."""
     first = None
     for i in range(start, len(lines)):
+        if indent is not None and indentation(lines[i]) != indent:
+            continue
         if mentions(lines[i], name):
             if not commented(lines[i], lang):
                 return i

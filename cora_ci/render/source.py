@@ -17,7 +17,7 @@ from cora_ci.chunking.model import OVERLOAD, Chunk, chunk_id, later_parts
 from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
 from cora_ci.rebind.bind import Bound, Stale, WorkTree, bind
-from cora_ci.rebind.view import View, declaring, from_chunk, merge
+from cora_ci.rebind.view import View, declaring, from_chunk, indentation, merge
 from cora_ci.render import nested
 from cora_ci.render.nested import Inner
 
@@ -319,17 +319,24 @@ def _opened(rows: list[tuple[int, str]], at: int, floor: int) -> int:
 
 def _declarations(rows: list[tuple[int, str]], names: list[str], lang: str) -> list[int | None]:
     """The row declaring each of `names`, siblings in source order: the first row after the
-    previous sibling's that declares it (`declaring`: a comment on an earlier sibling's row may
-    name a later one), else any row declaring it (None: none names it)."""
+    previous sibling's that declares it at the first sibling's indentation (a body's deeper rows
+    may call the next sibling, `return !isOpen();`, or quote it, `return "bar()";`), else at any
+    (`declaring`: a comment on an earlier sibling's row may name a later one), else any row
+    declaring it (None: none names it)."""
     texts = [t for _, t in rows]
     out: list[int | None] = []
     i = 0
+    level: int | None = None  # the siblings' indentation
     for name in names:
-        at = declaring(texts, name, lang, i)
+        at = declaring(texts, name, lang, i, level) if level is not None else None
+        if at is None:
+            at = declaring(texts, name, lang, i)
         if at is None:
             at = declaring(texts, name, lang)
         out.append(at)
-        i = at + 1 if at is not None else i
+        if at is not None:
+            i = at + 1
+            level = indentation(texts[at]) if level is None else level
     return out
 
 
