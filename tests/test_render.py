@@ -156,6 +156,16 @@ def test_a_tight_budget_cuts_lower_hits_to_signatures(bundle: Bundle) -> None:
     assert r1.tokens + r2.tokens <= full[0].tokens + 12 < need
 
 
+def test_the_budget_goes_to_the_best_result_first(bundle: Bundle) -> None:
+    """Tokens in rank order: the best result in full when it fits, before lower results'
+    signatures (ten signatures in 800 tokens had left out the best one's code)."""
+    hits = [_hit("src/auth.py::helper", 2.0), _hit("src/auth.py::Auth.logout", 1.0), _hit("src/auth.py")]
+    best = pack(hits, BundleChunks(bundle, None), None)[0]
+    results = pack(hits, BundleChunks(bundle, None), best.tokens + 8)
+    assert results[0].text == best.text and not results[0].elided
+    assert sum(r.tokens for r in results) <= best.tokens + 8
+
+
 def test_full_hits_are_verbatim_whatever_the_budget(bundle: Bundle) -> None:
     hits = [_hit("src/auth.py::helper", full=True), _hit("src/auth.py::Auth.logout")]
     results = pack(hits, BundleChunks(bundle, None), 1)
@@ -178,10 +188,12 @@ def test_budget_is_never_exceeded(bundle: Bundle, data: st.DataObject) -> None:
         assert r.tokens == sum(counter.count_lines(r.text.split("\n")))
         nums = _numbers(r)
         assert nums == sorted(set(nums))
-    # a bigger budget never shows less: every hit kept at `budget` is kept at `budget * 2`
-    kept = {c for r in results for c in r.members}
-    more = {c for r in pack(hits, BundleChunks(bundle, None), budget * 2) for c in r.members}
-    assert kept <= more
+    # tokens in rank order: no result in full below an elided one, and a bigger budget shows the
+    # best result at least as fully
+    elided = [r.elided for r in results]
+    assert elided == sorted(elided)
+    more = pack(hits, BundleChunks(bundle, None), budget * 2)
+    assert more[0].members[0] == results[0].members[0] and (results[0].elided or not more[0].elided)
 
 
 def test_cora_blocks_have_the_spec_shape_and_escape_what_must_be(bundle: Bundle) -> None:
@@ -222,7 +234,7 @@ def test_commentary_has_header_doc_and_parent(bundle: Bundle) -> None:
 
 def test_json_has_exactly_the_issue_schema(bundle: Bundle) -> None:
     hits = [_hit("src/auth.py::helper", 2.0), _hit("src/auth.py::Auth.logout", 1.0), _hit("src/auth.py")]
-    results = pack(hits, BundleChunks(bundle, None), 60)  # helper in full, the rest as signatures
+    results = pack(hits, BundleChunks(bundle, None), 50)  # helper in full, the rest as signatures
     doc = json.loads(as_json("helper", "b", results))
     assert set(doc) == {"query", "bundle", "results"} and doc["query"] == "helper" and doc["bundle"] == "b"
     keys = {"path", "start_line", "end_line", "symbol", "anchor", "kind", "score", "text", "elided", "stale",

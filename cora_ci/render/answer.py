@@ -169,21 +169,25 @@ def filled(k: int, attempt: Callable[[int], tuple[list[Hit], list[Result]]]) -> 
 
 
 def _spend(rest: list[_Item], items: list[_Item], budget: int, cost: _Cost) -> None:
-    """Signatures for all, the lowest-ranked dropped while over (never the best: an answer is
-    never empty); then full texts in rank order up to the first that does not fit."""
+    """Tokens in rank order: each result in full while the answer fits, from the first that does
+    not, signatures (none in full below an elided one), and from the first whose signature does
+    not fit either, nothing; the best is kept at least as a signature (an answer is never empty)
+    unless a boosted file took the budget. A user trial asked for ten results in 800 tokens and
+    got ten signatures, the best one's 240 lines of code left out to print nine lower ones'
+    first lines."""
     for i in rest:
-        i.mode = "sig"
-    kept = 0 if len(rest) < len(items) else 1  # with no boost, the best stays even alone over the budget
-    for i in reversed(rest[kept:]):
-        if cost(items) <= budget:
-            break
         i.mode = None
-    for i in rest:
-        if i.mode is None:
-            break
-        i.mode = "full"
+    whole = True
+    for n, i in enumerate(rest):
+        if whole:
+            i.mode = "full"
+            if cost(items) <= budget:
+                continue
+            whole = False
+        i.mode = "sig"
         if cost(items) > budget:
-            i.mode = "sig"
+            if n > 0 or len(rest) < len(items):
+                i.mode = None
             break
 
 
