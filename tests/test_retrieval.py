@@ -877,6 +877,30 @@ def test_a_short_answer_is_all_direct_hits(shop: Bundle) -> None:
     assert graph_places(10, PARAMS) == set() and graph_places(33, PARAMS) == {15, 20, 25, 30}
 
 
+def test_an_answer_asked_again_for_more_hits_keeps_the_places_of_its_own_length(tmp_path: Path) -> None:
+    """A short answer whose hits merge asks for more (`depth` stays the answer's `k`): the places
+    for what only the graph found are a `depth`-long answer's, none at 5, or they would climb into
+    the first results as the hits before them merge (commons-lang's "StringUtils" at `-k 5`)."""
+    funcs = "".join(f"def parse_item_{i}(text):\n    return text.split()[{i}:]\n\n\n" for i in range(30))
+    first = "def parse_first_item(text):\n    return normalize_blob(text).split()[0]\n\n\n"
+    files = {
+        ".cora.toml": "min_tokens = 0\n",
+        "src/parse.py": "from src.blob import normalize_blob\n\n\n" + first + funcs,
+        "src/blob.py": "def normalize_blob(data):\n    return data.strip().lower()\n",
+    }
+    repo = init_repo(tmp_path / "repo", files)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    params = replace(PARAMS, graph_min=0.0)  # the callee's mass is small beside five seeds'
+    placed = search(b, "parse first item", k=20, params=params)
+    assert [anchor_of(b, h.chunk_id) for h in placed if h.source == "graph"] == [
+        "src/blob.py::normalize_blob"
+    ]
+    unplaced = search(b, "parse first item", k=20, params=replace(params, graph_slots=0.0))
+    assert all(h.source == "search" for h in unplaced)
+    assert anchors(b, search(b, "parse first item", k=20, depth=5, params=params)) == anchors(b, unplaced)
+
+
 @dataclass
 class _Meta:
     path: str

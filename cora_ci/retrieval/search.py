@@ -63,7 +63,10 @@ def search(
 ) -> list[Hit]:
     """The `k` best chunks for `query` (plus the chunks `path:`/`symbol:` boosts pin), best first.
     Candidates are gathered for `depth` hits (default `k`): an answer that asks again for more hits
-    (`render.answer.filled`) ranks the same candidates, so its first ones stay as they were.
+    (`render.answer.filled`) ranks the same candidates, so its first ones stay as they were, and
+    the places kept for what only the graph found are those of a `depth`-long answer (hits that
+    merge would otherwise move them up: commons-lang's "StringUtils" with `-k 5` printed a graph
+    neighbour third, of the 22 hits asked for when the class's parts merged).
 
     `embedder` (from `cora_ci.embedding.load_embedder`) enables the vector side when the bundle
     has vectors; without it the ranking is lexical. An empty query raises CORA-QRY-001, a bad glob
@@ -79,7 +82,7 @@ def search(
         cands, lifted = _ranked(bundle, cat, q, query, depth or k, embedder, filters, boosts, params, expand)
         cat.last_ranked = (asked, _copied(cands), lifted)
     pinned = pinned_ids(cat, boosts)
-    places = graph_places(k, params) if expand and params.graph > 0 else frozenset()
+    places = graph_places(min(k, depth or k), params) if expand and params.graph > 0 else frozenset()
     picked = diverse(cands, k, pinned, decay(q, params), places, params.floor)
     picked = together(picked, cands, lifted, lambda c: c.meta.id) if lifted else picked
     top = picked[0].score if picked else 1.0
