@@ -360,6 +360,8 @@ def test_java_annotations_constructors_overloads() -> None:
             public List<User> find(String name) { return db.query("name", name); }
 
             public List<User> find(int age, boolean active) { return db.query("age", age); }
+
+            public List<User> find(@Nullable final String... names) { return db.query("names", names); }
         }
     """, min_tokens=4)  # fmt: skip
     chunks = by_anchor(r)
@@ -370,6 +372,7 @@ def test_java_annotations_constructors_overloads() -> None:
         "Method find of class Repo. Signature: List<User> find(String name)."
     )
     assert f"{p}.find(int, boolean)" in chunks
+    assert f"{p}.find(String...)" in chunks  # varargs by type, not `@Nullable final String... names`
     assert chunks[f"{p}.Repo"].kind == "method"
     assert "package com.ex;" in r.chunks[0].text and "import java.util.List;" in r.chunks[0].text
 

@@ -64,8 +64,9 @@ __all__ = ["FileResult", "chunk_file"]
 # 42: C++ reads past a declaration's leading macros too (`GTEST_API_ std::string F(` was `std::string F`);
 # 43: Lua's `LUA_API int (lua_gettop) (lua_State *L);` declares `lua_gettop`; `MOCK_METHOD(...);` nothing;
 # 44: a file's own variables and constants are symbols (Python, JavaScript, TypeScript, Go, Rust), and
-# so are a Go struct's fields
-REVISION = 44
+# so are a Go struct's fields; 45: a Java varargs overload is anchored by its type (`join(T...)`), not
+# by its parameter's text (`join(final T... elements)`)
+REVISION = 45
 
 
 def __getattr__(name: str) -> Any:

@@ -25,6 +25,7 @@ _MAX_SIGNATURE = 240
 # Functions whose body is read for nested functions and classes (statements that declare one).
 NESTING = frozenset({"function", "method", "constructor"})
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration", "variable_declarator"})
+_NOT_TYPES = frozenset({"modifiers", "variable_declarator", "line_comment", "block_comment"})
 _SIG_TAIL = ("=>", "->", "{", ":", ";", "=", ",")  # what opens a body, cut from a signature's end
 
 
@@ -126,12 +127,19 @@ class Extractor:
         if p is None:
             return ""
         if self.spec.typed_params:
-            types = []
-            for c in p.named_children:
-                ty = c.child_by_field_name("type")
-                types.append(squash(text_of(self.src, ty if ty is not None else c)))
-            return "(" + ", ".join(types) + ")"
+            return "(" + ", ".join(self._param_type(c) for c in p.named_children) + ")"
         return squash(text_of(self.src, p))
+
+    def _param_type(self, param: Node) -> str:
+        """A parameter's type as an overload's anchor shows it: Java's varargs parameter has no
+        `type` field, and its whole text (`final T... elements`) made the anchor change with a
+        parameter's name: its type then `...` (`join(T...)`)."""
+        ty = param.child_by_field_name("type")
+        if ty is None and param.type == "spread_parameter":
+            ty = next((c for c in param.named_children if c.type not in _NOT_TYPES), None)
+            if ty is not None:
+                return squash(text_of(self.src, ty)) + "..."
+        return squash(text_of(self.src, ty if ty is not None else param))
 
     def docstring(self, body: Node | None) -> str:
         if self.lang != "python" or body is None or not body.named_children:
