@@ -146,6 +146,30 @@ def test_a_member_is_its_own_lines_where_its_sibling_calls_or_quotes_it(
         assert (r.view.start, r.text.splitlines()[0].strip()[: len(first)]) == (start, first), query
 
 
+def test_a_method_asked_for_with_its_owner_is_not_the_function_of_its_name(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """Go's package functions wrap the methods of the same name (viper's `Debug` and
+    `Viper.Debug`, one chunk): `Viper.Debug` is the method's own lines, not the function's."""
+    go = """\
+        package viper
+
+        // Debug prints the configuration.
+        func Debug() { v.Debug() }
+
+        // Debug prints the configuration of v.
+        func (v *Viper) Debug() { v.DebugTo(os.Stdout) }
+        """
+    repo = make_repo({"viper.go": textwrap.dedent(go)})
+    build(repo, model="none")
+    for query, anchor, line in (
+        ("Viper.Debug", "viper.go::Viper.Debug", "func (v *Viper) Debug() { v.DebugTo(os.Stdout) }"),
+        ("Debug", "viper.go::Debug", "func Debug() { v.Debug() }"),
+    ):
+        (r,) = run_query(query, Where.of(None, None, repo), k=1).results
+        assert (r.anchor, r.text.splitlines()[-1]) == (anchor, line), query
+
+
 def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> None:
     from cora_ci.chunking.tokens import default_counter
 

@@ -214,18 +214,26 @@ def _own(item: _Item, asked: str | None) -> _Item:
     """The item cut to the member `asked` names when its chunk merges several small siblings and
     one of them is so named: the result is that member's own lines, named after it."""
     c = item.chunk
-    if asked is None or len(c.symbols) < 2 or asked not in c.symbols or len(c.anchors) != len(c.symbols):
+    name = asked.rsplit(".", 1)[-1] if asked is not None else None
+    if name is None or len(c.symbols) < 2 or name not in c.symbols or len(c.anchors) != len(c.symbols):
         return item
     from cora_ci.render.source import implementation, sibling
 
-    anchor = c.anchors[c.symbols.index(asked)]
-    if c.symbols.count(asked) > 1:  # overloads: all of them, named after the implementation
-        family = OVERLOAD.sub("", anchor)
-        item.member = (asked, implementation(item.bound.view, c, family))
+    mine = [a for s, a in zip(c.symbols, c.anchors, strict=True) if s == name]
+    qualified = [a for a in mine if _qualified_as(a, asked or name)]
+    mine = qualified or mine  # Go's `Viper.Debug` beside the package's `Debug`: the method
+    if len({OVERLOAD.sub("", a) for a in mine}) == 1 and len(mine) > 1:  # overloads: all, named
+        item.member = (name, implementation(item.bound.view, c, OVERLOAD.sub("", mine[0])))  # after the body
         return item
-    item.bound = Bound(sibling(item.bound.view, c, anchor), item.bound.stale)
-    item.member = (asked, anchor)
+    item.bound = Bound(sibling(item.bound.view, c, mine[0]), item.bound.stale)
+    item.member = (name, mine[0])
     return item
+
+
+def _qualified_as(anchor: str, asked: str) -> bool:
+    """Whether `anchor` (`viper.go::Viper.Debug`) is the name `asked` (`Viper.Debug`, `Debug`)."""
+    qual = OVERLOAD.sub("", anchor.split("::", 1)[-1])
+    return qual == asked or qual.endswith("." + asked)
 
 
 def _unframed(items: list[_Item], sources: Sequence[ChunkSource]) -> list[_Item]:
@@ -347,10 +355,10 @@ def _results(items: list[_Item], words: Sequence[str],
 
 
 def asked(q: Query) -> str | None:
-    """The name a query asks for: an identifier's last part (`login` of `Auth.login`), or that of
-    the one identifier a sentence asks about ("where is `uv_close` defined")."""
+    """The name a query asks for, as it is qualified (`Auth.login`, `login`): an identifier's, or
+    that of the one identifier a sentence asks about ("where is `uv_close` defined")."""
     parts = q.identifier or q.named
-    return parts[-1] if parts else None
+    return ".".join(parts) if parts else None
 
 
 def named(chunk: Chunk, words: Sequence[str]) -> tuple[str, str | None] | None:
