@@ -44,6 +44,11 @@ pytestmark = pytest.mark.usefixtures("private_cache")
          ("/home/u/shop/cart/cart.go", "Total", 12)),  # a method: its receiver in the frame
         ("panic: boom\n\ngoroutine 7 [running]:\nshop/cart.Total.func2(0x1)\n\t/home/u/shop/cart/cart.go:14 +0x1d\n",
          ("/home/u/shop/cart/cart.go", "Total", 14)),  # a closure: the function it is in
+        ("panic: boom\n\ngoroutine 9 [running]:\nshop/cart.(*Cart).Watch.func1.1()\n\t/home/u/shop/cart/cart.go:16 +0x1d\n"
+         "created by shop/cart.(*Cart).Watch in goroutine 1\n\t/home/u/shop/cart/cart.go:9 +0x10d",
+         ("/home/u/shop/cart/cart.go", "Watch", 16)),  # a closure's closure (Go 1.22 names), then its creator
+        ("panic: boom\n\ngoroutine 9 [running]:\nshop/cart.Run.gowrap1()\n\t/home/u/shop/cart/run.go:21 +0x1d\n",
+         ("/home/u/shop/cart/run.go", "Run", 21)),  # a `go f()` statement's wrapper
         ("TypeError: x\n    at Layer.handle [as handle_request] (/app/node_modules/router/lib/layer.js:95:5)",
          ("/app/node_modules/router/lib/layer.js", "handle", 95)),  # V8's alias: the function's own name
         ("thread 'main' panicked at src/cart.rs:12:9:\nindex out of bounds", ("src/cart.rs", None, 12)),

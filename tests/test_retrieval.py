@@ -637,6 +637,21 @@ def test_a_name_in_any_alphabet_is_an_identifier(tmp_path: Path) -> None:
     assert analyse("如何获取用户").identifier is None  # CJK text without spaces: a sentence
 
 
+def test_a_go_method_expression_is_the_method() -> None:
+    """Go writes a method as `(*Viper).find` in its docs and `github.com/spf13/viper.(*Viper).find`
+    in a panic's trace: `Viper.find`, asked for alone or in a sentence (it was no identifier, and
+    `(*Viper).find` answered with other finders first)."""
+    for text in ("(*Viper).find", "(Viper).find", "github.com/spf13/viper.(*Viper).find"):
+        assert analyse(text).identifier == ("Viper", "find"), text
+    q = analyse("what calls (*Viper).find")
+    assert (q.named, q.relation) == (("Viper", "find"), "callers")
+    assert analyse("f(x).y").text == "f(x).y" and analyse("sum (a) b").text == "sum (a) b"
+    # Go's and Rust's word order names a definition too: the kind after the name
+    assert analyse("where is the Viper struct defined").named == ("Viper",)
+    assert analyse("where is the Finder interface defined").named == ("Finder",)
+    assert analyse("where is the config file defined").named is None
+
+
 @settings(max_examples=300, deadline=None)
 @given(st.lists(st.sampled_from([*"aZ_$9 .:#->()`?!=", "where is ", "callers of ", "Uses of "])).map("".join))
 def test_an_ascii_text_reads_the_same_through_either_pattern(text: str) -> None:

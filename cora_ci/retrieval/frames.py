@@ -54,8 +54,9 @@ def _formats() -> _Formats:
           r"\((?P<file>[\w$]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)", re.M),  # the JVM's
         c(rf"^[ \t]*at (?P<qual>[\w.`<>]+)\.(?P<name>[\w<>`]+)\(.*?\) "
           rf"in (?P<path>{_PATH}):line (?P<line>\d+)", re.M),  # .NET
-        c(rf"^(?P<qual>[\w./-]+?(?:\.\(\*?\w+(?:\[[^\]\n]*\])?\))?)\.(?P<name>\w+)(?:\[[^\]\n]*\])?(?:\.func\d+)*"
-          rf"\(.*\)\n[ \t]+(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # Go: `pkg.(*T).M`, `F.func1`
+        c(rf"^(?:created by )?(?P<qual>[\w./-]+?(?:\.\(\*?\w+(?:\[[^\]\n]*\])?\))?)\.(?P<name>\w+)"
+          rf"(?:\[[^\]\n]*\])?(?:\.(?:func|gowrap)\d+(?:\.\d+)*)*(?:\(.*\)| in goroutine \d+)"
+          rf"\n[ \t]+(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # Go: `pkg.(*T).M`, `F.func1.2`, `created by`
         c(rf"(?:panicked at |^[ \t]*at )(?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?", re.M),  # Rust
         c(rf"^[ \t]*(?:from )?(?P<path>{_PATH}):(?P<line>\d+):in [`'](?:block (?:\(\d+ levels\) )?in )?"
           rf"(?P<name>{_NAME})'", re.M),  # Ruby

@@ -49,6 +49,9 @@ _IDENT = _ByScript(_QUALIFIED + r"(?:\(\))?")
 # a whole query that is one name, which may end as Ruby's `empty?`, `save!`, `name=` and Rust's `vec!` do
 _IDENT_FULL = _ByScript(r"\s*(" + _QUALIFIED + r"(?:\(\)|[?!=])?)\s*")
 _SEP = re.compile(r"::|#|->")
+# Go's method expressions as its stack traces and docs write them, `(*Viper).find` and
+# `github.com/spf13/viper.(*Viper).find`: the method `Viper.find`
+_GO_METHOD = re.compile(r"(?<![\w)])(?:[\w.~/-]+\.)?\(\*?([^\W\d]\w*)\)\.(?=[^\W\d])")
 # Code-looking words inside a sentence: snake_case, camelCase, PascalCase with an inner capital, dotted.
 _CODEY = re.compile(r"^(?:\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w+(?:\.\w+)+)$")
 
@@ -102,6 +105,8 @@ def split_qualified(name: str) -> tuple[str, ...]:
 
 _NAME = r"({start}[\w$]*(?:(?:\.|::|#){start}[\w$]*)*)(?:\(\))?"
 _KIND = r"(?:the\s+)?(?:class\s+|function\s+|method\s+|type\s+|struct\s+|interface\s+)?"
+# ... or after it, as Go and Rust say it ("where is the Viper struct defined")
+_KIND_AFTER = r"(?i:\s+(?:class|function|method|type|struct|interface|trait|enum|constant|variable))?"
 # Sentences that name what they ask about, whatever the name looks like (`abort`, `Reader`): their
 # words in any case, the name as written (a case-blind class of every alphabet is slow to compile).
 _DEFINED = r"(?i:\s+(?:defined|declared|implemented)\b)"
@@ -121,7 +126,7 @@ _RELATIONS = {
 _NAMING = [
     _ByScript(r"`([^`\s]+)`"),
     _ByScript(r"(?i:\b(?:definition|declaration|source|implementation)s?\s+of\s+" + _KIND + ")" + _NAME),
-    _ByScript(r"(?i:\bwhere\s+(?:is|are)\s+" + _KIND + ")" + _NAME + _DEFINED),
+    _ByScript(r"(?i:\bwhere\s+(?:is|are)\s+" + _KIND + ")" + _NAME + _KIND_AFTER + _DEFINED),
     *(p for patterns in _RELATIONS.values() for p in patterns),
 ]
 _RELATION_OF = {p: relation for relation, patterns in _RELATIONS.items() for p in patterns}
@@ -153,7 +158,7 @@ def analyse(text: str) -> Query:
     """Classify the query; an empty one is a CORA-QRY-001 error. Remembered: a query's search,
     its prefetch, its answer and its model's thread each ask, and a pasted report's noise lines
     cost up to ~60 ms to read (`noise.without_noise`)."""
-    text = without_noise(text.strip())[:MAX_CHARS]
+    text = _GO_METHOD.sub(r"\1.", without_noise(text.strip())[:MAX_CHARS])
     if not text or not terms(text):
         raise CoraError("CORA-QRY-001", f"empty query {text!r}: nothing to search for")
     m = _IDENT_FULL(text).fullmatch(text)
