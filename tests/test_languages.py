@@ -377,6 +377,37 @@ def test_java_annotations_constructors_overloads() -> None:
     assert "package com.ex;" in r.chunks[0].text and "import java.util.List;" in r.chunks[0].text
 
 
+def test_java_enum_constants_and_annotation_elements_are_members() -> None:
+    """`JavaVersion.JAVA_17` was findable only as its whole enum (commons-lang's spans 150 lines),
+    and a constant's own methods were the enum's `oppositeState()#2`: a constant is a field with
+    its body, an annotation type's element a method."""
+    r = run_chunk("src/E.java", """
+        package x;
+
+        public enum State {
+            /** Closed: calls pass. */
+            CLOSED {
+                @Override
+                public State oppositeState() { return OPEN; }
+            },
+            OPEN(2);
+
+            public abstract State oppositeState();
+        }
+
+        @interface Timed {
+            long timeout() default 0L;
+        }
+    """, min_tokens=0)  # fmt: skip
+    got = {
+        a.split("::")[1]: (c.kind, c.start_line, c.end_line) for c in r.chunks for a in c.anchors if "::" in a
+    }
+    assert got["State.CLOSED"] == ("field", 4, 8) and got["State.OPEN"] == ("field", 9, 9)
+    assert got["State.oppositeState"] == ("method", 11, 11) and "State.oppositeState()#2" not in got
+    assert got["Timed.timeout"] == ("method", 15, 15)
+    assert by_anchor(r)["src/E.java::State.CLOSED"].hierarchy[-1] == "constant:CLOSED"
+
+
 def test_go_methods_are_anchored_under_their_receiver() -> None:
     r = run_chunk("srv/server.go", """
         // Package srv serves HTTP.

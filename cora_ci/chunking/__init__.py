@@ -65,8 +65,9 @@ __all__ = ["FileResult", "chunk_file"]
 # 43: Lua's `LUA_API int (lua_gettop) (lua_State *L);` declares `lua_gettop`; `MOCK_METHOD(...);` nothing;
 # 44: a file's own variables and constants are symbols (Python, JavaScript, TypeScript, Go, Rust), and
 # so are a Go struct's fields; 45: a Java varargs overload is anchored by its type (`join(T...)`), not
-# by its parameter's text (`join(final T... elements)`)
-REVISION = 45
+# by its parameter's text (`join(final T... elements)`); 46: a Java enum's constants are its fields (with
+# their bodies) and an annotation type's elements its methods
+REVISION = 46
 
 
 def __getattr__(name: str) -> Any:
