@@ -170,6 +170,26 @@ def test_a_method_asked_for_with_its_owner_is_not_the_function_of_its_name(
         assert (r.anchor, r.text.splitlines()[-1]) == (anchor, line), query
 
 
+def test_a_parent_whose_doc_fills_its_first_part_is_shown_by_its_declaration(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """commons-lang's `StringUtils` opens with 50 lines of javadoc, its first part: every hit in it
+    showed its parent as `/**`, not `public class StringUtils {`."""
+    doc = "".join(
+        f"     * Line {i} of what the utilities do with strings and their parts.\n" for i in range(60)
+    )
+    methods = "".join(
+        f'    public static String pad{i}(final String s) {{\n        return s + "{i}";\n    }}\n\n'
+        for i in range(40)
+    )
+    java = f"package u;\n\n/**\n{doc}     */\npublic class TextUtils {{\n\n{methods}}}\n"
+    repo = make_repo({".cora.toml": "max_tokens = 300\n", "src/TextUtils.java": java})
+    build(repo, model="none")
+    (r,) = run_query("TextUtils.pad7", Where.of(None, None, repo), k=1).results
+    assert r.anchor == "src/TextUtils.java::TextUtils.pad7"
+    assert r.parent is not None and r.parent.text == "public class TextUtils {"
+
+
 def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> None:
     from cora_ci.chunking.tokens import default_counter
 

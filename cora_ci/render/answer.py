@@ -24,10 +24,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Literal, Protocol
 
-from cora_ci.chunking.model import OVERLOAD, Chunk
+from cora_ci.chunking.model import OVERLOAD, Chunk, later_parts
 from cora_ci.chunking.tokens import default_counter
 from cora_ci.rebind.bind import Bound, Stale
-from cora_ci.rebind.view import View, from_chunk, merge, signature
+from cora_ci.rebind.view import View, commented, declaring, from_chunk, merge, signature
 from cora_ci.retrieval.types import Hit
 
 if TYPE_CHECKING:
@@ -273,10 +273,31 @@ def parent_of(source: ChunkSource, chunk: Chunk, bound: Bound) -> Parent | None:
         start, end = min(v.start for v in views), max(v.end for v in views)
     if head is None:
         return None
-    decl = signature(head, p.symbol, p.lang)
+    decl = signature(_declaring_part(source, p, head, missing or source.unchanged(p.path)), p.symbol, p.lang)
     text = "\n".join(t for n, t in decl.rendered() if n is not None)
     label = p.hierarchy[-1].replace(":", " ", 1)
     return Parent(p.path, start, end, p.symbol, p.anchor, p.kind, label, text)
+
+
+def _declaring_part(source: ChunkSource, p: Chunk, head: View, indexed: bool) -> View:
+    """The part of a split symbol whose lines declare it: a class whose doc comment alone fills its
+    first part (commons-lang's `StringUtils`, 50 lines of javadoc before `public class`) was shown
+    as the parent `/**`. `indexed`: the parts as the bundle has them, else as the tree has them."""
+    if _declares(head, p.symbol, p.lang) or not p.anchor or "::" not in p.anchor:
+        return head
+    path, qual = p.anchor.split("::", 1)
+    for cid in later_parts(path, qual, lambda c: source.chunk(c) is not None):
+        part = source.chunk(cid)
+        view = None if part is None else from_chunk(part) if indexed else _view(source, part)
+        if view is not None and _declares(view, p.symbol, p.lang):
+            return view
+    return head
+
+
+def _declares(view: View, name: str, lang: str) -> bool:
+    texts = [t for n, t in view.rendered() if n is not None]
+    at = declaring(texts, name, lang)
+    return at is not None and not commented(texts[at], lang)
 
 
 def _view(source: ChunkSource, c: Chunk) -> View | None:
