@@ -408,6 +408,19 @@ def test_java_enum_constants_and_annotation_elements_are_members() -> None:
     assert by_anchor(r)["src/E.java::State.CLOSED"].hierarchy[-1] == "constant:CLOSED"
 
 
+def test_a_grammar_of_lines_reads_the_files_last_line() -> None:
+    """A go.mod, a Makefile, a Dockerfile: their grammars end each line with its line break, and
+    the file's last was not parsed with it (CORA-CHK-002 "1 parse error" on every go.mod)."""
+    files = {
+        "go.mod": "module example.com/app\n\ngo 1.22\n\nrequire (\n\tgithub.com/a/b v1.0.0\n)\n",
+        "Makefile": "all: build\n\nbuild:\n\tgo build ./...\n",
+        "Dockerfile": 'FROM golang:1.22\nRUN go build ./...\nCMD ["app"]\n',
+    }
+    for path, text in files.items():
+        r = run_chunk(path, text.encode())
+        assert r.strategy == "structural" and not [d for c in r.chunks for d in c.diagnostics], path
+
+
 def test_go_methods_are_anchored_under_their_receiver() -> None:
     r = run_chunk("srv/server.go", """
         // Package srv serves HTTP.

@@ -105,7 +105,18 @@ def _walk(lang: str, src: bytes, tree: Any, lines: list[str]) -> _Walk:
     return _Walk(ex, symbols, _unparsed(errors, symbols, lines), count)
 
 
+# Grammars of lines, each ended by its line break: the chunker's text is a file's lines joined,
+# without the last break, and each such file's last line was an error (CORA-CHK-002 on every
+# go.mod and Makefile). Other grammars keep the text as it is: a C file's tree is chosen by the
+# bytes its errors cover (`_read`), which one more byte can change.
+_LINE_GRAMMARS = frozenset(
+    {"gomod", "make", "dockerfile", "ini", "gitignore", "requirements", "kconfig", "udev"}
+)
+
+
 def _bounded(lang: str, src: bytes) -> Any:
+    if lang in _LINE_GRAMMARS:
+        src += b"\n"
     parser = parser_for(lang)
     budget = _BUDGET_S + _BUDGET_S_PER_MB * len(src) / 1e6
     deadline = time.monotonic() + budget
