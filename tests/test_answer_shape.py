@@ -190,6 +190,32 @@ def test_a_parent_whose_doc_fills_its_first_part_is_shown_by_its_declaration(
     assert r.parent is not None and r.parent.text == "public class TextUtils {"
 
 
+def test_a_caller_among_merged_siblings_is_its_own_lines(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """ "what uses `keyDelimiter`": of two small functions merged, the one that uses it, named after
+    it and cut to its lines (it was named after the first, `find`, which does not)."""
+    go = """\
+        package conf
+
+        const keyDelimiter = "."
+
+        func find(name string) error {
+            if name == "" {
+                return nil
+            }
+            return nil
+        }
+
+        func split(key string) []string {
+            return strings.Split(key, keyDelimiter)
+        }
+        """
+    repo = make_repo({"conf/conf.go": textwrap.dedent(go)})
+    build(repo, model="none")
+    results = run_query("what uses keyDelimiter", Where.of(None, None, repo), k=3).results
+    caller = next(r for r in results if r.hit.explain.get("related"))
+    assert (caller.anchor, caller.view.start, caller.view.end) == ("conf/conf.go::split", 12, 14)
+
+
 def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> None:
     from cora_ci.chunking.tokens import default_counter
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from cora_ci.chunking.model import OVERLOAD, Chunk, later_parts
 from cora_ci.chunking.tokens import default_counter
 from cora_ci.rebind.bind import Bound, Stale
-from cora_ci.rebind.view import View, commented, declaring, from_chunk, merge, signature
+from cora_ci.rebind.view import View, commented, declaring, from_chunk, mentions, merge, signature
 from cora_ci.retrieval.types import Hit
 
 if TYPE_CHECKING:
@@ -215,9 +215,12 @@ def _own(item: _Item, asked: str | None) -> _Item:
     one of them is so named: the result is that member's own lines, named after it."""
     c = item.chunk
     name = asked.rsplit(".", 1)[-1] if asked is not None else None
-    if name is None or len(c.symbols) < 2 or name not in c.symbols or len(c.anchors) != len(c.symbols):
+    if name is None or len(c.symbols) < 2 or len(c.anchors) != len(c.symbols):
         return item
     from cora_ci.render.source import implementation, sibling
+
+    if name not in c.symbols:
+        return _user(item, name) if item.hit.explain.get("related") else item
 
     mine = [a for s, a in zip(c.symbols, c.anchors, strict=True) if s == name]
     qualified = [a for a in mine if _qualified_as(a, asked or name)]
@@ -227,6 +230,23 @@ def _own(item: _Item, asked: str | None) -> _Item:
         return item
     item.bound = Bound(sibling(item.bound.view, c, mine[0]), item.bound.stale)
     item.member = (name, mine[0])
+    return item
+
+
+def _user(item: _Item, name: str) -> _Item:
+    """A caller or callee of `name` ("what uses `keyDelimiter`") among merged siblings: the one
+    member whose lines name it, its own lines and named after it (it was named after the chunk's
+    first member: viper's `find` for the `split` beside it that uses the constant)."""
+    from cora_ci.render.source import sibling
+
+    c, view = item.chunk, item.bound.view
+    members = [(s, a, sibling(view, c, a)) for s, a in zip(c.symbols, c.anchors, strict=True)]
+    naming = [(s, a, v) for s, a, v in members if any(mentions(t, name) for _, t in v.rendered())]
+    if len(naming) != 1:
+        return item
+    symbol, anchor, own = naming[0]
+    item.bound = Bound(own, item.bound.stale)
+    item.member = (symbol, anchor)
     return item
 
 
