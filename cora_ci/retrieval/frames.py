@@ -5,8 +5,9 @@ mentioned. `evidence.py` matches them to a bundle.
 Formats read: Python (`File "x.py", line 3, in f`, innermost last; pytest's `x.py:3: in f` and a
 warning's `x.py:3: UserWarning`), JavaScript/TypeScript (V8's
 `at f (x.ts:3:5)`), Java, Kotlin and Scala (`at a.b.C.f(C.java:3)`), C# (`at A.B.F() in
-/x/B.cs:line 3`), Go (`a/b.F(...)` then its `/x/b.go:3 +0x1f` line), Rust (`panicked at
-src/x.rs:3:5`, backtraces' `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in
+/x/B.cs:line 3`), Go (`a/b.F(...)` then its `/x/b.go:3 +0x1f` line; closures `F.func1.2`, a `go`
+statement's `F.gowrap1`, `created by F in goroutine 1`), Rust (`panicked at src/x.rs:3:5`,
+backtraces' `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in
 /x/C.php:3`, `#0 /x/C.php(3): C->f()`), C and C++ (AddressSanitizer's `#0 0x4f5a in f x.c:3:5`,
 gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app 0.1.0) lib/x.ex:3: A.B.f/2`), Dart (`#0 C.f
 (package:p/x.dart:3:5)`), Lua (`x.lua:3: in function 'f'`), Swift (`file x.swift, line 3`) and
