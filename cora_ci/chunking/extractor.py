@@ -215,13 +215,16 @@ class Extractor:
         the code inside them, so a long body costs its statement count, not its node count."""
         found: list[tuple[Node, Node, tuple[str, str, str]]] = []
         wrap_count: dict[int, int] = {}
-        stack: list[tuple[Node, Node | None]] = [(c, None) for c in reversed(container.named_children)]
+        # `deep`: reached through a node that is no wrapper (a call's callback, an `if` block)
+        stack: list[tuple[Node, Node | None, bool]] = [
+            (c, None, False) for c in reversed(container.named_children)
+        ]
         while stack:
-            n, wrap = stack.pop()
+            n, wrap, deep = stack.pop()
             info = self.kinds.classify(n, in_type)
             if info is not None:
-                if shallow and info[0] == "field":
-                    continue  # a function's local variables are its code
+                if info[0] == "field" and (shallow or (deep and not in_type)):
+                    continue  # a function's variables, a test callback's, are its code: not the file's
                 found.append((wrap if wrap is not None else n, n, info))
                 if wrap is not None:
                     wrap_count[wrap.id] = wrap_count.get(wrap.id, 0) + 1
@@ -239,7 +242,8 @@ class Extractor:
             new_wrap = (wrap if wrap is not None else n) if t in self.spec.wrappers else None
             if shallow and new_wrap is None and t not in _DECLARATIONS:
                 continue
-            stack.extend((c, new_wrap) for c in reversed(n.named_children))
+            inner = deep or new_wrap is None
+            stack.extend((c, new_wrap, inner) for c in reversed(n.named_children))
         # a wrapper holding several symbols (`export const a = () => 1, b = () => 2`) is nobody's:
         # its first and last symbols take in its opening and closing rows (`extent`)
         members: dict[int, list[Node]] = {}

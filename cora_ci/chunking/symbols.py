@@ -61,6 +61,14 @@ def _alias(value: Node | None) -> bool:
     return value is not None and value.type in _ALIASED
 
 
+def _wraps_function(value: Node) -> bool:
+    """A call given a function it wraps (`forwardRef((props, ref) => ...)`, zod's
+    `$constructor("ZodString", (inst, def) => {...})`): what the variable holds is code, a
+    function, not data."""
+    args = value.child_by_field_name("arguments") if value.type == "call_expression" else None
+    return args is not None and any(a.type in FUNCTION_VALUES for a in args.named_children)
+
+
 def _imported(value: Node, src: bytes) -> bool:
     """`require("x")`, `await import("x")` and the like: a value that is another module."""
     if value.type == "await_expression" and value.named_children:
@@ -156,7 +164,7 @@ class Classifier:
                 name = n.child_by_field_name("name")
                 if name is None or name.type != "identifier":
                     return None
-                if value is not None and value.type in FUNCTION_VALUES:
+                if value is not None and (value.type in FUNCTION_VALUES or _wraps_function(value)):
                     return "method", "function", text_of(self.src, name)
                 if value is not None and value.type == "object":
                     return "namespace", "object", text_of(self.src, name)
