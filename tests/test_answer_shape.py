@@ -216,6 +216,29 @@ def test_a_caller_among_merged_siblings_is_its_own_lines(make_repo: Callable[[di
     assert (caller.anchor, caller.view.start, caller.view.end) == ("conf/conf.go::split", 12, 14)
 
 
+def test_a_private_field_above_a_member_is_not_its_comment(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """JavaScript's `#name` is a private member, not a comment attached to the next: hono's
+    `Context.finalized` came back with the `#var` line above it."""
+    body = "".join(f"    const step{i} = compute({i}, this.#status, other_argument)\n" for i in range(30))
+    ts = f"""\
+        export class Context {{
+          #var: number = 0
+          finalized: boolean = false
+          #status = 200
+
+          render(): number {{
+        {body}    return 1
+          }}
+        }}
+        """
+    repo = make_repo({"src/context.ts": textwrap.dedent(ts)})
+    build(repo, model="none")
+    (r,) = run_query("Context.finalized", Where.of(None, None, repo), k=1).results
+    assert (r.anchor, r.view.start, r.view.end) == ("src/context.ts::Context.finalized", 3, 3)
+
+
 def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> None:
     from cora_ci.chunking.tokens import default_counter
 

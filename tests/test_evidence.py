@@ -51,6 +51,8 @@ pytestmark = pytest.mark.usefixtures("private_cache")
          ("/home/u/shop/cart/run.go", "Run", 21)),  # a `go f()` statement's wrapper
         ("TypeError: x\n    at Layer.handle [as handle_request] (/app/node_modules/router/lib/layer.js:95:5)",
          ("/app/node_modules/router/lib/layer.js", "handle", 95)),  # V8's alias: the function's own name
+        ("TypeError: x\n    at RegExpRouter.#buildMatcher (/app/src/router.ts:121:35)\n    at main (/app/src/a.ts:3:1)",
+         ("/app/src/router.ts", "#buildMatcher", 121)),  # a class's private method
         ("thread 'main' panicked at src/cart.rs:12:9:\nindex out of bounds", ("src/cart.rs", None, 12)),
         ("tests/test_cart.py:8: in test_total\n    cart.total()\nshop/cart.py:12: in total\n    x\nE   KeyError",
          ("shop/cart.py", "total", 12)),  # pytest's short traceback, innermost last

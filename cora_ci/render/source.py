@@ -16,12 +16,15 @@ from cora_ci.bundle import Bundle
 from cora_ci.chunking.model import OVERLOAD, Chunk, chunk_id, later_parts
 from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
+from cora_ci.files.langs import JS_LANGS
 from cora_ci.rebind.bind import Bound, Stale, WorkTree, bind
 from cora_ci.rebind.view import View, declaring, from_chunk, indentation, merge
 from cora_ci.render import nested
 from cora_ci.render.nested import Inner
 
 _ATTACHED = ("@", "#", "//", "/*", "*", "[", "--")
+# JavaScript's `#` begins a private member's name (`#routes = []`), no comment or attribute
+_ATTACHED_JS = tuple(p for p in _ATTACHED if p != "#")
 
 
 class BundleChunks:
@@ -293,9 +296,10 @@ def sibling(view: View, chunk: Chunk, anchor: str) -> View:
     mine, after = starts[k], starts[k + 1] if k + 1 < len(starts) else None
     at = _opened(rows, mine, 0) if mine is not None else 0
     nxt = _opened(rows, after, at + 1) if after is not None and after > at else len(rows)
-    while nxt - 1 > at and rows[nxt - 1][1].lstrip().startswith(_ATTACHED):
+    attached = _ATTACHED_JS if chunk.lang in JS_LANGS else _ATTACHED
+    while nxt - 1 > at and rows[nxt - 1][1].lstrip().startswith(attached):
         nxt -= 1
-    while at > 0 and rows[at - 1][1].lstrip().startswith(_ATTACHED):
+    while at > 0 and rows[at - 1][1].lstrip().startswith(attached):
         at -= 1
     keep = rows[at:nxt]
     while len(keep) > 1 and not keep[-1][1].strip():

@@ -49,7 +49,7 @@ def _formats() -> _Formats:
                r"(?:in (?P<name>\w+)|\w*(?:Error|Exception|Warning)\b)", re.M)  # fmt: skip
     # the formats that print the innermost frame first; a `name` group is the function a line is in
     innermost_first = (
-        c(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
+        c(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.#<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
           r"(?::\d+)?\)?[ \t]*$", re.M),  # V8
         c(r"^[ \t]*at (?P<qual>[\w$.]+)\.(?P<name>[\w$<>]+)"
           r"\((?P<file>[\w$]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)", re.M),  # the JVM's
@@ -145,5 +145,8 @@ def _last(name: str | None) -> str | None:
     if not name:
         return None
     name = _ALIAS.sub("", name.strip())  # V8's `Layer.handle [as handle_request]`: the function's own
+    if ".#" in name:  # a JavaScript class's private method, `Router.#build`: its name is `#build`
+        last = "#" + name.rsplit(".#", 1)[1]
+        return last if re.fullmatch(r"#(?:[^\W\d]|\$)[\w$]*", last) else None
     last = re.split(r"[.\s#:]", name)[-1]
     return last if re.fullmatch(r"(?:[^\W\d]|\$)[\w$]*[?!]?", last) else None
