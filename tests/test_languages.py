@@ -421,6 +421,32 @@ def test_a_grammar_of_lines_reads_the_files_last_line() -> None:
         assert r.strategy == "structural" and not [d for c in r.chunks for d in c.diagnostics], path
 
 
+def test_typescript_without_semicolons_reads_call_signatures() -> None:
+    """Prettier's `semi: false` and an interface of call signatures, one a line beginning `<`:
+    hono's `types.ts` was one parse error (CORA-CHK-001, chunked by lines), its `Handler` not
+    found. JSX lines begin with `<` too: a TSX component is read as before."""
+    r = run_chunk("src/types.ts", """
+        export interface Get {
+          <Key extends keyof ContextVariableMap>(key: Key): ContextVariableMap[Key]
+          <Key extends keyof E['Variables']>(key: Key): E['Variables'][Key]
+        }
+
+        export type Handler = (c: Context) => Response
+    """, min_tokens=0)  # fmt: skip
+    assert r.strategy == "structural" and not [d for c in r.chunks for d in c.diagnostics]
+    assert {"src/types.ts::Get", "src/types.ts::Handler"} <= set(by_anchor(r))
+    tsx = run_chunk("src/app.tsx", """
+        export function App() {
+          return (
+            <div>
+              <p>hi</p>
+            </div>
+          )
+        }
+    """)  # fmt: skip
+    assert "src/app.tsx::App" in by_anchor(tsx) and not [d for c in tsx.chunks for d in c.diagnostics]
+
+
 def test_go_methods_are_anchored_under_their_receiver() -> None:
     r = run_chunk("srv/server.go", """
         // Package srv serves HTTP.

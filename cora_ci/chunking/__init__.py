@@ -68,8 +68,9 @@ __all__ = ["FileResult", "chunk_file"]
 # by its parameter's text (`join(final T... elements)`); 46: a Java enum's constants are its fields (with
 # their bodies) and an annotation type's elements its methods; 47: a file is parsed with its last line
 # break, so a grammar of lines reads its last line (no CORA-CHK-002 on every go.mod and Makefile); 48: a
-# variable is the file's only where the file declares it, not inside a test's callback or an `if` block
-REVISION = 48
+# variable is the file's only where the file declares it, not inside a test's callback or an `if` block;
+# 49: TypeScript without semicolons reads an interface's call signatures (`<K>(key: K): V`, one a line)
+REVISION = 49
 
 
 def __getattr__(name: str) -> Any:
