@@ -239,6 +239,33 @@ def test_a_private_field_above_a_member_is_not_its_comment(
     assert (r.anchor, r.view.start, r.view.end) == ("src/context.ts::Context.finalized", 3, 3)
 
 
+def test_an_overload_family_merged_with_a_neighbour_is_the_family(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """`@overload` stubs, their implementation and `put` after them share a chunk: `Pool.get` is
+    the three `get`s, named after the implementation, not `put` too nor the first stub's name."""
+    py = """\
+        import typing
+
+
+        class Pool:
+            @typing.overload
+            def get(self, key: int) -> int: ...
+            @typing.overload
+            def get(self, key: str) -> str: ...
+            def get(self, key):
+                return key
+
+            def put(self, key, value):
+                self.data = value
+        """
+    repo = make_repo({"mod.py": textwrap.dedent(py)})
+    build(repo, model="none")
+    (r,) = run_query("Pool.get", Where.of(None, None, repo), k=1).results
+    assert (r.anchor, r.view.start, r.view.end) == ("mod.py::Pool.get(self, key)", 5, 10)
+    assert "def put" not in r.text
+
+
 def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> None:
     from cora_ci.chunking.tokens import default_counter
 

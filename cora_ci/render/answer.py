@@ -226,7 +226,9 @@ def _own(item: _Item, asked: str | None) -> _Item:
     qualified = [a for a in mine if _qualified_as(a, asked or name)]
     mine = qualified or mine  # Go's `Viper.Debug` beside the package's `Debug`: the method
     if len({OVERLOAD.sub("", a) for a in mine}) == 1 and len(mine) > 1:  # overloads: all, named
-        item.member = (name, implementation(item.bound.view, c, OVERLOAD.sub("", mine[0])))  # after the body
+        anchor, family = implementation(item.bound.view, c, OVERLOAD.sub("", mine[0]))  # after the body
+        item.bound = Bound(family, item.bound.stale)
+        item.member = (name, anchor)
         return item
     item.bound = Bound(sibling(item.bound.view, c, mine[0]), item.bound.stale)
     item.member = (name, mine[0])

@@ -227,7 +227,7 @@ def show(source: BundleChunks, anchor: str) -> Shown:
         return Shown(holder, view, sym.stale, sym.sym.name, sym.sym.kind)
     indexed = merge([from_chunk(c) for c in source.family(chunk)])
     if anchor not in chunk.anchors and len(chunk.anchors) > 1:  # overloads merged: the implementation
-        anchor = implementation(indexed, chunk, anchor)
+        anchor = implementation(indexed, chunk, anchor)[0]
     name = chunk.symbols[chunk.anchors.index(anchor)] if anchor in chunk.anchors else chunk.symbol
     if len(chunk.anchors) > 1:  # small siblings share the chunk: only this one's lines
         indexed = sibling(indexed, chunk, anchor)
@@ -275,13 +275,30 @@ def unknown_anchor(source: BundleChunks, anchor: str) -> CoraError:
     return CoraError("CORA-QRY-002", f"no symbol anchored {anchor!r} in {source.bundle.root}", hint)
 
 
-def implementation(view: View, chunk: Chunk, family: str) -> str:
+def implementation(view: View, chunk: Chunk, family: str) -> tuple[str, View]:
     """Of the overloads anchored `family` plus a parameter list that share `chunk` (Python's
-    `@overload` stubs merged with the function that implements them), the implementation's anchor:
-    the longest member, the first of equals; `family` itself when none is there."""
+    `@overload` stubs merged with the function that implements them, TypeScript's signatures),
+    the implementation's anchor: a member with a body before a stub, then the longest, then the
+    last (a language that has stubs puts the implementation after them); `family` itself when
+    none is there. And the lines of them all, first to last: the family, not its neighbours
+    (an httpx trial's `Pool.get` came back with the `put` merged after it)."""
     members = [a for a in chunk.anchors if a.startswith(family) and OVERLOAD.sub("", a) == family]
-    spans = [(-len(sibling(view, chunk, a).shown), i, a) for i, a in enumerate(members)]
-    return min(spans)[2] if spans else family
+    views = [sibling(view, chunk, a) for a in members]
+    if not members:
+        return family, view
+    ranked = [(_stub(v, chunk.lang), -len(v.shown), -i) for i, v in enumerate(views)]
+    best = min(range(len(members)), key=ranked.__getitem__)
+    first, last = min(v.start for v in views), max(v.end for v in views)
+    span = {n: t for n, t in view.shown.items() if first <= n <= last}
+    return members[best], View(view.path, first, last, span)
+
+
+def _stub(view: View, lang: str) -> bool:
+    """A declaration without a body: Python's `@overload`, a TypeScript signature ending in `;`."""
+    lines = [t.strip() for _, t in sorted(view.shown.items()) if t.strip()]
+    if any(t.startswith(("@overload", "@typing.overload", "@t.overload")) for t in lines):
+        return True
+    return lang in JS_LANGS and bool(lines) and lines[-1].endswith(";") and not any("{" in t for t in lines)
 
 
 def sibling(view: View, chunk: Chunk, anchor: str) -> View:
