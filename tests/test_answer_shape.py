@@ -266,6 +266,28 @@ def test_an_overload_family_merged_with_a_neighbour_is_the_family(
     assert "def put" not in r.text
 
 
+def test_the_bare_name_of_typescript_overloads_shows_the_implementation(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """hono's `HonoRequest.param`: its first signature carries the JSDoc, so it was the longest
+    member and `show` printed it instead of the implementation (semicolons or none)."""
+    from cora_ci.render.source import BundleChunks, show
+
+    doc = "".join(f"   * Line {i} of the parameter's documentation.\n" for i in range(12))
+    ts = (
+        "export class HonoRequest {\n  /**\n" + doc + "   */\n"
+        "  param(key: string): string\n  param(): Record<string, string>\n"
+        "  param(key?: string): unknown {\n    return key ? this.one(key) : this.all()\n  }\n\n"
+        "  other(): number {\n    return 1\n  }\n}\n"
+    )
+    repo = make_repo({"src/request.ts": ts})
+    build(repo, model="none")
+    shown = show(
+        BundleChunks(open_bundle(repo / ".cora" / "index"), None), "src/request.ts::HonoRequest.param"
+    )
+    assert shown.view.text().splitlines()[0].strip() == "param(key?: string): unknown {"
+
+
 def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> None:
     from cora_ci.chunking.tokens import default_counter
 

@@ -54,7 +54,8 @@ class BundleChunks:
     def by_anchor(self, anchor: str) -> Chunk | None:
         """The chunk whose anchors include `anchor` (`path::Qualified.name`, or a file's path); for
         the bare name of overloads (`Context.invoke` for `Context.invoke(self, f)` and the rest),
-        the implementation: the longest of them."""
+        the implementation: one with a body before a stub (a TypeScript signature whose JSDoc
+        made it the longest: hono's `HonoRequest.param`), then the longest."""
         path, sep, qual = anchor.partition("::")
         c = self.chunk(chunk_id(path, qual if sep else "file"))
         if c is not None and c.path == path and (anchor in c.anchors or (not sep and c.kind == "file")):
@@ -70,7 +71,11 @@ class BundleChunks:
                 return c
             if any(OVERLOAD.sub("", a) == anchor for a in c.anchors if a.startswith(anchor)):
                 family.append(c)
-        return max(family, key=lambda c: (c.end_line - c.start_line, -c.start_line), default=None)
+        return max(
+            family,
+            key=lambda c: (not _stub(from_chunk(c), c.lang), c.end_line - c.start_line, -c.start_line),
+            default=None,
+        )
 
     def suggestions(self, anchor: str, n: int = 3) -> list[str]:
         """Anchors that look like `anchor`, for the error message of a mistyped one."""
@@ -294,11 +299,12 @@ def implementation(view: View, chunk: Chunk, family: str) -> tuple[str, View]:
 
 
 def _stub(view: View, lang: str) -> bool:
-    """A declaration without a body: Python's `@overload`, a TypeScript signature ending in `;`."""
+    """A declaration without a body: Python's `@overload`, a TypeScript signature (no `{`)."""
     lines = [t.strip() for _, t in sorted(view.shown.items()) if t.strip()]
     if any(t.startswith(("@overload", "@typing.overload", "@t.overload")) for t in lines):
         return True
-    return lang in JS_LANGS and bool(lines) and lines[-1].endswith(";") and not any("{" in t for t in lines)
+    code = [t for t in lines if not t.startswith(("//", "/*", "*"))]  # a JSDoc's `{@link}` is no body
+    return lang in JS_LANGS and bool(code) and not any("{" in t for t in code)
 
 
 def sibling(view: View, chunk: Chunk, anchor: str) -> View:
