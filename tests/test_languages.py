@@ -447,6 +447,20 @@ def test_typescript_without_semicolons_reads_call_signatures() -> None:
     assert "src/app.tsx::App" in by_anchor(tsx) and not [d for c in tsx.chunks for d in c.diagnostics]
 
 
+def test_a_python_blocks_first_member_has_the_comments_above_it() -> None:
+    """tree-sitter-python puts the comments that open a block before the block: httpx's
+    `ClientState.UNOPENED` lost the comment above it, which `OPENED` and `CLOSED` kept."""
+    r = run_chunk("en.py", """
+        class ClientState(enum.Enum):
+            # UNOPENED: instantiated, not used yet.
+            UNOPENED = 1
+            # OPENED: a request sent.
+            OPENED = 2
+    """, min_tokens=0)  # fmt: skip
+    got = {a.split("::")[1]: (c.start_line, c.end_line) for c in r.chunks for a in c.anchors if "::" in a}
+    assert got["ClientState.UNOPENED"] == (2, 3) and got["ClientState.OPENED"] == (4, 5)
+
+
 def test_go_methods_are_anchored_under_their_receiver() -> None:
     r = run_chunk("srv/server.go", """
         // Package srv serves HTTP.

@@ -69,8 +69,9 @@ __all__ = ["FileResult", "chunk_file"]
 # their bodies) and an annotation type's elements its methods; 47: a file is parsed with its last line
 # break, so a grammar of lines reads its last line (no CORA-CHK-002 on every go.mod and Makefile); 48: a
 # variable is the file's only where the file declares it, not inside a test's callback or an `if` block;
-# 49: TypeScript without semicolons reads an interface's call signatures (`<K>(key: K): V`, one a line)
-REVISION = 49
+# 49: TypeScript without semicolons reads an interface's call signatures (`<K>(key: K): V`, one a line);
+# 50: a Python block's first member takes in the comments above it (the grammar puts them before the block)
+REVISION = 50
 
 
 def __getattr__(name: str) -> Any:

@@ -154,6 +154,13 @@ class Extractor:
         start = head = outer.start_point[0]
         docs: list[str] = []
         sib = outer.prev_named_sibling
+        if (
+            sib is None
+            and self.lang == "python"
+            and outer.parent is not None
+            and outer.parent.type == "block"
+        ):
+            sib = outer.parent.prev_named_sibling  # the grammar puts a block's leading comments before it
         while sib is not None:
             is_doc = is_comment(self.spec, sib.type)
             attached = sib.type in self.spec.attributes or dialects.attaches(self.lang, sib, self.src)
