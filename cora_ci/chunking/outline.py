@@ -129,9 +129,7 @@ def _walk(lang: str, src: bytes, tree: Any, lines: list[str]) -> _Walk:
 # without the last break, and each such file's last line was an error (CORA-CHK-002 on every
 # go.mod and Makefile). Other grammars keep the text as it is: a C file's tree is chosen by the
 # bytes its errors cover (`_read`), which one more byte can change.
-_LINE_GRAMMARS = frozenset(
-    {"gomod", "make", "dockerfile", "ini", "gitignore", "requirements", "kconfig", "udev"}
-)
+_LINE_GRAMMARS = frozenset({"gomod", "make", "dockerfile", "ini"})  # those `files.langs` names that need it
 
 
 def _bounded(lang: str, src: bytes) -> Any:
