@@ -288,6 +288,34 @@ def test_the_bare_name_of_typescript_overloads_shows_the_implementation(
     assert shown.view.text().splitlines()[0].strip() == "param(key?: string): unknown {"
 
 
+def test_asking_again_for_more_hits_does_not_pour_members_into_their_class(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """An answer whose hits merged asks the ranking for more (`filled`); hits past the first `k`
+    that would only merge into a result already there are left out: an httpx trial's
+    `SENSITIVE_HEADERS -k 4` printed the whole 240-line `Headers` class that `-k 3` gave as its
+    outline."""
+    methods = "".join(
+        f'    def header_{i}(self, name):\n        """Header number {i}."""\n'
+        + "".join(f"        step_{j} = compute({j}, name, self.headers, other_argument)\n" for j in range(6))
+        + "        return step_1\n\n"
+        for i in range(12)
+    )
+    py = (
+        'SENSITIVE_HEADERS = {"authorization", "proxy-authorization"}\n\n\n'
+        "def obfuscate_sensitive_headers(items):\n"
+        "    return [(k, '[secure]' if k in SENSITIVE_HEADERS else v) for k, v in items]\n\n\n"
+        'class Headers:\n    """HTTP headers, sensitive ones hidden when printed."""\n\n' + methods
+    )
+    repo = make_repo({"src/headers.py": py})
+    build(repo, model="none")
+    widest = {}
+    for k in (3, 4, 6):
+        results = run_query("SENSITIVE_HEADERS", Where.of(None, None, repo), k=k).results
+        widest[k] = max(len(r.text.splitlines()) for r in results)
+    assert widest[4] <= widest[3] + 9 and widest[6] <= widest[3] + 3 * 9, widest  # not the whole class
+
+
 def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> None:
     from cora_ci.chunking.tokens import default_counter
 

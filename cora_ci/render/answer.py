@@ -140,6 +140,7 @@ def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: i
     for i in items:
         i.mode = "full"
     if k is not None:  # the cut is on results, so k hits merged are not k results (boosts aside)
+        items = _new_beyond(items, k)
         ranked = [members for _, members in sorted(_groups(items), key=_rank)
                   if not any(it.hit.full for it in members)]  # fmt: skip
         gone = {id(it) for members in ranked[k:] for it in members}
@@ -326,6 +327,26 @@ def _view(source: ChunkSource, c: Chunk) -> View | None:
     """A part's view as the working tree has it (None: gone from it)."""
     b = source.bind(c)
     return b.view if b.stale != "missing" else None
+
+
+def _new_beyond(items: list[_Item], k: int) -> list[_Item]:
+    """The items, less those ranked past the first `k` hits that show a line an item before them
+    shows. Past `k` are the hits an answer asks for again when its hits merged (`filled`): one
+    that merges only lengthens a result already there, and a class's members merged into its
+    skeleton round after round (an httpx trial: `SENSITIVE_HEADERS -k 4` printed the whole
+    240-line `Headers` class, its outline at `-k 3`)."""
+    shown: dict[tuple[int, str, bool], set[int]] = {}
+    out = []
+    for it in sorted(items, key=lambda i: i.rank):
+        view = it.view()
+        if view is None:
+            continue
+        lines = shown.setdefault((it.hit.origin, view.path, it.current), set())
+        if it.rank >= k and not it.hit.full and not lines.isdisjoint(view.shown):
+            continue
+        lines.update(view.shown)
+        out.append(it)
+    return out
 
 
 def _groups(items: list[_Item]) -> list[tuple[View, list[_Item]]]:
