@@ -111,6 +111,20 @@ def test_a_method_relates_to_its_type_override_callee_caller_and_test(shop: Path
     assert "shop/memory.py::MemoryStore.save" not in {a for _, a in got}  # never itself
 
 
+def test_a_javascript_private_method_has_its_callers(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """hono's `Hono.#dispatch` had neither callers nor callees: `#name` was no name to the graph."""
+    ts = (
+        "export class Hono {\n"
+        "  #dispatch(request: Request, method: string): Response {\n"
+        "    return this.router.match(method, this.getPath(request))\n  }\n\n"
+        "  fetch(request: Request): Response {\n    return this.#dispatch(request, request.method)\n  }\n}\n"
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "src/hono.ts": ts})
+    build(repo, model="none")
+    assert ("caller", "src/hono.ts::Hono.fetch") in _relations(repo, "src/hono.ts::Hono.#dispatch")
+    assert ("callee", "src/hono.ts::Hono.#dispatch") in _relations(repo, "src/hono.ts::Hono.fetch")
+
+
 def test_the_type_hierarchy_is_seen_from_both_ends(shop: Path) -> None:
     assert ("overridden-by", "shop/memory.py::MemoryStore.save") in _relations(
         shop, "shop/base.py::Store.save"

@@ -197,7 +197,7 @@ def _line_offsets(src: bytes) -> np.ndarray[Any, Any]:
 def _name(raw: bytes, cache: dict[bytes, str | None]) -> str | None:
     """The identifier as text, or None for what is not worth a reference (`self`, `i`, non-names)."""
     text = raw.decode("utf-8", errors="replace")
-    ok = len(text) > 1 and text not in _DROP and text.replace("$", "_").isidentifier()
+    ok = len(text) > 1 and text not in _DROP and _identifier(text)
     cache[raw] = text if ok else None
     return cache[raw]
 
@@ -221,9 +221,15 @@ def defined_names(c: Chunk) -> list[str]:
     for sym in c.symbols:
         s = sym[1:].split(" as ", 1)[0] if sym.startswith("<") else sym
         last = _QUALIFIER.split(s.strip())[-1] if "." in s or ":" in s else s
-        if last.replace("$", "_").isidentifier():
+        if _identifier(last):
             out.append(last)
     return out
+
+
+def _identifier(name: str) -> bool:
+    """A name the graph links: an identifier, `$` allowed, or a JavaScript class's private member
+    (`#dispatch`: hono's `Hono.#dispatch` had neither callers nor callees)."""
+    return name.removeprefix("#").replace("$", "_").isidentifier()
 
 
 def owner(anchor: str | None) -> str | None:
