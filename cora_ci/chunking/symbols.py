@@ -36,7 +36,9 @@ _FUNCTION_NAMES = frozenset(
     {"identifier", "field_identifier", "qualified_identifier", "operator_name", "destructor_name"}
 )
 _DECLARED_NAMES = _FUNCTION_NAMES | {"type_identifier"}  # what a declarator's walk stops at
-_MACRO_NAME = re.compile(r"[A-Z][A-Z0-9_]*")  # what defines a C test case: `TEST_F`, not a function
+# A name in capitals: a C macro's (what defines a test case, `TEST_F`, not a function), a constant's
+# by convention (Python's `DEFAULT_TIMEOUT`)
+_CAPITALS = re.compile(r"[A-Z][A-Z0-9_]*")
 # C's tagged types: a definition with its body, a reference without (`struct foo;`, `struct foo *p;`)
 _C_TAGGED = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
 _JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
@@ -47,8 +49,6 @@ _PY_PROPERTY = re.compile(
 )
 
 
-# A variable's name in capitals is a constant by convention (Python's `DEFAULT_TIMEOUT`)
-_CONSTANT_NAME = re.compile(r"[A-Z][A-Z0-9_]*")
 # A JavaScript variable that holds a module (`const fs = require("fs")`) imports it, defines nothing
 _IMPORTING = frozenset({"require", "import"})
 
@@ -188,7 +188,7 @@ class Classifier:
             name = text_of(self.src, left)
             dunder = name.startswith("__") and name.endswith("__")
             if left.type == "identifier" and name != "_" and not dunder and not _alias(right):
-                return "field", "constant" if _CONSTANT_NAME.fullmatch(name) else "variable", name
+                return "field", "constant" if _CAPITALS.fullmatch(name) else "variable", name
         return None
 
     def assigned(self, n: Node) -> tuple[str, tuple[str, ...]] | None:
@@ -382,7 +382,7 @@ class Classifier:
             d.child_by_field_name("declarator") if d is not None and d.type == "function_declarator" else None
         )
         params = d.child_by_field_name("parameters") if macro is not None and d is not None else None
-        if macro is None or params is None or not _MACRO_NAME.fullmatch(text_of(self.src, macro)):
+        if macro is None or params is None or not _CAPITALS.fullmatch(text_of(self.src, macro)):
             return None
         args = [p.child_by_field_name("type") for p in params.named_children]
         if not args or len(args) > 2 or any(p.type != "parameter_declaration" or len(p.named_children) != 1
@@ -410,7 +410,7 @@ class Classifier:
         if inner is None or inner.type not in _FUNCTION_NAMES:
             return ""
         name = text_of(self.src, inner)
-        return "" if _MACRO_NAME.fullmatch(name) else name
+        return "" if _CAPITALS.fullmatch(name) else name
 
     def _c_declarator_name(self, n: Node) -> Node | None:
         """The name a C or C++ declarator declares, through pointers, references (`_inside`),

@@ -337,7 +337,7 @@ def _new_beyond(items: list[_Item], k: int) -> list[_Item]:
     240-line `Headers` class, its outline at `-k 3`)."""
     shown: dict[tuple[int, str, bool], set[int]] = {}
     out = []
-    for it in sorted(items, key=lambda i: i.rank):
+    for it in items:  # in rank order, as `_items` makes them
         view = it.view()
         if view is None:
             continue
