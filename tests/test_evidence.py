@@ -362,6 +362,13 @@ def test_a_report_leans_on_its_words_more_than_a_question() -> None:
         ("Error: x\nError: a b c d e\nError: a b c d e\nE1: f g h i j\n", ["a b c d e"]),  # once each
         ("".join(f"TypeError: message number {n} of the many\n" for n in "abcde"),  # the first three
          [f"message number {n} of the many" for n in "abc"]),
+        ('the page says "Enter a list of values, please." and `Select a valid choice now` or '
+         "\u201cthat one is not one of them\u201d\n", ["Enter a list of values, please.", "Select a valid choice now",
+                                                     "that one is not one of them"]),  # quoted, no level
+        ("it doesn't work for the given string, isn't it? 'a b c d e' `f(x)` \"C:\\a b\\c d e f\"\n",
+         ["a b c d e"]),  # not an apostrophe's span, not code too short, not a path
+        ('ValueError: the cart of the shop is empty\nas it says, "the cart of the shop is empty"\n',
+         ["the cart of the shop is empty"]),  # once
     ],
 )  # fmt: skip
 def test_the_messages_a_report_quotes(report: str, quoted: list[str]) -> None:
@@ -419,6 +426,25 @@ def test_a_report_that_quotes_a_warning_finds_the_code_that_emits_it(
     other = run_query(unquoted, Where.of(None, None, repo), k=3)
     assert all(r.hit.explain["evidence"] is None for r in other.results)
     assert other.results[0].anchor == "shop/models.py::Model"  # its words alone lead elsewhere
+
+
+def test_a_report_that_quotes_a_message_without_its_level_finds_the_code_that_emits_it(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A message put in quotes in a sentence ("the shop says “ordering refers to a field ...”") is
+    the same clue as one a level introduces: its words in a row are in the code that writes it."""
+    repo = make_repo({
+        "shop/checks.py": textwrap.dedent(CHECKS),
+        "shop/models.py": "class Model:\n    \"\"\"A model: ordered by a field it has; the primary key type is"
+                          " inherited or made.\"\"\"\n\n    auto_pk = True\n    ordering = None\n    fields = ()\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    report = ("Wrong check when a model is ordered by an inherited field\n\nA model ordered by a field of its "
+              'parent gets "ordering refers to a field the model does not have" at startup, but the field '
+              "is there, inherited from the primary model.\n")  # fmt: skip
+    ans = run_query(report, Where.of(None, None, repo), k=3)
+    assert ans.results[0].anchor == "shop/checks.py::check_ordering", [r.anchor for r in ans.results]
+    assert ans.results[0].hit.explain["evidence"] == MESSAGE
 
 
 NAMED_REPORT = """sqlreport wraps its output in BEGIN/COMMIT even if the database does not support transactional DDL

@@ -30,12 +30,24 @@ _MESSAGES = 3  # quoted messages looked for
 _SEARCHED = 10  # chunks a message's words find, whose texts are read
 
 
+# A message quoted without its level: in double, single, typographic quotes or backticks on one
+# line ("the form says “Enter a list of values.”"), not an apostrophe's span (`doesn't ... isn't`:
+# a quote opens after no word character and closes before none), nor a path (a backslash).
+_QUOTED = re.compile(
+    r"""(?<![\w'"`])(?:"(?P<d>[^"\n\\]+)"|'(?P<s>[^'\n\\]+)'|`(?P<b>[^`\n\\]+)`|“(?P<t>[^”\n\\]+)”)(?![\w'"`])"""
+)
+
+
 def messages(text: str) -> list[str]:
-    """The error and warning messages `text` quotes, the first `_MESSAGES` of `_RUN` words or more."""
+    """The error and warning messages `text` quotes, the first `_MESSAGES` of `_RUN` words or more:
+    those a level introduces (`ValueError: ...`) first, then those only put in quotes. A quoted
+    sentence that the code does not write finds nothing (`said` wants its words in a row)."""
     out: list[str] = []
-    for m in _MESSAGE.finditer(text[:MAX_CHARS]):
-        msg = (m["msg"] or m["check"] or m["rust"] or m["rust2"]).strip()
-        if len(_words(msg)) >= _RUN and msg not in out:
+    head = text[:MAX_CHARS]
+    found = [(m["msg"] or m["check"] or m["rust"] or m["rust2"]) for m in _MESSAGE.finditer(head)]
+    found += [(m["d"] or m["s"] or m["b"] or m["t"]) for m in _QUOTED.finditer(head)]
+    for msg in (f.strip() for f in found):
+        if len(_words(msg)) >= _RUN and not any(msg in o for o in out):
             out.append(msg)
     return out[:_MESSAGES]
 
