@@ -650,6 +650,39 @@ def test_generic_structural_for_other_grammars() -> None:
     assert {"lib/greeter.rb::Greeter", "lib/greeter.rb::Greeter.greet"} <= set(by_anchor(r))
 
 
+def test_ruby_class_methods_and_constants_are_symbols() -> None:
+    """`def self.env_for` is a method of its class as `def env_for` is (a rack trial: all 19 class
+    methods of its `lib/` were code of their class's outline, `show` could not find them), and a
+    constant (`STATUS_CODES = {...}`) is its module's, as a Python module's constant is."""
+    r = run_chunk("lib/shop/cart.rb", """
+        module Shop
+          class Cart
+            STATUS_CODES = {
+              100 => 'Continue',
+              200 => 'OK',
+            }
+            Alias = Shop
+
+            def self.env_for(uri, opts = {})
+              env = {}
+              env[:uri] = uri
+              env
+            end
+
+            def total
+              @items.sum
+            end
+          end
+        end
+    """, min_tokens=2)  # fmt: skip
+    chunks = by_anchor(r)
+    env_for = chunks["lib/shop/cart.rb::Shop.Cart.env_for"]
+    assert env_for.kind == "method" and env_for.text.lstrip().startswith("def self.env_for(uri, opts = {})")
+    codes = chunks["lib/shop/cart.rb::Shop.Cart.STATUS_CODES"]
+    assert codes.kind == "field" and codes.hierarchy[-1] == "constant:STATUS_CODES"
+    assert "lib/shop/cart.rb::Shop.Cart.Alias" not in chunks  # another name for a module
+
+
 def test_kotlin_declarations_without_name_fields() -> None:
     """Kotlin's grammar gives a class or function no `name` field: the name is the identifier among
     its children (after an extension function's receiver), and the keyword says what a class is."""

@@ -71,8 +71,9 @@ __all__ = ["FileResult", "chunk_file"]
 # variable is the file's only where the file declares it, not inside a test's callback or an `if` block;
 # 49: TypeScript without semicolons reads an interface's call signatures (`<K>(key: K): V`, one a line);
 # 50: a Python block's first member takes in the comments above it (the grammar puts them before the block);
-# 51: a JavaScript class's private members (`#dispatch`) are linked in the reference graph
-REVISION = 51
+# 51: a JavaScript class's private members (`#dispatch`) are linked in the reference graph; 52: Ruby's
+# class methods (`def self.parse`) are methods and its constants (`CODES = {...}`) symbols
+REVISION = 52
 
 
 def __getattr__(name: str) -> Any:

@@ -172,7 +172,7 @@ _GENERIC_METHOD = re.compile(
     r"(^|_)(function|method|constructor|procedure|subroutine|func|fn|def|macro)(_|$)"
 )
 _GENERIC_DEF = re.compile(
-    r"(definition|declaration|item|specifier|statement|^class|^module|^method|^function)$"
+    r"(definition|declaration|item|specifier|statement|^class|^module|^(?:singleton_)?method|^function)$"
 )
 _GENERIC_IMPORT = re.compile(r"(import|include|using_directive|package_(clause|declaration)|use_declaration)")
 

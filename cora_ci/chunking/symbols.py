@@ -53,7 +53,8 @@ _PY_PROPERTY = re.compile(
 _IMPORTING = frozenset({"require", "import"})
 
 
-_ALIASED = frozenset({"identifier", "attribute", "member_expression"})
+# another name: Python's and JavaScript's names, Ruby's constants (`Alias = Shop`, `X = A::B`)
+_ALIASED = frozenset({"identifier", "attribute", "member_expression", "constant", "scope_resolution"})
 
 
 def _alias(value: Node | None) -> bool:
@@ -189,6 +190,10 @@ class Classifier:
             dunder = name.startswith("__") and name.endswith("__")
             if left.type == "identifier" and name != "_" and not dunder and not _alias(right):
                 return "field", "constant" if _CAPITALS.fullmatch(name) else "variable", name
+        elif lang == "ruby" and t == "assignment":  # a constant (`HTTP_STATUS_CODES = {...}`)
+            left = n.child_by_field_name("left")
+            if left is not None and left.type == "constant" and not _alias(n.child_by_field_name("right")):
+                return "field", "constant", text_of(self.src, left)
         return None
 
     def assigned(self, n: Node) -> tuple[str, tuple[str, ...]] | None:
