@@ -98,7 +98,7 @@ def shop(make_repo: Callable[[dict[str, str]], Path], private_cache: None) -> Pa
 
 def _relations(repo: Path, anchor: str, k: int = 10) -> list[tuple[str, str]]:
     rel, _ = run_related(anchor, Where.of(None, None, repo), k)
-    return [(r.hit.relation or "", r.chunk.anchor or "") for r in rel.results]
+    return [(r.hit.relation or "", r.anchor or "") for r in rel.results]
 
 
 def test_a_method_relates_to_its_type_override_callee_caller_and_test(shop: Path) -> None:
@@ -415,3 +415,31 @@ def test_the_docs_show_what_agents_prints() -> None:
     assert f"```markdown\n{SNIPPET}```" in docs
     shown = json.loads(docs.split("```json\n", 1)[1].split("```", 1)[0])
     assert shown == client_config("cora-ci")
+
+
+def test_a_member_sharing_its_chunk_has_its_own_callers_and_pages_come_after_code(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A rack trial: `escape` and `escape_path`, small siblings, share a chunk, and every caller of
+    `escape` was listed as one of `escape_path`; a changelog entry and a page took caller slots;
+    library code had a test's helper as a callee (a name's twin)."""
+    repo = make_repo({
+        "shop/text.py": "def escape(s):\n    return s.replace('&', '&amp;')\n\n\n"
+                        "def escape_path(s):\n    return s.replace(' ', '%20')\n",
+        "shop/render.py": "from shop.text import escape\n\n\ndef render(x):\n    return escape(x)\n",
+        "shop/links.py": "from shop.text import escape_path\n\n\ndef link(p):\n    return escape_path(p) + fixture()\n",
+        "tests/test_text.py": "def fixture():\n    return ''\n\n\ndef test_link():\n    assert escape_path('a b')\n",
+        "docs/guide.md": "# Guide\n\n## Paths\n\nUse `escape_path` for the paths of links.\n",
+        "CHANGES.md": "# Changes\n\n## 1.1\n\n- `escape_path` quotes spaces.\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    got = _relations(repo, "shop/text.py::escape_path")
+    anchors = [a for _, a in got]
+    assert ("caller", "shop/links.py::link") in got and ("caller", "shop/render.py::render") not in got, got
+    assert ("test", "tests/test_text.py::test_link") in got, got
+    pages = [i for i, (r, _) in enumerate(got) if r == "mention"]
+    assert len(pages) == 2 and min(pages) > anchors.index("shop/links.py::link"), got
+    assert ("caller", "shop/render.py::render") in _relations(repo, "shop/text.py::escape")
+    of_link = _relations(repo, "shop/links.py::link")
+    assert ("callee", "shop/text.py::escape_path") in of_link, of_link  # not the chunk's first, `escape`
+    assert all(r != "callee" or not a.startswith("tests/") for r, a in of_link)

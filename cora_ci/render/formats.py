@@ -135,6 +135,7 @@ _RELATED = {
     "callee": "callee: something it references or calls",
     "caller": "caller: code that references or calls it",
     "test": "test: a test that exercises it",
+    "mention": "mention: a page of documentation or history that names it",
     "indirect": "indirect: two references away in the reference graph",
 }
 

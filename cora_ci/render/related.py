@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from cora_ci.rebind.view import signature
+from cora_ci.chunking.model import Chunk
+from cora_ci.rebind.view import View, mentions, signature
 from cora_ci.render.answer import Result
-from cora_ci.render.source import BundleChunks, unknown_anchor
+from cora_ci.render.source import BundleChunks, sibling, unknown_anchor
 from cora_ci.retrieval.catalog import catalog
 from cora_ci.retrieval.related import related
 from cora_ci.retrieval.types import Hit
@@ -35,12 +36,40 @@ def related_results(source: BundleChunks, anchor: str, k: int, full: bool = Fals
             raise unknown_anchor(source, anchor)
         chunk = found[0]
     out: list[Result] = []
+    mine = source.bind(chunk).view
+    if name is not None and len(chunk.anchors) > 1:
+        mine = sibling(mine, chunk, anchor)
     for link in related(catalog(source.bundle), chunk.id, k, name):
         c = source.chunk(link.chunk_id)
         if c is None:
             continue
         bound = source.bind(c)
-        view = bound.view if full else signature(bound.view, c.symbol, c.lang)
+        own, member = _member(c, bound.view, link.relation, name or chunk.symbol, mine)
+        symbol = member[0] if member is not None else c.symbol
+        view = own if full else signature(own, symbol, c.lang)
         hit = Hit(c.id, link.score, "graph", relation=link.relation)
-        out.append(Result(view, c, hit, view is not bound.view, bound.stale, None, [c.id]))
+        out.append(Result(view, c, hit, view is not own, bound.stale, None, [c.id], member))
     return Related(anchor, out)
+
+
+def _member(
+    c: Chunk, view: View, relation: str, name: str, mine: View
+) -> tuple[View, tuple[str, str] | None]:
+    """Of small siblings sharing chunk `c`, the one the relation is about, its own lines: a caller
+    or a page the one naming `name`, a callee the one the symbol's own lines (`mine`) name (a
+    starlette trial: every middleware's first callee was `AppType`, the first of `types.py`'s
+    aliases, for the `ASGIApp` beside it). The chunk whole when none or several are."""
+    if len(c.symbols) < 2 or len(c.anchors) != len(c.symbols):
+        return view, None
+    if relation == "callee":
+        texts = [t for n, t in mine.rendered() if n is not None]
+        named = [(s, a) for s, a in zip(c.symbols, c.anchors, strict=True)
+                 if any(mentions(t, s) for t in texts)]  # fmt: skip
+        views = [sibling(view, c, a) for _, a in named]
+    else:
+        pairs = [(s, a, sibling(view, c, a)) for s, a in zip(c.symbols, c.anchors, strict=True)]
+        picked = [(s, a, v) for s, a, v in pairs if any(mentions(t, name) for _, t in v.rendered())]
+        named, views = [(s, a) for s, a, _ in picked], [v for *_, v in picked]
+    if len(named) != 1:
+        return view, None
+    return views[0], named[0]

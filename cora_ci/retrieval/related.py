@@ -26,7 +26,7 @@ from cora_ci.chunking.model import chunk_id, later_parts
 from cora_ci.rebind.view import declaring, mentions
 from cora_ci.retrieval.catalog import Catalog, Meta
 from cora_ci.retrieval.expand import graph_scores
-from cora_ci.retrieval.kinds import path_class
+from cora_ci.retrieval.kinds import path_class, prose_class
 
 _REVERSE = 1.0  # callers matter as much as callees here (query weighs them at 0.5)
 _MAX_DEPTH = 4  # levels of bases walked for an override
@@ -50,6 +50,7 @@ def related(cat: Catalog, target: int, k: int = 10, name: str | None = None) -> 
     me = cat.meta(target)
     if me is None:
         return []
+    sharing = name is not None and name in me.symbols and len(me.symbols) > 1
     if name is not None and name in me.symbols:
         me = me._replace(symbols=(name,))
     family = _family(cat, me)
@@ -59,15 +60,19 @@ def related(cat: Catalog, target: int, k: int = 10, name: str | None = None) -> 
     structural = _structural(cat, me, ins, outs)
     taken = set(family) | {cid for cid, _ in structural}
     direct: dict[str, list[int]] = {"callee": [], "caller": [], "test": []}
+    mentioned: list[int] = []
     mine = path_class(me.path) == "test"
     for cid in outs:
-        if cid not in taken:
+        if cid not in taken and (mine or not _is_test(cat, cid)):  # code calls no test: a name's twin
             direct["callee"].append(cid)
     for cid in _callers(cat, ins, me):
-        if cid not in taken and cid not in outs:
-            m = cat.meta(cid)
-            rel = "test" if m is not None and not mine and path_class(m.path) == "test" else "caller"
-            direct[rel].append(cid)
+        m = cat.meta(cid)
+        if cid in taken or cid in outs or m is None or (sharing and not _naming(cat, m, me.symbols[0])):
+            continue  # small siblings share the chunk: a caller of `escape` is not one of `escape_path`
+        if prose_class(m.path, m.lang) is not None or path_class(m.path) == "changelog":
+            mentioned.append(cid)  # a page that names it: after what runs it
+        else:
+            direct["test" if not mine and path_class(m.path) == "test" else "caller"].append(cid)
     weight = {**outs, **ins}
     for ids in direct.values():
         ids.sort(key=lambda c: (-mass.get(c, 0.0), -weight.get(c, 0.0), c))
@@ -79,7 +84,9 @@ def related(cat: Catalog, target: int, k: int = 10, name: str | None = None) -> 
     )
     cap = max(1, k // 3)
     first = [x for x in structural if x[1] not in _MANY] + many[:cap]
-    picked = [*first, *(x for x in chain.from_iterable(turns) if x is not None), *many[cap:]]
+    mentioned.sort(key=lambda c: (-mass.get(c, 0.0), c))
+    picked = [*first, *(x for x in chain.from_iterable(turns) if x is not None), *many[cap:],
+              *((c, "mention") for c in mentioned)]  # fmt: skip
     seen = {c for c, _ in picked} | set(family)
     indirect = sorted((c for c in mass if c not in seen), key=lambda c: (-mass[c], c))
     picked += [(_canonical(cat, c), "indirect") for c in indirect]
@@ -164,7 +171,7 @@ def _callers(cat: Catalog, ins: dict[int, float], me: Meta) -> list[int]:
             tests = [c for c in sorted(type_ins) if c not in found and _is_test(cat, c)][:_MAX_SCAN]
             for c in tests:
                 m = cat.meta(c)
-                if m is not None and any(mentions(t, me.symbols[0]) for t in _text(cat, m).split("\n")):
+                if m is not None and _naming(cat, m, me.symbols[0]):
                     found[c] = type_ins[c]
     return without_import_lines(cat, list(found))
 
@@ -183,6 +190,11 @@ def _is_test(cat: Catalog, cid: int) -> bool:
 
 def _text(cat: Catalog, m: Meta) -> str:
     return cat.table.text(m.row)
+
+
+def _naming(cat: Catalog, m: Meta, name: str) -> bool:
+    """Whether the chunk of `m` names `name` on a line of its own text."""
+    return any(mentions(t, name) for t in _text(cat, m).split("\n"))
 
 
 def _structural(

@@ -69,7 +69,8 @@ What to read next about one symbol: up to k chunks related to it through the cod
 graph, each with its `relation`: `parent` (the class or scope it belongs to), `callee` (what it calls
 or uses), `caller` (what calls or uses it), `test` (tests that exercise it), `overrides` /
 `overridden-by` (the same member in a base class / in a subclass), `base` / `subclass` (for a type),
-and `indirect` (two references away, ranked by personalized PageRank). Each result is the related
+`mention` (a doc page or changelog entry naming it) and `indirect` (two references away, ranked by
+personalized PageRank). Each result is the related
 symbol's signature (its lines, anchor and path) unless `full` is true; pass its anchor to `show`
 for the whole code. Use it to understand the impact of a change or to find where a behaviour is tested."""
 
