@@ -72,8 +72,10 @@ __all__ = ["FileResult", "chunk_file"]
 # 49: TypeScript without semicolons reads an interface's call signatures (`<K>(key: K): V`, one a line);
 # 50: a Python block's first member takes in the comments above it (the grammar puts them before the block);
 # 51: a JavaScript class's private members (`#dispatch`) are linked in the reference graph; 52: Ruby's
-# class methods (`def self.parse`) are methods and its constants (`CODES = {...}`) symbols
-REVISION = 52
+# class methods (`def self.parse`) are methods and its constants (`CODES = {...}`) symbols; 53: C++
+# reads past a `#if` inside a declaration and macros before constructors and templates, and keeps
+# the blanked tree when its outline reads more (fmt's `format.h` was one error from line 470)
+REVISION = 53
 
 
 def __getattr__(name: str) -> Any:

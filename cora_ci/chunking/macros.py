@@ -8,8 +8,10 @@ whose body, 830 lines of fmt's `base.h`, held template functions the walk did no
 definitions (`parse_format_specs` had no chunk of its own). Such lines are blanked, byte for byte
 so rows and offsets stay, when what follows cannot be typed by them (a namespace, a template, a
 class, another such line, a directive, a scope's end), and the blanked text is parsed instead only
-when it has fewer parse errors: a file that parses is never touched, nor one the blanking makes
-worse. Names and chunk text are still read from the file as written.
+when its outline reads more (fewer bytes of error rows left unread, then fewer errors: fmt's
+`format.h` blanked has 68 small errors where as written it had one, from line 470 to its end): a
+file that parses is never touched, nor one the blanking makes worse. Names and chunk text are
+still read from the file as written.
 
 In C (`blank_macros`) more macros are read past the same way: the export and attribute macros in
 front of a declaration (`UV_EXTERN int uv_run(`, `CURL_EXTERN CURLcode curl_easy_init(`), which
@@ -17,7 +19,7 @@ the grammar reads as a first type; a macro around a whole declaration (`UV_UNUSE
 f(...)) {`), read as the function; a header's `extern "C" {` and its `}`, each alone in an
 `#ifdef __cplusplus` (a brace the grammar cannot close across two conditional blocks); a macro of
 fields alone in a struct, or of declarations standing apart. libuv's `uv.h`, its whole API, was
-one parse error. There the outline decides which reading is kept (`outline._read`).
+one parse error. In both, the outline decides which reading is kept (`outline._read`).
 """
 
 from __future__ import annotations
@@ -56,8 +58,16 @@ _APART = re.compile(rb"[ \t]*\r?\n(?:[ \t]*\r?\n)+\s*" + _DECL)
 # Upper-case names in front of a declaration's type on its line (`UV_EXTERN int uv_run(`,
 # `FMT_NODISCARD FMT_INLINE auto format(`); a type named in capitals is followed by its name
 # (`HANDLE CreateFileW(`, `FILE *fopen(`), which `_DECL` does not take for a second type.
-_PREFIX = re.compile(rb"^[ \t]*(?P<m>(?:[A-Z_][A-Z0-9_]{2,}(?:\([^()\n]*\))?[ \t]+)+)(?=" + _DECL + rb")",
-                     re.M)  # fmt: skip
+# ... or in front of a template (fmt's `FMT_EXPORT template <...>`).
+_PREFIX = re.compile(rb"^[ \t]*(?P<m>(?:[A-Z_][A-Z0-9_]{2,}(?:\([^()\n]*\))?[ \t]+)+)(?=" + _DECL
+                     + rb"|template\b)", re.M)  # fmt: skip
+# Upper-case names in front of a constructor (fmt's `FMT_CONSTEXPR size_padding(int n, ...) : size(n)`):
+# read as its type, and the initializer list after it as an error that ran to the file's end. A
+# constructor has no type, so only where the name is one the file declares a class or struct.
+_CTOR_PREFIX = re.compile(
+    rb"^[ \t]*(?P<m>(?:[A-Z_][A-Z0-9_]{2,}(?:\([^()\n]*\))?[ \t]+)+)(?P<name>[A-Za-z_]\w*)[ \t]*\(", re.M
+)
+_CLASS_NAME = re.compile(rb"\b(?:class|struct)[ \t]+(?:[A-Z_][A-Z0-9_]{2,}[ \t]+)?(?P<name>[A-Za-z_]\w*)")
 # A macro around a whole declaration (`UV_UNUSED(static int uv__stat(const char* p)) {`, libuv's
 # `HEAP_EXPORT(void heap_init(struct heap* heap));`): the grammar reads the macro as the function.
 _WRAPPED = re.compile(rb"^[ \t]*(?P<m>[A-Z_][A-Z0-9_]{2,}[ \t]*\()(?=[ \t]*" + _DECL + rb")", re.M)
@@ -87,6 +97,15 @@ _PAREN_NAMED = re.compile(
     rb"(?=(?:[A-Za-z_]\w*[ \t*]+)+\([ \t]*[A-Za-z_]\w*[ \t]*\)[ \t]*\()",
     re.M,
 )
+# A short `#if` ... `#endif` (no `#else`) inside a declaration: fmt's `__attribute__((no_sanitize(
+# "undefined")))` for one compiler, between a template's parameters and its function. The grammar
+# reads no directive there, and fmt's `format.h` was one error from that line to its end (its
+# number formatting a function named `FMT_BEGIN_EXPORT`). The directive lines are blanked, the code
+# between kept; only where the code before goes on (its last line ends in no `;`, brace or comment).
+_MID_IF = re.compile(
+    rb"^(?P<open>[ \t]*#[ \t]*if[^\n]*)\n(?:[ \t]*[^#\s][^\n]*\n){1,4}(?P<close>[ \t]*#[ \t]*endif\b[^\n]*)$",
+    re.M,
+)
 _CONTINUES = frozenset(b",(=+-*/|&?:\\[<")  # a line ending so goes on: `RED,` then `BLUE`
 _SPACE = frozenset(b" \t\r\n")
 
@@ -100,8 +119,9 @@ def blank_macros(src: bytes, lang: str) -> bytes:
     `#ifdef __cplusplus`, and a stand-alone macro of fields or of declarations (in C++, with its
     templates and trailing return types, these made some of fmt's and googletest's functions
     lose their bodies: bench/RESULTS.md, 2026-11-29)."""
+    src = _blank(src, _mid_if(src)) if b"#" in src else src
     if lang in ("cpp", "cuda"):
-        return blank_alone(_blank_all(src, _PREFIX))
+        return blank_alone(_blank(_blank_all(src, _PREFIX), _constructors(src)))
     blanked = _unwrap(_blank_all(_blank_all(src, _PREFIX), _EXTERN_C))
     return _blank_lines(blanked, _C_FOLLOWS, c=True)
 
@@ -128,6 +148,29 @@ def _blank(src: bytes, spans: Iterator[tuple[int, int]]) -> bytes:
 def _blank_all(src: bytes, pattern: re.Pattern[bytes]) -> bytes:
     """`src` with each match's group `m` blanked."""
     return _blank(src, (m.span("m") for m in pattern.finditer(src)))
+
+
+def _constructors(src: bytes) -> Iterator[tuple[int, int]]:
+    """The macros in front of each constructor of a class or struct the file declares."""
+    classes = {m["name"] for m in _CLASS_NAME.finditer(src)}
+    for m in _CTOR_PREFIX.finditer(src):
+        if m["name"] in classes:
+            yield m.span("m")
+
+
+def _mid_if(src: bytes) -> Iterator[tuple[int, int]]:
+    """The directive lines of each `_MID_IF` block that the code before it goes on into."""
+    for m in _MID_IF.finditer(src):
+        before = src[: m.start()].rstrip()
+        last = before[before.rfind(b"\n") + 1 :].lstrip()
+        if (
+            before
+            and before[-1:] not in b";{}"
+            and not before.endswith(b"*/")
+            and not last.startswith((b"#", b"//"))
+        ):
+            yield m.span("open")
+            yield m.span("close")
 
 
 def _unwrap(src: bytes) -> bytes:

@@ -90,8 +90,6 @@ def _read(lang: str, src: bytes, lines: list[str] | None) -> _Read:
     other = _bounded(lang, blanked)
     if not other.root_node.has_error:
         return _Read(other, None)
-    if lang in ("cpp", "cuda"):  # the error count, as before C's own macros were read (2026-11-29)
-        return _Read(other if _errors(other.root_node)[1] < _errors(tree.root_node)[1] else tree, None)
     # A tree that counts fewer errors can still read less: the grammar may recover a blanked
     # header as one error around intact declarations, or lose a function's body further down.
     lines = src.decode("utf-8", "replace").split("\n") if lines is None else lines
