@@ -596,6 +596,36 @@ def test_a_file_chunked_again_is_chunked_once_a_call_and_once_a_session_while_un
     assert calls == ["s.py", "s.py"]
 
 
+def test_a_changed_files_chunks_are_located_once_a_session_while_its_bytes_stay(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A starlette trial: an agent's edited `routing.py` made every call ~100 ms (5 unchanged), each
+    re-locating the same chunks; a session (`Known`) keeps where they were found until the file's
+    bytes change, and then finds them again in the new bytes."""
+    import cora_ci.rebind.locator as locator
+    from cora_ci.rebind.bind import Known
+
+    indexed = [c for c in _chunks("s.py", _BASE) if len(c.anchors) == 1 and c.kind == "method"]
+    calls: list[str] = []
+    real = locator.locate
+
+    def counted(lang: str, src: bytes, qual: str, name: str) -> Any:
+        calls.append(qual)
+        return real(lang, src, qual, name)
+
+    monkeypatch.setattr(locator, "locate", counted)
+    known = Known()
+    _write(tmp_path, "s.py", "import os\n\n\n" + _BASE)
+    for _ in range(3):  # three calls of one session
+        tree = WorkTree(tmp_path, known=known)
+        assert all(bind(c, tree, CFG, _no_parts).view.start == c.start_line + 3 for c in indexed)
+    assert indexed and len(calls) == len(indexed)
+    _write(tmp_path, "s.py", "import os\nimport sys\n\n\n" + _BASE)
+    tree = WorkTree(tmp_path, known=known)
+    assert all(bind(c, tree, CFG, _no_parts).view.start == c.start_line + 4 for c in indexed)
+    assert len(calls) == 2 * len(indexed)
+
+
 # A property: whatever lines that define nothing are inserted between top-level statements or
 # inside function bodies, every symbol chunk re-bound to the edited file has the text and lines a
 # fresh index gives it.
