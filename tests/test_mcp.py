@@ -113,6 +113,27 @@ def test_stdio_lists_the_four_tools_and_each_answers(shop: Path, env: dict[str, 
     anyio.run(run)
 
 
+def test_answers_are_compact_and_a_long_query_is_not_sent_back(shop: Path, env: dict[str, str]) -> None:
+    """A starlette trial: the SDK's indented JSON made an outline cost more than the file it
+    outlines, and every search sent a pasted traceback back whole."""
+
+    async def run() -> None:
+        async with stdio(shop, env) as c:
+            report = (
+                "save fails for a stripped item\n" + '  File "shop/memory.py", line 16, in normalize\n' * 40
+            )
+            r = await c.call_tool("search", {"query": report, "k": 2})
+            text: str = r.content[0].text  # type: ignore[union-attr]
+            assert "\n" not in text  # indented JSON has line breaks; a string's are escaped
+            assert json.loads(text) == r.structured_content
+            echoed = r.structured_content["query"] if r.structured_content else ""
+            assert echoed.startswith("save fails for a stripped item") and len(echoed) < 220 < len(report)
+            o = await c.call_tool("outline", {"path": "shop/base.py"})
+            assert "\n" not in o.content[0].text  # type: ignore[union-attr]
+
+    anyio.run(run)
+
+
 def test_bad_calls_are_tool_errors_with_codes_and_the_server_goes_on(shop: Path, env: dict[str, str]) -> None:
     async def run() -> None:
         async with stdio(shop, env) as c:

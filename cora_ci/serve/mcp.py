@@ -8,6 +8,7 @@ never stops on a bad call. Several bundles are served as one: search ranks acros
 tools ask each bundle in turn.
 """
 
+import json
 import logging
 import re
 import traceback
@@ -81,7 +82,10 @@ sections), in line order, each with its kind, the language's declaration word (`
 `show` and `related`. `path` is relative to the repository root, as `search` returns it. Cheaper
 than reading the file when you only need its shape."""
 
-_K = "How many results; asked again with a larger k (up to 33, one bundle), it begins with the same ones."
+_K = (
+    "How many results (at most 100; fewer when fewer match); asked again with a larger k, it begins "
+    "with the same ones (up to k 33 on one bundle)."
+)
 _READ_ONLY = ToolAnnotations(read_only_hint=True, idempotent_hint=True, open_world_hint=False)
 
 
@@ -102,14 +106,20 @@ def build_server(sessions: list[Session], collector: Collector | None = None) ->
         lang: Annotated[
             str | None, Field(description="Only this language (python, typescript, ...).")
         ] = None,
-        kind: Annotated[Kind | None, Field(description="Only chunks of this kind.")] = None,
+        kind: Annotated[
+            Kind | None,
+            Field(
+                description="Only chunks of this kind: `method` (functions and methods), `type` (classes, "
+                "structs, interfaces, enums), `field` (fields, constants, variables), `section` (docs)."
+            ),
+        ] = None,
         budget: Annotated[int | None, Field(ge=1, description="Cap on the code's tokens.")] = None,
     ) -> dict[str, Any]:
         filters = Filters(_one(lang), _one(kind), _one(path))
 
         def run() -> dict[str, Any]:
             ans = search_all(sessions, query, k, budget, filters)
-            out: dict[str, Any] = {"query": query}
+            out: dict[str, Any] = {"query": _echo(query)}
             if ans.notes:
                 out["notes"] = ans.notes
             out["results"] = [result_dict(r, bundles=ans.bundles if several else ()) for r in ans.results]
@@ -141,6 +151,13 @@ def build_server(sessions: list[Session], collector: Collector | None = None) ->
     for fn, text in ((search, SEARCH), (show, SHOW), (related, RELATED), (outline, OUTLINE)):
         server.add_tool(fn, description=text, annotations=_READ_ONLY, structured_output=True)
     return server
+
+
+_ECHOED = 200  # characters of the query an answer repeats: a pasted traceback is not sent back
+
+
+def _echo(query: str) -> str:
+    return query if len(query) <= _ECHOED else query[:_ECHOED].rstrip() + " ..."
 
 
 def _one(value: str | None) -> tuple[str, ...]:
@@ -175,9 +192,18 @@ def _answer(run: Callable[[], T]) -> T:
 
 
 async def _coded(ctx: Any, call_next: Any) -> Any:
-    """Tool errors the SDK raises itself (arguments that fail the schema) get a CORA code too.
+    """Tool errors the SDK raises itself (arguments that fail the schema) get a CORA code too,
+    and an answer's text is its structured content as compact JSON (the SDK indents it: a
+    starlette trial's outline of `routing.py` took 26 KB, more than most of the file, 19 KB so).
     The result reaches middleware in its wire form (a dict, `isError` and `content` parts)."""
     result = await call_next(ctx)
+    if (
+        ctx.method == "tools/call"
+        and isinstance(result, dict)
+        and isinstance(result.get("structuredContent"), dict)
+    ):
+        compact = json.dumps(result["structuredContent"], ensure_ascii=False, separators=(",", ":"))
+        result["content"] = [{"type": "text", "text": compact}]
     if ctx.method == "tools/call" and isinstance(result, dict) and result.get("isError"):
         for part in result.get("content") or []:
             text = part.get("text") if isinstance(part, dict) else None
