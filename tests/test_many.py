@@ -131,7 +131,7 @@ def test_show_related_and_outline_take_qualified_anchors(app: Path, env: dict[st
     assert json.loads(shown.stdout)["bundle"]["name"] == "authlib"
     assert cora("show", "authlib:authlib/auth.py::hash_password", cwd=app, env=env).returncode == 0
     wrong = cora("show", "app:authlib/auth.py::hash_password", cwd=app, env=env)
-    assert wrong.returncode == 4 and wrong.stderr.startswith("error: CORA-QRY-002: ")
+    assert wrong.returncode == 4 and wrong.stderr.startswith("error: CORA-QRY-004: ")
     outline = json.loads(
         cora("outline", "authlib:authlib/auth.py", "--format", "json", cwd=app, env=env).stdout
     )

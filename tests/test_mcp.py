@@ -219,7 +219,7 @@ def test_several_bundles_are_served_as_one(
             assert mine["bundle"]["source"].startswith("repo@")
             assert (await call(c, "outline", path="other:geo.py"))["symbols"][0]["symbol"] == "haversine"
             wrong = await error(c, "show", anchor="other:shop/memory.py::normalize")  # not in that one
-            assert wrong.startswith("CORA-QRY-002: ")
+            assert wrong.startswith("CORA-QRY-004: ")
 
     anyio.run(run)
 

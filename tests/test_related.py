@@ -443,3 +443,33 @@ def test_a_member_sharing_its_chunk_has_its_own_callers_and_pages_come_after_cod
     of_link = _relations(repo, "shop/links.py::link")
     assert ("callee", "shop/text.py::escape_path") in of_link, of_link  # not the chunk's first, `escape`
     assert all(r != "callee" or not a.startswith("tests/") for r, a in of_link)
+
+
+def test_an_anchor_written_otherwise_is_the_one_symbol_it_means(shop: Path) -> None:
+    """Trials' agents spent calls on refusals whose hint named the symbol: `Router.url_path_for`
+    without its path, Ruby's `Rack::Request#params`, an absolute path inside the repository. A
+    name that one symbol ends with is that symbol; several, or a file not indexed, say so."""
+    from cora_ci.errors import CoraError
+
+    where = Where.of(None, None, shop)
+    for written in ("MemoryStore.save", "MemoryStore#save", "MemoryStore::save()",
+                    f"{shop.resolve()}/shop/memory.py::MemoryStore.save", "shop/memory.py::MemoryStore::save"):  # fmt: skip
+        shown = run_show(written, where)
+        assert (shown.anchor, shown.view.text().lstrip()[:8]) == (
+            "shop/memory.py::MemoryStore.save",
+            "def save",
+        ), written
+    rel, _ = run_related("MemoryStore.save", where, 3)
+    assert rel.anchor == "shop/memory.py::MemoryStore.save" and rel.results
+    with pytest.raises(CoraError) as several:
+        run_show("save", where)
+    assert several.value.code == "CORA-QRY-002" and "shop/base.py::Store.save" in (several.value.hint or "")
+    assert "shop/memory.py::MemoryStore.save" in (several.value.hint or "")
+    with pytest.raises(CoraError) as no_file:
+        run_show("shop/nothere.py::Store.save", where)
+    assert no_file.value.code == "CORA-QRY-004"
+    with pytest.raises(CoraError) as in_file:
+        run_show("shop/memory.py::MemoryStore.sav", where)
+    assert in_file.value.code == "CORA-QRY-002"
+    assert (in_file.value.hint or "").startswith("did you mean shop/memory.py::MemoryStore.save")
+    assert run_outline(f"{shop.resolve()}/shop/base.py", where)[0].path == "shop/base.py"

@@ -231,7 +231,8 @@ def shown_dict(shown: Shown, anchor: str) -> dict[str, Any]:
     """`show`'s answer as JSON: the symbol's current code with its path, lines and staleness."""
     v = shown.view
     return {"path": v.path, "start_line": v.start, "end_line": v.end, "symbol": shown.symbol or None,
-            "anchor": anchor, "kind": shown.kind, "text": v.text(), "stale": shown.stale}  # fmt: skip
+            "anchor": shown.anchor or anchor, "kind": shown.kind, "text": v.text(),
+            "stale": shown.stale}  # fmt: skip
 
 
 def as_json(query: str, bundle: str, results: Iterable[Result], explain: bool = False,

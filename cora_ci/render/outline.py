@@ -48,8 +48,12 @@ class Outline:
 
 
 def outline(source: BundleChunks, path: str) -> Outline:
-    """The symbols of the indexed file `path` in line order (CORA-QRY-004 if it is not indexed)."""
+    """The symbols of the indexed file `path` in line order (CORA-QRY-004 if it is not indexed);
+    written absolute inside the working tree, the file there."""
+    from cora_ci.render.anchors import relative
+
     table = source.bundle.chunks
+    path = relative(source, path)
     fi = table.file_index(path)
     if fi is None:
         raise CoraError("CORA-QRY-004", f"no file {path!r} in {source.bundle.root}")

@@ -11,8 +11,9 @@ from dataclasses import dataclass
 
 from cora_ci.chunking.model import Chunk
 from cora_ci.rebind.view import View, mentions, signature
+from cora_ci.render.anchors import meant, refused
 from cora_ci.render.answer import Result
-from cora_ci.render.source import BundleChunks, sibling, unknown_anchor
+from cora_ci.render.source import BundleChunks, sibling
 from cora_ci.retrieval.catalog import catalog
 from cora_ci.retrieval.related import related
 from cora_ci.retrieval.types import Hit
@@ -25,15 +26,22 @@ class Related:
 
 
 def related_results(source: BundleChunks, anchor: str, k: int, full: bool = False) -> Related:
-    """The `k` chunks most related to the symbol `anchor` (CORA-QRY-002 if the bundle has none)."""
+    """The `k` chunks most related to the symbol `anchor` (CORA-QRY-002 if the bundle has none;
+    an anchor written otherwise is the one symbol it means, `render.anchors`)."""
     chunk = source.by_anchor(anchor)
+    if (
+        chunk is None
+        and source.inner(anchor) is None
+        and (other := meant(source, anchor)) not in (None, anchor)
+    ):
+        return related_results(source, other or anchor, k, full)
     name = (
         chunk.symbols[chunk.anchors.index(anchor)] if chunk is not None and anchor in chunk.anchors else None
     )
     if chunk is None:  # a member of a type kept whole: the references of the chunk holding it
         found = source.inner(anchor)
         if found is None:
-            raise unknown_anchor(source, anchor)
+            raise refused(source, anchor)
         chunk = found[0]
     out: list[Result] = []
     mine = source.bind(chunk).view

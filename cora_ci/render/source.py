@@ -213,23 +213,30 @@ class Shown:
     stale: Stale
     symbol: str  # the anchor's own (small siblings share a chunk)
     kind: str = ""  # the symbol's kind: the chunk's, or a member's inside a chunk kept whole
+    anchor: str = ""  # the bundle's anchor it was found by (the one asked for, or the one it means)
 
     def __post_init__(self) -> None:
         self.kind = self.kind or self.chunk.kind
 
 
 def show(source: BundleChunks, anchor: str) -> Shown:
-    """The code of the symbol anchored `anchor`, re-bound to the working tree when there is one."""
+    """The code of the symbol anchored `anchor`, re-bound to the working tree when there is one;
+    an anchor written otherwise is the one symbol it means (`render.anchors`)."""
     chunk = source.by_anchor(anchor)
     if chunk is None:
         inner = source.inner(anchor)
         if inner is None:
-            raise unknown_anchor(source, anchor)
+            from cora_ci.render.anchors import meant, refused
+
+            other = meant(source, anchor)
+            if other is None or other == anchor:
+                raise refused(source, anchor)
+            return show(source, other)
         holder, sym = inner
         if sym.stale == "missing" and source.tree is not None:
             raise _gone(anchor, source.tree)
         view = View(holder.path, sym.start, sym.end, dict(enumerate(sym.lines, sym.start)))
-        return Shown(holder, view, sym.stale, sym.sym.name, sym.sym.kind)
+        return Shown(holder, view, sym.stale, sym.sym.name, sym.sym.kind, anchor)
     indexed = merge([from_chunk(c) for c in source.family(chunk)])
     if anchor not in chunk.anchors and len(chunk.anchors) > 1:  # overloads merged: the implementation
         anchor = implementation(indexed, chunk, anchor)[0]
@@ -238,11 +245,11 @@ def show(source: BundleChunks, anchor: str) -> Shown:
         indexed = sibling(indexed, chunk, anchor)
     tree = source.tree
     if tree is None:
-        return Shown(chunk, _filled(indexed, None), None, name)
+        return Shown(chunk, _filled(indexed, None), None, name, anchor=anchor)
     cur = tree.file(chunk.path)
     unchanged = cur is not None and source.blobs.get(chunk.path) == cur.blob
     if cur is not None and unchanged:
-        return Shown(chunk, _filled(indexed, cur.lines), None, name)
+        return Shown(chunk, _filled(indexed, cur.lines), None, name, anchor=anchor)
     if cur is not None and chunk.strategy == "structural" and "::" in anchor:
         from cora_ci.rebind.locator import locate  # parses: only for a file changed since indexed
 
@@ -255,13 +262,13 @@ def show(source: BundleChunks, anchor: str) -> Shown:
                 indexed.end,
                 _filled(indexed, None).text(),
             )
-            return Shown(chunk, view, None if same else "moved", name)
+            return Shown(chunk, view, None if same else "moved", name, anchor=anchor)
     elif cur is not None:
         bound = [source.bind(c) for c in source.family(chunk)]
         if bound[0].stale != "missing":
             views = [b.view for b in bound if b.stale != "missing"]
             stale: Stale = "moved" if any(b.stale for b in bound) else None
-            return Shown(chunk, _filled(merge(views), cur.lines), stale, name)
+            return Shown(chunk, _filled(merge(views), cur.lines), stale, name, anchor=anchor)
     raise _gone(anchor, tree)
 
 

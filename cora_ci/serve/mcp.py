@@ -61,9 +61,11 @@ any of them whole."""
 SHOW = """\
 The whole current code of one symbol, by its anchor (`path::Qualified.name`, as `search`, `related`
 and `outline` return it): a function, a class with all its members, a config key, a doc section.
-Read from the working tree, so it reflects unsaved-to-index edits: `stale` is null when unchanged
-since indexing, "moved" when it changed or moved (found by its anchor). Fails with CORA-QRY-002 for
-an unknown anchor (the message suggests near ones) and CORA-QRY-003 when the symbol was deleted."""
+Read from the working tree, so it reflects edits made since indexing: `stale` is null when unchanged
+since indexing, "moved" when it changed or moved (found by its anchor). A name without its path
+(`Router.url_path_for`) works when one symbol ends with it. Fails with CORA-QRY-002 for an unknown
+or ambiguous anchor (the message lists near or matching ones), CORA-QRY-004 for a file not indexed
+and CORA-QRY-003 when the symbol was deleted."""
 
 RELATED = """\
 What to read next about one symbol: up to k chunks related to it through the code's reference
