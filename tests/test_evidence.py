@@ -653,3 +653,26 @@ def test_a_report_whose_error_names_a_method_finds_it(make_repo: Callable[[dict[
     assert "tables/rst.py::RST.__init__" not in [r.anchor for r in plain.results[:3]], [
         r.anchor for r in plain.results
     ]
+
+
+def test_a_message_written_in_several_places_finds_them_all(
+    make_repo: Callable[[dict[str, str]], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A starlette trial: "Routed paths must start with '/'" is asserted by three routes; BM25's
+    best for its words were tests saying "start" and "paths", so one was found. Every chunk that
+    holds the message's rarest word is read when few do (here BM25 is given room for one)."""
+    import cora_ci.retrieval.emitted as emitted
+
+    routes = "".join(
+        f"class {name}:\n    def __init__(self, path):\n"
+        f"        assert path.startswith('/'), \"Routed paths must start with '/'\"\n        self.path = path\n\n\n"
+        for name in ("Route", "Mount", "WebSocketRoute")
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "shop/routing.py": routes,
+                      "tests/test_paths.py": "def test_paths_start():\n    assert start_paths('/') == paths\n"})  # fmt: skip
+    build(repo, model="none")
+    monkeypatch.setattr(emitted, "_SEARCHED", 1)
+    ans = run_query("AssertionError: Routed paths must start with '/'", Where.of(None, None, repo), k=3)
+    got = {r.anchor: r.hit.explain["evidence"] for r in ans.results}
+    assert got == dict.fromkeys([f"shop/routing.py::{n}.__init__" for n in ("Route", "Mount", "WebSocketRoute")],
+                                MESSAGE), got  # fmt: skip
