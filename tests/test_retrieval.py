@@ -1461,6 +1461,27 @@ def test_what_calls_a_name_answers_its_callers_after_its_definition(
         assert got[:2] == ["src/wire/request.py::handle_request", "src/wire/headers.py::parse_header"], query
 
 
+def test_what_calls_a_name_several_classes_define_answers_callers_before_the_other_definitions(
+    tmp_path: Path, private_cache: None
+) -> None:
+    """A starlette trial: "what calls url_path_for" printed its six definitions (a base class's and
+    five overrides) and no caller at k 6. One definition, then its callers, then the others."""
+    routes = "".join(
+        f"class {n}Route:\n    def url_path_for(self, name):\n        return '/{n.lower()}/' + name\n\n\n"
+        for n in ("Base", "Web", "Mount", "Host")
+    )
+    repo = init_repo(tmp_path / "repo", {
+        ".cora.toml": "min_tokens = 0\n",
+        "src/routing.py": routes,
+        "src/requests.py": "from routing import BaseRoute\n\n\ndef url_for(router, name):\n"
+                           "    return router.url_path_for(name)\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    got = anchors(b, search(b, "what calls url_path_for", k=3))
+    assert got[0].endswith("Route.url_path_for") and got[1] == "src/requests.py::url_for", got
+
+
 @pytest.mark.parametrize(
     ("text", "named"),
     [

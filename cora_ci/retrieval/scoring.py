@@ -185,7 +185,8 @@ def to_related(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filters,
     reference graph (as `related` lists them), above what only matches words, the most referenced
     first, tests after code: a long caller that says the name once was no match for BM25
     (marshmallow's `Schema._do_load` was not among the first 15 results for "what calls
-    _invoke_field_validators", its only caller)."""
+    _invoke_field_validators", its only caller). The name's other definitions come after them:
+    "what calls url_path_for" printed starlette's six definitions and no caller at k 6."""
     if q.relation is None or params.related <= 0:
         return
     named = [c for c in cands.values() if c.explain["definition"] and c.origin == origin]
@@ -206,6 +207,10 @@ def to_related(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filters,
             bonus *= _LOWER  # a test that calls it is an answer too, after the code that does
         c.explain["related"] = round(bonus, 6)
         c.score = min(c.score + bonus, top.score * _BEHIND)  # after the definition asked about
+    lifted = [c.score for cid in found if (c := cands.get(key(cid))) is not None and c.explain["related"]]
+    for c in named:  # the name's other definitions (starlette's six `url_path_for`) after its users
+        if c is not top and c.meta.id not in found and lifted:
+            c.score = min(c.score, min(lifted) * _BEHIND)
 
 
 def _behind_principals(
