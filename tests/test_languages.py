@@ -1145,3 +1145,27 @@ def test_anchors_do_not_change_when_code_elsewhere_changes() -> None:
     for anchor in old:
         assert old[anchor].id == new[anchor].id
     assert new["a.py::Auth.login"].start_line == old["a.py::Auth.login"].start_line + 5
+
+
+def test_a_c_function_like_macro_is_a_symbol() -> None:
+    """Lua's API is half macros: "where is lua_tostring defined" answered `luaB_tostring`, and
+    `lua_pop` was a line of a 160-line module chunk. An object-like macro or a guard is not one."""
+    r = run_chunk("src/lua.h", """
+        #ifndef lua_h
+        #define lua_h
+
+        #define LUA_VERSION_NUM 504
+
+        #define lua_pop(L,n)		lua_settop(L, -(n)-1)
+
+        LUA_API void  (lua_settop) (lua_State *L, int idx);
+        #endif
+    """, min_tokens=0)  # fmt: skip
+    chunks = by_anchor(r)
+    pop = chunks["src/lua.h::lua_pop"]
+    assert (
+        pop.kind == "method"
+        and pop.hierarchy[-1] == "macro:lua_pop"
+        and pop.text.startswith("#define lua_pop")
+    )
+    assert not any(a.endswith(("::lua_h", "::LUA_VERSION_NUM")) for a in chunks)

@@ -155,7 +155,11 @@ def test_a_c_function_a_macro_wraps_whole_is_named_and_chunked_as_written() -> N
     )
     r = run_chunk("src/unix/internal.h", src, min_tokens=0)
     found = [(c.symbols, c.start_line, c.end_line) for c in r.chunks if c.kind == "method"]
-    assert found == [(["uv__update_time"], 3, 5), (["uv__stat"], 7, 10)]
+    assert found == [
+        (["UV_UNUSED"], 1, 1),
+        (["uv__update_time"], 3, 5),
+        (["uv__stat"], 7, 10),
+    ]  # the macro too
     assert r.chunks[-1].text.startswith("UV_UNUSED(static int uv__stat(")
     assert uncovered(r, src.encode()) == []
 

@@ -74,8 +74,9 @@ __all__ = ["FileResult", "chunk_file"]
 # 51: a JavaScript class's private members (`#dispatch`) are linked in the reference graph; 52: Ruby's
 # class methods (`def self.parse`) are methods and its constants (`CODES = {...}`) symbols; 53: C++
 # reads past a `#if` inside a declaration and macros before constructors and templates, and keeps
-# the blanked tree when its outline reads more (fmt's `format.h` was one error from line 470)
-REVISION = 53
+# the blanked tree when its outline reads more (fmt's `format.h` was one error from line 470); 54: a C
+# or C++ function-like macro is a symbol (`#define lua_pop(L,n) ...`, labelled `macro`)
+REVISION = 54
 
 
 def __getattr__(name: str) -> Any:

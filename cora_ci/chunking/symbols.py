@@ -39,6 +39,10 @@ _DECLARED_NAMES = _FUNCTION_NAMES | {"type_identifier"}  # what a declarator's w
 # A name in capitals: a C macro's (what defines a test case, `TEST_F`, not a function), a constant's
 # by convention (Python's `DEFAULT_TIMEOUT`)
 _CAPITALS = re.compile(r"[A-Z][A-Z0-9_]*")
+# A function-like macro is as much of a C library's API as a function (Lua's `lua_pop`, `FMT_ASSERT`);
+# object-like ones (`#define LUA_VERSION_NUM 504`, include guards) are left in their file's code: as
+# many again, for little (docs/ranking.md)
+_C_MACRO = "preproc_function_def"
 # C's tagged types: a definition with its body, a reference without (`struct foo;`, `struct foo *p;`)
 _C_TAGGED = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
 _JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
@@ -157,6 +161,8 @@ class Classifier:
         if lang in C_LANGS and t in _C_DECLARATIONS:
             name = self._prototype(n)
             return ("method", DECLARATION, name) if name else None
+        if lang in C_LANGS and t == _C_MACRO and (name := n.child_by_field_name("name")) is not None:
+            return "method", "macro", text_of(self.src, name)
         if lang in dialects.LANGS:
             return dialects.classify(lang, n, self.src, in_type)
         if lang in JS_LANGS:
