@@ -683,6 +683,27 @@ def test_ruby_class_methods_and_constants_are_symbols() -> None:
     assert "lib/shop/cart.rb::Shop.Cart.Alias" not in chunks  # another name for a module
 
 
+def test_rubys_requires_are_its_files_imports() -> None:
+    """A rack trial: `generator.rb:3-3 module None`, a chunk of its `require` lines, came back as a
+    result; they are the file chunk's, as other languages' imports are."""
+    r = run_chunk("lib/shop/gen.rb", """
+        # frozen_string_literal: true
+
+        require 'set'
+        require_relative 'cart'
+
+        module Shop
+          def self.make
+            Set.new
+          end
+        end
+    """, min_tokens=0)  # fmt: skip
+    assert [c.kind for c in r.chunks] == ["file", "type", "method"], [
+        (c.kind, c.start_line) for c in r.chunks
+    ]
+    assert "require_relative 'cart'" in r.chunks[0].text
+
+
 def test_kotlin_declarations_without_name_fields() -> None:
     """Kotlin's grammar gives a class or function no `name` field: the name is the identifier among
     its children (after an extension function's receiver), and the keyword says what a class is."""

@@ -70,6 +70,13 @@ More text.
 """
 
 
+def test_a_headings_images_links_and_tags_are_its_text_in_the_anchor() -> None:
+    """rack's README sections were anchored `README.md::![Rack](contrib/logo.webp)/Configuration`."""
+    src = "# ![Rack](contrib/logo.webp)\n\nIntro.\n\n## Using [Puma](https://puma.io) <sup>1</sup>\n\nText.\n"
+    anchors = set(by_anchor(run_chunk("README.md", src, min_tokens=0)))
+    assert {"README.md::Rack", "README.md::Rack/Using Puma 1"} <= anchors, anchors
+
+
 def test_restructuredtext_sections_by_the_order_of_their_adornments() -> None:
     """Levels as docutils reads them: each adornment style's first appearance; a section holds
     what follows its title up to the next title of its level or above."""

@@ -75,8 +75,9 @@ __all__ = ["FileResult", "chunk_file"]
 # class methods (`def self.parse`) are methods and its constants (`CODES = {...}`) symbols; 53: C++
 # reads past a `#if` inside a declaration and macros before constructors and templates, and keeps
 # the blanked tree when its outline reads more (fmt's `format.h` was one error from line 470); 54: a C
-# or C++ function-like macro is a symbol (`#define lua_pop(L,n) ...`, labelled `macro`)
-REVISION = 54
+# or C++ function-like macro is a symbol (`#define lua_pop(L,n) ...`, labelled `macro`); 55: a Markdown
+# heading's images, links and tags are their text in its anchor; Ruby's `require` lines are imports
+REVISION = 55
 
 
 def __getattr__(name: str) -> Any:

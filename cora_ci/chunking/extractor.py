@@ -54,9 +54,20 @@ def last_row(node: Node) -> int:
     return row
 
 
+_RUBY_REQUIRES = frozenset({"require", "require_relative"})
+
+
 class Extractor:
     """The symbols of one file's source: the walk (`scan`, `build`) and each symbol's extent,
     signature and docs; what a node defines and is called is `symbols.Classifier`'s."""
+
+    def _required(self, n: Node) -> bool:
+        """Ruby's `require "x"` and `require_relative "x"`: imports, not a module chunk of code (a
+        rack trial's `generator.rb:3-3` came back as a result)."""
+        if self.lang != "ruby" or n.type != "call" or n.child_by_field_name("receiver") is not None:
+            return False
+        method = n.child_by_field_name("method")
+        return method is not None and text_of(self.src, method) in _RUBY_REQUIRES
 
     def __init__(self, lang: str, src: bytes) -> None:
         self.kinds = Classifier(lang, src)
@@ -237,7 +248,7 @@ class Extractor:
                     wrap_count[wrap.id] = wrap_count.get(wrap.id, 0) + 1
                 continue
             t = n.type
-            if t in self.spec.imports or (self.spec.generic and is_generic_import(t)):
+            if t in self.spec.imports or (self.spec.generic and is_generic_import(t)) or self._required(n):
                 if not in_type:
                     self.imports.update(range(n.start_point[0], last_row(n) + 1))
                 continue

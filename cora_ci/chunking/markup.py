@@ -46,11 +46,21 @@ def markdown(root: Node, src: bytes) -> list[Sym]:
                 continue
             heading = next((h for h in c.named_children if h.type.endswith("_heading")), None)
             content = heading.child_by_field_name("heading_content") if heading is not None else None
-            name = _text(src, content) if content is not None else "(untitled)"
+            name = _plain(_text(src, content)) if content is not None else "(untitled)"
             sym = _leaf("section", name.strip("# ") or "(untitled)", c.start_point[0], last_row(c))
             out.append(sym)
             stack.append((c, sym.children))
     return top
+
+
+# A heading's inline markup: an image (`![Rack](contrib/logo.webp)`, its alt text), a link (its
+# text), an HTML tag (nothing). rack's README sections were anchored `![Rack](contrib/logo.webp)/...`.
+_IMAGE_OR_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_TAG = re.compile(r"</?[A-Za-z][^<>\n]*>")
+
+
+def _plain(heading: str) -> str:
+    return " ".join(_TAG.sub("", _IMAGE_OR_LINK.sub(r"\1", heading)).split())
 
 
 def rst(root: Node, src: bytes, lines: list[str]) -> list[Sym]:
