@@ -683,6 +683,29 @@ def test_ruby_class_methods_and_constants_are_symbols() -> None:
     assert "lib/shop/cart.rb::Shop.Cart.Alias" not in chunks  # another name for a module
 
 
+def test_rubys_attributes_are_its_classs_fields_one_chunk_a_line() -> None:
+    """A rack trial: "where is ip_filter defined" (`class << self; attr_accessor :ip_filter`)
+    answered `trusted_proxy?`. Each name `attr_*` defines is a field; names one line declares
+    share its one chunk (not one chunk of the same text each)."""
+    r = run_chunk("lib/shop/cart.rb", """
+        module Shop
+          class Cart
+            class << self
+              attr_accessor :ip_filter
+            end
+            attr_reader :items, :total
+
+            def initialize
+              @items = []
+            end
+          end
+        end
+    """, min_tokens=0)  # fmt: skip
+    fields = [(c.anchors, c.start_line) for c in r.chunks if c.kind == "field"]
+    assert fields == [(["lib/shop/cart.rb::Shop.Cart.ip_filter"], 4),
+                      (["lib/shop/cart.rb::Shop.Cart.items", "lib/shop/cart.rb::Shop.Cart.total"], 6)], fields  # fmt: skip
+
+
 def test_rubys_requires_are_its_files_imports() -> None:
     """A rack trial: `generator.rb:3-3 module None`, a chunk of its `require` lines, came back as a
     result; they are the file chunk's, as other languages' imports are."""

@@ -76,8 +76,9 @@ __all__ = ["FileResult", "chunk_file"]
 # reads past a `#if` inside a declaration and macros before constructors and templates, and keeps
 # the blanked tree when its outline reads more (fmt's `format.h` was one error from line 470); 54: a C
 # or C++ function-like macro is a symbol (`#define lua_pop(L,n) ...`, labelled `macro`); 55: a Markdown
-# heading's images, links and tags are their text in its anchor; Ruby's `require` lines are imports
-REVISION = 55
+# heading's images, links and tags are their text in its anchor; Ruby's `require` lines are imports;
+# 56: Ruby's `attr_accessor :a, :b` names are fields, and symbols of the very same lines share a chunk
+REVISION = 56
 
 
 def __getattr__(name: str) -> Any:

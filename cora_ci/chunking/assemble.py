@@ -294,7 +294,12 @@ def _emit_leaves(ctx: FileCtx, leaves: list[_Leaf], parent: int | None, ancestor
             )
         group.clear()
 
-    for leaf in leaves:
+    for leaf in _same_lines(leaves):
+        if isinstance(leaf, list):  # names that one line declares (Ruby's `attr_reader :items, :total`)
+            flush()
+            group.extend(leaf)
+            flush()
+            continue
         if not small(leaf):
             flush()
             _emit_pieces(ctx, [leaf.sym], leaf.pieces, leaf.anchor, leaf.hierarchy, parent, ancestors)
@@ -314,6 +319,20 @@ def _emit_leaves(ctx: FileCtx, leaves: list[_Leaf], parent: int | None, ancestor
                 flush()
         group.append(leaf)
     flush()
+
+
+def _same_lines(leaves: list[_Leaf]) -> list[_Leaf | list[_Leaf]]:
+    """The leaves, those of the very same lines as the one before them together in a list: one
+    chunk of several symbols, not one chunk of the same text for each."""
+    out: list[_Leaf | list[_Leaf]] = []
+    for leaf in leaves:
+        last = out[-1] if out else None
+        first = last[0] if isinstance(last, list) else last
+        if first is not None and (first.sym.start, first.sym.end) == (leaf.sym.start, leaf.sym.end):
+            out[-1] = [*last, leaf] if isinstance(last, list) else [first, leaf]
+        else:
+            out.append(leaf)
+    return out
 
 
 def emit_rows(

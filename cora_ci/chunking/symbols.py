@@ -89,6 +89,18 @@ def _js_variable(declarator: Node) -> str:
     return "constant" if keyword == "const" else "variable"
 
 
+_RUBY_ATTRIBUTES = frozenset({"attr_accessor", "attr_reader", "attr_writer"})
+
+
+def _ruby_attribute(sym: Node, src: bytes) -> bool:
+    """`sym` is a name `attr_accessor :a, :b` (or `attr_reader`, `attr_writer`) defines."""
+    args = sym.parent
+    call = args.parent if args is not None and args.type == "argument_list" else None
+    method = call.child_by_field_name("method") if call is not None and call.type == "call" else None
+    return (method is not None and call is not None and call.child_by_field_name("receiver") is None
+            and text_of(src, method) in _RUBY_ATTRIBUTES)  # fmt: skip
+
+
 def declaration(hierarchy: list[str]) -> bool:
     """A chunk of C or C++ functions declared without their bodies (its first symbol's label says
     so: `assemble` never merges a declaration with a definition)."""
@@ -196,6 +208,8 @@ class Classifier:
             dunder = name.startswith("__") and name.endswith("__")
             if left.type == "identifier" and name != "_" and not dunder and not _alias(right):
                 return "field", "constant" if _CAPITALS.fullmatch(name) else "variable", name
+        elif lang == "ruby" and t == "simple_symbol" and in_type and _ruby_attribute(n, self.src):
+            return "field", "attribute", text_of(self.src, n).lstrip(":")  # `attr_accessor :ip_filter`
         elif lang == "ruby" and t == "assignment":  # a constant (`HTTP_STATUS_CODES = {...}`)
             left = n.child_by_field_name("left")
             if left is not None and left.type == "constant" and not _alias(n.child_by_field_name("right")):
