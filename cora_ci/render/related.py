@@ -29,20 +29,20 @@ def related_results(source: BundleChunks, anchor: str, k: int, full: bool = Fals
     """The `k` chunks most related to the symbol `anchor` (CORA-QRY-002 if the bundle has none;
     an anchor written otherwise is the one symbol it means, `render.anchors`)."""
     chunk = source.by_anchor(anchor)
-    if (
-        chunk is None
-        and source.inner(anchor) is None
-        and (other := meant(source, anchor)) not in (None, anchor)
-    ):
-        return related_results(source, other or anchor, k, full)
+    found = source.inner(anchor) if chunk is None else None
+    if chunk is None and found is None:
+        other = meant(source, anchor)
+        if other is None or other == anchor:
+            raise refused(source, anchor)
+        return related_results(source, other, k, full)
     name = (
         chunk.symbols[chunk.anchors.index(anchor)] if chunk is not None and anchor in chunk.anchors else None
     )
-    if chunk is None:  # a member of a type kept whole: the references of the chunk holding it
-        found = source.inner(anchor)
-        if found is None:
-            raise refused(source, anchor)
+    if (
+        chunk is None and found is not None
+    ):  # a member of a type kept whole: the chunk holding it's references
         chunk = found[0]
+    assert chunk is not None
     out: list[Result] = []
     mine = source.bind(chunk).view
     if name is not None and len(chunk.anchors) > 1:
