@@ -38,11 +38,9 @@ def related_results(source: BundleChunks, anchor: str, k: int, full: bool = Fals
     name = (
         chunk.symbols[chunk.anchors.index(anchor)] if chunk is not None and anchor in chunk.anchors else None
     )
-    if (
-        chunk is None and found is not None
-    ):  # a member of a type kept whole: the chunk holding it's references
+    if chunk is None:  # a member of a type kept whole: the references of the chunk holding it
+        assert found is not None  # else refused above
         chunk = found[0]
-    assert chunk is not None
     out: list[Result] = []
     mine = source.bind(chunk).view
     if name is not None and len(chunk.anchors) > 1:
