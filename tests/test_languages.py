@@ -1213,3 +1213,48 @@ def test_a_c_function_like_macro_is_a_symbol() -> None:
         and pop.text.startswith("#define lua_pop")
     )
     assert not any(a.endswith(("::lua_h", "::LUA_VERSION_NUM")) for a in chunks)
+
+
+def test_swift_initializers_cases_typealiases_and_conditional_members() -> None:
+    """An Alamofire trial: a type body holding `#if ... #else ... #endif` closed at the directive
+    (`Protected` was 2 lines, its members top-level functions), and `init`, `deinit`,
+    `subscript`, `typealias` and enum cases were no symbols (an initializer's locals were read as
+    the type's fields)."""
+    src = """
+        public enum AFError: Error {
+            case explicitlyCancelled
+            case invalidURL(url: String)
+            public typealias Handler = (Int) -> Void
+        }
+
+        final class Protected<T> {
+            #if compiler(>=6)
+            private let lock = NSLock()
+            #else
+            #error("This platform needs a lock.")
+            #endif
+            private var value: T
+
+            init(_ value: T) {
+                let copy = value
+                self.value = copy
+            }
+
+            deinit { print("gone") }
+
+            subscript(key: String) -> T? { nil }
+
+            func read() -> T { value }
+        }
+    """
+    r = run_chunk("Source/Protected.swift", src, min_tokens=0)
+    got = {a: (c.kind, c.hierarchy[-1].split(":")[0]) for c in r.chunks for a in c.anchors}
+    p = "Source/Protected.swift::"
+    for anchor, want in [("AFError.explicitlyCancelled", ("field", "case")), ("AFError.invalidURL", ("field", "case")),
+                         ("AFError.Handler", ("type", "typealias")), ("Protected.init", ("method", "initializer")),
+                         ("Protected.deinit", ("method", "deinit")), ("Protected.subscript", ("method", "subscript")),
+                         ("Protected.read", ("method", "method")), ("Protected.lock", ("field", "field"))]:  # fmt: skip
+        assert got.get(p + anchor) == want, (anchor, sorted(got))
+    assert p + "Protected.copy" not in got and p + "read" not in got
+    protected = by_anchor(r)[p + "Protected"]
+    assert (protected.start_line, protected.end_line) == (7, 25)  # the whole class

@@ -77,8 +77,10 @@ __all__ = ["FileResult", "chunk_file"]
 # the blanked tree when its outline reads more (fmt's `format.h` was one error from line 470); 54: a C
 # or C++ function-like macro is a symbol (`#define lua_pop(L,n) ...`, labelled `macro`); 55: a Markdown
 # heading's images, links and tags are their text in its anchor; Ruby's `require` lines are imports;
-# 56: Ruby's `attr_accessor :a, :b` names are fields, and symbols of the very same lines share a chunk
-REVISION = 56
+# 56: Ruby's `attr_accessor :a, :b` names are fields, and symbols of the very same lines share a chunk;
+# 57: Swift reads past `#if` in type bodies, and its `init`, `deinit`, `subscript`, `typealias` and
+# enum cases are symbols
+REVISION = 57
 
 
 def __getattr__(name: str) -> Any:

@@ -82,6 +82,8 @@ def _read(lang: str, src: bytes, lines: list[str] | None) -> _Read:
     tree = _bounded(lang, read)
     if lang in _NO_SEMICOLONS and tree.root_node.has_error:
         return _Read(_separated(lang, src, tree), None)
+    if lang == "swift" and tree.root_node.has_error and b"#" in src:
+        return _Read(_unconditional(lang, src, tree), None)
     if lang not in C_LANGS or not tree.root_node.has_error:
         return _Read(tree, None)
     blanked = macros.blank_macros(read, lang)
@@ -112,6 +114,21 @@ def _separated(lang: str, src: bytes, tree: Any) -> Any:
     if rewritten == src:
         return tree
     other = _bounded(lang, rewritten)
+    return other if _errors(other.root_node)[1] < _errors(tree.root_node)[1] else tree
+
+
+_SWIFT_CONDITION = re.compile(rb"(?m)^[ \t]*#(?:if|elseif|else|endif|error|warning)\b[^\n]*")
+
+
+def _unconditional(lang: str, src: bytes, tree: Any) -> Any:
+    """Swift whose type bodies hold `#if ... #else ... #endif`: the grammar reads no directive
+    there and closed the type at its first one (Alamofire's `Protected` was 2 lines, its members
+    top-level functions; 22 of its files had parse errors). Read with the directive lines blanked
+    (byte for byte), both branches' declarations in turn, when that leaves fewer errors."""
+    blanked = _SWIFT_CONDITION.sub(lambda m: b" " * len(m[0]), src)
+    if blanked == src:
+        return tree
+    other = _bounded(lang, blanked)
     return other if _errors(other.root_node)[1] < _errors(tree.root_node)[1] else tree
 
 

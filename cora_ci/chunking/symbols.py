@@ -89,6 +89,10 @@ def _js_variable(declarator: Node) -> str:
     return "constant" if keyword == "const" else "variable"
 
 
+# Swift's members named by their keyword (Alamofire's 113 initializers were no symbols, their
+# locals read as the type's fields)
+_SWIFT_KEYWORD_NAMED = {"init_declaration": "init", "deinit_declaration": "deinit",
+                        "subscript_declaration": "subscript"}  # fmt: skip
 _RUBY_ATTRIBUTES = frozenset({"attr_accessor", "attr_reader", "attr_writer"})
 
 
@@ -208,6 +212,16 @@ class Classifier:
             dunder = name.startswith("__") and name.endswith("__")
             if left.type == "identifier" and name != "_" and not dunder and not _alias(right):
                 return "field", "constant" if _CAPITALS.fullmatch(name) else "variable", name
+        elif lang == "swift" and t in _SWIFT_KEYWORD_NAMED:
+            return (
+                "method",
+                "initializer" if t == "init_declaration" else t.split("_")[0],
+                _SWIFT_KEYWORD_NAMED[t],
+            )
+        elif lang == "swift" and t == "enum_entry" and (name := n.child_by_field_name("name")) is not None:
+            return "field", "case", text_of(self.src, name)  # `case explicitlyCancelled`
+        elif lang == "swift" and t == "typealias_declaration" and (name := n.child_by_field_name("name")):
+            return "type", "typealias", text_of(self.src, name)
         elif lang == "ruby" and t == "simple_symbol" and in_type and _ruby_attribute(n, self.src):
             return "field", "attribute", text_of(self.src, n).lstrip(":")  # `attr_accessor :ip_filter`
         elif lang == "ruby" and t == "assignment":  # a constant (`HTTP_STATUS_CODES = {...}`)
@@ -331,6 +345,8 @@ class Classifier:
             return self._declarator_names(n)
         if lang == "r" and t == "function_definition":  # its `name` field is the keyword
             return self._assigned_name(n)
+        if lang == "swift" and t in _SWIFT_KEYWORD_NAMED:  # `init(...)`, `deinit`, `subscript(...)`
+            return _SWIFT_KEYWORD_NAMED[t]
         if (case := self.macro_case(n)) is not None and case:
             return case[-1]
         name = n.child_by_field_name("name")
