@@ -473,3 +473,38 @@ def test_an_anchor_written_otherwise_is_the_one_symbol_it_means(shop: Path) -> N
     assert in_file.value.code == "CORA-QRY-002"
     assert (in_file.value.hint or "").startswith("did you mean shop/memory.py::MemoryStore.save")
     assert run_outline(f"{shop.resolve()}/shop/base.py", where)[0].path == "shop/base.py"
+
+
+def test_c_plus_plus_and_java_names_as_their_users_write_them(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """leveldb's and gson's trials: `DBImpl::Write` (anchored `leveldb.DBImpl::Write`),
+    `leveldb::SkipList::Insert` (a template's), `com.google.gson.Gson#fromJson` (a package the
+    anchor does not hold), `MapTypeAdapterFactory$Adapter.read` (a JVM binary name), and an
+    overload by its parameters, `Gson.toJson(Object)`, as the hints print it."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "db/db_impl.cc": "namespace leveldb {\n\nStatus DBImpl::Write(const WriteOptions& o, WriteBatch* b) {\n"
+                         "  return Status::OK();\n}\n\n}  // namespace leveldb\n",
+        "db/skiplist.h": "namespace leveldb {\n\ntemplate <typename Key, class Comparator>\n"
+                         "void SkipList<Key, Comparator>::Insert(const Key& key) {\n  head_ = key;\n}\n\n}\n",
+        "src/com/google/gson/Gson.java": "package com.google.gson;\n\npublic final class Gson {\n"
+            "  public String toJson(Object src) {\n    return src.toString();\n  }\n\n"
+            "  public String toJson(Object src, Type t) {\n    return src.toString() + t;\n  }\n\n"
+            "  public <T> T fromJson(String json) {\n    return null;\n  }\n}\n",
+        "src/com/google/gson/internal/MapTypeAdapterFactory.java": "package com.google.gson.internal;\n\n"
+            "public final class MapTypeAdapterFactory {\n  private final class Adapter {\n"
+            "    public Object read(JsonReader in) {\n      return in.next();\n    }\n  }\n}\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    where = Where.of(None, None, repo)
+    for written, anchor in [
+        ("DBImpl::Write", "db/db_impl.cc::leveldb.DBImpl::Write"),
+        ("leveldb::DBImpl::Write", "db/db_impl.cc::leveldb.DBImpl::Write"),
+        ("leveldb::SkipList::Insert", "db/skiplist.h::leveldb.SkipList<Key, Comparator>::Insert"),
+        ("com.google.gson.Gson#fromJson", "src/com/google/gson/Gson.java::Gson.fromJson"),
+        ("Gson.toJson(Object)", "src/com/google/gson/Gson.java::Gson.toJson(Object)"),
+        ("MapTypeAdapterFactory$Adapter.read",
+         "src/com/google/gson/internal/MapTypeAdapterFactory.java::MapTypeAdapterFactory.Adapter.read"),
+    ]:  # fmt: skip
+        assert run_show(written, where).anchor == anchor, written

@@ -10,6 +10,7 @@ symbol, and a refusal's hints are the named file's names that look like it first
 
 from __future__ import annotations
 
+import re
 from difflib import get_close_matches
 
 from cora_ci.chunking.model import OVERLOAD
@@ -23,41 +24,48 @@ _DEFINERS = 50  # files defining the name that are looked at
 
 def meant(source: BundleChunks, anchor: str) -> str | None:
     """The one anchor of the bundle that `anchor`, written otherwise, means; None when there is
-    none or several (then `refused` says why)."""
-    path, sep, qual = anchor.partition("::")
-    path = relative(source, path) if sep else path
-    in_file = bool(sep) and bool(source.file_chunks(path))
-    parts = split_qualified(qual if in_file else anchor)
-    if not parts:
+    none or several, or its path is no file of the bundle (then `refused` says why)."""
+    path, parts = _written(source, anchor)
+    if not parts or (path is not None and not source.file_chunks(path)):
         return None
-    if in_file and f"{path}::{'.'.join(parts)}" != anchor and source.by_anchor(f"{path}::{'.'.join(parts)}"):
-        return f"{path}::{'.'.join(parts)}"
-    found = _ending_with(source, parts, path if in_file else None)
+    if path is not None and (plain := f"{path}::{'.'.join(parts)}") != anchor and source.by_anchor(plain):
+        return plain
+    found = _ending_with(source, parts, path)
     return found[0] if len(found) == 1 else None
 
 
 def refused(source: BundleChunks, anchor: str) -> CoraError:
-    """CORA-QRY-004 for a path the bundle has no file of (and no symbol is so named), else
-    CORA-QRY-002 with the anchors that look like it, those of the file it names first."""
-    path, sep, qual = anchor.partition("::")
-    rel = relative(source, path) if sep else path
-    a_path = sep and ("/" in rel or "." in rel.rsplit("/", 1)[-1])  # `shop/x.py::f`, not `Rack::Request`
-    if a_path and not source.file_chunks(rel) and not _ending_with(source, split_qualified(anchor), None):
-        return CoraError("CORA-QRY-004", f"no file {rel!r} in {source.bundle.root}",
-                         "a path relative to the repository root, as results give it")  # fmt: skip
-    if sep and source.file_chunks(rel):  # the file's own names that look like it
+    """CORA-QRY-004 for a path the bundle has no file of, else CORA-QRY-002 with the anchors that
+    look like it (the named file's first) or, for a name several symbols end with, those."""
+    path, parts = _written(source, anchor)
+    if path is not None and not source.file_chunks(path):
+        elsewhere = _ending_with(source, parts, None)
+        hint = (f"{'.'.join(parts)} is {', '.join(elsewhere[:3])}" if elsewhere
+                else "a path relative to the repository root, as results give it")  # fmt: skip
+        return CoraError("CORA-QRY-004", f"no file {path!r} in {source.bundle.root}", hint)
+    if path is not None:  # the file's own names that look like it
         names = {
-            a.partition("::")[2]: a for c in source.file_chunks(rel) for a in c.anchors if c.kind != "file"
+            a.partition("::")[2]: a for c in source.file_chunks(path) for a in c.anchors if c.kind != "file"
         }
-        close = get_close_matches(".".join(split_qualified(qual)), list(names), n=3, cutoff=0.6)
+        close = get_close_matches(".".join(parts), list(names), n=3, cutoff=0.6)
         if close:
             return CoraError("CORA-QRY-002", f"no symbol anchored {anchor!r} in {source.bundle.root}",
                              f"did you mean {', '.join(names[q] for q in close)}?")  # fmt: skip
-    several = _ending_with(source, split_qualified(qual if sep and source.file_chunks(rel) else anchor), None)
+    several = _ending_with(source, parts, path)
     if len(several) > 1:
         return CoraError("CORA-QRY-002", f"{anchor!r} names several symbols in {source.bundle.root}",
                          f"give one with its path: {', '.join(several[:4])}")  # fmt: skip
     return unknown_anchor(source, anchor)
+
+
+def _written(source: BundleChunks, anchor: str) -> tuple[str | None, tuple[str, ...]]:
+    """The file `anchor` names (relative; None when it names none: `Rack::Request#params`'s
+    `Rack` is no path) and the qualified name's parts."""
+    path, sep, qual = anchor.partition("::")
+    rel = relative(source, path) if sep else path
+    if sep and ("/" in rel or "." in rel.rsplit("/", 1)[-1]):  # `shop/x.py::f`, `x.py::f`
+        return rel, split_qualified(qual)
+    return None, split_qualified(anchor)
 
 
 def relative(source: BundleChunks, path: str) -> str:
@@ -70,20 +78,56 @@ def relative(source: BundleChunks, path: str) -> str:
 
 
 def _ending_with(source: BundleChunks, parts: tuple[str, ...], path: str | None) -> list[str]:
-    """The anchors (overloads as their family) whose qualified name ends with `parts`, in the
-    file `path` when given."""
+    """The anchors (overloads as their family, unless a parameter list is written) whose
+    qualified name ends with `parts`, in the file `path` when given; else with fewer leading
+    parts (a package or namespace the anchor does not hold: `com.google.gson.Gson#fromJson`,
+    `fmt::format_to` where fmt's namespace is a macro), and a JVM binary name's `$` read as a
+    member's dot (`MapTypeAdapterFactory$Adapter.read`)."""
+    if parts and "$" in parts[-2 if len(parts) > 1 else -1]:
+        binary = tuple(p for part in parts for p in re.split(r"\$(?=[A-Z\d])", part))
+        if binary != parts and (found := _ending_with(source, binary, path)):
+            return found
+    for drop in range(len(parts)):
+        found = _ends(source, parts[drop:], path)
+        if found or len(parts) - drop <= 2:
+            return found
+    return []
+
+
+def _ends(source: BundleChunks, parts: tuple[str, ...], path: str | None) -> list[str]:
     if not parts:
         return []
     want = ".".join(parts)
-    defining = catalog(source.bundle).defining([parts[-1]], _DEFINERS)
+    name = OVERLOAD.sub("", parts[-1])
+    defining = catalog(source.bundle).defining([name], _DEFINERS)
     out: list[str] = []
     for file, defs in sorted(defining.items()):
         if path is not None and file != path:
             continue
-        for cid in defs.get(parts[-1], []):
+        for cid in defs.get(name, []):
             c = source.chunk(cid)
             for a in c.anchors if c is not None else ():
-                name = OVERLOAD.sub("", a.partition("::")[2])
-                if (name == want or name.endswith("." + want)) and (family := OVERLOAD.sub("", a)) not in out:
-                    out.append(family)
+                qual = a.partition("::")[2]
+                exact = ".".join(
+                    split_qualified(qual)
+                )  # C++'s `leveldb.DBImpl::Write` as `leveldb.DBImpl.Write`
+                bare = ".".join(split_qualified(_untemplated(OVERLOAD.sub("", qual))))
+                if exact == want or exact.endswith("." + want):  # `Gson.toJson(Object)`: that one
+                    hit = a
+                elif bare == want or bare.endswith("." + want):
+                    hit = OVERLOAD.sub("", a)
+                else:
+                    continue
+                if hit not in out:
+                    out.append(hit)
     return out
+
+
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
+
+
+def _untemplated(qual: str) -> str:
+    """`leveldb.SkipList<Key, Comparator>::Insert` as `leveldb.SkipList::Insert`."""
+    while (plain := _TEMPLATE_ARGS.sub("", qual)) != qual:
+        qual = plain
+    return qual
