@@ -358,6 +358,7 @@ def test_a_report_leans_on_its_words_more_than_a_question() -> None:
         ('Exception in thread "main" java.lang.IllegalStateException: the cart of the shop is empty\n',
          ["the cart of the shop is empty"]),
         ("KeyError: 'qty'\n", []),  # too short to be written whole in the code
+        ("com.google.gson.JsonSyntaxException: duplicate key: 1\n", ["duplicate key: 1"]),  # a level's: 2 words
         ("ValueError:\nthe next line of the report says something else\n", []),  # no message: not the next line
         ("Error: x\nError: a b c d e\nError: a b c d e\nE1: f g h i j\n", ["a b c d e"]),  # once each
         ("".join(f"TypeError: message number {n} of the many\n" for n in "abcde"),  # the first three
@@ -676,3 +677,24 @@ def test_a_message_written_in_several_places_finds_them_all(
     got = {r.anchor: r.hit.explain["evidence"] for r in ans.results}
     assert got == dict.fromkeys([f"shop/routing.py::{n}.__init__" for n in ("Route", "Mount", "WebSocketRoute")],
                                 MESSAGE), got  # fmt: skip
+
+
+def test_a_short_message_finds_the_literal_it_begins_with(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """gson's trial: `JsonSyntaxException: duplicate key: 1` is thrown by `"duplicate key: " + key`;
+    a message shorter than a run is the code's string literal it begins with, up to the
+    literal's first placeholder (`{`, `%s`), of two words or more and half the message."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "shop/maps.py": "def read(pairs):\n    out = {}\n    for key, value in pairs:\n        if key in out:\n"
+                        "            raise KeyError('duplicate key: ' + str(key))\n        out[key] = value\n    return out\n",
+        "shop/names.py": "def close(stack):\n    if stack.name:\n        raise ValueError(f'Dangling name: {stack.name}')\n",
+        "shop/other.py": "def keys(d):\n    # a duplicate key is dropped; names are kept\n    return list(d)\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    where = Where.of(None, None, repo)
+    for report, emitter in [("JsonSyntaxException: duplicate key: 1", "shop/maps.py::read"),
+                            ("java.lang.IllegalStateException: Dangling name: id", "shop/names.py::close")]:  # fmt: skip
+        told = {r.anchor: r.hit.explain["evidence"] for r in run_query(report, where, k=3).results}
+        assert told.get(emitter) == MESSAGE and told.get("shop/other.py::keys") is None, (report, told)

@@ -938,6 +938,23 @@ def _picks(k: int) -> list[str]:
     return [f"{c.source}:{c.meta.path}" for c in picked]
 
 
+def test_a_chunk_a_clue_names_is_not_discounted_for_its_file() -> None:
+    """gson's trial: the part of a split `parse` holding a one-frame trace's line was fourth, behind
+    its file's private constructor and header, its score cut by 0.41 for sharing their file. A
+    chunk a clue names more strongly than any file is named keeps its score; others are spread."""
+    cands = {
+        1: _Cand(1.0, "search", _Meta("a.py")),
+        2: _Cand(0.9, "search", _Meta("a.py")),
+        3: _Cand(0.85, "search", _Meta("a.py"), explain={"evidence": 1.0}),  # the frame's own chunk
+        4: _Cand(0.8, "search", _Meta("b.py")),
+        5: _Cand(0.75, "search", _Meta("a.py"), explain={"evidence": 0.3}),  # its file named: spread
+    }
+    picked = diverse(cands, 5, [], 0.8, pointed=0.3)  # type: ignore[type-var]
+    got = [c.meta.path + str(round(c.score, 3)) for c in picked]
+    assert got == ["a.py1.0", "a.py0.85", "b.py0.8", "a.py0.576", "a.py0.384"], got  # it counts as its file's
+    assert "diversity" not in cands[3].explain
+
+
 def test_the_graph_places_are_the_same_whatever_k() -> None:
     """Every fifth place after the tenth goes to the best chunk only the graph found, while there
     is one; the places do not move with `k`, so a longer answer begins with the shorter one."""

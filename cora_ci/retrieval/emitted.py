@@ -41,13 +41,15 @@ _QUOTED = re.compile(
 def messages(text: str) -> list[str]:
     """The error and warning messages `text` quotes, the first `_MESSAGES` of `_RUN` words or more:
     those a level introduces (`ValueError: ...`) first, then those only put in quotes. A quoted
-    sentence that the code does not write finds nothing (`said` wants its words in a row)."""
+    sentence that the code does not write finds nothing (`said` wants its words in a row). A
+    level's message may be shorter, down to `_HEAD` words (Java's `duplicate key: 1`): the code's
+    string literal it begins with is then what finds it (`_begins`)."""
     out: list[str] = []
     head = text[:MAX_CHARS]
-    found = [(m["msg"] or m["check"] or m["rust"] or m["rust2"]) for m in _MESSAGE.finditer(head)]
-    found += [(m["d"] or m["s"] or m["b"] or m["t"]) for m in _QUOTED.finditer(head)]
-    for msg in (f.strip() for f in found):
-        if len(_words(msg)) >= _RUN and not any(msg in o for o in out):
+    leveled = [(m["msg"] or m["check"] or m["rust"] or m["rust2"], True) for m in _MESSAGE.finditer(head)]
+    quoted = [(m["d"] or m["s"] or m["b"] or m["t"], False) for m in _QUOTED.finditer(head)]
+    for msg, level in ((f.strip(), level) for f, level in leveled + quoted):
+        if len(_words(msg)) >= (_HEAD if level else _RUN) and not any(msg in o for o in out):
             out.append(msg)
     return out[:_MESSAGES]
 
@@ -57,23 +59,45 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
     best, and all that hold its rarest word when few do: starlette raises "Routed paths must
     start with '/'" in three places, and BM25's ten were tests that say "start" and "paths"),
     those whose text holds `_RUN` of its words in a row (a message is written whole in the code,
-    its values aside: `f"... by default '{x}'."` for "... by default 'django.db.models.AutoField'.")."""
+    its values aside: `f"... by default '{x}'."` for "... by default 'django.db.models.AutoField'."),
+    or a string literal the message begins with (`"duplicate key: " + key`, `"Dangling name: "`)."""
     at: dict[int, float] = {}
     lexical = cat.bundle.lexical
     for msg in messages(text):
         words = _words(msg)
         runs = _runs(words)
         found = [cid for cid, _ in lexical.search(msg, _SEARCHED)]
-        rarest = min(
-            (w for w in set(words) if len(w) > 2), key=lambda w: (lexical.frequency(w), w), default=None
-        )
-        if rarest is not None and 0 < lexical.frequency(rarest) <= RARE:  # every chunk that holds it:
-            found += lexical.holding(rarest, RARE)  # a message's ranking prefers the tests quoting it
+        held = [(n, w) for w in set(words) if len(w) > 2 and (n := lexical.frequency(w)) > 0]  # as indexed
+        rarest = min(held)[1] if held else None  # (`EnumSet` is indexed as `enum` and `set`)
+        if rarest is not None and lexical.frequency(rarest) <= _HOLDERS:  # every chunk that holds it:
+            found += lexical.holding(rarest, _HOLDERS)  # a message's ranking prefers the tests quoting it
         for cid in dict.fromkeys(found):
             row = cat.table.row_of.get(cid)
-            if row is not None and not runs.isdisjoint(_runs(_words(cat.table.text(row)))):
+            if row is None:
+                continue
+            code = cat.table.text(row)
+            if not runs.isdisjoint(_runs(_words(code))) or _begins(words, code):
                 at[cid] = MESSAGE
     return at
+
+
+_HEAD = 2  # words a string literal's constant head needs to be a message's beginning
+_HOLDERS = 200  # chunks holding a message's rarest word that are read, when no more hold it
+_LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\n])*)\1""")
+_PLACEHOLDER = re.compile(r"\{|%[-#+ 0]*\d*(?:\.\d+)?[a-zA-Z(]|\$\{")  # where a literal's values begin
+
+
+def _begins(words: list[str], code: str) -> bool:
+    """A string literal of `code`, up to its first placeholder, is `_HEAD` words or more that
+    `words` begins with and at least half of them: the message's constant part."""
+    for m in _LITERAL.finditer(code):
+        lit = m[2]
+        if (cut := _PLACEHOLDER.search(lit)) is not None:
+            lit = lit[: cut.start()]
+        head = _words(lit)
+        if len(head) >= _HEAD and 2 * len(head) >= len(words) and words[: len(head)] == head:
+            return True
+    return False
 
 
 # A diagnostic's code: Django's system checks (`admin.E108`, `models.W042`), flake8's `E501`,

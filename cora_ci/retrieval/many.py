@@ -106,7 +106,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
         for cid in pinned_ids(cat, p.boosts)
     ]
     places = graph_places(min(k, depth or k), params) if expand and params.graph > 0 else frozenset()
-    picked = diverse(cands, k, pinned, decay(q, params), places, params.floor)
+    picked = diverse(cands, k, pinned, decay(q, params), places, params.floor, params.evidence_file)
     picked = together(picked, cands, lifted, lambda c: _key(c.origin, c.meta.id)) if lifted else picked
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []

@@ -83,7 +83,7 @@ def search(
         cat.last_ranked = (asked, _copied(cands), lifted)
     pinned = pinned_ids(cat, boosts)
     places = graph_places(min(k, depth or k), params) if expand and params.graph > 0 else frozenset()
-    picked = diverse(cands, k, pinned, decay(q, params), places, params.floor)
+    picked = diverse(cands, k, pinned, decay(q, params), places, params.floor, params.evidence_file)
     picked = together(picked, cands, lifted, lambda c: c.meta.id) if lifted else picked
     top = picked[0].score if picked else 1.0
     hits: list[Hit] = []

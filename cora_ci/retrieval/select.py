@@ -46,7 +46,7 @@ def graph_places(k: int, params: Params) -> frozenset[int]:
 
 
 def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, places: frozenset[int] = frozenset(),
-            floor: float = 0.0) -> list[C]:  # fmt: skip
+            floor: float = 0.0, pointed: float | None = None) -> list[C]:  # fmt: skip
     """The best `k`, greedily, each file's n-th pick discounted by decay**n (scores stay sorted),
     but a candidate of at least `floor` times the best score never below that share: spreading
     orders the relevant answers, and never puts a weak chunk of another file above a relevant one
@@ -56,11 +56,18 @@ def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, places: 
     The `places` (`graph_places`) go to the best chunks that only the graph found, while there
     are any: reference expansion adds context that no query word names. Each pick depends only
     on the picks before it, so the first `k` of a longer answer are this answer.
+
+    A chunk a report's clue names more strongly than `pointed` (more than any file is named: the
+    frame's own chunk, the code that emits a quoted message) is not discounted: a split
+    method's second part holding the frame's line was fourth behind its file's private
+    constructor and header, a message's emitter below its file's imports.
     """
     skipped = set(skip)
     least = floor * max((c.score for key, c in cands.items() if key not in skipped), default=0.0)
 
     def discounted(c: C, n: int) -> float:
+        if pointed is not None and (c.explain.get("evidence") or 0.0) > pointed:
+            return c.score
         got = c.score * decay**n
         return max(got, least) if c.score >= least else got
 
@@ -84,7 +91,7 @@ def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, places: 
             if n != seen:  # the file gained picks since this entry was pushed: re-rank it
                 heapq.heappush(heap, (-discounted(c, n), raw, cid, n))
                 continue
-            if n and decay != 1.0:
+            if n and decay != 1.0 and -neg != c.score:
                 c.explain["diversity"] = round(-neg / c.score, 6) if c.score else round(decay**n, 6)
             c.score = -neg
             taken[(c.origin, c.meta.path)] = n + 1
