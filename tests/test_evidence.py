@@ -34,6 +34,10 @@ pytestmark = pytest.mark.usefixtures("private_cache")
         ('Exception in thread "main" java.lang.NullPointerException\n'
          "\tat com.shop.Cart.total(Cart.java:12)\n\tat com.shop.Main.main(Main.java:5)",
          ("com/shop/Cart.java", "total", 12)),
+        ("java.net.SocketTimeoutException: timeout\n\tat okio.SocketAsyncTimeout.newTimeoutException(-JavaIo.kt:30)",
+         ("okio/-JavaIo.kt", "newTimeoutException", 30)),  # Kotlin's file of top-level functions
+        ("java.lang.NullPointerException\n\tat com.shop.Factory$1.read(Factory.java:274)",
+         ("com/shop/Factory.java", None, 274)),  # an anonymous class's method: by its line
         ("System.NullReferenceException: Object reference not set\n"
          "   at Shop.Cart.Total() in C:\\src\\Shop\\Cart.cs:line 12\n   at Shop.Program.Main() in C:\\src\\Shop\\Program.cs:line 5",
          ("C:\\src\\Shop\\Cart.cs", "Total", 12)),

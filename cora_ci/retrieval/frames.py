@@ -52,7 +52,7 @@ def _formats() -> _Formats:
         c(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.#<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
           r"(?::\d+)?\)?[ \t]*$", re.M),  # V8
         c(r"^[ \t]*at (?P<qual>[\w$.]+)\.(?P<name>[\w$<>]+)"
-          r"\((?P<file>[\w$]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)", re.M),  # the JVM's
+          r"\((?P<file>[\w$-]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)", re.M),  # the JVM's (`-JavaIo.kt`)
         c(rf"^[ \t]*at (?P<qual>[\w.`<>]+)\.(?P<name>[\w<>`]+)\(.*?\) "
           rf"in (?P<path>{_PATH}):line (?P<line>\d+)", re.M),  # .NET
         c(rf"^(?:created by )?(?P<qual>[\w./-]+?(?:\.\(\*?\w+(?:\[[^\]\n]*\])?\))?)\.(?P<name>\w+)"
@@ -102,6 +102,9 @@ def clues(text: str) -> list[Clue]:
     return frames + [c for c in _mentions(text) if (c.path or c.name) not in said]
 
 
+_ANONYMOUS = re.compile(r"\$\d+$|\$lambda")  # the JVM's anonymous classes and lambdas
+
+
 def _base(path: str | None) -> str | None:
     return re.split(r"[/\\]", path)[-1] if path else None
 
@@ -126,7 +129,10 @@ def _frames(text: str) -> Iterator[Clue]:
             if path is None:  # the JVM's: a package and a file name
                 package = m["qual"].rsplit(".", 1)[0].replace(".", "/") if "." in m["qual"] else ""
                 path = f"{package}/{m['file']}".lstrip("/")
-            yield Clue(path, _last(groups.get("name")), int(m["line"]), True)
+            name = _last(groups.get("name"))
+            if _ANONYMOUS.search(groups.get("qual") or ""):  # `Factory$1.readIntoField`: an anonymous
+                name = None  # class's method names no symbol of the file; its line says which one holds it
+            yield Clue(path, name, int(m["line"]), True)
 
 
 def _mentions(text: str) -> Iterator[Clue]:
