@@ -70,6 +70,25 @@ def test_comments_strings_and_locals_are_not_references() -> None:
     assert refs == ["compute", "value"]
 
 
+def test_c_plus_plus_template_and_qualified_calls_are_references_and_parameters_are_not() -> None:
+    """fmt's `write_float` had no callee `do_write_float` (called as `do_write_float<Char>(out, f)`:
+    the generic `name:` rule bound a template's name) and its parameters (`out`) were callees."""
+    refs = refs_of(
+        "format.h",
+        """
+        template <typename Char, typename OutputIt>
+        auto write_float(OutputIt out, const float& f, int exp_upper) -> OutputIt {
+          auto grouping = digit_grouping<Char>(f);
+          Status s = Status::OK();
+          return do_write_float<Char, OutputIt>(out, f, exp_upper, grouping);
+        }
+        """,
+        "format.h::write_float",
+    )
+    assert {"do_write_float", "digit_grouping", "OK", "Status"} <= set(refs), refs
+    assert not {"out", "exp_upper", "grouping", "s", "f"} & set(refs), refs
+
+
 def test_python_imports_are_specifiers_as_written() -> None:
     data = index(
         {"pkg/m.py": "import os.path as p\nfrom .util import helper\nfrom .. import top\nfrom x.y import *\n"}

@@ -79,8 +79,9 @@ __all__ = ["FileResult", "chunk_file"]
 # heading's images, links and tags are their text in its anchor; Ruby's `require` lines are imports;
 # 56: Ruby's `attr_accessor :a, :b` names are fields, and symbols of the very same lines share a chunk;
 # 57: Swift reads past `#if` in type bodies, and its `init`, `deinit`, `subscript`, `typealias` and
-# enum cases are symbols
-REVISION = 57
+# enum cases are symbols; 58: C and C++ references: a template's call (`f<T>(x)`) and a qualified
+# one (`Status::OK()`) are uses, parameters and locals bindings (`graph/queries._C`)
+REVISION = 58
 
 
 def __getattr__(name: str) -> Any:

@@ -171,6 +171,45 @@ _JAVA = (
     "(package_declaration) @skipall",
     "(import_declaration (scoped_identifier scope: (_) @skipall))",
 )
+# C and C++: what a declaration names (its function, parameters, variables, types, fields, enumerators,
+# macros). Not the generic `name:` rule, which took a template's call (`do_write_float<Char>(...)`,
+# a `template_function`'s name) and a qualified call's (`Status::OK()`) for bindings, so fmt's
+# `write_float` had no callee `do_write_float`, and its parameters (`out`) for references.
+_C = (
+    "(function_declarator declarator: (identifier) @bind)",
+    "(function_declarator declarator: (field_identifier) @bind)",
+    "(function_declarator declarator: (qualified_identifier name: (identifier) @bind))",
+    "(parameter_declaration declarator: (identifier) @bind)",
+    "(parameter_declaration declarator: (pointer_declarator declarator: (identifier) @bind))",
+    "(parameter_declaration declarator: (reference_declarator (identifier) @bind))",
+    "(optional_parameter_declaration declarator: (identifier) @bind)",
+    "(optional_parameter_declaration declarator: (reference_declarator (identifier) @bind))",
+    "(variadic_parameter_declaration declarator: (variadic_declarator (identifier) @bind))",
+    "(init_declarator declarator: (identifier) @bind)",
+    "(init_declarator declarator: (pointer_declarator declarator: (identifier) @bind))",
+    "(init_declarator declarator: (reference_declarator (identifier) @bind))",
+    "(declaration declarator: (identifier) @bind)",
+    "(declaration declarator: (pointer_declarator declarator: (identifier) @bind))",
+    "(for_range_loop declarator: (identifier) @bind)",
+    "(for_range_loop declarator: (reference_declarator (identifier) @bind))",
+    "(lambda_capture_specifier (identifier) @bind)",
+    "(field_declaration declarator: (field_identifier) @bind)",
+    "(field_declaration declarator: (pointer_declarator declarator: (field_identifier) @bind))",
+    "(struct_specifier name: (type_identifier) @bind body: (_))",
+    "(class_specifier name: (type_identifier) @bind body: (_))",
+    "(union_specifier name: (type_identifier) @bind body: (_))",
+    "(enum_specifier name: (type_identifier) @bind body: (_))",
+    "(enumerator name: (identifier) @bind)",
+    "(type_definition declarator: (type_identifier) @bind)",
+    "(alias_declaration name: (type_identifier) @bind)",
+    "(type_parameter_declaration (type_identifier) @bind)",
+    "(optional_type_parameter_declaration name: (type_identifier) @bind)",
+    "(namespace_definition name: (_) @skipall)",
+    "(preproc_def name: (identifier) @bind)",
+    "(preproc_function_def name: (identifier) @bind)",
+    "(preproc_params (identifier) @bind)",
+    "(preproc_include) @skipall",
+)
 _GENERIC = ("(_ name: (_) @bind)",)
 
 BINDINGS: dict[str, tuple[str, ...]] = {
@@ -182,6 +221,8 @@ BINDINGS: dict[str, tuple[str, ...]] = {
     "rust": _RUST,
     "csharp": _CSHARP,
     "java": _JAVA,
+    **dict.fromkeys(("c", "cpp", "cuda"), _C),
+    "objc": _C + _GENERIC,  # its interfaces', methods' and properties' names as well
 }
 
 
