@@ -13,7 +13,7 @@ from conftest import cora, first_result, run_chunk, uncovered
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from cora_ci.chunking.macros import blank_alone, blank_macros
+from cora_ci.chunking.macros import blank_alone, blank_exports, blank_macros
 from cora_ci.chunking.outline import _read, _walk, parse, parser_for
 from cora_ci.rebind.locator import locate
 
@@ -526,3 +526,26 @@ def test_fmts_directives_inside_a_declaration_and_macros_before_constructors_are
     for name in ("reserve", "size_padding", "size_padding.size_padding", "compile_string_to_view",
                  "do_write_float"):  # fmt: skip
         assert f"include/fmt/format.h::detail.{name}" in anchors, sorted(anchors)
+
+
+def test_annotation_macros_after_parameters_and_before_an_out_of_line_constructor_are_read_past() -> None:
+    """leveldb's `void Lock() EXCLUSIVE_LOCK_FUNCTION() { ... }` was a function named after the
+    macro, googletest's `... RegisterOwner(const void* o)\n GTEST_LOCK_EXCLUDED_(g_gmock_mutex) {`
+    a body named `g_gmock_mutex`, spdlog's `SPDLOG_INLINE logger::logger(const logger &o)` no
+    symbol; a cast before a macro's call (`(int) ARRAY_SIZE(w);`) and a condition are no
+    declaration. A long name in capitals is read in one pass (a regex had backtracked for minutes)."""
+    src = (
+        "namespace port {\n"
+        "class Mutex {\n public:\n  void Lock() EXCLUSIVE_LOCK_FUNCTION() { mu_.lock(); }\n"
+        "  Status Write(int n)\n      EXCLUSIVE_LOCKS_REQUIRED(mutex_);\n};\n\n"
+        "SPDLOG_INLINE logger::logger(const logger &other) : name_(other.name_) {}\n\n"
+        "void logger::swap(logger &other) SPDLOG_NOEXCEPT {\n  int n = (int) ARRAY_SIZE(words);\n"
+        "  if (n) CHECK_OK(n);\n}\n"
+        "void f() " + "ABCDEFGHIJKLMNOPQRSTUVWXYZ" * 4 + " x\n}\n"
+    )
+    r = run_chunk("src/port.h", src, min_tokens=0)
+    anchors = {a for c in r.chunks for a in c.anchors}
+    for name in ("port.Mutex.Lock", "port.Mutex.Write", "port.logger::logger", "port.logger::swap"):
+        assert f"src/port.h::{name}" in anchors, sorted(anchors)
+    out = blank_exports(src.encode())
+    assert b"ARRAY_SIZE(words)" in out and b"CHECK_OK(n)" in out and b"EXCLUSIVE_LOCK_FUNCTION" not in out

@@ -80,8 +80,10 @@ __all__ = ["FileResult", "chunk_file"]
 # 56: Ruby's `attr_accessor :a, :b` names are fields, and symbols of the very same lines share a chunk;
 # 57: Swift reads past `#if` in type bodies, and its `init`, `deinit`, `subscript`, `typealias` and
 # enum cases are symbols; 58: C and C++ references: a template's call (`f<T>(x)`) and a qualified
-# one (`Status::OK()`) are uses, parameters and locals bindings (`graph/queries._C`)
-REVISION = 58
+# one (`Status::OK()`) are uses, parameters and locals bindings (`graph/queries._C`); 59: C and C++
+# read past annotation macros after parameters (`void Lock() EXCLUSIVE_LOCK_FUNCTION() {`) and C++ past
+# macros before an out-of-line constructor (`SPDLOG_INLINE logger::logger(`)
+REVISION = 59
 
 
 def __getattr__(name: str) -> Any:

@@ -67,6 +67,11 @@ _PREFIX = re.compile(rb"^[ \t]*(?P<m>(?:[A-Z_][A-Z0-9_]{2,}(?:\([^()\n]*\))?[ \t
 _CTOR_PREFIX = re.compile(
     rb"^[ \t]*(?P<m>(?:[A-Z_][A-Z0-9_]{2,}(?:\([^()\n]*\))?[ \t]+)+)(?P<name>[A-Za-z_]\w*)[ \t]*\(", re.M
 )
+_OUT_OF_LINE_CTOR = re.compile(
+    rb"^[ \t]*(?P<m>(?:[A-Z_][A-Z0-9_]{2,}(?:\([^()\n]*\))?[ \t]+)+)"
+    rb"(?=(?:[A-Za-z_]\w*::)*(?P<n>[A-Za-z_]\w*)::~?(?P=n)[ \t]*\()",
+    re.M,
+)
 _CLASS_NAME = re.compile(rb"\b(?:class|struct)[ \t]+(?:[A-Z_][A-Z0-9_]{2,}[ \t]+)?(?P<name>[A-Za-z_]\w*)")
 # A macro around a whole declaration (`UV_UNUSED(static int uv__stat(const char* p)) {`, libuv's
 # `HEAP_EXPORT(void heap_init(struct heap* heap));`): the grammar reads the macro as the function.
@@ -89,6 +94,15 @@ _CLASS_EXPORT = re.compile(
     rb"(?=(?:\[\[[^\]\n]*\]\][ \t]*|alignas\([^()\n]*\)[ \t]*)*[A-Za-z_]\w*(?:<[^;{}\n]*>)?\s*"
     rb"(?:final\s*)?(?::[^;{}]*)?\{)"
 )
+# Annotation macros after a function's parameters (leveldb's `void Lock() EXCLUSIVE_LOCK_FUNCTION() {`
+# and `Status Write(...)\n EXCLUSIVE_LOCKS_REQUIRED(mutex_);`, spdlog's `swap(logger &o) SPDLOG_NOEXCEPT {`):
+# read as the function's name or a second declaration, with no error. Blanked where a body, `;`, an
+# initializer list, `= 0`/`= default`, `override`, `final` or a trailing return type follows.
+_TRAILING = re.compile(
+    rb"\)[ \t]*(?:const[ \t]*)?(?:noexcept[ \t]*)?(?:\r?\n[ \t]+)?"  # on its line, or the next, indented
+    rb"(?P<m>(?:[A-Z_][A-Z0-9_]{2,}\b(?:[ \t]*\([^()\n]*\))?\s*)+?)(?=[;{:=]|override\b|final\b|->)"
+)
+_CONTROL = re.compile(rb"(?:if|while|for|switch|return|else|do|case|throw)\b|[\w.>)\]]+\s*[-+*/%&|^]?=[^=]")
 # A declaration's macro before a name in parentheses (Lua's `LUA_API int (lua_gettop) (lua_State
 # *L);`, the parentheses keeping the name from macro expansion): read, with no error, as a function
 # `int` returning a function. Blanked wherever it stands so, at a line's start.
@@ -131,7 +145,29 @@ def blank_exports(src: bytes) -> bytes:
     parse: a class's export macro (`_CLASS_EXPORT`) and a declaration's macro before a name in
     parentheses (`_PAREN_NAMED`); `src` itself when there is none."""
     out = _blank_all(src, _CLASS_EXPORT) if b"class" in src or b"struct" in src else src
+    out = _blank(out, _trailing(out))
     return _blank_all(out, _PAREN_NAMED) if b") (" in out or b")(" in out else out
+
+
+def _trailing(src: bytes) -> Iterator[tuple[int, int]]:
+    """The annotation macros after a declaration's parameters (`_TRAILING`), not after a cast
+    (`(int) ARRAY_SIZE(x)`), a call or a condition in a body (`if (x) CHECK(y);`, `s = f(a)
+    FOO;`): the parentheses follow a name, and the statement they end begins with no control
+    word and assigns nothing."""
+    for m in _TRAILING.finditer(src):
+        opened = _opening(src, m.start())
+        before = src[max(0, opened - 64) : opened].rstrip() if opened is not None else b""
+        name = re.search(rb"([A-Za-z_]\w*)\s*(?:<[^<>;{}]*>)?$", before)
+        if name is None or name[1] in _NOT_NAMES:
+            continue
+        start = max(
+            src.rfind(b";", 0, m.start()), src.rfind(b"{", 0, m.start()), src.rfind(b"}", 0, m.start())
+        )
+        head = src[start + 1 : m.start()].lstrip()
+        while head.startswith((b"//", b"#")):  # comments and directives before it
+            head = head[head.find(b"\n") + 1 :].lstrip() if b"\n" in head else b""
+        if head and not _CONTROL.match(head):
+            yield m.span("m")
 
 
 def _blank(src: bytes, spans: Iterator[tuple[int, int]]) -> bytes:
@@ -151,11 +187,31 @@ def _blank_all(src: bytes, pattern: re.Pattern[bytes]) -> bytes:
 
 
 def _constructors(src: bytes) -> Iterator[tuple[int, int]]:
-    """The macros in front of each constructor of a class or struct the file declares."""
+    """The macros in front of each constructor of a class or struct the file declares, and of
+    one defined out of line (spdlog's `SPDLOG_INLINE logger::logger(const logger &other)`)."""
     classes = {m["name"] for m in _CLASS_NAME.finditer(src)}
     for m in _CTOR_PREFIX.finditer(src):
         if m["name"] in classes:
             yield m.span("m")
+    for m in _OUT_OF_LINE_CTOR.finditer(src):
+        yield m.span("m")
+
+
+_NOT_NAMES = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof", b"catch", b"decltype"})
+
+
+def _opening(src: bytes, close: int) -> int | None:
+    """The index of the `(` that the `)` at `close` closes, within `_WRAPPED_SPAN` bytes."""
+    depth = 0
+    for i in range(close, max(-1, close - _WRAPPED_SPAN), -1):
+        c = src[i]
+        if c == 41:  # )
+            depth += 1
+        elif c == 40:  # (
+            depth -= 1
+            if depth == 0:
+                return i
+    return None
 
 
 def _mid_if(src: bytes) -> Iterator[tuple[int, int]]:
