@@ -53,6 +53,15 @@ def impl_member(anchor: str) -> bool:
     return len(parts) > 1 and _IMPL.match(parts[-2]) is not None
 
 
+def constructor(anchor: str) -> bool:
+    """The anchor names a constructor, a member named as its type (`Status.Status`, C++'s
+    `SkipList<Key, Comparator>::SkipList`, Java's `Gson.Gson()`)."""
+    qual = OVERLOAD.sub("", anchor.split("::", 1)[1]) if "::" in anchor else ""
+    parts = split_qualified(_TEMPLATE_ARGS.sub("", qual))
+    return len(parts) > 1 and parts[-1] == parts[-2]
+
+
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 _IMPL = re.compile(r"^<[^<>]+ as [^<>]+>$")  # a trait impl's name, whatever the type
 _IMPL_FOR = re.compile(r"^<([A-Za-z_]\w*) as [^<>]+>$")  # `<Type as Trait>` -> Type, a plain name
 

@@ -161,7 +161,12 @@ def analyse(text: str) -> Query:
     text = _GO_METHOD.sub(r"\1.", without_noise(text.strip())[:MAX_CHARS])
     if not text or not terms(text):
         raise CoraError("CORA-QRY-001", f"empty query {text!r}: nothing to search for")
-    m = _IDENT_FULL(text).fullmatch(text)
+    declared = _DECLARED.fullmatch(text)  # `class Status`, `fn parse_header`: a name and its kind
+    m = (
+        _IDENT_FULL(declared["name"]).fullmatch(declared["name"])
+        if declared
+        else _IDENT_FULL(text).fullmatch(text)
+    )
     identifier = split_qualified(m.group(1)) if m else None
     code_words = [w for w in _IDENT(text).findall(text) if _CODEY.match(w.removesuffix("()"))]
     codey = tuple(split_qualified(w) for w in code_words)
@@ -179,6 +184,8 @@ def analyse(text: str) -> Query:
     asks = _QUESTION.match(text) is not None or text.endswith("?")
     question = asks and identifier is None and not report
     kind = _asks_kind(text) if identifier is None and not report else None
+    if declared is not None and identifier is not None:
+        kind = "type" if declared["word"].lower() in _TYPE_KEYWORDS else "method"
     relation = asked if not report else None
     title = _title(text) if report else None
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
@@ -208,6 +215,17 @@ _ASKS_TYPE = re.compile(
     r"|errors?(?=\s+(?:(?:is|are|was|were)\s+)?(?:raised|thrown)\b|\s+(?:that|which)\b))"
     r"|(?:(?:exception|error)s?\s+)?(?:raised|thrown)\s+(?:if|when|by|for|on)\b|base\s+class\b)",
     re.I,
+)
+
+
+# A name after the keyword that declares it, as a search box or grep gets it ("class SkipList",
+# "struct Status", "def parse_header", "fn main"): the name, asked for as that kind.
+_TYPE_KEYWORDS = frozenset(
+    {"class", "struct", "interface", "enum", "trait", "type", "protocol", "record", "union"}
+)
+_DECLARED = re.compile(
+    r"\s*(?P<word>(?i:class|struct|interface|enum|trait|type|protocol|record|union|def|fn|func|function|fun))"
+    r"\s+(?P<name>\S*(?:[A-Z_.:#\d]|\(\))\S*)\s*"  # a name that looks like code: not "type hints"
 )
 
 

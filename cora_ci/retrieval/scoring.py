@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import Any, Literal
 
-from cora_ci.retrieval.catalog import Catalog, Meta, impl_member
+from cora_ci.retrieval.catalog import Catalog, Meta, constructor, impl_member
 from cora_ci.retrieval.definitions import (
     DECLARED,
     extends,
@@ -125,6 +125,8 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
                     share *= _BY_PATH  # `Path.segments` asks for class Path's before Path.scala's other ones
                 elif len(ident) == 1 and impl_member(m.anchor or ""):
                     share *= 0.5  # a bare `parseJSON` asks for the class's declaration, not an instance's
+                elif len(ident) == 1 and m.kind == "method" and constructor(m.anchor or ""):
+                    share *= 0.5  # a bare `Status` asks for the class, not its constructors (leveldb)
                 if prototype(m, ident[-1], partial(cat.table.text, m.row)):
                     share *= DECLARED  # `uv_run`'s definition in core.c before its prototype in uv.h
                 bonus = max(bonus, weight * share)
