@@ -16,7 +16,7 @@ from difflib import get_close_matches
 from cora_ci.chunking.model import OVERLOAD
 from cora_ci.errors import CoraError
 from cora_ci.render.source import BundleChunks, unknown_anchor
-from cora_ci.retrieval.catalog import catalog
+from cora_ci.retrieval.catalog import catalog, untemplated
 from cora_ci.retrieval.query import split_qualified
 
 _DEFINERS = 50  # files defining the name that are looked at
@@ -111,7 +111,7 @@ def _ends(source: BundleChunks, parts: tuple[str, ...], path: str | None) -> lis
                 exact = ".".join(
                     split_qualified(qual)
                 )  # C++'s `leveldb.DBImpl::Write` as `leveldb.DBImpl.Write`
-                bare = ".".join(split_qualified(_untemplated(OVERLOAD.sub("", qual))))
+                bare = ".".join(split_qualified(untemplated(OVERLOAD.sub("", qual))))
                 if exact == want or exact.endswith("." + want):  # `Gson.toJson(Object)`: that one
                     hit = a
                 elif bare == want or bare.endswith("." + want):
@@ -121,13 +121,3 @@ def _ends(source: BundleChunks, parts: tuple[str, ...], path: str | None) -> lis
                 if hit not in out:
                     out.append(hit)
     return out
-
-
-_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
-
-
-def _untemplated(qual: str) -> str:
-    """`leveldb.SkipList<Key, Comparator>::Insert` as `leveldb.SkipList::Insert`."""
-    while (plain := _TEMPLATE_ARGS.sub("", qual)) != qual:
-        qual = plain
-    return qual

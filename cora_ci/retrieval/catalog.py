@@ -57,8 +57,15 @@ def constructor(anchor: str) -> bool:
     """The anchor names a constructor, a member named as its type (`Status.Status`, C++'s
     `SkipList<Key, Comparator>::SkipList`, Java's `Gson.Gson()`)."""
     qual = OVERLOAD.sub("", anchor.split("::", 1)[1]) if "::" in anchor else ""
-    parts = split_qualified(_TEMPLATE_ARGS.sub("", qual))
+    parts = split_qualified(untemplated(qual))
     return len(parts) > 1 and parts[-1] == parts[-2]
+
+
+def untemplated(qual: str) -> str:
+    """`leveldb.SkipList<Key, Comparator>::Insert` as `leveldb.SkipList::Insert` (nested too)."""
+    while (plain := _TEMPLATE_ARGS.sub("", qual)) != qual:
+        qual = plain
+    return qual
 
 
 _TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
