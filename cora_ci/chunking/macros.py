@@ -156,14 +156,14 @@ def _trailing(src: bytes) -> Iterator[tuple[int, int]]:
     word and assigns nothing."""
     for m in _TRAILING.finditer(src):
         opened = _opening(src, m.start())
-        before = src[max(0, opened - 64) : opened].rstrip() if opened is not None else b""
-        name = re.search(rb"([A-Za-z_]\w*)\s*(?:<[^<>;{}]*>)?$", before)
-        if name is None or name[1] in _NOT_NAMES:
+        name = _name_before(src, opened) if opened is not None else b""
+        if not name or name in _NOT_NAMES:
             continue
+        lo = max(0, m.start() - _WRAPPED_SPAN)  # a statement's start, looked for so far back at most
         start = max(
-            src.rfind(b";", 0, m.start()), src.rfind(b"{", 0, m.start()), src.rfind(b"}", 0, m.start())
+            src.rfind(b";", lo, m.start()), src.rfind(b"{", lo, m.start()), src.rfind(b"}", lo, m.start())
         )
-        head = src[start + 1 : m.start()].lstrip()
+        head = src[max(start + 1, lo) : m.start()].lstrip()
         while head.startswith((b"//", b"#")):  # comments and directives before it
             head = head[head.find(b"\n") + 1 :].lstrip() if b"\n" in head else b""
         if head and not _CONTROL.match(head):
@@ -200,6 +200,26 @@ def _constructors(src: bytes) -> Iterator[tuple[int, int]]:
 _NOT_NAMES = frozenset({b"if", b"while", b"for", b"switch", b"return", b"sizeof", b"catch", b"decltype"})
 
 
+def _name_before(src: bytes, at: int) -> bytes:
+    """The name just before `at` (template arguments aside: `f<T>(`), b"" when none is there."""
+    end = at
+    while end > 0 and src[end - 1] in _SPACE:
+        end -= 1
+    if end > 0 and src[end - 1] == 62:  # `>`: a template's arguments
+        opened = src.rfind(b"<", max(0, end - 256), end)
+        end = opened if opened > 0 else end
+        while end > 0 and src[end - 1] in _SPACE:
+            end -= 1
+    start = end
+    while start > 0 and src[start - 1] in _WORD:
+        start -= 1
+    name = src[start:end]
+    return name if name and not name[:1].isdigit() else b""
+
+
+_WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_")
+
+
 def _opening(src: bytes, close: int) -> int | None:
     """The index of the `(` that the `)` at `close` closes, within `_WRAPPED_SPAN` bytes."""
     depth = 0
@@ -217,7 +237,7 @@ def _opening(src: bytes, close: int) -> int | None:
 def _mid_if(src: bytes) -> Iterator[tuple[int, int]]:
     """The directive lines of each `_MID_IF` block that the code before it goes on into."""
     for m in _MID_IF.finditer(src):
-        before = src[: m.start()].rstrip()
+        before = src[max(0, m.start() - _WRAPPED_SPAN) : m.start()].rstrip()
         last = before[before.rfind(b"\n") + 1 :].lstrip()
         if (
             before
