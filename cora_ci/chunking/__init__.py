@@ -82,8 +82,10 @@ __all__ = ["FileResult", "chunk_file"]
 # enum cases are symbols; 58: C and C++ references: a template's call (`f<T>(x)`) and a qualified
 # one (`Status::OK()`) are uses, parameters and locals bindings (`graph/queries._C`); 59: C and C++
 # read past annotation macros after parameters (`void Lock() EXCLUSIVE_LOCK_FUNCTION() {`) and C++ past
-# macros before an out-of-line constructor (`SPDLOG_INLINE logger::logger(`)
-REVISION = 59
+# macros before an out-of-line constructor (`SPDLOG_INLINE logger::logger(`); 60: Kotlin's and Swift's
+# top-level `val`/`var`/`let` are the file's constants and variables, a Kotlin property takes in its
+# `get()`/`set()` below it, and Kotlin's `typealias` is a symbol
+REVISION = 60
 
 
 def __getattr__(name: str) -> Any:

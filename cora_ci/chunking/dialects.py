@@ -69,8 +69,18 @@ def body(lang: str, n: Node) -> Node | None:
 
 
 def last_node(lang: str, n: Node) -> Node:
-    """The node a definition ends with: a Dart signature's body, which follows it."""
-    return (body(lang, n) or n) if lang == "dart" and n.type in _DART_SIGNATURES else n
+    """The node a definition ends with: a Dart signature's body, which follows it; a Kotlin
+    property's `get()`/`set()` on the lines below it, which the grammar makes its siblings (okio's
+    `actual val isAbsolute: Boolean` was shown without its `get() = commonIsAbsolute()`)."""
+    if lang == "dart" and n.type in _DART_SIGNATURES:
+        return body(lang, n) or n
+    if lang == "kotlin" and n.type == "property_declaration":
+        while (after := n.next_named_sibling) is not None and after.type in KOTLIN_ACCESSORS:
+            n = after
+    return n
+
+
+KOTLIN_ACCESSORS = frozenset({"getter", "setter"})
 
 
 def attaches(lang: str, n: Node, src: bytes) -> bool:

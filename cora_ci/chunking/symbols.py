@@ -222,6 +222,8 @@ class Classifier:
             return "field", "case", text_of(self.src, name)  # `case explicitlyCancelled`
         elif lang == "swift" and t == "typealias_declaration" and (name := n.child_by_field_name("name")):
             return "type", "typealias", text_of(self.src, name)
+        elif lang == "kotlin" and t == "type_alias" and (aliased := first_below(n, "type_identifier")):
+            return "type", "typealias", text_of(self.src, aliased)  # okio's `actual typealias X = java...`
         elif lang == "ruby" and t == "simple_symbol" and in_type and _ruby_attribute(n, self.src):
             return "field", "attribute", text_of(self.src, n).lstrip(":")  # `attr_accessor :ip_filter`
         elif lang == "ruby" and t == "assignment":  # a constant (`HTTP_STATUS_CODES = {...}`)
@@ -361,17 +363,21 @@ class Classifier:
     def _member_variable(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
         """A Swift or Kotlin type's `var`/`val`: a property when code computes or observes it
         (`var name: String { ... }`, `get() = ...`, `by lazy`) or a protocol requires it, else a
-        field; at the top level it is still the file's code (not read as a variable, as Go's are). Named
-        by its first identifier (`static var configuration`'s pattern holds `var` too)."""
-        if not in_type:
-            return None
+        field; at the top level, the file's constant (`val`, `let`) or variable, as Go's are (okio's
+        `val FileSystem.Companion.SYSTEM` was no symbol). Named by its first identifier (`static var
+        configuration`'s pattern holds `var` too)."""
         holder = next((c for c in n.named_children if c.type in ("pattern", "variable_declaration")), None)
         name = first_below(holder, "simple_identifier") if holder is not None else None
         if name is None:
             return None  # `val (a, b) = pair`
         required = n.type == "protocol_property_declaration"
-        if required or any(c.type in _PROPERTY_CODE for c in n.named_children):
+        after = n.next_named_sibling  # Kotlin's `get()` on the line below is the declaration's sibling
+        accessed = after is not None and after.type in dialects.KOTLIN_ACCESSORS
+        if required or accessed or any(c.type in _PROPERTY_CODE for c in n.named_children):
             return "property", "property", text_of(self.src, name)
+        if not in_type:
+            constant = re.match(r"(?:[\w@()]+\s+)*(?:val|let)\b", text_of(self.src, n)) is not None
+            return "field", "constant" if constant else "variable", text_of(self.src, name)
         return "field", "field", text_of(self.src, name)
 
     @staticmethod
