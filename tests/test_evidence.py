@@ -363,6 +363,10 @@ def test_a_report_leans_on_its_words_more_than_a_question() -> None:
          ["the cart of the shop is empty"]),
         ("KeyError: 'qty'\n", []),  # too short to be written whole in the code
         ("com.google.gson.JsonSyntaxException: duplicate key: 1\n", ["duplicate key: 1"]),  # a level's: 2 words
+        ("/app/m.py:44: PydanticDeprecatedSince20: Pydantic V1 style validators are deprecated now.\n",
+         ["Pydantic V1 style validators are deprecated now."]),  # a project's own category
+        ("ValidationError: 1 validation error for Model\nip\n  value is not a valid IPv4 or IPv6 address "
+         "[type=ip_any_address, input_value='a', input_type=str]\n", ["value is not a valid IPv4 or IPv6 address"]),
         ("ValueError:\nthe next line of the report says something else\n", []),  # no message: not the next line
         ("Error: x\nError: a b c d e\nError: a b c d e\nE1: f g h i j\n", ["a b c d e"]),  # once each
         ("".join(f"TypeError: message number {n} of the many\n" for n in "abcde"),  # the first three
@@ -702,3 +706,24 @@ def test_a_short_message_finds_the_literal_it_begins_with(
                             ("java.lang.IllegalStateException: Dangling name: id", "shop/names.py::close")]:  # fmt: skip
         told = {r.anchor: r.hit.explain["evidence"] for r in run_query(report, where, k=3).results}
         assert told.get(emitter) == MESSAGE and told.get("shop/other.py::keys") is None, (report, told)
+
+
+def test_of_two_emitters_the_one_that_writes_more_of_the_message_has_the_whole_clue(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """pydantic's `@validator` and `@root_validator` warnings share "validators are deprecated. You
+    should migrate ...": both had the same clue, and the report quoting the first was answered
+    with the second."""
+    tail = "validators are deprecated. You should migrate to the new style validators."
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "shop/checks.py": f"def validator():\n    warn('Old style `@validator` {tail}')\n\n\n"
+                          f"def root_validator():\n    warn('Old style `@root_validator` {tail}')\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    report = f"UserWarning: Old style `@validator` {tail}\n"
+    told = {
+        r.anchor: r.hit.explain["evidence"]
+        for r in run_query(report, Where.of(None, None, repo), k=2).results
+    }
+    assert told == {"shop/checks.py::validator": MESSAGE, "shop/checks.py::root_validator": MESSAGE / 2}, told

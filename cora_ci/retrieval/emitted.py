@@ -25,6 +25,16 @@ _MESSAGE = re.compile(
     r"|panicked at '(?P<rust>[^'\n]+)'|panicked at \S+:\d+:\d+:\n(?P<rust2>.+)$",
     re.M,
 )
+# Messages under a name the code gives its own warnings or errors (pydantic's
+# `PydanticDeprecatedSince20: ...`, also after a warning's `path:line: `), a name of two capitalised
+# parts or more, and pydantic's validation errors (`  value is not a valid IPv4 address [type=...`):
+# read as a quoted message is (five words or more).
+_CATEGORY = re.compile(
+    r"(?:^[ \t>|]*|[ \t])[\w.]*[A-Z][a-z\d]+(?:[A-Z][a-z\d]*)+[ \t]*:[ \t]*(?P<msg>.+)$"
+    r"|^[ \t]+(?P<invalid>[^\n\[]+?) \[type=\w+",
+    re.M,
+)
+_SUMMARY = re.compile(r"\d+ (?:\w+ )?errors? (?:for|in|occurred)\b")
 _RUN = 5  # words of a message in a row, as the code that emits it writes them
 _MESSAGES = 3  # quoted messages looked for
 _SEARCHED = 10  # chunks a message's words find, whose texts are read
@@ -48,7 +58,10 @@ def messages(text: str) -> list[str]:
     head = text[:MAX_CHARS]
     leveled = [(m["msg"] or m["check"] or m["rust"] or m["rust2"], True) for m in _MESSAGE.finditer(head)]
     quoted = [(m["d"] or m["s"] or m["b"] or m["t"], False) for m in _QUOTED.finditer(head)]
+    quoted += [(m["msg"] or m["invalid"], False) for m in _CATEGORY.finditer(head)]
     for msg, level in ((f.strip(), level) for f, level in leveled + quoted):
+        if _SUMMARY.match(msg):  # "1 validation error for Model": a count, the messages follow
+            continue
         if len(_words(msg)) >= (_HEAD if level else _RUN) and not any(msg in o for o in out):
             out.append(msg)
     return out[:_MESSAGES]
@@ -60,7 +73,10 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
     start with '/'" in three places, and BM25's ten were tests that say "start" and "paths"),
     those whose text holds `_RUN` of its words in a row (a message is written whole in the code,
     its values aside: `f"... by default '{x}'."` for "... by default 'django.db.models.AutoField'."),
-    or a string literal the message begins with (`"duplicate key: " + key`, `"Dangling name: "`)."""
+    or a string literal the message begins with (`"duplicate key: " + key`, `"Dangling name: "`).
+    Of those, the ones that write more of it in a row have the whole clue, the others half:
+    pydantic's `@validator` and `@root_validator` warnings share "validators are deprecated ...",
+    and the first was not told from the second."""
     at: dict[int, float] = {}
     lexical = cat.bundle.lexical
     for msg in messages(text):
@@ -71,14 +87,33 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
         rarest = min(held)[1] if held else None  # (`EnumSet` is indexed as `enum` and `set`)
         if rarest is not None and lexical.frequency(rarest) <= _HOLDERS:  # every chunk that holds it:
             found += lexical.holding(rarest, _HOLDERS)  # a message's ranking prefers the tests quoting it
+        matched: dict[int, int] = {}
         for cid in dict.fromkeys(found):
             row = cat.table.row_of.get(cid)
             if row is None:
                 continue
             code = cat.table.text(row)
-            if not runs.isdisjoint(_runs(_words(code))) or _begins(words, code):
-                at[cid] = MESSAGE
+            said_words = _words(code)
+            if not runs.isdisjoint(_runs(said_words)):
+                matched[cid] = _longest(words, said_words)
+            elif head := _begins(words, code):
+                matched[cid] = head
+        best = max(matched.values(), default=0)
+        for cid, n in matched.items():
+            at[cid] = max(at.get(cid, 0.0), MESSAGE if n == best else MESSAGE / 2)
     return at
+
+
+def _longest(words: list[str], said: list[str]) -> int:
+    """The most words of `words` in a row that `said` holds in a row (`_RUN` at least, as known)."""
+    held = set(_runs(said))
+    longest = _RUN
+    for n in range(_RUN + 1, len(words) + 1):
+        grams = {tuple(said[i : i + n]) for i in range(len(said) - n + 1)}
+        if not any(tuple(words[i : i + n]) in grams for i in range(len(words) - n + 1)):
+            break
+        longest = n
+    return longest if held else 0
 
 
 _HEAD = 2  # words a string literal's constant head needs to be a message's beginning
@@ -87,17 +122,19 @@ _LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\n])*)\1""")
 _PLACEHOLDER = re.compile(r"\{|%[-#+ 0]*\d*(?:\.\d+)?[a-zA-Z(]|\$\{")  # where a literal's values begin
 
 
-def _begins(words: list[str], code: str) -> bool:
-    """A string literal of `code`, up to its first placeholder, is `_HEAD` words or more that
-    `words` begins with and at least half of them: the message's constant part."""
+def _begins(words: list[str], code: str) -> int:
+    """The words of the longest string literal of `code`, up to its first placeholder, that are
+    `_HEAD` words or more `words` begins with and at least half of them (the message's constant
+    part); 0 when none is."""
+    best = 0
     for m in _LITERAL.finditer(code):
         lit = m[2]
         if (cut := _PLACEHOLDER.search(lit)) is not None:
             lit = lit[: cut.start()]
         head = _words(lit)
         if len(head) >= _HEAD and 2 * len(head) >= len(words) and words[: len(head)] == head:
-            return True
-    return False
+            best = max(best, len(head))
+    return best
 
 
 # A diagnostic's code: Django's system checks (`admin.E108`, `models.W042`), flake8's `E501`,
