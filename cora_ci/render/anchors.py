@@ -83,7 +83,7 @@ def _ending_with(source: BundleChunks, parts: tuple[str, ...], path: str | None)
     parts (a package or namespace the anchor does not hold: `com.google.gson.Gson#fromJson`,
     `fmt::format_to` where fmt's namespace is a macro), and a JVM binary name's `$` read as a
     member's dot (`MapTypeAdapterFactory$Adapter.read`)."""
-    if parts and "$" in parts[-2 if len(parts) > 1 else -1]:
+    if any("$" in part for part in parts):
         binary = tuple(p for part in parts for p in re.split(r"\$(?=[A-Z\d])", part))
         if binary != parts and (found := _ending_with(source, binary, path)):
             return found
@@ -108,9 +108,8 @@ def _ends(source: BundleChunks, parts: tuple[str, ...], path: str | None) -> lis
             c = source.chunk(cid)
             for a in c.anchors if c is not None else ():
                 qual = a.partition("::")[2]
-                exact = ".".join(
-                    split_qualified(qual)
-                )  # C++'s `leveldb.DBImpl::Write` as `leveldb.DBImpl.Write`
+                # C++'s `leveldb.DBImpl::Write` as `leveldb.DBImpl.Write`
+                exact = ".".join(split_qualified(qual))
                 bare = ".".join(split_qualified(untemplated(OVERLOAD.sub("", qual))))
                 if exact == want or exact.endswith("." + want):  # `Gson.toJson(Object)`: that one
                     hit = a
