@@ -727,3 +727,27 @@ def test_of_two_emitters_the_one_that_writes_more_of_the_message_has_the_whole_c
         for r in run_query(report, Where.of(None, None, repo), k=2).results
     }
     assert told == {"shop/checks.py::validator": MESSAGE, "shop/checks.py::root_validator": MESSAGE / 2}, told
+
+
+def test_the_class_a_message_is_raised_as_comes_after_the_code_that_raises_it(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """gson's `JsonSyntaxException: duplicate key: 1` answered the exception's class, its
+    constructors and its file's header before the adapter that throws it; pydantic's
+    `PydanticUserError: A non-annotated attribute was detected ...` its error class first. The
+    class says what went wrong; it is lowered as tests are (`raised`)."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "shop/ShopSyntaxException.java": "package shop;\n\n/** Thrown when a shop's document is malformed. */\n"
+            "public final class ShopSyntaxException extends RuntimeException {\n"
+            "  public ShopSyntaxException(String msg) {\n    super(msg);\n  }\n}\n",
+        "shop/MapAdapter.java": "package shop;\n\npublic final class MapAdapter {\n"
+            "  public Object read(Reader in) {\n    Object key = in.next();\n    if (seen(key)) {\n"
+            "      throw new ShopSyntaxException(\"duplicate key: \" + key);\n    }\n    return key;\n  }\n}\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    ans = run_query("shop.ShopSyntaxException: duplicate key: 1", Where.of(None, None, repo), k=3)
+    got = [r.anchor for r in ans.results]
+    assert got[0] == "shop/MapAdapter.java::MapAdapter.read", got
+    lowered = {r.anchor: r.hit.explain["demoted"] for r in ans.results}
+    assert lowered.get("shop/ShopSyntaxException.java::ShopSyntaxException") in (None, "raised"), lowered

@@ -19,7 +19,7 @@ RARE = 50  # chunks whose text holds a word: more, and it is a word of the langu
 # `... java.lang.IllegalStateException: ...`), a log's or a compiler's level (`WARNING: ...`,
 # `HINT: ...`), Go's `panic: ...`, Rust's panic (`panicked at 'msg', src/x.rs:3:5`, or since 1.73
 # on the line after `panicked at src/x.rs:3:5:`), a system check's id (Django's `(models.W042) ...`).
-_LEVEL = r"(?:[\w.$]*(?:Error|Exception|Warning|Failure)|WARNING|ERROR|HINT|FATAL|CRITICAL|panic)"
+_LEVEL = r"(?:(?P<raised>[\w.$]*(?:Error|Exception|Warning|Failure))|WARNING|ERROR|HINT|FATAL|CRITICAL|panic)"
 _MESSAGE = re.compile(
     rf"(?:^[ \t>|]*|[ \t]){_LEVEL}[ \t]*:[ \t]*(?P<msg>.+)$|\((?:\w+\.)?[A-Z]\d{{3}}\)\s*(?P<check>.+)$"
     r"|panicked at '(?P<rust>[^'\n]+)'|panicked at \S+:\d+:\d+:\n(?P<rust2>.+)$",
@@ -65,6 +65,16 @@ def messages(text: str) -> list[str]:
         if len(_words(msg)) >= (_HEAD if level else _RUN) and not any(msg in o for o in out):
             out.append(msg)
     return out[:_MESSAGES]
+
+
+def raised(text: str) -> frozenset[str]:
+    """The classes of the exceptions and warnings `text` quotes a message of (`JsonSyntaxException`
+    for `com.google.gson.JsonSyntaxException: duplicate key: 1`): what was raised, not where."""
+    return frozenset(
+        m["raised"].rsplit(".", 1)[-1]
+        for m in _MESSAGE.finditer(text[:MAX_CHARS])
+        if m["raised"] and m["msg"] and len(_words(m["msg"])) >= _HEAD
+    )
 
 
 def said(cat: Catalog, text: str) -> dict[int, float]:

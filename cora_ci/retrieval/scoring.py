@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import partial
+from functools import lru_cache, partial
 from typing import Any, Literal
 
+from cora_ci.chunking.model import OVERLOAD
 from cora_ci.retrieval.catalog import Catalog, Meta, constructor, impl_member
 from cora_ci.retrieval.definitions import (
     DECLARED,
@@ -21,6 +22,7 @@ from cora_ci.retrieval.definitions import (
     principal,
     prototype,
 )
+from cora_ci.retrieval.emitted import raised
 from cora_ci.retrieval.evidence import Pointed
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import (
@@ -69,11 +71,32 @@ def explained(q: Query, f: Fused) -> dict[str, Any]:
     return ex
 
 
+@lru_cache(maxsize=16)
+def _raised(text: str) -> frozenset[str]:
+    return raised(text)
+
+
+def _of_raised(m: Meta, thrown: frozenset[str]) -> bool:
+    """`m` is a class a report's message was raised as, one of its members, or the header of the
+    file named after it (Java's `JsonSyntaxException.java`): it says what went wrong, the code
+    that raises it says where (gson's `duplicate key: 1` answered the exception's class, its
+    constructors, its file's licence and its `serialVersionUID` before the map adapter)."""
+    qual = OVERLOAD.sub("", m.anchor.split("::", 1)[1]) if m.anchor and "::" in m.anchor else ""
+    owner = qual.split(".", 1)[0]
+    if m.kind == "file":
+        return last_stem(m.path) in thrown
+    return (m.kind == "type" and bool(m.symbols) and m.symbols[0] in thrown) or (
+        owner in thrown and "." in qual
+    )
+
+
 def demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params) -> tuple[str, float] | None:
     """The class that lowers this chunk and its multiplier, or None (ordinary code, asked for, or
     selected by a path filter)."""
     if filters.paths:
         return None
+    if (thrown := _raised(q.text)) and _of_raised(m, thrown):
+        return "raised", params.demote  # `JsonSyntaxException: duplicate key: 1` asks where, not what
     cls = (path_class(m.path) or ("generated" if cat.generated(m) else None) or prose_class(m.path, m.lang)
            or ("legacy" if cat.legacy(m.path) else None))  # fmt: skip
     if cls is None or cls in q.wants or (cls == "migration" and last_stem(m.path).lower() in q.words):
