@@ -61,6 +61,10 @@ cases = st.one_of(
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(case=cases, cfg=budgets)
+@example(  # two members of one line over budget were joined into one chunk of the line
+    case=("m.ts", "const o = { a() { return 1; }, b: () => 2 };\n"),
+    cfg={"max_tokens": 16, "min_tokens": 0, "overlap_lines": 0, "lines_per_chunk": 1},
+)
 @example(  # a skeleton's closing `. . .` once pushed it over budget
     case=("m.py", PY_BLOCKS[7]),
     cfg={"max_tokens": 17, "min_tokens": 0, "overlap_lines": 0, "lines_per_chunk": 1},

@@ -84,8 +84,9 @@ __all__ = ["FileResult", "chunk_file"]
 # read past annotation macros after parameters (`void Lock() EXCLUSIVE_LOCK_FUNCTION() {`) and C++ past
 # macros before an out-of-line constructor (`SPDLOG_INLINE logger::logger(`); 60: Kotlin's and Swift's
 # top-level `val`/`var`/`let` are the file's constants and variables, a Kotlin property takes in its
-# `get()`/`set()` below it, and Kotlin's `typealias` is a symbol
-REVISION = 60
+# `get()`/`set()` below it, and Kotlin's `typealias` is a symbol; 61: symbols of one line share a chunk
+# only while the line fits the budget
+REVISION = 61
 
 
 def __getattr__(name: str) -> Any:

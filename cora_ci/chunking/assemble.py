@@ -323,12 +323,14 @@ def _emit_leaves(ctx: FileCtx, leaves: list[_Leaf], parent: int | None, ancestor
 
 def _same_lines(leaves: list[_Leaf]) -> list[_Leaf | list[_Leaf]]:
     """The leaves, those of the very same lines as the one before them together in a list: one
-    chunk of several symbols, not one chunk of the same text for each."""
+    chunk of several symbols, not one chunk of the same text for each. Only leaves of one piece
+    each (within the budget): a line too long for it is cut into pieces a symbol at a time."""
     out: list[_Leaf | list[_Leaf]] = []
     for leaf in leaves:
         last = out[-1] if out else None
         first = last[0] if isinstance(last, list) else last
-        if first is not None and (first.sym.start, first.sym.end) == (leaf.sym.start, leaf.sym.end):
+        whole = first is not None and len(first.pieces) == 1 and len(leaf.pieces) == 1
+        if whole and first is not None and (first.sym.start, first.sym.end) == (leaf.sym.start, leaf.sym.end):
             out[-1] = [*last, leaf] if isinstance(last, list) else [first, leaf]
         else:
             out.append(leaf)
