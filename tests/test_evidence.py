@@ -751,3 +751,20 @@ def test_the_class_a_message_is_raised_as_comes_after_the_code_that_raises_it(
     assert got[0] == "shop/MapAdapter.java::MapAdapter.read", got
     lowered = {r.anchor: r.hit.explain["demoted"] for r in ans.results}
     assert lowered.get("shop/ShopSyntaxException.java::ShopSyntaxException") in (None, "raised"), lowered
+
+
+def test_a_message_held_in_a_constant_points_at_the_code_that_uses_it(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """pydantic's `DEPRECATION_MESSAGE` is warned with in `prepare_config`: the constant is only
+    the message's text, the function that warns with it is where a report points."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "shop/config.py": "import warnings\n\nDEPRECATION_MESSAGE = 'Support for class-based config is deprecated, "
+                          "use ConfigDict instead.'\n\n\ndef prepare_config(config):\n    if isinstance(config, type):\n"
+                          "        warnings.warn(DEPRECATION_MESSAGE, DeprecationWarning)\n    return config\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    report = "DeprecationWarning: Support for class-based config is deprecated, use ConfigDict instead.\n"
+    told = {r.anchor: r.hit.explain["evidence"] for r in run_query(report, Where.of(None, None, repo), k=3).results}
+    assert told.get("shop/config.py::prepare_config") == MESSAGE, told

@@ -30,7 +30,7 @@ _MESSAGE = re.compile(
 # parts or more, and pydantic's validation errors (`  value is not a valid IPv4 address [type=...`):
 # read as a quoted message is (five words or more).
 _CATEGORY = re.compile(
-    r"(?:^[ \t>|]*|[ \t])[\w.]*[A-Z][a-z\d]+(?:[A-Z][a-z\d]*)+[ \t]*:[ \t]*(?P<msg>.+)$"
+    r"(?:^[ \t>|]*|[ \t])(?P<category>[\w.]*[A-Z][a-z\d]+(?:[A-Z][a-z\d]*)+)[ \t]*:[ \t]*(?P<msg>.+)$"
     r"|^[ \t]+(?P<invalid>[^\n\[]+?) \[type=\w+",
     re.M,
 )
@@ -70,10 +70,11 @@ def messages(text: str) -> list[str]:
 def raised(text: str) -> frozenset[str]:
     """The classes of the exceptions and warnings `text` quotes a message of (`JsonSyntaxException`
     for `com.google.gson.JsonSyntaxException: duplicate key: 1`): what was raised, not where."""
+    head = text[:MAX_CHARS]
+    leveled = [(m["raised"], m["msg"]) for m in _MESSAGE.finditer(head)]
+    named = [(m["category"], m["msg"]) for m in _CATEGORY.finditer(head)]
     return frozenset(
-        m["raised"].rsplit(".", 1)[-1]
-        for m in _MESSAGE.finditer(text[:MAX_CHARS])
-        if m["raised"] and m["msg"] and len(_words(m["msg"])) >= _HEAD
+        name.rsplit(".", 1)[-1] for name, msg in leveled + named if name and msg and len(_words(msg)) >= _HEAD
     )
 
 
@@ -93,10 +94,12 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
         words = _words(msg)
         runs = _runs(words)
         found = [cid for cid, _ in lexical.search(msg, _SEARCHED)]
-        held = [(n, w) for w in set(words) if len(w) > 2 and (n := lexical.frequency(w)) > 0]  # as indexed
-        rarest = min(held)[1] if held else None  # (`EnumSet` is indexed as `enum` and `set`)
-        if rarest is not None and lexical.frequency(rarest) <= _HOLDERS:  # every chunk that holds it:
-            found += lexical.holding(rarest, _HOLDERS)  # a message's ranking prefers the tests quoting it
+        held = sorted(
+            (n, w) for w in set(words) if len(w) > 2 and (n := lexical.frequency(w)) > 0
+        )  # as indexed
+        for n, rarest in held[:_RAREST]:  # (`EnumSet` is indexed as `enum` and `set`)
+            if n <= _HOLDERS:  # every chunk that holds it: a message's ranking prefers the tests quoting it
+                found += lexical.holding(rarest, _HOLDERS)
         matched: dict[int, int] = {}
         for cid in dict.fromkeys(found):
             row = cat.table.row_of.get(cid)
@@ -110,8 +113,29 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
                 matched[cid] = head
         best = max(matched.values(), default=0)
         for cid, n in matched.items():
-            at[cid] = max(at.get(cid, 0.0), MESSAGE if n == best else MESSAGE / 2)
+            weight = MESSAGE if n == best else MESSAGE / 2
+            at[cid] = max(at.get(cid, 0.0), weight)
+            for user in _users(cat, cid):
+                at[user] = max(at.get(user, 0.0), weight)
     return at
+
+
+_USERS = 5  # code that uses a message held in a constant, given its clue (more: a common constant)
+
+
+def _users(cat: Catalog, cid: int) -> list[int]:
+    """The code that uses the message a constant holds (pydantic's `DEPRECATION_MESSAGE`, warned
+    with in `prepare_config`): what raises it, where the constant is only its text. None for a
+    chunk that is not a constant, nor the tests that quote it."""
+    from cora_ci.retrieval.kinds import path_class
+    from cora_ci.retrieval.related import neighbours_of
+
+    m = cat.meta(cid)
+    if m is None or m.kind != "field":
+        return []
+    users = [c for c in sorted(neighbours_of(cat, cid, "callers")) if (u := cat.meta(c)) is not None
+             and u.kind in ("method", "type") and path_class(u.path) is None]  # fmt: skip
+    return users[:_USERS] if len(users) <= _USERS else []
 
 
 def _longest(words: list[str], said: list[str]) -> int:
@@ -128,6 +152,7 @@ def _longest(words: list[str], said: list[str]) -> int:
 
 _HEAD = 2  # words a string literal's constant head needs to be a message's beginning
 _HOLDERS = 200  # chunks holding a message's rarest word that are read, when no more hold it
+_RAREST = 3  # its rarest words whose chunks are read (a warning's class appends its own tail)
 _LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\n])*)\1""")
 _PLACEHOLDER = re.compile(r"\{|%[-#+ 0]*\d*(?:\.\d+)?[a-zA-Z(]|\$\{")  # where a literal's values begin
 
