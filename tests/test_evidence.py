@@ -766,5 +766,8 @@ def test_a_message_held_in_a_constant_points_at_the_code_that_uses_it(
     })  # fmt: skip
     build(repo, model="none")
     report = "DeprecationWarning: Support for class-based config is deprecated, use ConfigDict instead.\n"
-    told = {r.anchor: r.hit.explain["evidence"] for r in run_query(report, Where.of(None, None, repo), k=3).results}
+    told = {
+        r.anchor: r.hit.explain["evidence"]
+        for r in run_query(report, Where.of(None, None, repo), k=3).results
+    }
     assert told.get("shop/config.py::prepare_config") == MESSAGE, told
