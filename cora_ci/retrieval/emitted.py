@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 
 from cora_ci.retrieval.catalog import Catalog
+from cora_ci.retrieval.kinds import path_class
+from cora_ci.retrieval.related import neighbours_of
 
 MAX_CHARS = 100_000  # a report is read this far for clues (the query's words stop much earlier)
 MESSAGE = 0.4  # a chunk that emits a message the report quotes, or holds a code it names
@@ -94,10 +96,9 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
         words = _words(msg)
         runs = _runs(words)
         found = [cid for cid, _ in lexical.search(msg, _SEARCHED)]
-        held = sorted(
-            (n, w) for w in set(words) if len(w) > 2 and (n := lexical.frequency(w)) > 0
-        )  # as indexed
-        for n, rarest in held[:_RAREST]:  # (`EnumSet` is indexed as `enum` and `set`)
+        # its words as indexed (`EnumSet` is indexed as `enum` and `set`), the rarest first
+        held = sorted((n, w) for w in set(words) if len(w) > 2 and (n := lexical.frequency(w)) > 0)
+        for n, rarest in held[:_RAREST]:
             if n <= _HOLDERS:  # every chunk that holds it: a message's ranking prefers the tests quoting it
                 found += lexical.holding(rarest, _HOLDERS)
         matched: dict[int, int] = {}
@@ -127,9 +128,6 @@ def _users(cat: Catalog, cid: int) -> list[int]:
     """The code that uses the message a constant holds (pydantic's `DEPRECATION_MESSAGE`, warned
     with in `prepare_config`): what raises it, where the constant is only its text. None for a
     chunk that is not a constant, nor the tests that quote it."""
-    from cora_ci.retrieval.kinds import path_class
-    from cora_ci.retrieval.related import neighbours_of
-
     m = cat.meta(cid)
     if m is None or m.kind != "field":
         return []
@@ -139,15 +137,14 @@ def _users(cat: Catalog, cid: int) -> list[int]:
 
 
 def _longest(words: list[str], said: list[str]) -> int:
-    """The most words of `words` in a row that `said` holds in a row (`_RUN` at least, as known)."""
-    held = set(_runs(said))
+    """The most words of `words` in a row that `said` holds in a row, for one known to hold `_RUN`."""
     longest = _RUN
     for n in range(_RUN + 1, len(words) + 1):
         grams = {tuple(said[i : i + n]) for i in range(len(said) - n + 1)}
         if not any(tuple(words[i : i + n]) in grams for i in range(len(words) - n + 1)):
             break
         longest = n
-    return longest if held else 0
+    return longest
 
 
 _HEAD = 2  # words a string literal's constant head needs to be a message's beginning
