@@ -212,12 +212,8 @@ class Classifier:
             dunder = name.startswith("__") and name.endswith("__")
             if left.type == "identifier" and name != "_" and not dunder and not _alias(right):
                 return "field", "constant" if _CAPITALS.fullmatch(name) else "variable", name
-        elif lang == "swift" and t in _SWIFT_KEYWORD_NAMED:
-            return (
-                "method",
-                "initializer" if t == "init_declaration" else t.split("_")[0],
-                _SWIFT_KEYWORD_NAMED[t],
-            )
+        elif lang == "swift" and t in _SWIFT_KEYWORD_NAMED:  # named by `name_of`, by its keyword
+            return "method", "initializer" if t == "init_declaration" else t.split("_")[0], self.name_of(n)
         elif lang == "swift" and t == "enum_entry" and (name := n.child_by_field_name("name")) is not None:
             return "field", "case", text_of(self.src, name)  # `case explicitlyCancelled`
         elif lang == "swift" and t == "typealias_declaration" and (name := n.child_by_field_name("name")):

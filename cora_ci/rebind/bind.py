@@ -17,7 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from cora_ci.chunking.model import Chunk
 from cora_ci.config import Config
@@ -27,6 +27,7 @@ from cora_ci.files.text import blob_id, decode, is_binary
 from cora_ci.rebind.view import View, from_chunk, from_rows
 
 Stale = Literal["moved", "missing"] | None
+T = TypeVar("T")
 _PART = re.compile(r"Part (\d+) of (\d+)\.$")
 _ANONYMOUS = ("module", "lines")
 
@@ -75,8 +76,7 @@ class WorkTree:
         an agent's edited file was re-located on every call, ~100 ms a search of starlette's
         `routing.py` where an unchanged one took 5."""
         if path not in self._binds:
-            kept = self._known.binds(path, cur) if self._known is not None else None
-            self._binds[path] = kept if kept is not None else {}
+            self._binds[path] = self._known.binds(path, cur) if self._known is not None else {}
         return self._binds[path]
 
     def chunks(self, path: str, cur: Current, config: Config) -> list[Chunk]:
@@ -143,11 +143,9 @@ class Known:
         kept = self._binds.get(path)
         if kept is not None and kept[0] is cur:
             return kept[1]
-        self._binds.pop(path, None)
-        while self._binds and len(self._binds) >= self._most_binds:
-            del self._binds[next(iter(self._binds))]
-        self._binds[path] = (cur, {})
-        return self._binds[path][1]
+        binds: dict[int, Bound] = {}
+        _keep(self._binds, path, (cur, binds), self._most_binds)
+        return binds
 
     def get(self, path: str) -> Current | None:
         return self._files.get(path)
@@ -158,10 +156,7 @@ class Known:
         return kept[1] if kept is not None and kept[0] is cur else None
 
     def keep_chunks(self, path: str, cur: Current, chunks: list[Chunk]) -> None:
-        self._chunked.pop(path, None)
-        while self._chunked and len(self._chunked) >= self._most_chunked:
-            del self._chunked[next(iter(self._chunked))]
-        self._chunked[path] = (cur, chunks)
+        _keep(self._chunked, path, (cur, chunks), self._most_chunked)
 
     def put(self, path: str, cur: Current) -> None:
         self._forget(path)
@@ -177,6 +172,14 @@ class Known:
         gone = self._files.pop(path, None)
         if gone is not None:
             self._bytes -= len(gone.data)
+
+
+def _keep(table: dict[str, T], path: str, entry: T, most: int) -> None:
+    """`entry` for `path` in `table`, the oldest entries dropped to keep at most `most`."""
+    table.pop(path, None)
+    while table and len(table) >= most:
+        del table[next(iter(table))]
+    table[path] = entry
 
 
 PartStart = Callable[[str, str], int | None]  # (path, qualified anchor) -> first part's start line

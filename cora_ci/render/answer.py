@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from cora_ci.chunking.model import OVERLOAD, Chunk, later_parts
 from cora_ci.chunking.tokens import default_counter
 from cora_ci.rebind.bind import Bound, Stale
-from cora_ci.rebind.view import View, commented, declaring, from_chunk, mentions, merge, signature
+from cora_ci.rebind.view import View, commented, declaring, from_chunk, merge, signature
 from cora_ci.retrieval.types import Hit
 
 if TYPE_CHECKING:
@@ -240,14 +240,12 @@ def _user(item: _Item, name: str) -> _Item:
     """A caller or callee of `name` ("what uses `keyDelimiter`") among merged siblings: the one
     member whose lines name it, its own lines and named after it (it was named after the chunk's
     first member: viper's `find` for the `split` beside it that uses the constant)."""
-    from cora_ci.render.source import sibling
+    from cora_ci.render.source import naming_member
 
-    c, view = item.chunk, item.bound.view
-    members = [(s, a, sibling(view, c, a)) for s, a in zip(c.symbols, c.anchors, strict=True)]
-    naming = [(s, a, v) for s, a, v in members if any(mentions(t, name) for _, t in v.rendered())]
-    if len(naming) != 1:
+    found = naming_member(item.bound.view, item.chunk, name)
+    if found is None:
         return item
-    symbol, anchor, own = naming[0]
+    symbol, anchor, own = found
     item.bound = Bound(own, item.bound.stale)
     item.member = (symbol, anchor)
     return item

@@ -13,7 +13,7 @@ from cora_ci.chunking.model import Chunk
 from cora_ci.rebind.view import View, mentions, signature
 from cora_ci.render.anchors import meant, refused
 from cora_ci.render.answer import Result
-from cora_ci.render.source import BundleChunks, sibling
+from cora_ci.render.source import BundleChunks, naming_member, sibling
 from cora_ci.retrieval.catalog import catalog
 from cora_ci.retrieval.related import related
 from cora_ci.retrieval.types import Hit
@@ -67,15 +67,11 @@ def _member(
     aliases, for the `ASGIApp` beside it). The chunk whole when none or several are."""
     if len(c.symbols) < 2 or len(c.anchors) != len(c.symbols):
         return view, None
-    if relation == "callee":
-        texts = [t for n, t in mine.rendered() if n is not None]
-        named = [(s, a) for s, a in zip(c.symbols, c.anchors, strict=True)
-                 if any(mentions(t, s) for t in texts)]  # fmt: skip
-        views = [sibling(view, c, a) for _, a in named]
-    else:
-        pairs = [(s, a, sibling(view, c, a)) for s, a in zip(c.symbols, c.anchors, strict=True)]
-        picked = [(s, a, v) for s, a, v in pairs if any(mentions(t, name) for _, t in v.rendered())]
-        named, views = [(s, a) for s, a, _ in picked], [v for *_, v in picked]
+    if relation != "callee":
+        found = naming_member(view, c, name)
+        return (view, None) if found is None else (found[2], (found[0], found[1]))
+    texts = [t for n, t in mine.rendered() if n is not None]
+    named = [(s, a) for s, a in zip(c.symbols, c.anchors, strict=True) if any(mentions(t, s) for t in texts)]
     if len(named) != 1:
         return view, None
-    return views[0], named[0]
+    return sibling(view, c, named[0][1]), named[0]

@@ -18,7 +18,7 @@ from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
 from cora_ci.files.langs import JS_LANGS
 from cora_ci.rebind.bind import Bound, Stale, WorkTree, bind
-from cora_ci.rebind.view import View, declaring, from_chunk, indentation, merge
+from cora_ci.rebind.view import View, declaring, from_chunk, indentation, mentions, merge
 from cora_ci.render import nested
 from cora_ci.render.nested import Inner
 
@@ -312,6 +312,14 @@ def _stub(view: View, lang: str) -> bool:
         return True
     code = [t for t in lines if not t.startswith(("//", "/*", "*"))]  # a JSDoc's `{@link}` is no body
     return lang in JS_LANGS and bool(code) and not any("{" in t for t in code)
+
+
+def naming_member(view: View, chunk: Chunk, name: str) -> tuple[str, str, View] | None:
+    """Of small siblings merged in `chunk`, the one member whose own lines name `name` (its
+    symbol, anchor and lines); None when none or several do."""
+    members = [(s, a, sibling(view, chunk, a)) for s, a in zip(chunk.symbols, chunk.anchors, strict=True)]
+    naming = [(s, a, v) for s, a, v in members if any(mentions(t, name) for _, t in v.rendered())]
+    return naming[0] if len(naming) == 1 else None
 
 
 def sibling(view: View, chunk: Chunk, anchor: str) -> View:

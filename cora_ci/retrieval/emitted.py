@@ -7,6 +7,7 @@ mention, a call's error somewhat more (`evidence.py` joins them to a report's ot
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from cora_ci.retrieval.catalog import Catalog
 from cora_ci.retrieval.kinds import path_class
@@ -69,6 +70,7 @@ def messages(text: str) -> list[str]:
     return out[:_MESSAGES]
 
 
+@lru_cache(maxsize=16)  # asked of every candidate of a query
 def raised(text: str) -> frozenset[str]:
     """The classes of the exceptions and warnings `text` quotes a message of (`JsonSyntaxException`
     for `com.google.gson.JsonSyntaxException: duplicate key: 1`): what was raised, not where."""

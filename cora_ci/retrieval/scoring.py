@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache, partial
+from functools import partial
 from typing import Any, Literal
 
 from cora_ci.chunking.model import OVERLOAD
@@ -71,11 +71,6 @@ def explained(q: Query, f: Fused) -> dict[str, Any]:
     return ex
 
 
-@lru_cache(maxsize=16)
-def _raised(text: str) -> frozenset[str]:
-    return raised(text)
-
-
 def _of_raised(m: Meta, thrown: frozenset[str]) -> bool:
     """`m` is a class a report's message was raised as, one of its members, or the header of the
     file named after it (Java's `JsonSyntaxException.java`): it says what went wrong, the code
@@ -95,7 +90,7 @@ def demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params) 
     selected by a path filter)."""
     if filters.paths:
         return None
-    if (thrown := _raised(q.text)) and _of_raised(m, thrown):
+    if (thrown := raised(q.text)) and _of_raised(m, thrown):
         return "raised", params.demote  # `JsonSyntaxException: duplicate key: 1` asks where, not what
     cls = (path_class(m.path) or ("generated" if cat.generated(m) else None) or prose_class(m.path, m.lang)
            or ("legacy" if cat.legacy(m.path) else None))  # fmt: skip
