@@ -85,8 +85,9 @@ __all__ = ["FileResult", "chunk_file"]
 # macros before an out-of-line constructor (`SPDLOG_INLINE logger::logger(`); 60: Kotlin's and Swift's
 # top-level `val`/`var`/`let` are the file's constants and variables, a Kotlin property takes in its
 # `get()`/`set()` below it, and Kotlin's `typealias` is a symbol; 61: symbols of one line share a chunk
-# only while the line fits the budget
-REVISION = 61
+# only while the line fits the budget; 62: Kotlin read with a primary constructor on the line after its
+# class joined to it, and past a property's `actual`/`expect` (`rereads.py`)
+REVISION = 62
 
 
 def __getattr__(name: str) -> Any:

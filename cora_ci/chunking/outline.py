@@ -5,14 +5,13 @@ that belong to no symbol (imports, namespaces, leading comments). Rows are 0-bas
 
 from __future__ import annotations
 
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
 from typing import Any, NamedTuple
 
-from cora_ci.chunking import macros
+from cora_ci.chunking import macros, rereads
 from cora_ci.chunking.extractor import Extractor, Sym, last_row
 from cora_ci.chunking.specs import LangSpec, is_comment
 from cora_ci.files.langs import C_LANGS
@@ -80,10 +79,8 @@ def _read(lang: str, src: bytes, lines: list[str] | None) -> _Read:
     """`parse`, keeping the walk that chose a C file's tree (the outline's, so not walked again)."""
     read = macros.blank_exports(src) if lang in C_LANGS else src  # names are read from `src`
     tree = _bounded(lang, read)
-    if lang in _NO_SEMICOLONS and tree.root_node.has_error:
-        return _Read(_separated(lang, src, tree), None)
-    if lang == "swift" and tree.root_node.has_error and b"#" in src:
-        return _Read(_unconditional(lang, src, tree), None)
+    if lang in rereads.LANGS and tree.root_node.has_error:
+        return _Read(_reread(lang, src, tree), None)
     if lang not in C_LANGS or not tree.root_node.has_error:
         return _Read(tree, None)
     blanked = macros.blank_macros(read, lang)
@@ -100,35 +97,12 @@ def _read(lang: str, src: bytes, lines: list[str] | None) -> _Read:
     return _Read(other, mine) if better else _Read(tree, plain)
 
 
-_NO_SEMICOLONS = frozenset({"typescript", "tsx"})
-_CALL_SIGNATURE_LINE = re.compile(rb"(?m)^( *) <")  # a line beginning `<T>(...)` in a type's body
-
-
-def _separated(lang: str, src: bytes, tree: Any) -> Any:
-    """A TypeScript file written without semicolons (Prettier's `semi: false`) whose interfaces
-    hold call signatures (`<K extends keyof M>(key: K): M[K]`, one a line): the grammar reads a
-    line that begins with `<` as continuing the line before, and hono's central `types.ts` was
-    one error (CORA-CHK-001, chunked by lines). Read with a `;` in place of the last space before
-    each such `<` (no byte moves), when that leaves fewer errors (a JSX line begins with `<` too)."""
-    rewritten = _CALL_SIGNATURE_LINE.sub(rb"\1;<", src)
+def _reread(lang: str, src: bytes, tree: Any) -> Any:
+    """The tree of `src` as `rereads` rewrites it for its grammar, when that leaves fewer errors."""
+    rewritten = rereads.reread(lang, src)
     if rewritten == src:
         return tree
     other = _bounded(lang, rewritten)
-    return other if _errors(other.root_node)[1] < _errors(tree.root_node)[1] else tree
-
-
-_SWIFT_CONDITION = re.compile(rb"(?m)^[ \t]*#(?:if|elseif|else|endif|error|warning)\b[^\n]*")
-
-
-def _unconditional(lang: str, src: bytes, tree: Any) -> Any:
-    """Swift whose type bodies hold `#if ... #else ... #endif`: the grammar reads no directive
-    there and closed the type at its first one (Alamofire's `Protected` was 2 lines, its members
-    top-level functions; 22 of its files had parse errors). Read with the directive lines blanked
-    (byte for byte), both branches' declarations in turn, when that leaves fewer errors."""
-    blanked = _SWIFT_CONDITION.sub(lambda m: b" " * len(m[0]), src)
-    if blanked == src:
-        return tree
-    other = _bounded(lang, blanked)
     return other if _errors(other.root_node)[1] < _errors(tree.root_node)[1] else tree
 
 
