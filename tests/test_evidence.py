@@ -708,6 +708,36 @@ def test_a_short_message_finds_the_literal_it_begins_with(
         assert told.get(emitter) == MESSAGE and told.get("shop/other.py::keys") is None, (report, told)
 
 
+def test_a_message_is_found_by_the_literal_that_writes_it_with_its_values(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A cobra trial: `Error: unknown command "version" for "app"` is printed by
+    `fmt.Errorf("unknown command %q for %q", ...)`, whose words in a row are never the message's
+    (the values stand between them); the word `version` ranked a `Version` field first and the
+    emitter was not in the top 30. A literal's constant words said in its order, its values
+    aside, find it (`%q`, `%d`, `{}`, `${x}`)."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "args.go": "package cobra\n\nfunc NoArgs(cmd *Command, args []string) error {\n\tif len(args) > 0 {\n"
+                   "\t\treturn fmt.Errorf(\"unknown command %q for %q\", args[0], cmd.CommandPath())\n\t}\n"
+                   "\treturn nil\n}\n\nfunc MinimumNArgs(n int) PositionalArgs {\n"
+                   "\treturn func(cmd *Command, args []string) error {\n\t\tif len(args) < n {\n"
+                   "\t\t\treturn fmt.Errorf(\"requires at least %d arg(s), only received %d\", n, len(args))\n"
+                   "\t\t}\n\t\treturn nil\n\t}\n}\n",
+        "command.go": "package cobra\n\n// Command is a command; Version is printed by the version command for the app.\n"
+                      "type Command struct {\n\tUse string\n\tVersion string\n}\n",
+        "web/app.ts": "export function route(name: string) {\n  throw new Error(`no route named ${name} in this app`)\n}\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    where = Where.of(None, None, repo)
+    for report, emitter in [('Error: unknown command "version" for "app"', "args.go::NoArgs"),
+                            ("Error: requires at least 2 arg(s), only received 1", "args.go::MinimumNArgs"),
+                            ("Error: no route named home page in this app", "web/app.ts::route")]:  # fmt: skip
+        told = {r.anchor: r.hit.explain["evidence"] for r in run_query(report, where, k=3).results}
+        assert told.get(emitter) == MESSAGE and not told.get("command.go::Command"), (report, told)
+    assert emitted._written(["for", "app", "unknown", "command", "x"], 'f("unknown command %q for %q")') == 0
+
+
 def test_of_two_emitters_the_one_that_writes_more_of_the_message_has_the_whole_clue(
     make_repo: Callable[[dict[str, str]], Path],
 ) -> None:

@@ -56,7 +56,7 @@ def messages(text: str) -> list[str]:
     those a level introduces (`ValueError: ...`) first, then those only put in quotes. A quoted
     sentence that the code does not write finds nothing (`said` wants its words in a row). A
     level's message may be shorter, down to `_HEAD` words (Java's `duplicate key: 1`): the code's
-    string literal it begins with is then what finds it (`_begins`)."""
+    string literal it begins with is then what finds it (`_written`)."""
     out: list[str] = []
     head = text[:MAX_CHARS]
     leveled = [(m["msg"] or m["check"] or m["rust"] or m["rust2"], True) for m in _MESSAGE.finditer(head)]
@@ -112,7 +112,7 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
             said_words = _words(code)
             if not runs.isdisjoint(_runs(said_words)):
                 matched[cid] = _longest(words, said_words)
-            elif head := _begins(words, code):
+            elif head := _written(words, code):
                 matched[cid] = head
         best = max(matched.values(), default=0)
         for cid, n in matched.items():
@@ -153,21 +153,30 @@ _HEAD = 2  # words a string literal's constant head needs to be a message's begi
 _HOLDERS = 200  # chunks holding a message's rarest word that are read, when no more hold it
 _RAREST = 3  # its rarest words whose chunks are read (a warning's class appends its own tail)
 _LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\n])*)\1""")
-_PLACEHOLDER = re.compile(r"\{|%[-#+ 0]*\d*(?:\.\d+)?[a-zA-Z(]|\$\{")  # where a literal's values begin
+# A literal's values: printf's (`%q`, `%5.2f`), Python's `%(name)s` and `{}`/`{name!r}`, Rust's
+# `{:?}`, JavaScript's `${x}`, Ruby's `#{x}`.
+_PLACEHOLDER = re.compile(r"%[-#+ 0]*\d*(?:\.\d+)?[a-zA-Z]|%\(\w+\)[a-z]|[$#]?\{[^{}\n]*\}")
+_VALUE_WORDS = 6  # words a value may print where a placeholder stands
 
 
-def _begins(words: list[str], code: str) -> int:
-    """The words of the longest string literal of `code`, up to its first placeholder, that are
-    `_HEAD` words or more `words` begins with and at least half of them (the message's constant
-    part); 0 when none is."""
+def _written(words: list[str], code: str) -> int:
+    """The most constant words of a string literal of `code` that `words` says as the literal
+    writes it, its values aside (Go's `"unknown command %q for %q"` for `unknown command
+    "version" for "app"`, its `"requires at least %d arg(s)"` for `requires at least 2 arg(s)`),
+    or that it begins with, up to the literal's first value (`"duplicate key: " + key`): `_HEAD`
+    words or more and at least half of the message's; 0 when none is."""
     best = 0
+    said = " " + " ".join(words) + " "
     for m in _LITERAL.finditer(code):
-        lit = m[2]
-        if (cut := _PLACEHOLDER.search(lit)) is not None:
-            lit = lit[: cut.start()]
-        head = _words(lit)
-        if len(head) >= _HEAD and 2 * len(head) >= len(words) and words[: len(head)] == head:
-            best = max(best, len(head))
+        parts = [" ".join(w) for p in _PLACEHOLDER.split(m[2]) if (w := _words(p))]
+        count = sum(p.count(" ") + 1 for p in parts)
+        if count <= best or count < _HEAD or 2 * count < len(words) or f" {parts[0]} " not in said:
+            continue
+        gap = rf" (?:[a-z]+ ){{0,{_VALUE_WORDS}}}"
+        if len(parts) == 1 or re.search(" " + gap.join(parts) + " ", said):
+            best = count
+        elif said.startswith(f" {parts[0]} ") and 2 * (head := parts[0].count(" ") + 1) >= len(words):
+            best = max(best, head)
     return best
 
 
