@@ -15,7 +15,7 @@ from cora_ci.build import build
 from cora_ci.render.query import Where, run_query
 from cora_ci.retrieval import emitted, evidence
 from cora_ci.retrieval.emitted import MESSAGE, messages
-from cora_ci.retrieval.evidence import MENTION
+from cora_ci.retrieval.evidence import FRAME_DECAY, MENTION
 from cora_ci.retrieval.frames import clues
 from cora_ci.retrieval.noise import without_noise
 
@@ -501,6 +501,79 @@ def test_a_report_whose_title_names_a_module_by_its_stem_points_at_it(
     monkeypatch.setattr(evidence, "RARE", 1)
     common = [r.anchor for r in run_query(NAMED_REPORT, Where.of(None, None, repo), k=10).results]
     assert common.index("shop/commands/sqlreport.py::Command") > common.index("docs/sqlreport.md::sqlreport")
+
+
+def test_the_innermost_frame_is_not_ranked_below_an_outer_one(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """Trials in Scala, Dart and TypeScript: an outer frame's code calls the inner function by
+    name and says more of the report's words, and ranked above the innermost frame's, the
+    strongest single clue (here the title names the outer one, the function the user called).
+    Chunks named by clues keep their clues' order; others may come between."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "shop/cart.py": "def cart_total(cart):\n    \"\"\"The cart's total: each item's price.\"\"\"\n"
+                        "    return sum(item_price(item) for item in cart.items)\n\n\n"
+                        "def item_price(item):\n    return item['amount'] * item['qty']\n",
+        "shop/orders.py": "def checkout(cart):\n    return cart_total(cart)\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    report = textwrap.dedent("""\
+        cart_total() crashes for a cart of items without a price
+
+        Traceback (most recent call last):
+          File "/app/shop/orders.py", line 2, in checkout
+            return cart_total(cart)
+          File "/app/shop/cart.py", line 3, in cart_total
+            return sum(item_price(item) for item in cart.items)
+          File "/app/shop/cart.py", line 7, in item_price
+            return item['amount'] * item['qty']
+        KeyError: 'amount'
+        """)
+    ans = run_query(report, Where.of(None, None, repo), k=3)
+    assert [(r.anchor, r.hit.explain["evidence"]) for r in ans.results] == [
+        ("shop/cart.py::item_price", 1.0),
+        ("shop/cart.py::cart_total", FRAME_DECAY),
+        ("shop/orders.py::checkout", FRAME_DECAY**2),
+    ]
+
+
+def test_frames_of_a_compiled_package_point_at_its_typescript_sources(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A hono trial: users paste the frames of what a package ships
+    (`node_modules/hono/dist/cjs/utils/cookie.js`), and no `.js` frame matched the `.ts` source,
+    so the frames were no evidence. Their lines are the compiled file's: the frame's function is
+    found by its name, and a frame without one points at its file."""
+    serialize = "export const _serialize = (name: string, value: string): string => {\n" + (
+        "  if (!/^[\\w!#$%&'*.^`|~+-]+$/.test(name)) {\n    throw new Error('Invalid cookie name')\n  }\n"
+        "  return `${name}=${value}`\n}\n"
+    )
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "src/utils/cookie.ts": "export const parse = (cookie: string) => cookie.split(';')\n\n" + serialize,
+        "src/helper/cookie/index.ts": "import { _serialize } from '../../utils/cookie'\n\n"
+                                      "export const setCookie = (c: Context, name: string, value: string) => {\n"
+                                      "  c.header('Set-Cookie', _serialize(name, value))\n}\n",
+        "src/middleware/cors/index.ts": "export const cors = (options: Options) => {\n  return async (c, next) => {\n"
+                                        "    c.header('Access-Control-Allow-Methods', options.allowMethods.join(','))\n"
+                                        "    await next()\n  }\n}\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    where = Where.of(None, None, repo)
+    report = ("Error: cookies do not work\n"
+              "    at _serialize (/app/node_modules/hono/dist/cjs/utils/cookie.js:88:11)\n"
+              "    at setCookie (/app/node_modules/hono/dist/cjs/helper/cookie/index.js:41:20)\n"
+              "    at /app/src/index.js:12:5\n")  # fmt: skip
+    ans = run_query(report, where, k=3)
+    assert [(r.anchor, r.hit.explain["evidence"]) for r in ans.results[:2]] == [
+        ("src/utils/cookie.ts::_serialize", 1.0),
+        ("src/helper/cookie/index.ts::setCookie", FRAME_DECAY),
+    ]
+    report = ("TypeError: Cannot read properties of undefined (reading 'join')\n"
+              "    at file:///app/node_modules/hono/dist/middleware/cors/index.js:41:75\n")  # fmt: skip
+    ans = run_query(report, where, k=3)
+    assert ans.results[0].anchor == "src/middleware/cors/index.ts::cors", [r.anchor for r in ans.results]
 
 
 def test_what_a_title_names(make_repo: Callable[[dict[str, str]], Path]) -> None:

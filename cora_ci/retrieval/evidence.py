@@ -91,6 +91,19 @@ class Paths:
         top = [p for n, p in scored if n == best]
         return top if best > 1 or len(top) == 1 else []
 
+    def compiled(self, written: str) -> list[str]:
+        """The TypeScript sources a compiled JavaScript file's path may come from, as `match` finds
+        them (`node_modules/hono/dist/cjs/utils/cookie.js` -> `src/utils/cookie.ts`): a package's
+        users paste the frames of what it ships."""
+        stem, dot, ext = written.rpartition(".")
+        for source in _SOURCES.get(ext, ()) if dot else ():
+            if found := self.match(f"{stem}.{source}"):
+                return found
+        return []
+
+
+_SOURCES = {"js": ("ts", "tsx"), "mjs": ("mts", "ts"), "cjs": ("cts", "ts"), "jsx": ("tsx",)}
+
 
 def _common_tail(a: Sequence[str], b: Sequence[str]) -> int:
     n = 0
@@ -111,11 +124,14 @@ def resolve(found: list[Clue], paths: Paths) -> list[Resolved]:
     frames = 0
     for c in found:
         files = paths.match(c.path) if c.path else paths.module(c.dotted) if c.dotted else []
+        line = c.line
+        if not files and c.path and (files := paths.compiled(c.path)):
+            line = None  # the compiled file's lines are not its source's
         if not files:
             continue
         weight = FRAME_DECAY**frames if c.frame else MENTION
         frames += c.frame
-        out.extend(Resolved(f, c.name, c.line, weight / len(files)) for f in files)
+        out.extend(Resolved(f, c.name, line, weight / len(files)) for f in files)
     return out
 
 

@@ -135,6 +135,31 @@ def _frames(text: str) -> Iterator[Clue]:
             yield Clue(path, name, int(m["line"]), True)
 
 
+def without_places(text: str) -> str:
+    """`text` with its frames' places blanked: their paths and Go's package paths
+    (`github.com/spf13/viper.(*Viper).find`), kept as names. A frame's place is evidence
+    (`evidence.py` weighs the innermost most), not words: as words, an outer frame's longer path
+    and a package's module path outweighed it (hono's `helper/cookie/index.js` put `setCookie`
+    over the `_serialize` it called, viper's module path its go.mod)."""
+    if not _DIGIT.search(text):
+        return text
+    f = _formats()
+    spans: list[tuple[int, int]] = []
+    for pattern in (f.python, f.pytest, *f.innermost_first):
+        for m in pattern.finditer(text):
+            groups = m.groupdict()
+            if groups.get("path") is not None:
+                spans.append(m.span("path"))
+            if (qual := groups.get("qual")) and "/" in qual:
+                spans.append((m.start("qual"), m.start("qual") + qual.rindex("/") + 1))
+    if not spans:
+        return text
+    out = list(text)
+    for start, end in spans:
+        out[start:end] = " " * (end - start)
+    return "".join(out)
+
+
 def _mentions(text: str) -> Iterator[Clue]:
     for m in _MENTION.finditer(text):
         if "://" not in text[max(0, m.start() - 8) : m.start()]:  # a URL's path is not the repository's
