@@ -197,22 +197,23 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
                 c.explain["demoted"] = "data"
     _behind_principals(cands, first_part, members)
     if told is not None and told.at:
-        _in_clue_order(cands, told)
+        _in_clue_order(cands)
 
 
-def _in_clue_order(cands: dict[int, Cand], told: Pointed) -> None:
-    """Of the chunks a report's clues name, none below one a weaker clue names: the innermost
-    frame in the repository is the strongest single clue, yet an outer frame's code says the
-    inner function's name (it calls it) and often more of the report's words, and ranked first
-    (okio's, os-lib's, http's and hono's traces: the innermost frame second or third in 3 of 4)."""
-    named = sorted((told.at[c.meta.id], c.score, c.meta.id) for c in cands.values() if c.meta.id in told.at)
+def _in_clue_order(cands: dict[int, Cand]) -> None:
+    """Of the chunks a report's clues name, or name the file of, none below one a weaker clue
+    names: the innermost frame in the repository is the strongest single clue, yet an outer
+    frame's code says the inner function's name (it calls it) and often more of the report's
+    words, and ranked first (os-lib's, http's and hono's traces: the innermost frame second or
+    third in 3 of 4)."""
+    named = sorted((c.explain["evidence"], c.score, key) for key, c in cands.items() if c.explain["evidence"])
     below = 0.0  # the best score of a weaker clue's chunks
     weight = -1.0
     best = 0.0  # ... of this clue's so far
-    for w, _, cid in named:
+    for w, _, key in named:
         if w != weight:
             below, weight = max(below, best), w
-        c = cands[cid]
+        c = cands[key]
         if c.score <= below:
             c.score = below + 1e-6
         best = max(best, c.score)
