@@ -514,7 +514,9 @@ def test_the_innermost_frame_is_not_ranked_below_an_outer_one(
         ".cora.toml": "min_tokens = 0\n",
         "shop/cart.py": "def cart_total(cart):\n    \"\"\"The cart's total: each item's price.\"\"\"\n"
                         "    return sum(item_price(item) for item in cart.items)\n\n\n"
-                        "def item_price(item):\n    return item['amount'] * item['qty']\n",
+                        "def item_price(item):\n    return item['amount'] * item['qty']\n\n\n"
+                        "def unpriced(cart):\n    \"\"\"The items of a cart without a price, which crash it.\"\"\"\n"
+                        "    return [item for item in cart.items if 'amount' not in item]\n",
         "shop/orders.py": "def checkout(cart):\n    return cart_total(cart)\n",
     })  # fmt: skip
     build(repo, model="none")
@@ -536,6 +538,15 @@ def test_the_innermost_frame_is_not_ranked_below_an_outer_one(
         ("shop/cart.py::cart_total", FRAME_DECAY),
         ("shop/orders.py::checkout", FRAME_DECAY**2),
     ]
+    # a chunk of a frame's file, its file's clue (0.3) only, that says the report's words better
+    report = "Items of a cart without a price crash it\n\n" + (
+        'Traceback (most recent call last):\n  File "/app/shop/cart.py", line 7, in item_price\nKeyError: x\n'
+    )
+    told = [
+        (r.anchor, r.hit.explain["evidence"])
+        for r in run_query(report, Where.of(None, None, repo), k=2).results
+    ]
+    assert told == [("shop/cart.py::item_price", 1.0), ("shop/cart.py::unpriced", 0.3)], told
 
 
 def test_frames_of_a_compiled_package_point_at_its_typescript_sources(
