@@ -1104,10 +1104,58 @@ def test_dart_functions_are_a_signature_and_the_body_after_it() -> None:
     labels = _labels(r)
     assert labels["Shape"][0] == "class:Shape" and labels["Shape.scaled"] == ("method:scaled", 7, 9)
     assert labels["countSides"] == ("function:countSides", 12, 14)
-    assert labels["Named"][0] == "mixin:Named" and labels["Named.name"][0] == "method:name"
+    assert labels["Named"][0] == "mixin:Named" and labels["Named.name"][0] == "property:name"
     assert (
         labels["Describe"][0] == "extension:Describe" and labels["Describe.describe"][0] == "method:describe"
     )
+
+
+def test_dart_constructors_fields_and_accessors_are_members() -> None:
+    """A dart-lang/http trial: `factory MultipartFile.fromBytes(...)` was anchored
+    `MultipartFile.MultipartFile` (so `show MultipartFile.fromBytes` failed), and a constructor
+    with an initializer list and no body, a field and a getter declared without a body were no
+    symbols (`query Response.bytes`, `query abortTrigger` missed); Dart 3's `abstract final`
+    field and an unnamed `library;` were parse errors."""
+    src = """
+        library;
+
+        class MultipartFile {
+          final String field;
+          final int length;
+
+          MultipartFile(this.field, Stream<List<int>> stream, this.length)
+              : _stream = toByteStream(stream);
+
+          factory MultipartFile.fromBytes(String field, List<int> value) {
+            var stream = ByteStream.fromBytes(value);
+            return MultipartFile(field, stream, value.length);
+          }
+
+          const MultipartFile.empty(this.field) : length = 0;
+
+          bool get isFinalized => _isFinalized;
+        }
+
+        abstract mixin class Abortable {
+          /// Completes when the request is to be aborted.
+          abstract final Future<void>? abortTrigger;
+
+          bool get canAbort;
+        }
+    """
+    r = run_chunk("lib/src/multipart_file.dart", src, min_tokens=0)
+    labels = _labels(r)
+    assert labels["MultipartFile.fromBytes"] == ("constructor:fromBytes", 10, 13), labels
+    assert labels["MultipartFile.MultipartFile"] == ("constructor:MultipartFile", 7, 8)
+    assert labels["MultipartFile.empty"][0] == "constructor:empty"
+    assert (
+        labels["MultipartFile.field"][0] == "field:field"
+        and labels["MultipartFile.length"][0] == "field:length"
+    )
+    assert labels["MultipartFile.isFinalized"] == ("property:isFinalized", 17, 17)
+    assert labels["Abortable.abortTrigger"] == ("field:abortTrigger", 21, 22)
+    assert labels["Abortable.canAbort"][0] == "property:canAbort"
+    assert not [d for d in r.diagnostics if d.code in ("CORA-CHK-001", "CORA-CHK-002")]
 
 
 def test_haskell_types_classes_instances_and_signed_functions() -> None:

@@ -86,8 +86,10 @@ __all__ = ["FileResult", "chunk_file"]
 # top-level `val`/`var`/`let` are the file's constants and variables, a Kotlin property takes in its
 # `get()`/`set()` below it, and Kotlin's `typealias` is a symbol; 61: symbols of one line share a chunk
 # only while the line fits the budget; 62: Kotlin read with a primary constructor on the line after its
-# class joined to it, and past a property's `actual`/`expect` (`rereads.py`)
-REVISION = 62
+# class joined to it, and past a property's `actual`/`expect` (`rereads.py`); 63: Dart's constructors by
+# their own names, bodiless constructors, fields and getters are members, read past Dart 3's `abstract`
+# members and an unnamed `library;`
+REVISION = 63
 
 
 def __getattr__(name: str) -> Any:

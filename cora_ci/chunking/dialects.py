@@ -37,7 +37,7 @@ def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, s
     if lang == "zig":
         return _zig(n, src, in_type)
     if lang == "dart":
-        return _dart(n, src)
+        return _dart(n, src, in_type)
     if lang == "haskell":
         return _haskell(n, src, in_type)
     if lang == "lua" and (fn := _lua_function(n)) is not None:
@@ -140,17 +140,51 @@ def _zig_container(n: Node) -> Node | None:
     return node
 
 
-def _dart(n: Node, src: bytes) -> tuple[str, str, str] | None:
+def _dart(n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
     if n.type in _DART_TYPES:
         name = n.child_by_field_name("name") or child(n, "identifier")
         return ("type", _DART_TYPES[n.type], text_of(src, name)) if name is not None else None
+    if n.type == "declaration" and in_type:  # a member without a body: a field, or one that ends at `;`
+        return _dart_member(n, src)
     if n.type not in _DART_SIGNATURES:
         return None
     sig = n if n.type == "function_signature" else (n.named_children[0] if n.named_children else None)
+    if sig is not None and sig.type in _DART_CONSTRUCTORS | _DART_ACCESSORS:
+        return _dart_member(n, src)
     name = None if sig is None else sig.child_by_field_name("name") or child(sig, "identifier")
     if name is None:
         return None
     return "method", "function" if n.type == "function_signature" else "method", text_of(src, name)
+
+
+_DART_CONSTRUCTORS = frozenset({
+    "constructor_signature", "constant_constructor_signature", "factory_constructor_signature",
+    "redirecting_factory_constructor_signature",
+})  # fmt: skip
+_DART_ACCESSORS = frozenset({"getter_signature", "setter_signature"})
+_DART_FIELDS = frozenset({"initialized_identifier_list", "static_final_declaration_list"})
+
+
+def _dart_member(n: Node, src: bytes) -> tuple[str, str, str] | None:
+    """A class member a `declaration` or `method_signature` holds: a constructor (named by its own
+    name: `factory MultipartFile.fromBytes(...)` is `fromBytes`; one with an initializer list or
+    a redirection and no body is a `declaration`), a getter or setter (`bool get canPush;`), or a
+    field (`final bool allowServerPushes;`): none was a symbol but bodied methods."""
+    sig = n.named_children[0] if n.named_children else None
+    if sig is None:
+        return None
+    if sig.type in _DART_CONSTRUCTORS:
+        names = [c for c in sig.children if c.type == "identifier"]  # `Class` or `Class.named`
+        return ("method", "constructor", text_of(src, names[-1])) if names else None
+    if sig.type in _DART_ACCESSORS:
+        name = sig.child_by_field_name("name") or child(sig, "identifier")
+        return ("property", "property", text_of(src, name)) if name is not None else None
+    listed = next((c for c in n.named_children if c.type in _DART_FIELDS), None)
+    if n.type == "declaration" and listed is not None:
+        first = listed.named_children[0] if listed.named_children else None
+        name = first if first is None or first.type == "identifier" else child(first, "identifier")
+        return ("field", "field", text_of(src, name)) if name is not None else None
+    return None
 
 
 def _haskell(n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:

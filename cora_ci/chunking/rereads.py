@@ -20,13 +20,17 @@ when that leaves fewer errors. Names and chunk text are still read from the file
   the constructor's own first line move. And a property's `actual` or `expect` is blanked: the grammar
   reads it in a class parameter only as its first modifier (`internal actual val data:
   ByteArray` and `@JvmField actual val sink: Sink` were errors).
+- Dart 3's abstract members (`abstract final Future<void>? abortTrigger;`, `abstract int get x;`)
+  and external fields: the grammar reads neither modifier there (30 of dart-lang/http's files had
+  errors); an indented `abstract` (a class's member: Dart nests no classes) and an `external`
+  before `final`/`var` are blanked, and so is an unnamed `library;`.
 """
 
 from __future__ import annotations
 
 import re
 
-LANGS = frozenset({"typescript", "tsx", "swift", "kotlin"})
+LANGS = frozenset({"typescript", "tsx", "swift", "kotlin", "dart"})
 
 
 def reread(lang: str, src: bytes) -> bytes:
@@ -38,12 +42,19 @@ def reread(lang: str, src: bytes) -> bytes:
     if lang == "kotlin":
         src = _KT_PLATFORM.sub(b" " * 6, src)  # both words are 6 letters
         return _kotlin_constructors(src) if b"constructor" in src else src
+    if lang == "dart":
+        return _DART_MODIFIER.sub(lambda m: b" " * len(m[0]), src)
     return src
 
 
 _CALL_SIGNATURE_LINE = re.compile(rb"(?m)^( *) <")  # a line beginning `<T>(...)` in a type's body
 _SWIFT_CONDITION = re.compile(rb"(?m)^[ \t]*#(?:if|elseif|else|endif|error|warning)\b[^\n]*")
 
+# Dart 3's member modifiers the grammar does not read: an abstract field or getter (`abstract final
+# Future<void>? abortTrigger;`, an error in 30 of dart-lang/http's files), an external field.
+_DART_MODIFIER = re.compile(
+    rb"(?m)(?<=^[ \t])[ \t]*(?:abstract|external(?=[ \t]+(?:final|var|const|late)\b))(?=[ \t])|^library;"
+)  # and Dart 2.19's unnamed `library;`, which the grammar wants a name for
 # `actual` or `expect` before a `val`/`var`: read past (nothing asks a tree for them).
 _KT_PLATFORM = re.compile(rb"(?<![^\s(,])(?:actual|expect)(?=[ \t]+va[lr]\b)")
 # A line that begins with a constructor: its annotations and modifiers, `constructor(`.
