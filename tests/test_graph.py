@@ -189,6 +189,32 @@ def test_same_file_definition_wins_and_sibling_methods_link() -> None:
     assert targets(files, "a.py::Auth.check") == set()  # its own class is its parent, not a reference
 
 
+def test_a_shell_function_is_called_as_a_command() -> None:
+    """An nvm trial: nvm.sh's 118 functions call each other as commands, which no identifier
+    query read (30 edges in the whole repository, `related` empty); a variable or an argument that
+    spells a function's name is no call."""
+    files = {
+        "nvm.sh": """
+            nvm_echo() {
+              command printf %s\\n "$*"
+            }
+
+            nvm_version_greater() {
+              local nvm_echo="$1"
+              nvm_echo "$nvm_echo" | awk '{ print $1 > $2 }'
+            }
+
+            nvm_install_source() {
+              if nvm_version_greater "$1" 0.1; then
+                VERSION="$(nvm_echo nvm_version_greater)"
+              fi
+            }
+            """,
+    }
+    assert targets(files, "nvm.sh::nvm_install_source") == {"nvm.sh::nvm_version_greater", "nvm.sh::nvm_echo"}
+    assert targets(files, "nvm.sh::nvm_version_greater") == {"nvm.sh::nvm_echo"}
+
+
 def test_unique_name_fallback_and_ambiguous_names() -> None:
     files = {
         "x.py": "def caller():\n    return unique_thing() + twice() + run()\n",
