@@ -94,6 +94,53 @@ def test_restructuredtext_sections_by_the_order_of_their_adornments() -> None:
     assert run_chunk("notes.txt", plain).lang == "text"
 
 
+ADOC = """= OS-Lib
+:toc:
+
+OS-Lib is a simple Scala interface to common OS filesystem APIs.
+
+== Getting Started
+
+[source,scala]
+----
+// a listing's lines are no titles
+== not a title
+----
+
+=== `os.read`
+
+Reads the contents of a file.
+
+....
+= literal, no title either
+....
+
+== Cookbook
+
+Recipes.
+"""
+
+
+def test_asciidoc_sections_by_their_titles_not_inside_blocks() -> None:
+    """An os-lib trial: its 2,895-line Readme.adoc was read as reStructuredText, its sections the
+    `[source,scala]` lines above its listings, one of them 1,728 lines; AsciiDoc's titles are
+    its sections (no grammar of the pack reads it), none inside a delimited block."""
+    r = run_chunk("Readme.adoc", ADOC, min_tokens=0)
+    assert (r.lang, r.strategy) == ("asciidoc", "markup")
+    chunks = by_anchor(r)
+    read = chunks["Readme.adoc::OS-Lib/Getting Started/`os.read`"]
+    assert (read.start_line, read.end_line) == (14, 20) and "literal, no title" in read.text
+    started = chunks["Readme.adoc::OS-Lib/Getting Started"]
+    assert started.start_line == 6 and started.hierarchy == ["section:OS-Lib", "section:Getting Started"]
+    assert (
+        chunks["Readme.adoc::OS-Lib/Cookbook"].start_line,
+        chunks["Readme.adoc::OS-Lib/Cookbook"].end_line,
+    ) == (22, 24)
+    assert not [a for a in chunks if "not a title" in a or "literal" in a]
+    assert uncovered(r, ADOC.encode()) == []
+    assert run_chunk("build.mill", "object os extends Module {\n  def x = 1\n}\n").lang == "scala"
+
+
 def test_yaml_json_toml_by_top_level_keys() -> None:
     yaml = "# CI settings\nname: build\non:\n  push:\n    branches: [main]\n---\nother: 1\n"
     r = run_chunk("ci.yml", yaml, min_tokens=0)

@@ -1,4 +1,4 @@
-"""Markdown and reStructuredText by heading sections; YAML, JSON and TOML by top-level keys.
+"""Markdown, reStructuredText and AsciiDoc by heading sections; YAML, JSON and TOML by top-level keys.
 
 Nested headings become nested sections (their path is the hierarchy); a key's comments above
 it, and the braces or `---` lines around keys, go with the key instead of becoming chunks.
@@ -77,6 +77,32 @@ def rst(root: Node, src: bytes, lines: list[str]) -> list[Sym]:
         under = lines[c.end_point[0]].strip()[:1] if c.end_point[0] < len(lines) else ""
         style = (c.start_point[0] < title.start_point[0], under)
         heads.append((c.start_point[0], levels.setdefault(style, len(levels)), _text(src, title).strip()))
+    return _nested(heads, len(lines))
+
+
+# AsciiDoc: a section title (`== Getting Started`, Markdown's `#` too) and a delimited block's line
+# (`----` listing, `....` literal, `====` example, `****` sidebar, `////` comment, `|===` table), inside
+# which nothing is a title. No grammar of the pack reads AsciiDoc: os-lib's 2,895-line Readme.adoc
+# was read as reStructuredText, its sections the `[source,scala]` lines before its listings.
+_ADOC_TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)[ \t]*(?:[ \t]\1)?$")
+_ADOC_BLOCK = re.compile(r"^(?:([-.=*+_/])\1{3,}|\|===+|```)[ \t]*$")
+
+
+def asciidoc(lines: list[str]) -> list[Sym]:
+    """AsciiDoc sections: a title's level is its count of `=` (or `#`), and a section runs to the
+    next title of its level or above."""
+    heads: list[tuple[int, int, str]] = []
+    block: str | None = None  # the delimiter of the block the line is in
+    for row, line in enumerate(lines):
+        if (m := _ADOC_BLOCK.match(line)) is not None:
+            block = None if block == line.strip() else block or line.strip()
+        elif block is None and (m := _ADOC_TITLE.match(line)) is not None:
+            heads.append((row, len(m[1]), m[2]))
+    return _nested(heads, len(lines))
+
+
+def _nested(heads: list[tuple[int, int, str]], rows: int) -> list[Sym]:
+    """Sections of (row, level, title) titles: each runs to the next title of its level or above."""
     top: list[Sym] = []
     stack: list[tuple[int, Sym]] = []  # the open sections, outermost first: one pass, any number of titles
     for row, level, name in heads:
@@ -86,7 +112,7 @@ def rst(root: Node, src: bytes, lines: list[str]) -> list[Sym]:
         (stack[-1][1].children if stack else top).append(sym)
         stack.append((level, sym))
     for _, sym in stack:
-        sym.end = len(lines) - 1
+        sym.end = rows - 1
     return top
 
 
@@ -162,6 +188,8 @@ def absorb_trivia(syms: list[Sym], lines: list[str]) -> None:
 
 
 def outline(lang: str, src: bytes, lines: list[str]) -> list[Sym]:
+    if lang == "asciidoc":
+        return asciidoc(lines)
     root = parser_for(lang).parse(src).root_node
     if lang == "markdown":
         return markdown(root, src)

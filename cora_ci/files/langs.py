@@ -11,7 +11,7 @@ import re
 from functools import cache
 from pathlib import PurePosixPath
 
-MARKUP = frozenset({"markdown", "rst", "yaml", "json", "toml"})
+MARKUP = frozenset({"markdown", "rst", "asciidoc", "yaml", "json", "toml"})
 JS_LANGS = frozenset({"javascript", "typescript", "tsx"})  # one family of grammars and of conventions
 C_LANGS = frozenset({"c", "cpp", "cuda", "objc"})  # C and the languages made on it: one preprocessor
 COMPONENT_LANGS = frozenset({"vue", "svelte"})  # single-file components: their symbols are their scripts'
@@ -74,7 +74,8 @@ _EXT = {
     ".vue": "vue", ".svelte": "svelte", ".html": "html", ".htm": "html", ".css": "css", ".scss": "scss",
     ".xml": "xml", ".xsd": "xml", ".csproj": "xml", ".ini": "ini", ".cfg": "ini", ".cmake": "cmake",
     ".bzl": "starlark", ".star": "starlark", ".tex": "latex", ".rst": "rst", ".gleam": "gleam",
-    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown",
+    ".md": "markdown", ".markdown": "markdown", ".mdx": "markdown", ".adoc": "asciidoc",
+    ".asciidoc": "asciidoc", ".sbt": "scala", ".mill": "scala",
     ".yaml": "yaml", ".yml": "yaml", ".json": "json", ".jsonc": "json", ".json5": "json",
     ".ipynb": "json", ".toml": "toml",
 }  # fmt: skip
