@@ -213,7 +213,7 @@ _HASH_LANGS = frozenset({
     "python", "ruby", "perl", "bash", "fish", "r", "elixir", "julia", "powershell", "nim", "make",
     "cmake", "dockerfile", "starlark", "hcl", "terraform", "nix", "php", "yaml", "toml", "ini",
 })  # fmt: skip
-_PROSE = frozenset({"markdown", "rst", "text"})
+_PROSE = frozenset({"markdown", "rst", "asciidoc", "text"})
 
 
 def commented(line: str, lang: str) -> bool:
