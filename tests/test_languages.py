@@ -1158,6 +1158,49 @@ def test_dart_constructors_fields_and_accessors_are_members() -> None:
     assert not [d for d in r.diagnostics if d.code in ("CORA-CHK-001", "CORA-CHK-002")]
 
 
+def test_scala_values_package_objects_brace_less_bodies_and_overloads() -> None:
+    """An os-lib trial: a `val`/`lazy val` was no symbol (`query defaultPathSerializer` missed),
+    a `package object` was module code, a method whose body is indented without braces took in
+    the next definition's first line (the grammar's block reads the next line's indentation),
+    and an overload's anchor held its parameters' comments and default values (300 characters)."""
+    r = run_chunk("os/src/Path.scala", """
+        package object os extends ResourceApi {
+          val root: Path = Path("/")
+        }
+
+        object Path {
+          @experimental lazy val defaultPathSerializer: Serializer = {
+            new Serializer {}
+          }
+          private var count: Int = 0
+          val (first, second) = (1, 2)
+
+          private def reduceUps(in: Array[String]): List[String] =
+            in.foldLeft(List.empty[String]) { case (acc, x) =>
+              x :: acc
+            }.reverse
+          def call(
+              cwd: Path = null,
+              // a comment between the parameters
+              check: Boolean = true
+          ): Int = {
+            val local = 3
+            local
+          }
+          def call(cmd: Shellable): Int = 1
+        }
+    """, min_tokens=0)  # fmt: skip
+    labels = _labels(r)
+    assert labels["os"][0] == "package object:os" and labels["os.root"][0] == "field:root"
+    assert labels["Path.defaultPathSerializer"] == ("field:defaultPathSerializer", 6, 8)
+    assert (
+        labels["Path.count"][0] == "field:count" and "Path.first" not in labels and "Path.local" not in labels
+    )
+    assert labels["Path.reduceUps"][1:] == (12, 15)
+    calls = [a for a in labels if a.startswith("Path.call")]
+    assert calls == ["Path.call(cwd: Path, check: Boolean)", "Path.call(cmd: Shellable)"], calls
+
+
 def test_haskell_types_classes_instances_and_signed_functions() -> None:
     """Haskell's data types, classes and instances are types (an instance extends its type as a
     Rust impl does, named like one); a function takes in its type signature."""

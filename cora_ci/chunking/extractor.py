@@ -47,9 +47,28 @@ class Sym:
     cuts: list[int] = field(default_factory=list)  # rows where a split is preferred
 
 
+# Scala's blocks that end past the next line's indentation (an outdent token after it).
+_OUTDENTED = frozenset({"indented_block", "indented_cases", "case_clause"})
+
+
 def last_row(node: Node) -> int:
-    row: int = node.end_point[0]
-    if node.end_point[1] == 0 and row > node.start_point[0]:
+    """The row of a node's last token. A node ends with its last token but in an indentation-
+    sensitive grammar: Scala's `indented_block` reads the next line's indentation (a zero-width
+    outdent after it), so os-lib's `reduceUps` took in the first line of the next `def`."""
+    n, end = node, node.end_point
+    while n.child_count:
+        j = n.child_count - 1
+        last = n.child(j)
+        while j > 0 and last.start_byte == last.end_byte:  # zero-width tokens: an outdent, a missing `}`
+            j -= 1
+            last = n.child(j)
+        if last.end_byte < n.end_byte:
+            if n.type not in _OUTDENTED:  # a string's or a comment's own text, a YAML block's lines
+                break
+            end = last.end_point
+        n = last
+    row: int = end[0]
+    if end[1] == 0 and row > node.start_point[0]:
         row -= 1
     return row
 
@@ -139,7 +158,17 @@ class Extractor:
             return ""
         if self.spec.typed_params:
             return "(" + ", ".join(self._param_type(c) for c in p.named_children) + ")"
+        if self.spec.generic and self.lang not in C_LANGS:  # os-lib's `call(...)` was 300 characters
+            kept = [c for c in p.named_children if not is_comment(self.spec, c.type)]
+            return "(" + ", ".join(self._param(c) for c in kept) + ")"
         return squash(text_of(self.src, p))
+
+    def _param(self, param: Node) -> str:
+        """A parameter as an overload's anchor shows it in a grammar of no table: as written, up to
+        its default value (`cwd: Path = null` is `cwd: Path`)."""
+        default = param.child_by_field_name("default_value")
+        end = default.start_byte if default is not None else param.end_byte
+        return squash(self.src[param.start_byte : end].decode("utf-8", "replace")).rstrip(" =")
 
     def _param_type(self, param: Node) -> str:
         """A parameter's type as an overload's anchor shows it: Java's varargs parameter has no

@@ -8,6 +8,17 @@ from __future__ import annotations
 import re
 
 from cora_ci.chunking import dialects
+from cora_ci.chunking.c_names import (
+    C_DECLARATIONS,
+    C_MACRO,
+    C_TAGGED,
+    CAPITALS,
+    declarator_name,
+    declarator_names,
+    macro_case,
+    prototype,
+    typedef_name,
+)
 from cora_ci.chunking.nodes import Node, first_below, text_of
 from cora_ci.chunking.specs import LangSpec, generic_kind, spec_for
 from cora_ci.files.langs import C_LANGS, JS_LANGS
@@ -23,28 +34,18 @@ _TYPE_WORDS = frozenset({
     "class", "struct", "interface", "enum", "trait", "protocol", "object", "extension", "actor",
     "record", "union",
 })  # fmt: skip
-# Swift's and Kotlin's `var`/`val` members, and what makes one a property (code runs to read it)
+# Swift's and Kotlin's `var`/`val` members (Scala's, with its package objects, are `Classifier._scala`'s),
+# and what makes one a property (code runs to read it)
 _MEMBER_VARIABLES = frozenset({"property_declaration", "protocol_property_declaration"})
+_SCALA_DEFINITIONS = frozenset(
+    {"val_definition", "var_definition", "val_declaration", "var_declaration", "package_object"}
+)
 _PROPERTY_CODE = frozenset(
     {"computed_property", "willset_didset_block", "getter", "setter", "property_delegate"}
 )
 # A C or C++ function declared, not defined (`int uv_run(uv_loop_t*);`, a class's `void f();`):
 # a symbol labelled so, that ranks behind the function's definition (`retrieval/definitions.py`)
 DECLARATION = "declaration"
-_C_DECLARATIONS = frozenset({"declaration", "field_declaration"})
-_FUNCTION_NAMES = frozenset(
-    {"identifier", "field_identifier", "qualified_identifier", "operator_name", "destructor_name"}
-)
-_DECLARED_NAMES = _FUNCTION_NAMES | {"type_identifier"}  # what a declarator's walk stops at
-# A name in capitals: a C macro's (what defines a test case, `TEST_F`, not a function), a constant's
-# by convention (Python's `DEFAULT_TIMEOUT`)
-_CAPITALS = re.compile(r"[A-Z][A-Z0-9_]*")
-# A function-like macro is as much of a C library's API as a function (Lua's `lua_pop`, `FMT_ASSERT`);
-# object-like ones (`#define LUA_VERSION_NUM 504`, include guards) are left in their file's code: as
-# many again, for little (docs/ranking.md)
-_C_MACRO = "preproc_function_def"
-# C's tagged types: a definition with its body, a reference without (`struct foo;`, `struct foo *p;`)
-_C_TAGGED = frozenset({"struct_specifier", "class_specifier", "union_specifier", "enum_specifier"})
 _JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _DEFINE_PROPERTY = frozenset({"Object.defineProperty", "Reflect.defineProperty"})
 _ACCESSORS = frozenset({"get", "set", "value"})  # a property descriptor's members that are code
@@ -111,15 +112,6 @@ def declaration(hierarchy: list[str]) -> bool:
     return bool(hierarchy) and hierarchy[-1].startswith(DECLARATION + ":")
 
 
-def _inside(d: Node) -> Node | None:
-    """The declarator `d` wraps: its `declarator` field, or a C++ reference's only child, which has
-    no field name (`const T& get() const` was named after its return type, `T`)."""
-    inner: Node | None = d.child_by_field_name("declarator")
-    if inner is None and d.type == "reference_declarator":
-        inner = next(iter(d.named_children), None)
-    return inner
-
-
 def squash(s: str) -> str:
     return " ".join(s.split())
 
@@ -139,6 +131,8 @@ class Classifier:
             return "property", "property", accessed[0]
         if t in _MEMBER_VARIABLES and self.lang in ("swift", "kotlin"):
             return self._member_variable(n, in_type)
+        if self.lang == "scala" and t in _SCALA_DEFINITIONS:
+            return self._scala(n, in_type)
         if t in dialects.OBJC_MEMBERS and self.lang == "objc":  # not the generic rule's `struct` type
             return dialects.classify(self.lang, n, self.src, in_type)
         if t in s.types:
@@ -163,7 +157,7 @@ class Classifier:
             kind, label = g
             if in_type and label == "function":
                 label = "method"
-            if self.lang in C_LANGS and t in _C_TAGGED and n.child_by_field_name("body") is None:
+            if self.lang in C_LANGS and t in C_TAGGED and n.child_by_field_name("body") is None:
                 return None  # a forward declaration or a use of the type names it, defines nothing
         else:
             return self._special(n, in_type)
@@ -174,10 +168,10 @@ class Classifier:
 
     def _special(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
         t, lang = n.type, self.lang
-        if lang in C_LANGS and t in _C_DECLARATIONS:
-            name = self._prototype(n)
+        if lang in C_LANGS and t in C_DECLARATIONS:
+            name = prototype(self.src, n)
             return ("method", DECLARATION, name) if name else None
-        if lang in C_LANGS and t == _C_MACRO and (name := n.child_by_field_name("name")) is not None:
+        if lang in C_LANGS and t == C_MACRO and (name := n.child_by_field_name("name")) is not None:
             return "method", "macro", text_of(self.src, name)
         if lang in dialects.LANGS:
             return dialects.classify(lang, n, self.src, in_type)
@@ -211,7 +205,7 @@ class Classifier:
             name = text_of(self.src, left)
             dunder = name.startswith("__") and name.endswith("__")
             if left.type == "identifier" and name != "_" and not dunder and not _alias(right):
-                return "field", "constant" if _CAPITALS.fullmatch(name) else "variable", name
+                return "field", "constant" if CAPITALS.fullmatch(name) else "variable", name
         elif lang == "swift" and t in _SWIFT_KEYWORD_NAMED:  # named by `name_of`, by its keyword
             return "method", "initializer" if t == "init_declaration" else t.split("_")[0], self.name_of(n)
         elif lang == "swift" and t == "enum_entry" and (name := n.child_by_field_name("name")) is not None:
@@ -330,7 +324,7 @@ class Classifier:
             return f"<{base} as {self._base_name(trait)}>" if trait is not None else base
         if lang == "csharp":
             if t in ("field_declaration", "event_field_declaration"):
-                return self._declarator_names(n)
+                return declarator_names(self.src, n)
             if t == "operator_declaration":
                 op = n.child_by_field_name("operator")
                 return "operator " + (text_of(self.src, op) if op is not None else "?")
@@ -340,7 +334,7 @@ class Classifier:
             if t == "indexer_declaration":
                 return "this[]"
         if lang == "java" and t in ("field_declaration", "constant_declaration"):
-            return self._declarator_names(n)
+            return declarator_names(self.src, n)
         if lang == "r" and t == "function_definition":  # its `name` field is the keyword
             return self._assigned_name(n)
         if lang == "swift" and t in _SWIFT_KEYWORD_NAMED:  # `init(...)`, `deinit`, `subscript(...)`
@@ -348,10 +342,10 @@ class Classifier:
         if (case := self.macro_case(n)) is not None and case:
             return case[-1]
         name = n.child_by_field_name("name")
-        if name is None and lang in C_LANGS and t in _C_TAGGED:
-            name = self._typedef_name(n)
+        if name is None and lang in C_LANGS and t in C_TAGGED:
+            name = typedef_name(n)
         if name is None:
-            name = self._c_declarator_name(n)
+            name = declarator_name(n)
         if name is None and self.spec.generic:
             name = next((c for c in n.named_children if c.type in _NAME_NODES), None)
         return squash(text_of(self.src, name)) if name is not None else ""
@@ -376,13 +370,19 @@ class Classifier:
             return "field", "constant" if constant else "variable", text_of(self.src, name)
         return "field", "field", text_of(self.src, name)
 
-    @staticmethod
-    def _typedef_name(n: Node) -> Node | None:
-        """`typedef struct { ... } Point;`: an anonymous type is called by its typedef's name."""
-        parent = n.parent
-        if parent is None or parent.type != "type_definition" or parent.child_by_field_name("type") != n:
+    def _scala(self, n: Node, in_type: bool) -> tuple[str, str, str] | None:
+        """Scala's `val`/`var` of an object, class or trait (a field; at the top level, a Scala 3
+        file's constant or variable; `val (a, b) = ...` names none), and a `package object` (a
+        type): none was a symbol (os-lib's `lazy val defaultPathSerializer` was found by no
+        query of its name, its package object's members were top-level functions)."""
+        name = n.child_by_field_name("name") or n.child_by_field_name("pattern")
+        if name is None or name.type != "identifier":
             return None
-        return parent.child_by_field_name("declarator")
+        if n.type == "package_object":
+            return "type", "package object", text_of(self.src, name)
+        if in_type:
+            return "field", "field", text_of(self.src, name)
+        return "field", "constant" if n.type.startswith("val") else "variable", text_of(self.src, name)
 
     def _assigned_name(self, n: Node) -> str:
         """R's `greet <- function(x)` (or `=`, `<<-`): the name it is assigned to; an anonymous
@@ -400,69 +400,6 @@ class Classifier:
         m = re.match(r"[\w:.]+", text_of(self.src, node))
         return m.group(0).split("::")[-1] if m else squash(text_of(self.src, node))
 
-    def _declarator_names(self, n: Node) -> str:
-        """The first declared name: `int a, b;` is anchored as `a` (the header shows both)."""
-        stack = [n]
-        while stack:
-            cur = stack.pop()
-            if cur.type == "variable_declarator":
-                nm = cur.child_by_field_name("name")
-                if nm is not None:
-                    return text_of(self.src, nm)
-                continue
-            stack.extend(reversed(cur.named_children))
-        return ""
-
     def macro_case(self, n: Node) -> tuple[str, ...] | None:
-        """A C or C++ test case a macro defines (GoogleTest's `TEST(Suite, Name) {`, `TEST_F`,
-        `TEST_P`, Boost's `BOOST_AUTO_TEST_CASE(name) {`): its arguments, suite first. Parsed as a
-        function named by the macro, a file's cases were `TEST`, `TEST#2`, ... `TEST#74`: anchors
-        no one asks for, and renumbered by every case added above."""
-        if self.lang not in C_LANGS or n.type != "function_definition" or n.child_by_field_name("type"):
-            return None
-        d = n.child_by_field_name("declarator")
-        macro = (
-            d.child_by_field_name("declarator") if d is not None and d.type == "function_declarator" else None
-        )
-        params = d.child_by_field_name("parameters") if macro is not None and d is not None else None
-        if macro is None or params is None or not _CAPITALS.fullmatch(text_of(self.src, macro)):
-            return None
-        args = [p.child_by_field_name("type") for p in params.named_children]
-        if not args or len(args) > 2 or any(p.type != "parameter_declaration" or len(p.named_children) != 1
-                                             for p in params.named_children):  # fmt: skip
-            return None
-        return tuple(text_of(self.src, a) for a in args if a is not None and a.type == "type_identifier")
-
-    def _prototype(self, n: Node) -> str:
-        """The function a C or C++ declaration declares without defining it (a header's `int
-        uv_run(uv_loop_t*, uv_run_mode);`, Lua's `LUA_API int (lua_gettop) (lua_State *L);`, a
-        class's `void Append(const T& t);`): its name; "" for anything else (a variable, a function
-        pointer `void (*cb)(int)`, a prototype inside a body, a macro's call read as one:
-        googletest's `MOCK_METHOD(...);`, leveldb's `int n_ GUARDED_BY(mu_);`)."""
-        parent = n.parent
-        if parent is not None and parent.type == "compound_statement":
-            return ""
-        d = n.child_by_field_name("declarator")
-        while d is not None and d.type in ("pointer_declarator", "reference_declarator"):
-            d = _inside(d)
-        if d is None or d.type != "function_declarator":
-            return ""
-        inner = d.child_by_field_name("declarator")
-        if inner is not None and inner.type == "parenthesized_declarator" and inner.named_child_count == 1:
-            inner = inner.named_children[0]  # `(lua_gettop)`: a name kept from macro expansion
-        if inner is None or inner.type not in _FUNCTION_NAMES:
-            return ""
-        name = text_of(self.src, inner)
-        return "" if _CAPITALS.fullmatch(name) else name
-
-    def _c_declarator_name(self, n: Node) -> Node | None:
-        """The name a C or C++ declarator declares, through pointers, references (`_inside`),
-        arrays and parentheses."""
-        d = n.child_by_field_name("declarator")
-        for _ in range(16):
-            if d is None:
-                return None
-            if d.type in _DECLARED_NAMES:
-                return d
-            d = _inside(d) or d.child_by_field_name("name")
-        return None
+        """A C or C++ test case a macro defines, by its arguments (`c_names.macro_case`)."""
+        return macro_case(self.src, n) if self.lang in C_LANGS else None
