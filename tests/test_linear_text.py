@@ -15,7 +15,7 @@ from cora_ci.chunking.extractor import _without_tail
 from cora_ci.chunking.sentences import first_sentence
 from cora_ci.files.langs import _RST_TITLE
 from cora_ci.rebind.view import _code_end
-from cora_ci.retrieval import noise
+from cora_ci.retrieval import emitted, noise
 
 
 @given(st.text(alphabet=" \t#/\"':ax", max_size=30))
@@ -83,3 +83,22 @@ def test_a_doc_comments_markers_tags_and_closing_are_not_its_sentence() -> None:
 def test_a_rest_title_is_found_as_the_lazy_pattern_found_it(text: str) -> None:
     lazy = re.compile(r"^(\w[^\n]*?)[ \t]*\n([=\-~^\"'`#*+])\2{2,}[ \t]*$", re.MULTILINE)
     assert len(_RST_TITLE.findall(text)) == len(lazy.findall(text))
+
+
+# the pattern before, its repetition possessive: a backslash read only as an escape, as now
+_LITERAL_ONE_WAY = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\n])*+)\1""")
+
+
+@given(st.text(alphabet="\"'`\\ax\n", max_size=24))
+def test_a_string_literal_is_read_with_each_backslash_an_escape(code: str) -> None:
+    """An aeson trial: a quoted message's query hung on a JSON line of escapes that a string opened
+    and never closed (`"This PR ...\\r\\n\\r\\n# Issues\\r\\n...`): the pattern read each backslash
+    two ways, doubling its work for every one more. The same literals, each backslash an escape."""
+    assert [m[2] for m in emitted._LITERAL.finditer(code)] == [m[2] for m in _LITERAL_ONE_WAY.finditer(code)]
+
+
+def test_an_unclosed_string_of_escapes_is_read_in_one_pass() -> None:
+    line = (
+        '    "body": "' + "WIP yet.\\r\\n\\r\\n# Issues\\r\\n" * 400
+    )  # 2,400 escapes: 2^2400 readings before
+    assert [m[2] for m in emitted._LITERAL.finditer(line)] == ["body"]

@@ -152,7 +152,10 @@ def _longest(words: list[str], said: list[str]) -> int:
 _HEAD = 2  # words a string literal's constant head needs to be a message's beginning
 _HOLDERS = 200  # chunks holding a message's rarest word that are read, when no more hold it
 _RAREST = 3  # its rarest words whose chunks are read (a warning's class appends its own tail)
-_LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\n])*)\1""")
+# A string literal: an escape (`\"`) or any character but its quote, a backslash or a line break, so
+# each character is read one way (both ways, a JSON line of escapes with no closing quote took
+# seconds for every backslash more: aeson's benchmark data hung a quoted query).
+_LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\n\\])*)\1""")
 # A literal's values: printf's (`%q`, `%5.2f`), Python's `%(name)s` and `{}`/`{name!r}`, Rust's
 # `{:?}`, JavaScript's `${x}`, Ruby's `#{x}`.
 _PLACEHOLDER = re.compile(r"%[-#+ 0]*\d*(?:\.\d+)?[a-zA-Z]|%\(\w+\)[a-z]|[$#]?\{[^{}\n]*\}")
