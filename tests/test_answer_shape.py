@@ -387,3 +387,26 @@ def test_a_hit_inside_module_code_is_that_code_not_the_file_around_it(
     assert "class ConnectError(NetworkFailure):" in hit.text and "__all__" not in hit.text
     shown = [n for r in ans.results for n, _ in r.view.rendered() if n is not None]
     assert len(shown) == len(set(shown))  # still no line twice
+
+
+def test_a_merged_instance_or_impl_is_shown_as_its_own_lines(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """An aeson trial: small instances merge into one chunk, and `show '<Text as FromJSON>'`
+    printed the chunk's 84 lines from the first instance's: an instance's name (`<Text as
+    FromJSON>`) is written in no line, so its declaration (`instance FromJSON Text where`, a
+    Rust `impl Priced for Cart`) was not found. Each is its own lines now."""
+    from cora_ci.render.query import run_show
+
+    hs = "".join(f"instance FromJSON {t} where\n    parseJSON = withText \"{t}\" pure\n\n"
+                 for t in ("Int8", "Word", "Text", "LT.Text", "Version"))  # fmt: skip
+    rs = "".join(
+        f"impl Priced for {t} {{\n    fn price(&self) -> u32 {{ 1 }}\n}}\n\n" for t in ("Cart", "Item", "Fee")
+    )
+    repo = make_repo({"src/FromJSON.hs": "module FromJSON where\n\n" + hs, "src/price.rs": rs})
+    build(repo, model="none")
+    where = Where.of(None, None, repo)
+    shown = run_show("src/FromJSON.hs::<Text as FromJSON>", where).view
+    assert (shown.start, shown.end) == (9, 10), shown
+    assert run_show("src/FromJSON.hs::<LT.Text as FromJSON>", where).view.start == 12
+    assert run_show("src/price.rs::<Item as Priced>", where).view.start == 5

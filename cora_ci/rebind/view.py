@@ -227,6 +227,17 @@ def indentation(line: str) -> int:
     return len(line) - len(line.lstrip())
 
 
+_IMPL = re.compile(r"<(.+) as (.+)>")  # a Rust impl's or a Haskell instance's name: `<Text as FromJSON>`
+
+
+def _impl_words(name: str) -> list[str]:
+    """The words a line declaring an impl or instance holds (`impl Priced for Cart`, `instance
+    FromJSON Text where`): its name is in no line as written (aeson's merged instances were each
+    shown from the first one's line, 84 lines for a 2-line `instance FromJSON Text`)."""
+    m = _IMPL.fullmatch(name)
+    return re.findall(r"[\w']+", m[1]) + re.findall(r"[\w']+", m[2]) if m else []
+
+
 def declaring(
     lines: Sequence[str], name: str, lang: str, start: int = 0, indent: int | None = None
 ) -> int | None:
@@ -234,10 +245,11 @@ def declaring(
     `indent` if given): the first naming it outside a comment, else the first naming it (None:
     none does)."""
     first = None
+    said = _impl_words(name)
     for i in range(start, len(lines)):
         if indent is not None and indentation(lines[i]) != indent:
             continue
-        if mentions(lines[i], name):
+        if all(mentions(lines[i], w) for w in said) if said else mentions(lines[i], name):
             if not commented(lines[i], lang):
                 return i
             if first is None:
