@@ -799,7 +799,8 @@ def test_a_message_is_found_by_the_literal_that_writes_it_with_its_values(
     `fmt.Errorf("unknown command %q for %q", ...)`, whose words in a row are never the message's
     (the values stand between them); the word `version` ranked a `Version` field first and the
     emitter was not in the top 30. A literal's constant words said in its order, its values
-    aside, find it (`%q`, `%d`, `{}`, `${x}`)."""
+    aside, find it (`%q`, `%d`, `{}`, `${x}`), and literals joined around a value (an aeson trial:
+    `"key " ++ show key ++ " not found"`)."""
     repo = make_repo({
         ".cora.toml": "min_tokens = 0\n",
         "args.go": "package cobra\n\nfunc NoArgs(cmd *Command, args []string) error {\n\tif len(args) > 0 {\n"
@@ -811,12 +812,16 @@ def test_a_message_is_found_by_the_literal_that_writes_it_with_its_values(
         "command.go": "package cobra\n\n// Command is a command; Version is printed by the version command for the app.\n"
                       "type Command struct {\n\tUse string\n\tVersion string\n}\n",
         "web/app.ts": "export function route(name: string) {\n  throw new Error(`no route named ${name} in this app`)\n}\n",
+        "src/Field.hs": "module Field where\n\nexplicitParseField :: Object -> Key -> Parser a\n"
+                        "explicitParseField obj key = case lookup key obj of\n"
+                        "    Nothing -> fail $ \"key \" ++ show key ++ \" not found\"\n    Just v -> parse v\n",
     })  # fmt: skip
     build(repo, model="none")
     where = Where.of(None, None, repo)
     for report, emitter in [('Error: unknown command "version" for "app"', "args.go::NoArgs"),
                             ("Error: requires at least 2 arg(s), only received 1", "args.go::MinimumNArgs"),
-                            ("Error: no route named home page in this app", "web/app.ts::route")]:  # fmt: skip
+                            ("Error: no route named home page in this app", "web/app.ts::route"),
+                            ('Left "Error in $: key \\"email\\" not found"', "src/Field.hs::explicitParseField")]:  # fmt: skip
         told = {r.anchor: r.hit.explain["evidence"] for r in run_query(report, where, k=3).results}
         assert told.get(emitter) == MESSAGE and not told.get("command.go::Command"), (report, told)
     assert emitted._written(["for", "app", "unknown", "command", "x"], 'f("unknown command %q for %q")') == 0

@@ -7,6 +7,7 @@ mention, a call's error somewhat more (`evidence.py` joins them to a report's ot
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from functools import lru_cache
 
 from cora_ci.retrieval.catalog import Catalog
@@ -45,9 +46,10 @@ _SEARCHED = 10  # chunks a message's words find, whose texts are read
 
 # A message quoted without its level: in double, single, typographic quotes or backticks on one
 # line ("the form says “Enter a list of values.”"), not an apostrophe's span (`doesn't ... isn't`:
-# a quote opens after no word character and closes before none), nor a path (a backslash).
+# a quote opens after no word character and closes before none), nor a path (a backslash, but in
+# an escaped quote: `Left "Error in $: key \"email\" not found"`, as Haskell and JSON show a message).
 _QUOTED = re.compile(
-    r"""(?<![\w'"`])(?:"(?P<d>[^"\n\\]+)"|'(?P<s>[^'\n\\]+)'|`(?P<b>[^`\n\\]+)`|“(?P<t>[^”\n\\]+)”)(?![\w'"`])"""
+    r"""(?<![\w'"`])(?:"(?P<d>(?:[^"\n\\]|\\")+)"|'(?P<s>[^'\n\\]+)'|`(?P<b>[^`\n\\]+)`|“(?P<t>[^”\n\\]+)”)(?![\w'"`])"""
 )
 
 
@@ -162,16 +164,41 @@ _PLACEHOLDER = re.compile(r"%[-#+ 0]*\d*(?:\.\d+)?[a-zA-Z]|%\(\w+\)[a-z]|[$#]?\{
 _VALUE_WORDS = 6  # words a value may print where a placeholder stands
 
 
+# What joins two literals of one message with a value between them: `"key " ++ show key ++ " not
+# found"` (Haskell), `"a" + x + "b"` (Java, JavaScript, Python), `..` (Lua), `.` (PHP), `<>` (Elixir).
+_JOINED = re.compile(r"[ \t]*(?:\+\+|\+|\.\.|<>|\.)[ \t]*(?:[^\"'`\n;]*?[ \t]*(?:\+\+|\+|\.\.|<>|\.)[ \t]*)?")
+
+
+_VALUE_CHARS = 80  # the code of a value between two joined literals, at most
+
+
+def _templates(code: str) -> Iterator[str]:
+    """The string literals of `code`, and each run of them joined on a line around values, as one
+    literal with a placeholder where each value stands (aeson's `"key " ++ show key ++ " not
+    found"` for `key "email" not found`)."""
+    run: list[str] = []
+    end = -1
+    for m in _LITERAL.finditer(code):
+        yield m[2]
+        if run and m.start() - end <= _VALUE_CHARS and _JOINED.fullmatch(code, end, m.start()):
+            run.append(m[2])
+            yield "{}".join(run)
+        else:
+            run = [m[2]]
+        end = m.end()
+
+
 def _written(words: list[str], code: str) -> int:
     """The most constant words of a string literal of `code` that `words` says as the literal
     writes it, its values aside (Go's `"unknown command %q for %q"` for `unknown command
-    "version" for "app"`, its `"requires at least %d arg(s)"` for `requires at least 2 arg(s)`),
-    or that it begins with, up to the literal's first value (`"duplicate key: " + key`): `_HEAD`
-    words or more and at least half of the message's; 0 when none is."""
+    "version" for "app"`, its `"requires at least %d arg(s)"` for `requires at least 2 arg(s)`;
+    literals joined around values as one, `_templates`), or that it begins with, up to the
+    literal's first value (`"duplicate key: " + key`): `_HEAD` words or more and at least half of
+    the message's; 0 when none is."""
     best = 0
     said = " " + " ".join(words) + " "
-    for m in _LITERAL.finditer(code):
-        parts = [" ".join(w) for p in _PLACEHOLDER.split(m[2]) if (w := _words(p))]
+    for literal in _templates(code):
+        parts = [" ".join(w) for p in _PLACEHOLDER.split(literal) if (w := _words(p))]
         count = sum(p.count(" ") + 1 for p in parts)
         if count <= best or count < _HEAD or 2 * count < len(words) or f" {parts[0]} " not in said:
             continue
