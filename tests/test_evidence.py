@@ -98,6 +98,36 @@ def test_the_innermost_frame_comes_first_in_every_format(
     assert (c.path, c.name, c.line, c.frame) == (*first, True)
 
 
+def test_a_reports_frames_are_evidence_not_words() -> None:
+    """An httpx trial: a report's traceback words (paths, functions) outweighed its prose, and the
+    helper to fix ranked 37th (21st without them). A frame is blanked from the query's words,
+    byte for byte; the prose, the message and the source line Python prints under a frame stay."""
+    from cora_ci.retrieval.frames import without_places
+
+    report = (
+        "A partially read file sends the wrong length\n\nTraceback (most recent call last):\n"
+        '  File "/home/u/.venv/lib/python3.12/site-packages/web/_client.py", line 14, in send_single\n'
+        "    response = transport.handle_request(request)\n"
+        "    at Layer.handle (/app/node_modules/router/lib/layer.js:95:5)\n"
+        "github.com/spf13/viper.(*Viper).find(0x0)\n\t/home/u/go/pkg/mod/github.com/spf13/viper@v1.2/viper.go:12 +0x1d\n"
+        "web.LocalProtocolError: Too little data\n"
+    )
+    out = without_places(report)
+    assert len(out) == len(report)
+    gone = (
+        "_client.py",
+        "send_single",
+        "layer.js",
+        "Layer.handle",
+        "github.com",
+        "(*Viper).find",
+        "viper.go",
+    )
+    assert not [g for g in gone if g in out], out
+    kept = ("partially read file", "transport.handle_request(request)", "Too little data")
+    assert all(k in out for k in kept), out
+
+
 def test_a_frame_two_formats_read_is_one_frame() -> None:
     """V8's `at /x.js:3:5` is also Rust's form: each frame once, in the report's order."""
     report = (

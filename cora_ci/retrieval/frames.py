@@ -136,22 +136,19 @@ def _frames(text: str) -> Iterator[Clue]:
 
 
 def without_places(text: str) -> str:
-    """`text` with its frames' places blanked: their paths and Go's package paths
-    (`github.com/spf13/viper.(*Viper).find`), kept as names. A frame's place is evidence
-    (`evidence.py` weighs the innermost most), not words: as words, an outer frame's longer path
-    and a package's module path outweighed it (hono's `helper/cookie/index.js` put `setCookie`
-    over the `_serialize` it called, viper's module path its go.mod)."""
+    """`text` with its frames blanked, byte for byte (each format's frame: its path, line and
+    function, Go's `github.com/spf13/viper.(*Viper).find(...)` with the path line under it): a
+    frame is evidence (`evidence.py` weighs the innermost most), not words. As words, an outer
+    frame's longer path and a package's module path outweighed it (hono's `helper/cookie/index.js`
+    put `setCookie` over the `_serialize` it called, viper's module path its go.mod), and a
+    traceback's words crowded out the prose (an httpx report's helper to fix 37th, 21st without
+    them). The source line Python prints under a frame stays: it names what was called."""
     if not _DIGIT.search(text):
         return text
     f = _formats()
     spans: list[tuple[int, int]] = []
     for pattern in (f.python, f.pytest, *f.innermost_first):
-        for m in pattern.finditer(text):
-            groups = m.groupdict()
-            if groups.get("path") is not None:
-                spans.append(m.span("path"))
-            if (qual := groups.get("qual")) and "/" in qual:
-                spans.append((m.start("qual"), m.start("qual") + qual.rindex("/") + 1))
+        spans.extend(m.span() for m in pattern.finditer(text))
     if not spans:
         return text
     out = list(text)
