@@ -562,12 +562,15 @@ def test_the_innermost_frame_is_not_ranked_below_an_outer_one(
             return item['amount'] * item['qty']
         KeyError: 'amount'
         """)
-    ans = run_query(report, Where.of(None, None, repo), k=3)
-    assert [(r.anchor, r.hit.explain["evidence"]) for r in ans.results] == [
+    ans = run_query(report, Where.of(None, None, repo), k=4)
+    told = [(r.anchor, r.hit.explain["evidence"]) for r in ans.results]
+    assert [t for t in told if t[1] != 0.3] == [
         ("shop/cart.py::item_price", 1.0),
         ("shop/cart.py::cart_total", FRAME_DECAY),
         ("shop/orders.py::checkout", FRAME_DECAY**2),
     ]
+    assert told.index(("shop/cart.py::unpriced", 0.3)) > 1  # below the frames of its file; another
+    # file's frame and it are not compared (a file's clue and a frame's are of no one scale)
     # a chunk of a frame's file, its file's clue (0.3) only, that says the report's words better
     report = "Items of a cart without a price crash it\n\n" + (
         'Traceback (most recent call last):\n  File "/app/shop/cart.py", line 7, in item_price\nKeyError: x\n'
@@ -577,6 +580,40 @@ def test_the_innermost_frame_is_not_ranked_below_an_outer_one(
         for r in run_query(report, Where.of(None, None, repo), k=2).results
     ]
     assert told == [("shop/cart.py::item_price", 1.0), ("shop/cart.py::unpriced", 0.3)], told
+
+
+def test_a_frame_is_not_put_below_another_files_chunks_its_file_clue_lifts(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """sympy's `is_upper() raises IndexError for tall matrices`: the function the title names is an
+    outer frame (a weak frame clue), the innermost frames are in another file, whose other chunks
+    have the file's clue (0.3): comparing the two weights put every such chunk above the named
+    function. A frame's chunk only outranks its own file's file-clue chunks and weaker frames."""
+    index = "".join(
+        f"def helper_{n}(i, j):\n    return [a2idx(k, j) for k in range(i)]\n\n\n" for n in range(6)
+    )
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "shop/matrix.py": "def is_upper(m):\n    return all(m[i, j] == 0 for i in range(1, m.rows) for j in range(i))\n\n\n"
+                          "def getitem(m, i, j):\n    return extract(m, i, j)\n",
+        "shop/index.py": index + "def extract(m, i, j):\n    return [a2idx(k, m.cols) for k in j]\n\n\n"
+                         "def a2idx(j, n):\n    if j >= n:\n        raise IndexError('Index out of range')\n    return j\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    report = textwrap.dedent("""\
+        is_upper() raises IndexError for tall matrices
+
+        Traceback (most recent call last):
+          File "shop/matrix.py", line 2, in is_upper
+          File "shop/matrix.py", line 6, in getitem
+          File "shop/index.py", line 26, in extract
+          File "shop/index.py", line 31, in a2idx
+        IndexError: Index out of range
+        """)
+    got = [r.anchor for r in run_query(report, Where.of(None, None, repo), k=10).results]
+    assert got.index("shop/matrix.py::is_upper") < min(
+        got.index(f"shop/index.py::helper_{n}") for n in range(6)
+    ), got
 
 
 def test_frames_of_a_compiled_package_point_at_its_typescript_sources(

@@ -112,8 +112,8 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
                 continue
             code = cat.table.text(row)
             said_words = _words(code)
-            if not runs.isdisjoint(_runs(said_words)):
-                matched[cid] = _longest(words, said_words)
+            if not runs.isdisjoint(_runs(said_words)):  # as many as the literal that writes it holds
+                matched[cid] = max(_longest(words, said_words), _written(words, code))
             elif head := _written(words, code):
                 matched[cid] = head
         best = max(matched.values(), default=0)
