@@ -508,3 +508,33 @@ def test_c_plus_plus_and_java_names_as_their_users_write_them(
          "src/com/google/gson/internal/MapTypeAdapterFactory.java::MapTypeAdapterFactory.Adapter.read"),
     ]:  # fmt: skip
         assert run_show(written, where).anchor == anchor, written
+
+
+def test_what_a_function_calls_comes_before_the_types_it_names(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """An httpx trial: `related Client.send` listed the types of its annotations (`Request`,
+    `Response`, `AuthTypes`: hubs everything names) above the three functions it calls, which
+    the default ten left out. A callee it calls comes before one it only names."""
+    models = "".join(
+        f"class {t}:\n    def __init__(self):\n        self.x = 1\n\n\n"
+        for t in ("Request", "Response", "Auth")
+    )
+    users = "".join(
+        f"def use_{n}(r: Request, s: Response, a: Auth) -> Response:\n    return s\n\n\n" for n in range(8)
+    )
+    client = (
+        "from shop.models import Request, Response, Auth\n\n\n"
+        "def _build_auth(auth):\n    return auth\n\n\n"
+        "def _send_handling_auth(request, auth):\n    return request\n\n\n"
+        "def send(request: Request, auth: Auth = None) -> Response:\n"
+        "    auth = _build_auth(auth)\n    return _send_handling_auth(request, auth)\n"
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "shop/models.py": models, "shop/users.py": users,
+                      "shop/client.py": client})  # fmt: skip
+    build(repo, model="none")
+    callees = [a for rel, a in _relations(repo, "shop/client.py::send") if rel == "callee"]
+    assert callees[:2] == ["shop/client.py::_send_handling_auth", "shop/client.py::_build_auth"] or callees[
+        :2
+    ] == ["shop/client.py::_build_auth", "shop/client.py::_send_handling_auth"], callees
+    assert {"shop/models.py::Request", "shop/models.py::Response", "shop/models.py::Auth"} <= set(callees[2:])
