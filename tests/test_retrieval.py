@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from itertools import pairwise
 from pathlib import Path
@@ -2096,3 +2097,17 @@ def test_a_bare_type_name_asks_for_the_type_before_its_constructors(
     b = open_bundle(repo / ".cora" / "index")
     for query in ("Status", "class Status"):
         assert anchors(b, search(b, query, k=3))[0] == "include/status.h::db.Status", query
+
+
+def test_a_primed_name_is_the_name_asked_for(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """An aeson trial: `json'` (Haskell's prime: the strict twin) is one name, and `json` came first."""
+    hs = (
+        "module Parser where\n\n-- | Parse any JSON value, lazily.\njson :: Parser Value\njson = value\n\n"
+        "-- | Parse any JSON value, strictly.\njson' :: Parser Value\njson' = value'\n"
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "src/Parser.hs": hs})
+    build(repo, model="none")
+    from cora_ci.render.query import Where, run_query
+
+    got = [r.anchor for r in run_query("json'", Where.of(None, None, repo), k=2).results]
+    assert got[0] == "src/Parser.hs::json'", got

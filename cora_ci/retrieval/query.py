@@ -46,8 +46,9 @@ class _ByScript:
 # One identifier, optionally qualified with `.`, `::`, `#` or `->`, optionally followed by `()`.
 _QUALIFIED = r"{start}[\w$]*(?:(?:\.|::|#|->)(?:{start}|~)[\w$]*)*"
 _IDENT = _ByScript(_QUALIFIED + r"(?:\(\))?")
-# a whole query that is one name, which may end as Ruby's `empty?`, `save!`, `name=` and Rust's `vec!` do
-_IDENT_FULL = _ByScript(r"\s*(" + _QUALIFIED + r"(?:\(\)|[?!=])?)\s*")
+# a whole query that is one name, which may end as Ruby's `empty?`, `save!`, `name=`, Rust's `vec!` and
+# Haskell's `json'` (a prime: aeson's `json'` found `json` first) do
+_IDENT_FULL = _ByScript(r"\s*(" + _QUALIFIED + r"(?:\(\)|[?!=]|'+)?)\s*")
 _SEP = re.compile(r"::|#|->")
 # Go's method expressions as its stack traces and docs write them, `(*Viper).find` and
 # `github.com/spf13/viper.(*Viper).find`: the method `Viper.find`
