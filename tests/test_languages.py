@@ -1201,6 +1201,31 @@ def test_scala_values_package_objects_brace_less_bodies_and_overloads() -> None:
     assert calls == ["Path.call(cwd: Path, check: Boolean)", "Path.call(cmd: Shellable)"], calls
 
 
+def test_elixir_callbacks_are_declarations() -> None:
+    """A phoenix trial: a behaviour's `@callback`s declare the functions its modules implement, and
+    were no symbols (`Phoenix.Endpoint.static_path` found no declaration of the behaviour). Each
+    is a declaration, merged with no definition, its `@doc` above it its own."""
+    r = run_chunk("lib/phoenix/endpoint.ex", """
+        defmodule Phoenix.Endpoint do
+          @moduledoc "An endpoint."
+
+          @doc "Starts the endpoint."
+          @callback start_link(keyword) :: Supervisor.on_start()
+
+          @doc "The static path."
+          @callback static_path(path :: String.t()) :: String.t()
+          @macrocallback router(x :: term) :: Macro.t()
+
+          def url, do: "/"
+        end
+    """, min_tokens=0)  # fmt: skip
+    labels = _labels(r)
+    assert labels["Phoenix.Endpoint.static_path"][:2] == ("declaration:static_path", 7)
+    assert labels["Phoenix.Endpoint.start_link"][0] == "declaration:start_link"
+    assert labels["Phoenix.Endpoint.router"][0] == "declaration:router"
+    assert labels["Phoenix.Endpoint.url"][0] == "function:url"
+
+
 def test_haskell_types_classes_instances_and_signed_functions() -> None:
     """Haskell's data types, classes and instances are types (an instance extends its type as a
     Rust impl does, named like one); a function takes in its type signature."""

@@ -96,6 +96,8 @@ def attaches(lang: str, n: Node, src: bytes) -> bool:
 
 
 def _elixir(n: Node, src: bytes) -> tuple[str, str, str] | None:
+    if n.type == "unary_operator":
+        return _elixir_callback(n, src)
     if n.type != "call":
         return None
     target = n.child_by_field_name("target")
@@ -112,6 +114,26 @@ def _elixir(n: Node, src: bytes) -> tuple[str, str, str] | None:
     if first.type == "call":
         first = first.child_by_field_name("target") or first
     return ("method", _ELIXIR_FUNCTIONS[word], text_of(src, first)) if first.type == "identifier" else None
+
+
+_ELIXIR_CALLBACKS = frozenset({"callback", "macrocallback"})
+
+
+def _elixir_callback(n: Node, src: bytes) -> tuple[str, str, str] | None:
+    """A behaviour's `@callback static_path(path :: String.t()) :: String.t()`: the function its
+    modules implement, declared (phoenix's `Phoenix.Endpoint.static_path` was found in no
+    declaration of the behaviour), a declaration as a C prototype is (`symbols.DECLARATION`)."""
+    call = n.child_by_field_name("operand")
+    target = call.child_by_field_name("target") if call is not None and call.type == "call" else None
+    if target is None or text_of(src, n)[:1] != "@" or text_of(src, target) not in _ELIXIR_CALLBACKS:
+        return None
+    args = child(call, "arguments")
+    spec = args.named_children[0] if args is not None and args.named_children else None
+    head = spec.child_by_field_name("left") if spec is not None and spec.type == "binary_operator" else spec
+    name = head.child_by_field_name("target") if head is not None and head.type == "call" else head
+    if name is None or name.type != "identifier":
+        return None
+    return "method", "declaration", text_of(src, name)  # as a C prototype: merged with no definition
 
 
 def _zig(n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
