@@ -215,6 +215,29 @@ def test_a_shell_function_is_called_as_a_command() -> None:
     assert targets(files, "nvm.sh::nvm_version_greater") == {"nvm.sh::nvm_echo"}
 
 
+def test_a_haskell_function_references_the_functions_it_applies() -> None:
+    """An aeson trial: Haskell's functions are `variable` nodes, which no reference query read
+    (`related consToValue` was empty, its four callers in the same file); a parameter or a local
+    binding that spells a function's name is no reference."""
+    files = {
+        "src/TH.hs": """
+            module TH where
+
+            jstring :: String -> Value
+            jstring s = String s
+
+            consToValue :: Int -> Value
+            consToValue jstring_ = jstring (show jstring_)
+
+            deriveToJSON :: Int -> Value
+            deriveToJSON n = go n
+              where go consToValue = consToValue
+            """,
+    }
+    assert targets(files, "src/TH.hs::consToValue") == {"src/TH.hs::jstring"}
+    assert targets(files, "src/TH.hs::deriveToJSON") == set()
+
+
 def test_unique_name_fallback_and_ambiguous_names() -> None:
     files = {
         "x.py": "def caller():\n    return unique_thing() + twice() + run()\n",

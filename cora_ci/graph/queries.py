@@ -212,10 +212,26 @@ _C = (
 )
 _GENERIC = ("(_ name: (_) @bind)",)
 _SHELL = ("(function_definition name: (word) @bind)",)
+_HASKELL = (
+    "(function name: (variable) @bind)",
+    "(bind name: (variable) @bind)",
+    "(signature name: (variable) @bind)",
+    "(patterns (variable) @bind)",
+    "(lambda patterns: (patterns (variable) @bind))",
+    "(data_type name: (name) @bind)",
+    "(newtype name: (name) @bind)",
+    "(type_synomym name: (name) @bind)",
+    "(import) @skipall",
+    "(header) @skipall",
+)
 
 # Grammars whose uses are no identifier kind: a shell script calls a function as a command's name
-# (nvm.sh's 118 functions calling each other gave 30 edges, from its other files' identifiers).
-_USES: dict[str, list[str]] = {"bash": ["(command_name (word) @ref)"]}
+# (nvm.sh's 118 functions calling each other gave 30 edges, from its other files' identifiers), and
+# Haskell's functions are `variable`s (its types `name`s).
+_USES: dict[str, list[str]] = {
+    "bash": ["(command_name (word) @ref)"],
+    "haskell": ["[(variable) (name) (constructor)] @ref"],
+}
 
 BINDINGS: dict[str, tuple[str, ...]] = {
     "python": _PY,
@@ -229,6 +245,7 @@ BINDINGS: dict[str, tuple[str, ...]] = {
     **dict.fromkeys(("c", "cpp", "cuda"), _C),
     "objc": _C + _GENERIC,  # its interfaces', methods' and properties' names as well
     "bash": _SHELL,
+    "haskell": _HASKELL,
 }
 
 
