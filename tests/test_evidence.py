@@ -957,3 +957,31 @@ def test_a_message_held_in_a_constant_points_at_the_code_that_uses_it(
         for r in run_query(report, Where.of(None, None, repo), k=3).results
     }
     assert told.get("shop/config.py::prepare_config") == MESSAGE, told
+
+
+def test_a_reports_private_helper_is_not_lowered_for_being_private(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """An httpx trial: a report about parsing a `Link` header whose URL holds a `;` found the public
+    `Response.links` before the private `_parse_header_links` that splits it, lowered as private
+    (a question's answer is an API; a bug report's fix is often a helper)."""
+    models = (
+        "def _parse_header_links(value):\n    links = []\n    for val in value.split(','):\n"
+        "        url, _, params = val.partition(';')\n        links.append({'url': url.strip('<> '), 'params': params})\n"
+        "    return links\n\n\nclass Response:\n    @property\n    def links(self):\n"
+        '        """The header links."""\n'
+        "        header = self.headers.get('link')\n        return {link['url']: link for link in _parse_header_links(header)}\n"
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "web/models.py": models})
+    build(repo, model="none")
+    report = (
+        "Link header parsing breaks when the URL holds a semicolon\n\n"
+        "We call a paginated API whose Link header carries URLs with a ';' inside the path, like "
+        '<https://api.example.com/items;v=2?page=2>; rel="next". The links come back cut at the '
+        "semicolon, so the next page URL is wrong and our pagination loop stops early. Splitting the "
+        "header value on the first semicolon looks like the cause; the URL part should end at the closing "
+        "angle bracket instead. This happens with every header value we tried that has such a URL."
+    )
+    ans = run_query(report, Where.of(None, None, repo), k=3).results
+    got = [r.anchor for r in ans]
+    assert got.index("web/models.py::_parse_header_links") < got.index("web/models.py::Response.links"), got

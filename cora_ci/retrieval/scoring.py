@@ -189,7 +189,7 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
         for c in cands.values():
             if c.explain["definition"] or c.explain["demoted"]:
                 continue
-            if private(c.meta):
+            if private(c.meta) and not q.report:
                 c.score *= params.private
                 c.explain["demoted"] = "private"
             if file_data(c.meta):  # a private one both
