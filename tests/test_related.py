@@ -538,3 +538,23 @@ def test_what_a_function_calls_comes_before_the_types_it_names(
         :2
     ] == ["shop/client.py::_build_auth", "shop/client.py::_send_handling_auth"], callees
     assert {"shop/models.py::Request", "shop/models.py::Response", "shop/models.py::Auth"} <= set(callees[2:])
+
+
+def test_outline_declares_a_function_by_its_code_not_its_docs_example(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A phoenix trial: 119 of 1,586 symbols were declared by a line of their `@doc` heredoc
+    (`pipe_through [:browser]` for `defmacro pipe_through`), an example naming them; and
+    a symbol in two overlapping parts read the heredoc's closing line twice."""
+    doc = (
+        '  @doc """\n  Pipes the connection through the pipelines.\n\n      pipe_through [:browser]\n  """\n'
+    )
+    body = "".join(f"    step_{n}(pipes)\n" for n in range(120))
+    ex = f"defmodule Phoenix.Router do\n{doc}  defmacro pipe_through(pipes) do\n{body}  end\nend\n"
+    repo = make_repo({"lib/phoenix/router.ex": ex})
+    build(repo, model="none")
+    outline = {
+        e.symbol: e.signature
+        for e in run_outline("lib/phoenix/router.ex", Where.of(None, None, repo))[0].entries
+    }
+    assert outline["pipe_through"] == "defmacro pipe_through(pipes) do", outline

@@ -83,7 +83,7 @@ def _entry(source: BundleChunks, anchor: str, parts: list[tuple[Chunk, str]]) ->
         view = sibling(bound.view, c, anchor) if len(c.anchors) > 1 else bound.view
         views.append(view)
         stale = bound.stale if bound.stale == "missing" or stale is None else stale
-    rows = [t for v in views for n, t in v.rendered() if n is not None]
+    rows = list(dict(sorted((n, t) for v in views for n, t in v.rendered() if n is not None)).values())
     sig = _declaration(rows, name, first.lang) if rows else views[0].text().split("\n", 1)[0].strip()
     declared = first.hierarchy[-1].split(":", 1)[0] if first.hierarchy else first.kind
     return Entry(
@@ -92,13 +92,30 @@ def _entry(source: BundleChunks, anchor: str, parts: list[tuple[Chunk, str]]) ->
     )  # fmt: skip
 
 
+def _in_docs(rows: list[str]) -> set[int]:
+    """The rows of triple-quoted strings (Elixir's `@doc \"\"\"` heredocs, Python's docstrings): a
+    doc's example names what it documents (phoenix's outline declared 119 of 1,586 symbols by a
+    line of their docs: `pipe_through [` for `pipe_through`, `iex> conn = put_layout(...)`)."""
+    out: set[int] = set()
+    inside = False
+    for i, t in enumerate(rows):
+        marks = t.count('"""') + t.count("'''")
+        if inside or marks:
+            out.add(i)
+        if marks % 2:
+            inside = not inside
+    return out
+
+
 def _declaration(rows: list[str], name: str, lang: str) -> str:
-    """The line declaring `name`: the first naming it outside a comment and not only in a string
-    (`@SerializedName("name")`), else one naming it, else the first; a line that closes a body
-    (C's `} uv_errno_t;`) after the line that opens it (`typedef enum { . . . } uv_errno_t;`)."""
+    """The line declaring `name`: the first naming it outside a comment or a doc and not only in
+    a string (`@SerializedName("name")`), else one naming it, else the first; a line that closes
+    a body (C's `} uv_errno_t;`) after the line that opens it (`typedef enum { . . . } uv_errno_t;`)."""
+    docs = _in_docs(rows)
     named = [i for i, t in enumerate(rows) if mentions(t, name)]
+    code = [i for i in named if i not in docs and not commented(rows[i], lang)]
     at = next(
-        (i for i in named if not commented(rows[i], lang) and not _only_quoted(rows[i], name)),
+        (i for i in code if not _only_quoted(rows[i], name)),
         next((i for i in named if not _only_quoted(rows[i], name)), named[0] if named else 0),
     )
     line = rows[at].strip()
