@@ -408,6 +408,13 @@ def test_a_report_leans_on_its_words_more_than_a_question() -> None:
          ["a b c d e"]),  # not an apostrophe's span, not code too short, not a path
         ('ValueError: the cart of the shop is empty\nas it says, "the cart of the shop is empty"\n',
          ["the cart of the shop is empty"]),  # once
+        ("Invalid color code: z", ["Invalid color code: z"]),  # pasted alone (nvm): a value, a colon
+        ('key "email" not found', ['key "email" not found']),
+        ("Part exceeded maximum size of 0KB.", ["Part exceeded maximum size of 0KB."]),
+        ("Return the default value for this parameter.", []),  # a sentence about code: no value
+        ("where is the color code: z printed?", []),  # a question
+        ("_resolve_lazy_default", []),  # a name, its parts no words apart
+        ("parse_color: z", []),  # two words
     ],
 )  # fmt: skip
 def test_the_messages_a_report_quotes(report: str, quoted: list[str]) -> None:

@@ -69,7 +69,18 @@ def messages(text: str) -> list[str]:
             continue
         if len(_words(msg)) >= (_HEAD if level else _RUN) and not any(msg in o for o in out):
             out.append(msg)
+    alone = head.strip()
+    if not out and _ALONE.fullmatch(alone) and not _ASKING.match(alone) and 3 <= len(alone.split()) <= 15:
+        out.append(alone)  # a message pasted alone: `Invalid color code: z`
     return out[:_MESSAGES]
+
+
+# A query that may be a message pasted alone, without its level or quotes (nvm's `Invalid color code:
+# z` found its emitter fourth): one line of three to fifteen words apart (a name's parts are not:
+# `_resolve_lazy_default`) with a value or a colon in it, not a question (a sentence describing code,
+# "Return the default value.", took a clue from literals that say its words).
+_ALONE = re.compile(r"[^\n?]*[A-Za-z][^\n?]*[:'\"\d][^\n?]*")
+_ASKING = re.compile(r"(?:how|what|where|which|why|when|who|does|do|is|are|can|find|show|list)\b", re.I)
 
 
 @lru_cache(maxsize=16)  # asked of every candidate of a query
