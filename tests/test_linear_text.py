@@ -11,11 +11,14 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
+from cora_ci.chunking import macros
 from cora_ci.chunking.extractor import _without_tail
+from cora_ci.chunking.markup import asciidoc
 from cora_ci.chunking.sentences import first_sentence
 from cora_ci.files.langs import _RST_TITLE
 from cora_ci.rebind.view import _code_end
 from cora_ci.retrieval import emitted, noise
+from cora_ci.retrieval.frames import clues
 
 
 @given(st.text(alphabet=" \t#/\"':ax", max_size=30))
@@ -102,3 +105,88 @@ def test_an_unclosed_string_of_escapes_is_read_in_one_pass() -> None:
         '    "body": "' + "WIP yet.\\r\\n\\r\\n# Issues\\r\\n" * 400
     )  # 2,400 escapes: 2^2400 readings before
     assert [m[2] for m in emitted._LITERAL.finditer(line)] == ["body"]
+
+
+# The patterns before a regex audit (helper session, 2026-11-30): each read some run of characters
+# two ways and took cubic or quadratic time on hostile input (a line of 2,000 blanks after a macro
+# name indexed in 29 s; a 100 KB report of CamelCase ~100 s). The rewrites read each run once and
+# find the same on ordinary text.
+_BEFORE = {
+    "alone": re.compile(
+        rb"^[ \t]*(?P<name>[A-Z_][A-Z0-9_]{2,})[ \t]*(?:\([^\n]*\))?[ \t]*(?://[^\n]*|/\*[^\n]*?\*/)?[ \t]*\r?$",
+        re.M,
+    ),
+    "heading": re.compile(r"^\s*(?:#{1,6}\s+|\*\*)(?P<title>[^#*]+?)(?:\*\*)?:?\s*$"),
+    "category": re.compile(
+        r"(?:^[ \t>|]*|[ \t])(?P<category>[\w.]*[A-Z][a-z\d]+(?:[A-Z][a-z\d]*)+)[ \t]*:[ \t]*(?P<msg>.+)$"
+        r"|^[ \t]+(?P<invalid>[^\n\[]+?) \[type=\w+",
+        re.M,
+    ),
+    "placeholder": re.compile(r"%[-#+ 0]*\d*(?:\.\d+)?[a-zA-Z]|%\(\w+\)[a-z]|[$#]?\{[^{}\n]*\}"),
+    "adoc": re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)[ \t]*(?:[ \t]\1)?$"),
+    "apart": re.compile(rb"[ \t]*\r?\n(?:[ \t]*\r?\n)+\s*" + macros._DECL),
+    "field": re.compile(
+        rb"\s*(?:(?://[^\n]*|/\*.*?\*/)\s*)*(?:(?:const|volatile|unsigned|signed|struct|enum|union)[ \t]+)*"
+        rb"[A-Za-z_]\w*(?:[ \t]*\*+[ \t]*|[ \t]+)[A-Za-z_]\w*[ \t]*(?:\[[^\]\n]*\][ \t]*)*;",
+        re.S,
+    ),
+}
+
+
+@given(st.binary(max_size=30).map(lambda b: bytes(b"AB_ \t()/*x\n"[c % 11] for c in b)))
+def test_a_macro_alone_on_its_line_is_found_as_before(src: bytes) -> None:
+    assert [m.group() for m in macros._ALONE.finditer(src)] == [
+        m.group() for m in _BEFORE["alone"].finditer(src)
+    ]
+
+
+@given(st.text(alphabet="#* :ab\t", max_size=20))
+def test_a_reports_heading_is_read_as_before(line: str) -> None:
+    old = _BEFORE["heading"].match(line)
+    new = noise._HEADING.match(line)
+    before = old.group("title").strip() if old else ""
+    assert (noise._title(new) if new else "") == before
+
+
+@given(st.text(alphabet="AaBb1.x: \t\n[]=type", max_size=40))
+def test_a_messages_category_is_read_as_before(text: str) -> None:
+    def pairs(ms: list[re.Match[str]]) -> list[tuple[str | None, ...]]:
+        return [(m["category"], m["msg"], m["invalid"]) for m in ms]
+
+    assert pairs(emitted._categorized(text)) == pairs(list(_BEFORE["category"].finditer(text)))
+
+
+@given(st.text(alphabet="%-#+ 0123.dsq(x){}$", max_size=24))
+def test_a_literals_placeholders_are_read_as_before(lit: str) -> None:
+    assert emitted._PLACEHOLDER.split(lit) == _BEFORE["placeholder"].split(lit)
+
+
+@given(st.text(alphabet="=# \tab", max_size=20).map(str.rstrip))  # (closing marks before blanks: cut now)
+def test_an_asciidoc_title_is_read_as_before(line: str) -> None:
+    old = _BEFORE["adoc"].match(line)
+    new = asciidoc([line])
+    assert [(s.name) for s in new] == ([old[2]] if old else [])
+
+
+@given(st.binary(max_size=40).map(lambda b: bytes(b" \t\r\n/*ab;int x("[c % 15] for c in b)))
+def test_a_macros_neighbours_are_read_as_before(src: bytes) -> None:
+    for name in (
+        ("apart", "field") if b"/" not in src else ("field",)
+    ):  # comments after blank lines: apart now
+        new = (macros._APART if name == "apart" else macros._FIELD).match(src)
+        old = _BEFORE[name].match(src)
+        assert (new.group() if new else None) == (old.group() if old else None), name
+
+
+def test_hostile_runs_are_read_in_one_pass() -> None:
+    """Each input took seconds to minutes before (the audit's times): a test that hangs is the
+    failure."""
+    assert macros._ALONE.search(b"FOO" + b" " * 20_000 + b"x\n") is None
+    assert noise._HEADING.match("#" + " " * 20_000 + "#") is None
+    assert emitted._categorized("x\n" + "AaA" * 30_000) == []
+    assert emitted._PLACEHOLDER.split("a %" + "0" * 50_000 + "!") == ["a %" + "0" * 50_000 + "!"]
+    assert emitted.messages(" \u201c" * 50_000) == []
+    assert asciidoc(["= x" + " " * 50_000 + "y"])[0].name.endswith("y")
+    assert macros._APART.match(b"\n" * 50_000 + b"1") is None
+    assert macros._FIELD.match(b"// " + b"a" * 50_000) is None
+    assert clues("1\n#0 " + " " * 50_000) == [] and clues("1\n#1 c(" + ") (" * 20_000) == []

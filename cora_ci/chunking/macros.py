@@ -28,9 +28,9 @@ import re
 from collections.abc import Iterator
 
 # A line that is one upper-case name, perhaps called (`FMT_VISIBILITY("hidden")`), and a comment.
-_ALONE = re.compile(
-    rb"^[ \t]*(?P<name>[A-Z_][A-Z0-9_]{2,})[ \t]*(?:\([^\n]*\))?[ \t]*"
-    rb"(?://[^\n]*|/\*[^\n]*?\*/)?[ \t]*\r?$",
+_ALONE = re.compile(  # each run of blanks read once (three side by side took cubic time on a line of them)
+    rb"^[ \t]*(?P<name>[A-Z_][A-Z0-9_]{2,})[ \t]*+(?:\([^\n]*\)[ \t]*+)?"
+    rb"(?:(?://[^\n]*|/\*[^\n]*?\*/)[ \t]*+)?\r?$",
     re.M,
 )
 # The start of a function's declaration: a type (perhaps qualified, a pointer) and a name called.
@@ -38,23 +38,27 @@ _DECL = (
     rb"(?:(?:const|static|inline|extern|unsigned|signed|struct|enum|union|virtual|explicit|constexpr)[ \t]+)*"
     rb"[A-Za-z_][\w:<>,]*(?:[ \t]*[*&]+[ \t]*|[ \t]+)\(?[A-Za-z_~][\w:]*\)?[ \t]*\("
 )
+# Blanks and comments between, each comment to its first end, read once (a pattern that could take
+# a comment on to a later `*/` matched a field across code, and took quadratic time on a long one).
+_COMMENTS = rb"\s*+(?:(?://[^\n]*+|/\*.*?\*/)\s*+)*+"
 # What may follow it: nothing a macro could be the type or an attribute of, or the file's end.
 _NEXT = re.compile(
-    rb"\s*(?:(?://[^\n]*|/\*.*?\*/)\s*)*"  # comments between
-    rb"(?:(?:namespace|template|class|struct|union|enum|typedef|extern|using|static_assert|public|private"
+    _COMMENTS
+    + rb"(?:(?:namespace|template|class|struct|union|enum|typedef|extern|using|static_assert|public|private"
     rb"|protected)\b|[#}@]|\Z|[A-Z_][A-Z0-9_]{2,}[ \t]*(?:\([^\n]*\))?[ \t]*(?://[^\n]*)?\r?(?:\n|\Z))",
     re.S,
 )
 # A field or variable declared (`uv_loop_t* loop;`, `char buf[64];`): what a macro of fields,
 # alone in a struct (`UV_HANDLE_FIELDS`), comes before; an attribute macro does not stand so.
 _FIELD = re.compile(
-    rb"\s*(?:(?://[^\n]*|/\*.*?\*/)\s*)*(?:(?:const|volatile|unsigned|signed|struct|enum|union)[ \t]+)*"
+    _COMMENTS + rb"(?:(?:const|volatile|unsigned|signed|struct|enum|union)[ \t]+)*"
     rb"[A-Za-z_]\w*(?:[ \t]*\*+[ \t]*|[ \t]+)[A-Za-z_]\w*[ \t]*(?:\[[^\]\n]*\][ \t]*)*;",
     re.S,
 )
-# A declaration after a blank line: a macro of declarations stands apart from what follows
+# A declaration after a blank line (and comments: libuv's `RB_GENERATE_STATIC(...)`, then a
+# function's doc comment): a macro of declarations stands apart from what follows
 # (`UV_PRIVATE_REQ_TYPES`), an attribute macro sits on the line above its function.
-_APART = re.compile(rb"[ \t]*\r?\n(?:[ \t]*\r?\n)+\s*" + _DECL)
+_APART = re.compile(rb"[ \t]*+\r?\n(?:[ \t]*+\r?\n)++" + _COMMENTS + _DECL, re.S)
 # Upper-case names in front of a declaration's type on its line (`UV_EXTERN int uv_run(`,
 # `FMT_NODISCARD FMT_INLINE auto format(`); a type named in capitals is followed by its name
 # (`HANDLE CreateFileW(`, `FILE *fopen(`), which `_DECL` does not take for a second type.
@@ -100,7 +104,7 @@ _CLASS_EXPORT = re.compile(
 # initializer list, `= 0`/`= default`, `override`, `final` or a trailing return type follows.
 _TRAILING = re.compile(
     rb"\)[ \t]*(?:const[ \t]*)?(?:noexcept[ \t]*)?(?:\r?\n[ \t]+)?"  # on its line, or the next, indented
-    rb"(?P<m>(?:[A-Z_][A-Z0-9_]{2,}\b(?:[ \t]*\([^()\n]*\))?\s*)+?)(?=[;{:=]|override\b|final\b|->)"
+    rb"(?P<m>(?:[A-Z_][A-Z0-9_]{2,}\b(?:[ \t]*\([^()\n]*\))?\s*){1,8}?)(?=[;{:=]|override\b|final\b|->)"
 )
 _CONTROL = re.compile(rb"(?:if|while|for|switch|return|else|do|case|throw)\b|[\w.>)\]]+\s*[-+*/%&|^]?=[^=]")
 # A declaration's macro before a name in parentheses (Lua's `LUA_API int (lua_gettop) (lua_State

@@ -55,7 +55,7 @@ def markdown(root: Node, src: bytes) -> list[Sym]:
 
 # A heading's inline markup: an image (`![Rack](contrib/logo.webp)`, its alt text), a link (its
 # text), an HTML tag (nothing). rack's README sections were anchored `![Rack](contrib/logo.webp)/...`.
-_IMAGE_OR_LINK = re.compile(r"!?\[([^\]\n]*)\]\([^)\n]*\)")
+_IMAGE_OR_LINK = re.compile(r"!?\[([^\[\]\n]*)\]\([^)\n]*\)")
 _TAG = re.compile(r"</?[A-Za-z][^<>\n]*>")
 
 
@@ -84,7 +84,7 @@ def rst(root: Node, src: bytes, lines: list[str]) -> list[Sym]:
 # (`----` listing, `....` literal, `====` example, `****` sidebar, `////` comment, `|===` table), inside
 # which nothing is a title. No grammar of the pack reads AsciiDoc: os-lib's 2,895-line Readme.adoc
 # was read as reStructuredText, its sections the `[source,scala]` lines before its listings.
-_ADOC_TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)[ \t]*(?:[ \t]\1)?$")
+_ADOC_TITLE = re.compile(r"^(={1,6}|#{1,6})[ \t]++(\S.*)$")  # its closing marks cut in `asciidoc`
 _ADOC_BLOCK = re.compile(r"^(?:([-.=*+_/])\1{3,}|\|===+|```)[ \t]*$")
 
 
@@ -97,7 +97,10 @@ def asciidoc(lines: list[str]) -> list[Sym]:
         if (m := _ADOC_BLOCK.match(line)) is not None:
             block = None if block == line.strip() else block or line.strip()
         elif block is None and (m := _ADOC_TITLE.match(line)) is not None:
-            heads.append((row, len(m[1]), m[2]))
+            title = m[2].rstrip()
+            closed = title.removesuffix(m[1]).rstrip()  # `== Title ==`
+            cut = closed != title.removesuffix(m[1]) and closed != ""
+            heads.append((row, len(m[1]), closed if cut else title))
     return _nested(heads, len(lines))
 
 

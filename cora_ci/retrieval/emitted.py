@@ -32,12 +32,27 @@ _MESSAGE = re.compile(
 # Messages under a name the code gives its own warnings or errors (pydantic's
 # `PydanticDeprecatedSince20: ...`, also after a warning's `path:line: `), a name of two capitalised
 # parts or more, and pydantic's validation errors (`  value is not a valid IPv4 address [type=...`):
-# read as a quoted message is (five words or more).
+# read as a quoted message is (five words or more). The category's shape is `_categorized`'s: as one
+# pattern, a long CamelCase run took quadratic time.
 _CATEGORY = re.compile(
-    r"(?:^[ \t>|]*|[ \t])(?P<category>[\w.]*[A-Z][a-z\d]+(?:[A-Z][a-z\d]*)+)[ \t]*:[ \t]*(?P<msg>.+)$"
+    r"(?:^[ \t>|]*|[ \t])(?P<category>[\w.]++)[ \t]*:[ \t]*(?P<msg>.+)$"
     r"|^[ \t]+(?P<invalid>[^\n\[]+?) \[type=\w+",
     re.M,
 )
+_CAMEL = re.compile(r"[A-Z][a-z\d]+(?:[A-Z][a-z\d]*)+")  # two capitalised parts or more, at a name's end
+_CATEGORY_CHARS = 100  # of a category's end, read for its shape
+
+
+def _categorized(head: str) -> list[re.Match[str]]:
+    """`_CATEGORY`'s matches whose category ends in a name of two capitalised parts or more."""
+    return [m for m in _CATEGORY.finditer(head) if m["invalid"] or _camel_end(m["category"])]
+
+
+def _camel_end(name: str) -> bool:
+    tail = name[-_CATEGORY_CHARS:]
+    return any(m.end() == len(tail) for m in _CAMEL.finditer(tail))
+
+
 _SUMMARY = re.compile(r"\d+ (?:\w+ )?errors? (?:for|in|occurred)\b")
 _RUN = 5  # words of a message in a row, as the code that emits it writes them
 _MESSAGES = 3  # quoted messages looked for
@@ -49,7 +64,7 @@ _SEARCHED = 10  # chunks a message's words find, whose texts are read
 # a quote opens after no word character and closes before none), nor a path (a backslash, but in
 # an escaped quote: `Left "Error in $: key \"email\" not found"`, as Haskell and JSON show a message).
 _QUOTED = re.compile(
-    r"""(?<![\w'"`])(?:"(?P<d>(?:[^"\n\\]|\\")+)"|'(?P<s>[^'\n\\]+)'|`(?P<b>[^`\n\\]+)`|“(?P<t>[^”\n\\]+)”)(?![\w'"`])"""
+    r"""(?<![\w'"`])(?:"(?P<d>(?:[^"\n\\]|\\")+)"|'(?P<s>[^'\n\\]+)'|`(?P<b>[^`\n\\]+)`|“(?P<t>[^“”\n\\]+)”)(?![\w'"`])"""
 )
 
 
@@ -63,7 +78,7 @@ def messages(text: str) -> list[str]:
     head = text[:MAX_CHARS]
     leveled = [(m["msg"] or m["check"] or m["rust"] or m["rust2"], True) for m in _MESSAGE.finditer(head)]
     quoted = [(m["d"] or m["s"] or m["b"] or m["t"], False) for m in _QUOTED.finditer(head)]
-    quoted += [(m["msg"] or m["invalid"], False) for m in _CATEGORY.finditer(head)]
+    quoted += [(m["msg"] or m["invalid"], False) for m in _categorized(head)]
     for msg, level in ((f.strip(), level) for f, level in leveled + quoted):
         if _SUMMARY.match(msg):  # "1 validation error for Model": a count, the messages follow
             continue
@@ -89,7 +104,7 @@ def raised(text: str) -> frozenset[str]:
     for `com.google.gson.JsonSyntaxException: duplicate key: 1`): what was raised, not where."""
     head = text[:MAX_CHARS]
     leveled = [(m["raised"], m["msg"]) for m in _MESSAGE.finditer(head)]
-    named = [(m["category"], m["msg"]) for m in _CATEGORY.finditer(head)]
+    named = [(m["category"], m["msg"]) for m in _categorized(head)]
     return frozenset(
         name.rsplit(".", 1)[-1] for name, msg in leveled + named if name and msg and len(_words(msg)) >= _HEAD
     )
@@ -171,7 +186,8 @@ _RAREST = 3  # its rarest words whose chunks are read (a warning's class appends
 _LITERAL = re.compile(r"""(["'`])((?:\\.|(?!\1)[^\n\\])*)\1""")
 # A literal's values: printf's (`%q`, `%5.2f`), Python's `%(name)s` and `{}`/`{name!r}`, Rust's
 # `{:?}`, JavaScript's `${x}`, Ruby's `#{x}`.
-_PLACEHOLDER = re.compile(r"%[-#+ 0]*\d*(?:\.\d+)?[a-zA-Z]|%\(\w+\)[a-z]|[$#]?\{[^{}\n]*\}")
+# `%` flags and width each read once (a `0` either way took quadratic time on a run of them)
+_PLACEHOLDER = re.compile(r"%[-#+ 0]*+\d*+(?:\.\d+)?[a-zA-Z]|%\(\w+\)[a-z]|[$#]?\{[^{}\n]*\}")
 _VALUE_WORDS = 6  # words a value may print where a placeholder stands
 
 

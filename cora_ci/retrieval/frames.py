@@ -29,6 +29,7 @@ _EXT = (r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|vue|svelte|java|kt|kts|scala|groov
 _STEM = r"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\."  # a path up to its extension
 _PATH = _STEM + _EXT
 _NAME = r"[\w$:.#<>~]+?[?!]?"  # a qualified name as a runtime prints it; its own name is `_last`'s
+_ARGS = r"\((?:[^()\n]|\([^()\n]*\))*+\)"  # a call's arguments, one level of parentheses inside
 
 
 class _Formats(NamedTuple):
@@ -64,11 +65,11 @@ def _formats() -> _Formats:
         c(rf"(?:^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated):[^\n]*? in |thrown in )"
           rf"(?P<path>{_PATH})(?::| on line )(?P<line>\d+)", re.M),  # PHP's error line, from its start
         c(rf"^[ \t]*#\d+ (?P<path>{_PATH})\((?P<line>\d+)\): ", re.M),  # PHP's trace: the call's line
-        c(rf"^[ \t]*#\d+[ \t]+(?:0x[0-9a-fA-F]+ in )?(?P<name>{_NAME})(?:\(.*?\))?(?: \(.*?\))?"
+        c(rf"^[ \t]*#\d+[ \t]+(?:0x[0-9a-fA-F]+ in )?(?P<name>{_NAME})(?:{_ARGS})?(?: {_ARGS})?"
           rf" (?:at )?(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # AddressSanitizer, gdb
         c(rf"^[ \t]*\([\w.-]+(?: [\w.+-]+)?\) (?P<path>{_PATH}):(?P<line>\d+): "
           r"(?P<name>[\w.]+[?!]?)/\d+", re.M),  # Elixir
-        c(rf"^#\d+[ \t]+(?P<name>[\w.<> ]+?) \((?:package:[\w-]+/|file://)?(?P<path>{_PATH})"
+        c(rf"^#\d+[ \t]++(?P<name>[\w.<>][\w.<> ]*?) \((?:package:[\w-]+/|file://)?(?P<path>{_PATH})"
           r":(?P<line>\d+)(?::\d+)?\)", re.M),  # Dart
         c(rf"^[ \t]*(?P<path>{_PATH}):(?P<line>\d+): in (?:function|method|local|upvalue|field) "
           r"'(?P<name>[\w.:]+)'", re.M),  # Lua

@@ -36,7 +36,9 @@ _VERSION_LINE = re.compile(
     r"|^\s*(?:system|blas|python\sdep(?:endencie)?s|built\swith\sopenmp|threadpoolctl\sinfo)\s*:\s*$",
     re.I,
 )
-_HEADING = re.compile(r"^\s*(?:#{1,6}\s+|\*\*)(?P<title>[^#*]+?)(?:\*\*)?:?\s*$")
+# a heading's title is read to its end, then cut (`_title`): a lazy title before optional spaces and
+# marks took cubic time on a line of spaces
+_HEADING = re.compile(r"^\s*+(?:#{1,6}\s++|\*\*)(?P<title>[^#*]+)(?P<bold>\*\*:?\s*)?$")
 _ENVIRONMENT = re.compile(
     r"^(?:versions?|environment|system(?:\sinfo(?:rmation)?)?|python\sdeps|blas|platform|"
     r"(?:output\sof\s)?(?:show_versions|pip\sfreeze|conda\slist).*|installed\sversions)$",
@@ -54,7 +56,7 @@ def without_noise(text: str) -> str:
     for line in text.splitlines():
         head = _HEADING.match(line)
         if head:
-            skipping = bool(_ENVIRONMENT.match(head.group("title").strip()))
+            skipping = bool(_ENVIRONMENT.match(_title(head)))
             if skipping:
                 continue
         if skipping and not line.strip():
@@ -64,3 +66,12 @@ def without_noise(text: str) -> str:
         out.append(line)
     kept = "\n".join(out)
     return kept if kept.strip() else text
+
+
+def _title(head: re.Match[str]) -> str:
+    """A heading's title without the blanks and the one `:` that end it (not a `:` alone, nor one
+    inside a bold title's `**`)."""
+    title = head["title"].rstrip()
+    if head["bold"] is None and len(title) > 1 and title.endswith(":"):
+        title = title[:-1]
+    return title.strip()
