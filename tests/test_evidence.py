@@ -415,6 +415,7 @@ def test_a_report_leans_on_its_words_more_than_a_question() -> None:
         ("where is the color code: z printed?", []),  # a question
         ("_resolve_lazy_default", []),  # a name, its parts no words apart
         ("parse_color: z", []),  # two words
+        ("Error::io_error", []),  # a Rust name, no level and its message (ripgrep's definitions)
     ],
 )  # fmt: skip
 def test_the_messages_a_report_quotes(report: str, quoted: list[str]) -> None:

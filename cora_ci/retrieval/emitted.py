@@ -22,10 +22,11 @@ RARE = 50  # chunks whose text holds a word: more, and it is a word of the langu
 # A quoted error or warning: an exception's (`ValueError: ...`, `Uncaught TypeError: ...`,
 # `... java.lang.IllegalStateException: ...`), a log's or a compiler's level (`WARNING: ...`,
 # `HINT: ...`), Go's `panic: ...`, Rust's panic (`panicked at 'msg', src/x.rs:3:5`, or since 1.73
-# on the line after `panicked at src/x.rs:3:5:`), a system check's id (Django's `(models.W042) ...`).
+# on the line after `panicked at src/x.rs:3:5:`), a system check's id (Django's `(models.W042) ...`);
+# not a path (`Error::io_error`, a Rust or C++ name, was read as an error's message).
 _LEVEL = r"(?:(?P<raised>[\w.$]*(?:Error|Exception|Warning|Failure))|WARNING|ERROR|HINT|FATAL|CRITICAL|panic)"
 _MESSAGE = re.compile(
-    rf"(?:^[ \t>|]*|[ \t]){_LEVEL}[ \t]*:[ \t]*(?P<msg>.+)$|\((?:\w+\.)?[A-Z]\d{{3}}\)\s*(?P<check>.+)$"
+    rf"(?:^[ \t>|]*|[ \t]){_LEVEL}[ \t]*:(?!:)[ \t]*(?P<msg>.+)$|\((?:\w+\.)?[A-Z]\d{{3}}\)\s*(?P<check>.+)$"
     r"|panicked at '(?P<rust>[^'\n]+)'|panicked at \S+:\d+:\d+:\n(?P<rust2>.+)$",
     re.M,
 )
@@ -35,7 +36,7 @@ _MESSAGE = re.compile(
 # read as a quoted message is (five words or more). The category's shape is `_categorized`'s: as one
 # pattern, a long CamelCase run took quadratic time.
 _CATEGORY = re.compile(
-    r"(?:^[ \t>|]*|[ \t])(?P<category>[\w.]++)[ \t]*:[ \t]*(?P<msg>.+)$"
+    r"(?:^[ \t>|]*|[ \t])(?P<category>[\w.]++)[ \t]*:(?!:)[ \t]*(?P<msg>.+)$"
     r"|^[ \t]+(?P<invalid>[^\n\[]+?) \[type=\w+",
     re.M,
 )
