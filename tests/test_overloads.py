@@ -242,3 +242,26 @@ def test_a_trait_impls_member_is_named_by_its_type(repo: Path) -> None:
     assert definition_level(("Engine",), metas["src/engine.rs::<Engine as Display>"]) == 0
     first = run_query("Engine::fmt", Where.of(None, None, repo), k=3).results[0]
     assert first.anchor == "src/engine.rs::<Engine as Display>.fmt", first.anchor
+
+
+def test_a_deprecated_overload_with_a_long_doc_is_not_the_familys_principal(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A commons-lang trial: `Validate.notNull` answered with the deprecated `notNull(T)` first, a
+    long javadoc over one line that calls the other: the longest overload, doc included. The
+    principal is one not deprecated, then the one with the most code."""
+    doc = "".join(f"     * Line {n} of a long description of what a null check does.\n" for n in range(12))
+    java = (
+        "package org.lang;\n\npublic class Validate {\n    /**\n"
+        + doc
+        + "     * @deprecated use the other\n     */\n"
+        "    @Deprecated\n    public static <T> T notNull(final T object) {\n"
+        '        return notNull(object, "The validated object is null");\n    }\n\n'
+        "    /**\n     * Validate that the object is not null.\n     */\n"
+        "    public static <T> T notNull(final T object, final String message, final Object... values) {\n"
+        "        return Objects.requireNonNull(object, toSupplier(message, values));\n    }\n}\n"
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "src/org/lang/Validate.java": java})
+    build(repo, model="none")
+    got = [r.anchor for r in run_query("Validate.notNull", Where.of(None, None, repo), k=2).results]
+    assert got[0] == "src/org/lang/Validate.java::Validate.notNull(T, String, Object...)", got

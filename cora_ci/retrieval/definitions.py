@@ -5,12 +5,13 @@ constructor), and a file's header kept behind the file's definition. Ranking's f
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
 from cora_ci.chunking.model import OVERLOAD
 from cora_ci.files.langs import C_LANGS
-from cora_ci.rebind.view import declaring
+from cora_ci.rebind.view import commented, declaring
 from cora_ci.retrieval.catalog import Catalog, Meta
 
 EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
@@ -79,8 +80,20 @@ def _better(cat: Catalog, m: Meta, h: Meta) -> bool:
         return m.start_line < h.start_line
     if m.kind == h.kind == "type" and extends(cat, m) != (h_extends := extends(cat, h)):
         return h_extends  # the declaration over the block extending it
-    # overloads: the longest
-    return (m.end_line - m.start_line, -m.start_line) > (h.end_line - h.start_line, -h.start_line)
+    # overloads: one not deprecated, then the most code (not doc: commons-lang's deprecated
+    # `notNull(T)`, a long javadoc over one line that calls the implementation, was the principal)
+    return (*_weight(cat, m), -m.start_line) > (*_weight(cat, h), -h.start_line)
+
+
+_DEPRECATED = re.compile(r"@Deprecated\b|#\[deprecated\b|\[Obsolete\b|@deprecated\b")
+
+
+def _weight(cat: Catalog, m: Meta) -> tuple[bool, int]:
+    """Not deprecated (Java's and Kotlin's `@Deprecated`, Rust's `#[deprecated]`, C#'s `[Obsolete]`,
+    a javadoc's `@deprecated`), then the lines that hold code: not blank, not a comment's."""
+    text = cat.table.text(m.row)
+    code = sum(1 for line in text.split("\n") if line.strip() and not commented(line, m.lang))
+    return _DEPRECATED.search(text) is None, code
 
 
 def extends(cat: Catalog, m: Meta) -> bool:
