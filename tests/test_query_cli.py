@@ -76,6 +76,21 @@ def test_query_json_from_the_repository_uses_its_bundle(repo: Path, env: dict[st
     assert all(set(r) == keys for r in doc["results"])
 
 
+def test_a_query_from_standard_input_or_beginning_with_a_dash(repo: Path, env: dict[str, str]) -> None:
+    """A ripgrep trial: a report titled by a flag (`--max-columns off by one`) was an unknown option,
+    CORA-CLI-001, and a report in a file had no way in but the shell's quoting."""
+    report = "--link-header splits a URL at its comma\n\nSplit a Link header into its URLs.\n"
+    piped = subprocess.run([CORA, "query", "-", "--format", "json", "-k", "1"], cwd=repo, input=report,
+                           capture_output=True, text=True, env={**os.environ, **env}, check=False)  # fmt: skip
+    assert piped.returncode == 0, piped.stderr
+    assert json.loads(piped.stdout)["query"] == report.strip()
+    dashed = cora("query", "--format", "json", "-k", "1", "--", report, cwd=repo, **env)
+    assert dashed.returncode == 0, dashed.stderr
+    assert (
+        json.loads(dashed.stdout)["results"][0]["anchor"] == json.loads(piped.stdout)["results"][0]["anchor"]
+    )
+
+
 def test_query_in_a_pipe_prints_cora_blocks_and_text_on_request(repo: Path, env: dict[str, str]) -> None:
     out = cora("query", "parse header links", "-k", "2", cwd=repo, **env)
     assert out.returncode == 0, out.stderr

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import sys
 from pathlib import Path
 
 import click
@@ -70,7 +71,11 @@ def query(
     repo: Path | None,
     model: str | None,
 ) -> None:
-    """Search a bundle: hybrid ranking, graph expansion, boosts, within a token budget."""
+    """Search a bundle: hybrid ranking, graph expansion, boosts, within a token budget.
+
+    QUERY is a name, a question or a whole bug report; `-` reads it from standard input (a report
+    in a file: `cora-ci query - < report.txt`), and `--` before it passes a text that begins with
+    `-` (`cora-ci query -- "--max-columns is off by one"`)."""
     gc.disable()  # one short-lived answer: collections over the bundle's objects would only cost time
     from cora_ci.render.formats import as_json, code_budget, overhead
     from cora_ci.render.many import run_query_many, wheres
@@ -78,7 +83,7 @@ def query(
 
     ws = wheres(bundles, repo, Path.cwd())
     filters = Filters(langs, kinds, paths, excludes)
-    query_text = as_text(query_text)
+    query_text = as_text(sys.stdin.read().strip() if query_text == "-" else query_text)
     fmt = fmt or default_format()
     printed = overhead(fmt, explain) if budget is not None else None  # the budget is what is printed
     if budget is not None:
