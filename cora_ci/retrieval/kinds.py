@@ -84,6 +84,16 @@ _GENERATED_FILE = re.compile(
 )
 
 
+def in_test_module(lang: str, anchor: str | None) -> bool:
+    """A Rust chunk of a `mod tests` (`#[cfg(test)]`, in the file it tests): its tests and helpers,
+    which its path does not tell apart from the code (ripgrep's `tests.case_insensitive` was a
+    callee, and such tests filled 14 of 100 first places of ten bug reports)."""
+    if lang != "rust" or anchor is None or "::" not in anchor:
+        return False
+    parts = anchor.split("::", 1)[1].split(".")
+    return "tests" in parts
+
+
 @lru_cache(maxsize=1 << 16)
 def path_class(path: str) -> str | None:
     """test | benchmark | example | vendored | generated | changelog | translation | template |
