@@ -566,7 +566,7 @@ def test_a_rust_mod_tests_is_tests_in_the_file_it_tests(make_repo: Callable[[dic
     of ten bug reports). Its chunks are tests: after the code, and tests in `related`."""
     rs = (
         "pub fn parse_size(text: &str) -> Option<u64> {\n    text.trim().parse().ok()\n}\n\n"
-        "#[cfg(test)]\nmod tests {\n    use super::parse_size;\n\n"
+        "#[cfg(test)]\nmod tests {\n    use super::parse_size;\n\n    fn size(text: &str) -> u64 {\n        parse_size(text).unwrap()\n    }\n\n"
         "    #[test]\n    fn parse_size_of_a_human_readable_size() {\n"
         '        assert_eq!(parse_size("10k"), Some(10240));\n        assert_eq!(parse_size("2M"), None);\n    }\n}\n'
     )
@@ -581,3 +581,6 @@ def test_a_rust_mod_tests_is_tests_in_the_file_it_tests(make_repo: Callable[[dic
     assert ("test", "src/human.rs::tests.parse_size_of_a_human_readable_size") in _relations(
         repo, "src/human.rs::parse_size"
     )
+    # a name only the tests define is still found first (ripgrep's `tests.inexact` helper)
+    named = run_query("size", Where.of(None, None, repo), k=2).results
+    assert named[0].anchor == "src/human.rs::tests.size", [r.anchor for r in named]

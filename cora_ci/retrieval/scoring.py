@@ -125,7 +125,7 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
     first_part = principal(cat, cands, bare)
     asked = q.identifier is None and params.popular > 0  # a sentence: the most used of equals first
     popular = cat.popularity([c.meta.id for c in cands.values()]) if asked else {}
-    older: list[tuple[Cand, float]] = []  # definitions in older copies of the code, their factor
+    older: list[tuple[Cand, str, float]] = []  # definitions lowered only if code defines them too
     defined = 0.0  # the best definition of what is asked for outside them
     members: dict[str, list[int]] = {}  # a named family's other members: behind its principal
     for key, c in cands.items():
@@ -166,8 +166,9 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
             ex["popular"] = round(pop, 6)
         score = c.score + bonus + nm + pop
         low = demotion(cat, q, m, filters, params)
-        if low is not None and low[0] == "legacy" and ex["definition"]:
-            older.append((c, low[1]))  # lowered below, unless no other code defines it as well
+        kept = low is not None and (low[0] == "legacy" or (low[0] == "test" and q.identifier is not None))
+        if low is not None and kept and ex["definition"]:
+            older.append((c, *low))  # lowered below, unless no other code defines it as well
         elif low is not None:
             score *= low[1]
             ex["demoted"] = low[0]
@@ -322,14 +323,15 @@ def lift_nested(cat: Catalog, q: Query, cands: dict[int, Cand], params: Params, 
     return {}
 
 
-def _lower_older_definitions(older: list[tuple[Cand, float]], defined: float) -> None:
-    """An older copy's definition of what is asked for (pydantic's `v1/`) is lowered like the rest
-    of that copy when the code defines it as well (`defined`: the best such bonus), and not when it
-    is the only definition there is: a name only the old code has is still found first."""
-    for c, factor in older:
+def _lower_older_definitions(older: list[tuple[Cand, str, float]], defined: float) -> None:
+    """An older copy's definition of what is asked for (pydantic's `v1/`), or a test's of a name
+    asked for, is lowered like the rest of its class when the code defines it as well (`defined`:
+    the best such bonus), and not when it is the only definition there is: a name only the old code
+    or the tests have is still found first (ripgrep's `tests.inexact` helper)."""
+    for c, cls, factor in older:
         if c.explain["definition"] <= defined:
             c.score *= factor
-            c.explain["demoted"] = "legacy"
+            c.explain["demoted"] = cls
 
 
 def _file_share(cands: dict[int, Cand], params: Params, skip: set[int]) -> None:
