@@ -87,6 +87,10 @@ pytestmark = pytest.mark.usefixtures("private_cache")
          "\tlua/shop/cart.lua:12: in function 'shop.cart.total'\n\tmain.lua:5: in main chunk",
          ("lua/shop/cart.lua", "total", 12)),
         ("Fatal error: Index out of range: file Shop/Cart.swift, line 12", ("Shop/Cart.swift", None, 12)),
+        ("java.lang.NullPointerException\n\tat com.shop.Cart.lambda$total$2(Cart.java:12)\n",
+         ("com/shop/Cart.java", "total", 12)),  # a lambda in `total` (commons-lang)
+        ("java.lang.IllegalArgumentException: x\n\tat os.BasePath$.fail$1(Path.scala:179)\n",
+         ("os/Path.scala", "fail", 179)),  # a Scala local function (os-lib)
         ("thread 1 panic: index out of bounds\n/home/u/shop/src/cart.zig:12:9: 0x1034b9f in total (shop)\n",
          ("/home/u/shop/src/cart.zig", "total", 12)),
     ],

@@ -169,8 +169,8 @@ def _mentions(text: str) -> Iterator[Clue]:
 
 
 def _last(name: str | None) -> str | None:
-    """`Foo.bar`, `Foo#bar`, `ns::Foo::bar`, `Object.<anonymous>`, `<module>` -> the function's own
-    name (`empty?` too), if it has one."""
+    """`Foo.bar`, `Foo#bar`, `ns::Foo::bar`, `Object.<anonymous>`, `<module>`, `lambda$bar$2` -> the
+    function's own name (`empty?` too), if it has one."""
     if not name:
         return None
     name = _ALIAS.sub("", name.strip())  # V8's `Layer.handle [as handle_request]`: the function's own
@@ -178,4 +178,11 @@ def _last(name: str | None) -> str | None:
         last = "#" + name.rsplit(".#", 1)[1]
         return last if re.fullmatch(r"#(?:[^\W\d]|\$)[\w$]*", last) else None
     last = re.split(r"[.\s#:]", name)[-1]
+    if (synthetic := _SYNTHETIC.fullmatch(last)) is not None:  # the JVM's lambda or local function
+        return synthetic[1]
     return last if re.fullmatch(r"(?:[^\W\d]|\$)[\w$]*[?!]?", last) else None
+
+
+# The JVM's names for a lambda in a method (`lambda$containsAnyIgnoreCase$2`) and a Scala local
+# function (`fail$1`): the method's and the function's own names (commons-lang's frame matched none).
+_SYNTHETIC = re.compile(r"(?:lambda\$)?([^\W\d]\w*)\$\d+")
