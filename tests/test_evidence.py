@@ -420,6 +420,10 @@ def test_a_report_leans_on_its_words_more_than_a_question() -> None:
         ("_resolve_lazy_default", []),  # a name, its parts no words apart
         ("parse_color: z", []),  # two words
         ("Error::io_error", []),  # a Rust name, no level and its message (ripgrep's definitions)
+        ("$ rg -S x\nrg: error parsing flag --max-filesize: invalid format for size '10k'\n",
+         ["error parsing flag --max-filesize: invalid format for size '10k'"]),  # a command's own line
+        ("fatal: not a git repository (or any of the parent directories)\n",
+         ["not a git repository (or any of the parent directories)"]),
     ],
 )  # fmt: skip
 def test_the_messages_a_report_quotes(report: str, quoted: list[str]) -> None:

@@ -54,6 +54,11 @@ def _camel_end(name: str) -> bool:
     return any(m.end() == len(tail) for m in _CAMEL.finditer(tail))
 
 
+# A command's own error line, prefixed by its name as Unix tools print one (`rg: error parsing flag
+# ...`, `git: ...`, `fatal: ...` after it): read as a quoted message is (five words or more).
+_PROGRAM = re.compile(
+    r"^(?P<prog>[a-z][a-z0-9._-]{0,15}): (?:(?:error|fatal|warning): )?(?P<msg>[^\n]+)$", re.M
+)  # a command's name: lower case (`accounts.User: (models.W042) ...` is Django's check)
 _SUMMARY = re.compile(r"\d+ (?:\w+ )?errors? (?:for|in|occurred)\b")
 _RUN = 5  # words of a message in a row, as the code that emits it writes them
 _MESSAGES = 3  # quoted messages looked for
@@ -80,6 +85,7 @@ def messages(text: str) -> list[str]:
     leveled = [(m["msg"] or m["check"] or m["rust"] or m["rust2"], True) for m in _MESSAGE.finditer(head)]
     quoted = [(m["d"] or m["s"] or m["b"] or m["t"], False) for m in _QUOTED.finditer(head)]
     quoted += [(m["msg"] or m["invalid"], False) for m in _categorized(head)]
+    quoted += [(m["msg"], False) for m in _PROGRAM.finditer(head)]
     for msg, level in ((f.strip(), level) for f, level in leveled + quoted):
         if _SUMMARY.match(msg):  # "1 validation error for Model": a count, the messages follow
             continue
