@@ -186,6 +186,7 @@ def test_hostile_runs_are_read_in_one_pass() -> None:
     assert emitted._categorized("x\n" + "AaA" * 30_000) == []
     assert emitted._PLACEHOLDER.split("a %" + "0" * 50_000 + "!") == ["a %" + "0" * 50_000 + "!"]
     assert emitted.messages(" \u201c" * 50_000) == []
+    assert emitted.messages("a" + " b" * 50_000) == []  # one line, no value: no message pasted alone
     assert asciidoc(["= x" + " " * 50_000 + "y"])[0].name.endswith("y")
     assert macros._APART.match(b"\n" * 50_000 + b"1") is None
     assert macros._FIELD.match(b"// " + b"a" * 50_000) is None

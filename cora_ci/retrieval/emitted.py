@@ -92,7 +92,8 @@ def messages(text: str) -> list[str]:
         if len(_words(msg)) >= (_HEAD if level else _RUN) and not any(msg in o for o in out):
             out.append(msg)
     alone = head.strip()
-    if not out and _ALONE.fullmatch(alone) and not _ASKING.match(alone) and 3 <= len(alone.split()) <= 15:
+    short = len(alone) <= _ALONE_CHARS and 3 <= len(alone.split()) <= 15  # first: the pattern's runs
+    if not out and short and _ALONE.fullmatch(alone) and not _ASKING.match(alone):
         out.append(alone)  # a message pasted alone: `Invalid color code: z`
     return out[:_MESSAGES]
 
@@ -103,6 +104,7 @@ def messages(text: str) -> list[str]:
 # "Return the default value.", took a clue from literals that say its words).
 _ALONE = re.compile(r"[^\n?]*[A-Za-z][^\n?]*[:'\"\d][^\n?]*")
 _ASKING = re.compile(r"(?:how|what|where|which|why|when|who|does|do|is|are|can|find|show|list)\b", re.I)
+_ALONE_CHARS = 300
 
 
 @lru_cache(maxsize=16)  # asked of every candidate of a query
