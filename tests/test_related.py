@@ -153,6 +153,8 @@ def test_related_cli_formats_and_errors(shop: Path) -> None:
     cora_out = cora("related", "shop/memory.py::normalize", cwd=shop).stdout  # a pipe: cora blocks
     assert cora_out.startswith("<cora:chunk>") and 'relation="caller"' in cora_out
     assert "Related as caller" in cora_out
+    # its signature by design, not for a budget no one gave (a commons-lang trial)
+    assert "`--full` for its code" in cora_out and "to fit the budget" not in cora_out
     text = cora("related", "shop/memory.py::normalize", "--format", "text", cwd=shop).stdout
     assert "shop/memory.py:8:  lines 8-12" in text and "caller" in text
     bad = cora("related", "shop/memory.py::nope", cwd=shop)

@@ -114,7 +114,9 @@ def commentary(r: Result, explain: bool, commit: str | None) -> list[str]:
         out.append(f"Parent: {p.label} ({p.anchor}, lines {p.start}-{p.end}): {decl}")
     elif len(r.chunk.hierarchy) > 1:
         out.append("Parent: " + " > ".join(h.replace(":", " ", 1) for h in r.chunk.hierarchy[:-1]) + ".")
-    if r.elided:
+    if r.elided and r.hit.relation is not None:  # `related` shows signatures unless asked `--full`
+        out.append("Shown as its signature (`--full` for its code).")
+    elif r.elided:
         out.append("Elided to its signature to fit the budget.")
     if r.stale == "moved":
         out.append("Changed since indexing: lines and text are the working tree's, found by anchor.")
