@@ -751,7 +751,8 @@ def test_a_file_s_header_does_not_stand_second_to_its_definition(tmp_path: Path)
     hits = {cat.meta(h.chunk_id).kind: h for h in search(b, "OrderChecks", k=10)
             if cat.meta(h.chunk_id).path == "tests/OrderChecks.cs"}  # fmt: skip
     assert hits["file"].explain["demoted"] == "test" and hits["file"].score < hits["type"].score / 5
-    assert hits["file"].explain["file"] is None and hits["type"].explain["demoted"] == "test"
+    # (the test's type, the only definition of the name asked for, is not lowered: 02e6ee7)
+    assert hits["file"].explain["file"] is None and hits["type"].explain["demoted"] is None
 
 
 def test_a_stopword_is_not_a_name(tmp_path: Path) -> None:
