@@ -265,3 +265,28 @@ def test_a_deprecated_overload_with_a_long_doc_is_not_the_familys_principal(
     build(repo, model="none")
     got = [r.anchor for r in run_query("Validate.notNull", Where.of(None, None, repo), k=2).results]
     assert got[0] == "src/org/lang/Validate.java::Validate.notNull(T, String, Object...)", got
+
+
+def test_a_familys_bare_name_shows_its_principal_whole(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """A commons-lang trial: `show StringUtils.abbreviate` began mid-javadoc (the second part of the
+    longest member was the longest chunk), and `Validate.notNull` showed the deprecated one. The
+    bare name shows a member with a body, not deprecated, the longest, from its first part."""
+    doc = "".join(f"     * Line {n} of what abbreviating a string does, told at length.\n" for n in range(30))
+    body = "".join(f"        int w{n} = maxWidth + offset * {n};\n" for n in range(30))
+    java = (
+        "package org.lang;\n\npublic class Strings {\n"
+        "    @Deprecated\n    public static String abbreviate(final String str) {\n        return str;\n    }\n\n"
+        "    public static String abbreviate(final String str, final int maxWidth) {\n"
+        '        return abbreviate(str, "...", 0, maxWidth);\n    }\n\n'
+        "    /**\n" + doc + "     */\n"
+        "    public static String abbreviate(final String str, final String marker, final int offset, final int maxWidth) {\n"
+        + body
+        + "        return str.substring(offset, maxWidth) + marker;\n    }\n}\n"
+    )
+    repo = make_repo({".cora.toml": "max_tokens = 300\n", "src/org/lang/Strings.java": java})
+    build(repo, model="none")
+    shown = run_show("src/org/lang/Strings.java::Strings.abbreviate", Where.of(None, None, repo))
+    assert shown.view.start == 13 and shown.view.end == java.count("\n") - 1, (
+        shown.view.start,
+        shown.view.end,
+    )

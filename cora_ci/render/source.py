@@ -62,20 +62,21 @@ class BundleChunks:
             return c
         if not sep:
             return None
-        family: list[Chunk] = []
+        members: dict[str, list[Chunk]] = {}  # a member's anchor -> its chunks (a long one's parts)
         for cid, _ in self.bundle.lexical.search(qual, 500):
             c = self.chunk(cid)
             if c is None or c.path != path:
                 continue
             if anchor in c.anchors:
                 return c
-            if any(OVERLOAD.sub("", a) == anchor for a in c.anchors if a.startswith(anchor)):
-                family.append(c)
-        return max(
-            family,
-            key=lambda c: (not _stub(from_chunk(c), c.lang), c.end_line - c.start_line, -c.start_line),
-            default=None,
-        )
+            for a in c.anchors:
+                if a.startswith(anchor) and OVERLOAD.sub("", a) == anchor:
+                    members.setdefault(a, []).append(c)
+        if not members:
+            return None
+        best = max(members.items(), key=lambda m: _principal(m[1]))
+        first = min(best[1], key=lambda c: c.start_line)  # a split member from its first part
+        return self.chunk(chunk_id(path, best[0].partition("::")[2])) or first
 
     def suggestions(self, anchor: str, n: int = 3) -> list[str]:
         """Anchors that look like `anchor`, for the error message of a mistyped one."""
@@ -303,6 +304,16 @@ def implementation(view: View, chunk: Chunk, family: str) -> tuple[str, View]:
     first, last = min(v.start for v in views), max(v.end for v in views)
     span = {n: t for n, t in view.shown.items() if first <= n <= last}
     return members[best], View(view.path, first, last, span)
+
+
+def _principal(parts: list[Chunk]) -> tuple[bool, bool, int, int]:
+    """How a family's member ranks to be shown for its bare name (parts: its chunks): one with a
+    body before a stub, one not deprecated, then the longest, then the first (commons-lang's `show
+    StringUtils.abbreviate` began mid-javadoc: the second part of its longest member was longest)."""
+    first = min(parts, key=lambda c: c.start_line)
+    span = max(c.end_line for c in parts) - first.start_line
+    bodied = not _stub(from_chunk(first), first.lang)
+    return bodied, "@Deprecated" not in first.text, span, -first.start_line
 
 
 def _stub(view: View, lang: str) -> bool:
