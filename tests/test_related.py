@@ -586,3 +586,25 @@ def test_a_rust_mod_tests_is_tests_in_the_file_it_tests(make_repo: Callable[[dic
     # a name only the tests define is still found first (ripgrep's `tests.inexact` helper)
     named = run_query("size", Where.of(None, None, repo), k=2).results
     assert named[0].anchor == "src/human.rs::tests.size", [r.anchor for r in named]
+
+
+def test_a_callee_of_merged_siblings_is_named_after_one_it_names(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """An httpx trial: `Client.send` uses `ClientState.CLOSED` and `ClientState.OPENED`, merged with
+    `UNOPENED` in one chunk, and the callee was named `UNOPENED`, the chunk's first. Named after
+    the first member it names (the chunk whole: it names two)."""
+    members = "".join(
+        f"    # {n}:\n    #   The client is {n.lower()}, as a long comment of the state says it here.\n"
+        f"    {n} = {i}\n"
+        for i, n in enumerate(("UNOPENED", "OPENED", "CLOSED"), 1)
+    )
+    py = (
+        'import enum\n\n\nclass State(enum.Enum):\n    """The client\'s state."""\n\n' + members + "\n\n"
+        "def send(client):\n    if client.state == State.CLOSED:\n        raise RuntimeError('closed')\n"
+        "    client.state = State.OPENED\n    return client\n"
+    )
+    repo = make_repo({"web/client.py": py})
+    build(repo, model="none")
+    callees = [a for rel, a in _relations(repo, "web/client.py::send") if rel == "callee"]
+    assert callees and callees[0] in ("web/client.py::State.OPENED", "web/client.py::State.CLOSED"), callees

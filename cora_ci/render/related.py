@@ -64,7 +64,8 @@ def _member(
     """Of small siblings sharing chunk `c`, the one the relation is about, its own lines: a caller
     or a page the one naming `name`, a callee the one the symbol's own lines (`mine`) name (a
     starlette trial: every middleware's first callee was `AppType`, the first of `types.py`'s
-    aliases, for the `ASGIApp` beside it). The chunk whole when none or several are."""
+    aliases, for the `ASGIApp` beside it). The chunk whole when none or several are (named after the
+    first it names)."""
     if len(c.symbols) < 2 or len(c.anchors) != len(c.symbols):
         return view, None
     if relation != "callee":
@@ -72,6 +73,8 @@ def _member(
         return (view, None) if found is None else (found[2], (found[0], found[1]))
     texts = [t for n, t in mine.rendered() if n is not None]
     named = [(s, a) for s, a in zip(c.symbols, c.anchors, strict=True) if any(mentions(t, s) for t in texts)]
-    if len(named) != 1:
+    if not named:
         return view, None
+    if len(named) > 1:  # the chunk whole, named after the first it names (httpx's `send` uses `CLOSED`
+        return view, named[0]  # and `OPENED` of `ClientState`: it was named after `UNOPENED`)
     return sibling(view, c, named[0][1]), named[0]
