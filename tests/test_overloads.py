@@ -290,3 +290,35 @@ def test_a_familys_bare_name_shows_its_principal_whole(make_repo: Callable[[dict
         shown.view.start,
         shown.view.end,
     )
+
+
+def test_an_overload_written_with_its_types_is_the_one_asked_for(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A commons-lang trial: `StringUtils.abbreviate(String, String, int)` (as a javadoc or a trace
+    writes it) was read as a sentence and its overload came fifth; `join(Iterable, String)` lost to
+    the family's longest. A name with its parameters' types asks for that overload (packages and
+    type arguments aside)."""
+    body = "".join(f"        int w{n} = maxWidth + {n};\n" for n in range(12))
+    java = (
+        "package org.lang;\n\nimport java.util.Iterator;\n\npublic class Strings {\n"
+        "    public static String abbreviate(final String str, final int maxWidth) {\n"
+        + body
+        + "        return str;\n    }\n\n"
+        "    public static String abbreviate(final String str, final String marker, final int maxWidth) {\n"
+        "        return str + marker;\n    }\n\n"
+        "    public static String join(final Iterable<?> items, final String sep) {\n        return sep;\n    }\n\n"
+        "    public static String join(final Object[] items, final String sep) {\n"
+        + body
+        + "        return sep;\n    }\n}\n"
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "src/org/lang/Strings.java": java})
+    build(repo, model="none")
+    where = Where.of(None, None, repo)
+    first = {q: run_query(q, where, k=2).results[0].anchor.split("::")[1] for q in (
+        "Strings.abbreviate(String, String, int)", "Strings.abbreviate", "org.lang.Strings.join(java.lang.Iterable<?>, String)")}  # fmt: skip
+    assert first == {
+        "Strings.abbreviate(String, String, int)": "Strings.abbreviate(String, String, int)",
+        "Strings.abbreviate": "Strings.abbreviate(String, int)",  # the family's principal: the most code
+        "org.lang.Strings.join(java.lang.Iterable<?>, String)": "Strings.join(Iterable<?>, String)",
+    }, first

@@ -50,6 +50,18 @@ _IDENT = _ByScript(_QUALIFIED + r"(?:\(\))?")
 # Haskell's `json'` (a prime: aeson's `json'` found `json` first) do
 _IDENT_FULL = _ByScript(r"\s*(" + _QUALIFIED + r"(?:\(\)|[?!=]|'+)?)\s*")
 _SEP = re.compile(r"::|#|->")
+# A name written with its parameters' types, as a stack trace, a javadoc or an anchor has them.
+_SIGNED = _ByScript(r"\s*(?P<name>" + _QUALIFIED + r")\s*(?P<params>\([^()\n]*\))\s*")
+
+
+def signature(params: str) -> str:
+    """A parameter list as overloads are told apart by it: types without packages, type arguments
+    or blanks (`(java.lang.String, int)` and `(String,int)` are `(String,int)`)."""
+    params = re.sub(r"<[^<>]*>", "", re.sub(r"<[^<>]*>", "", params))  # generics: `Iterable<?>` is `Iterable`
+    types = [re.sub(r"^.*\.(?=[^.]+$)", "", t.strip()) for t in params.strip("()").split(",")]
+    return "(" + ",".join(t.replace(" ", "") for t in types if t.strip()) + ")"
+
+
 # Go's method expressions as its stack traces and docs write them, `(*Viper).find` and
 # `github.com/spf13/viper.(*Viper).find`: the method `Viper.find`
 _GO_METHOD = re.compile(r"(?<![\w)])(?:[\w.~/-]+\.)?\(\*?([^\W\d]\w*)\)\.(?=[^\W\d])")
@@ -94,6 +106,7 @@ class Query(NamedTuple):
     frame: frozenset[str] = frozenset()  # words that frame a sentence, not names (`framing`)
     kind: str | None = None  # the chunk kind a sentence asks for by its grammar: "type" (`_asks_kind`)
     relation: str | None = None  # asks what uses `named`, "callers", or what it uses, "callees" (`_named`)
+    signed: str | None = None  # the parameter types an identifier is written with: one overload (`signature`)
 
 
 def split_qualified(name: str) -> tuple[str, ...]:
@@ -162,6 +175,9 @@ def analyse(text: str) -> Query:
     text = _GO_METHOD.sub(r"\1.", without_noise(text.strip())[:MAX_CHARS])
     if not text or not terms(text):
         raise CoraError("CORA-QRY-001", f"empty query {text!r}: nothing to search for")
+    signed = _SIGNED(text).fullmatch(text)  # `StringUtils.abbreviate(String, String, int)`: one overload
+    if signed is not None:
+        text = signed["name"]
     declared = _DECLARED.fullmatch(text)  # `class Status`, `fn parse_header`: a name and its kind
     m = (
         _IDENT_FULL(declared["name"]).fullmatch(declared["name"])
@@ -194,7 +210,9 @@ def analyse(text: str) -> Query:
     relation = asked if not report else None
     title = _title(text) if report else None
     return Query(text, identifier, codey if identifier is None else (), words or frozenset(all_terms), wants,
-                 named, report, title, question, frame, kind, relation)  # fmt: skip
+                 named, report, title, question, frame, kind, relation,
+                 signature(signed["params"]) if signed is not None and identifier is not None
+                 and signed["params"].strip("() ") else None)  # fmt: skip
 
 
 # A sentence whose subject is a type: "This class helps with ...", "the exception raised when ...",

@@ -7,6 +7,7 @@ chunk id (`key`, `origin`)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
@@ -38,7 +39,7 @@ from cora_ci.retrieval.fusion import Fused
 from cora_ci.retrieval.kinds import in_test_module, path_class, prose_class
 from cora_ci.retrieval.nesting import lift_enclosing
 from cora_ci.retrieval.params import EXPLAIN_KEYS, Params
-from cora_ci.retrieval.query import Query
+from cora_ci.retrieval.query import Query, signature
 from cora_ci.retrieval.related import neighbours_of
 from cora_ci.retrieval.tested import lend
 from cora_ci.retrieval.types import Boost, Filters
@@ -123,6 +124,10 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
     idents += [(c, params.definition_in_text) for c in q.codey if c != q.named]
     bare = bool(idents) and all(len(ident) == 1 for ident, _ in idents)  # `MethodSpec`, not `.MethodSpec`
     first_part = principal(cat, cands, bare)
+    if q.signed is not None:  # one overload written with its types (`abbreviate(String, String, int)`)
+        for key, c in cands.items():
+            if _signed(c.meta.anchor) == q.signed:
+                first_part[family(c.meta, bare, (q.identifier or ("",))[-1])] = key
     asked = q.identifier is None and params.popular > 0  # a sentence: the most used of equals first
     popular = cat.popularity([c.meta.id for c in cands.values()]) if asked else {}
     older: list[tuple[Cand, str, float]] = []  # definitions lowered only if code defines them too
@@ -200,6 +205,12 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
     _behind_principals(cands, first_part, members)
     if told is not None and told.at:
         _in_clue_order(cands, told)
+
+
+def _signed(anchor: str | None) -> str | None:
+    """An overload's parameter types as its anchor writes them (`abbreviate(String, int)`)."""
+    found = re.search(r"\(.*\)", (anchor or "").partition("::")[2])
+    return signature(found.group()) if found else None
 
 
 def _in_clue_order(cands: dict[int, Cand], told: Pointed) -> None:
