@@ -14,18 +14,19 @@ A report without a traceback often quotes the error or warning it got, or names 
 code: the code that emits it is found by what it says (`emitted.py`), as strong a clue as a
 mention; Python's own messages name the function or class at fault (`RST.__init__() got an
 unexpected keyword argument ...`). And a title often names a command or a module by its bare
-name (`named`): a mention of its file, when few chunks hold the word.
+name (`named`): a mention of its file, when few chunks hold the word. Once scored, the chunks the
+clues name keep the clues' order (`in_clue_order`).
 """
 
 from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import cached_property
-from typing import NamedTuple
+from typing import Any, NamedTuple, Protocol, TypeVar
 
-from cora_ci.retrieval.catalog import Catalog
+from cora_ci.retrieval.catalog import Catalog, Meta
 from cora_ci.retrieval.emitted import RARE, coded, named_by_errors, said
 from cora_ci.retrieval.features import last_stem, stem_parts
 from cora_ci.retrieval.frames import Clue, clues
@@ -214,3 +215,46 @@ def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None) -> in
         if holding:
             return min(holding, key=lambda m: m.end_line - m.start_line).id
     return None
+
+
+class Ranked(Protocol):
+    """A scored candidate as `in_clue_order` reads and lifts it (`scoring.Cand`)."""
+
+    meta: Meta
+    score: float
+    explain: dict[str, Any]
+
+
+K = TypeVar("K")  # a candidate's key: a chunk id, or bundle and chunk id (`many.py`)
+
+
+def in_clue_order(cands: Mapping[K, Ranked], told: Pointed) -> None:
+    """Of the chunks a report's clues name, none below one a weaker clue names, nor below a chunk
+    of its file that only the file's clue lifts: the innermost frame in the repository is the
+    strongest single clue, yet an outer frame's code says the inner function's name (it calls it)
+    and often more of the report's words, and ranked first (os-lib's, http's and hono's traces:
+    the innermost frame second or third in 3 of 4; os-lib's `proc.call` below another chunk of
+    its file). A frame's chunk and another file's chunk the file's clue lifts are not compared:
+    their weights are not of one scale (sympy's `is_upper`, the outer frame a report's title
+    names, went below every chunk of the innermost frame's file)."""
+    named = {key: told.at[c.meta.id] for key, c in cands.items() if c.meta.id in told.at}
+    filed: dict[str, float] = {}  # per file, the best score of its chunks only the file's clue lifts
+    for key, c in cands.items():
+        if key not in named and c.explain["evidence"]:
+            filed[c.meta.path] = max(filed.get(c.meta.path, 0.0), c.score)
+    for key in named:
+        _above(cands[key], filed.get(cands[key].meta.path, 0.0))
+    below = 0.0  # the best score of a weaker clue's chunks
+    weight = -1.0
+    best = 0.0  # ... of this clue's so far
+    for w, _, key in sorted((w, cands[key].score, key) for key, w in named.items()):
+        if w != weight:
+            below, weight = max(below, best), w
+        _above(cands[key], below)
+        best = max(best, cands[key].score)
+
+
+def _above(c: Ranked, floor: float) -> None:
+    """`c` just above `floor` if it is not, in the order such chunks had (a test's demotion stays)."""
+    if c.score <= floor:
+        c.score = floor + 1e-6 * (1.0 + c.score)

@@ -24,7 +24,7 @@ from cora_ci.retrieval.definitions import (
     prototype,
 )
 from cora_ci.retrieval.emitted import raised
-from cora_ci.retrieval.evidence import Pointed
+from cora_ci.retrieval.evidence import Pointed, in_clue_order
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import (
     EXACT,
@@ -204,45 +204,13 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
                 c.explain["demoted"] = "data"
     _behind_principals(cands, first_part, members)
     if told is not None and told.at:
-        _in_clue_order(cands, told)
+        in_clue_order(cands, told)
 
 
 def _signed(anchor: str | None) -> str | None:
     """An overload's parameter types as its anchor writes them (`abbreviate(String, int)`)."""
     found = re.search(r"\(.*\)", (anchor or "").partition("::")[2])
     return signature(found.group()) if found else None
-
-
-def _in_clue_order(cands: dict[int, Cand], told: Pointed) -> None:
-    """Of the chunks a report's clues name, none below one a weaker clue names, nor below a chunk
-    of its file that only the file's clue lifts: the innermost frame in the repository is the
-    strongest single clue, yet an outer frame's code says the inner function's name (it calls it)
-    and often more of the report's words, and ranked first (os-lib's, http's and hono's traces:
-    the innermost frame second or third in 3 of 4; os-lib's `proc.call` below another chunk of
-    its file). A frame's chunk and another file's chunk the file's clue lifts are not compared:
-    their weights are not of one scale (sympy's `is_upper`, the outer frame a report's title
-    names, went below every chunk of the innermost frame's file)."""
-    named = {key: told.at[c.meta.id] for key, c in cands.items() if c.meta.id in told.at}
-    filed: dict[str, float] = {}  # per file, the best score of its chunks only the file's clue lifts
-    for key, c in cands.items():
-        if key not in named and c.explain["evidence"]:
-            filed[c.meta.path] = max(filed.get(c.meta.path, 0.0), c.score)
-    for key in named:
-        _above(cands[key], filed.get(cands[key].meta.path, 0.0))
-    below = 0.0  # the best score of a weaker clue's chunks
-    weight = -1.0
-    best = 0.0  # ... of this clue's so far
-    for w, _, key in sorted((w, cands[key].score, key) for key, w in named.items()):
-        if w != weight:
-            below, weight = max(below, best), w
-        _above(cands[key], below)
-        best = max(best, cands[key].score)
-
-
-def _above(c: Cand, floor: float) -> None:
-    """`c` just above `floor` if it is not, in the order such chunks had (a test's demotion stays)."""
-    if c.score <= floor:
-        c.score = floor + 1e-6 * (1.0 + c.score)
 
 
 def to_related(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filters, params: Params,
