@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 from pathlib import PurePosixPath
 
 from cora_ci.chunking.extractor import Sym
-from cora_ci.chunking.model import Chunk, Diagnostic, chunk_id, part_key
+from cora_ci.chunking.model import DECLARATION, Chunk, Diagnostic, chunk_id, part_key
 from cora_ci.chunking.pack import Piece, Rows
 from cora_ci.chunking.sentences import first_sentence
-from cora_ci.chunking.symbols import DECLARATION
 from cora_ci.config import Config
 
 MAX_SIGNATURE_ROWS = 8

@@ -12,6 +12,7 @@ for a definition's body, its last node and the attributes above it."""
 
 from __future__ import annotations
 
+from cora_ci.chunking.model import DECLARATION
 from cora_ci.chunking.nodes import Node, child, text_of
 
 LANGS = frozenset({"elixir", "zig", "dart", "haskell", "lua", "objc"})
@@ -122,7 +123,7 @@ _ELIXIR_CALLBACKS = frozenset({"callback", "macrocallback"})
 def _elixir_callback(n: Node, src: bytes) -> tuple[str, str, str] | None:
     """A behaviour's `@callback static_path(path :: String.t()) :: String.t()`: the function its
     modules implement, declared (phoenix's `Phoenix.Endpoint.static_path` was found in no
-    declaration of the behaviour), a declaration as a C prototype is (`symbols.DECLARATION`)."""
+    declaration of the behaviour), a declaration as a C prototype is (`DECLARATION`)."""
     call = n.child_by_field_name("operand")
     target = call.child_by_field_name("target") if call is not None and call.type == "call" else None
     if target is None or text_of(src, n)[:1] != "@" or text_of(src, target) not in _ELIXIR_CALLBACKS:
@@ -133,7 +134,7 @@ def _elixir_callback(n: Node, src: bytes) -> tuple[str, str, str] | None:
     name = head.child_by_field_name("target") if head is not None and head.type == "call" else head
     if name is None or name.type != "identifier":
         return None
-    return "method", "declaration", text_of(src, name)  # as a C prototype: merged with no definition
+    return "method", DECLARATION, text_of(src, name)  # as a C prototype: merged with no definition
 
 
 def _zig(n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:

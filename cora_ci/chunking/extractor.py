@@ -14,9 +14,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from cora_ci.chunking import dialects
+from cora_ci.chunking.model import DECLARATION
 from cora_ci.chunking.nodes import text_of
 from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import
-from cora_ci.chunking.symbols import DECLARATION, FUNCTION_VALUES, Classifier, squash
+from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash
 from cora_ci.files.langs import C_LANGS, JS_LANGS
 
 Node = Any  # tree_sitter.Node

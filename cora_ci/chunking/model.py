@@ -11,6 +11,10 @@ from typing import Any, NamedTuple
 KINDS = ("file", "type", "method", "property", "field", "event", "module", "section", "key", "lines")
 STRATEGIES = ("structural", "markup", "lines")
 # What may follow an anchor's qualified name: an overload's parameters, a repeated name's `#n`.
+# A function declared, not defined (C's `int uv_run(uv_loop_t*);`, a class's `void f();`, an Elixir
+# behaviour's `@callback`): a symbol labelled so, that ranks behind the function's definition
+# (`retrieval/definitions.py`) and shares a chunk with no definition (`assemble`)
+DECLARATION = "declaration"
 OVERLOAD = re.compile(r"\(.*$|#\d+$", re.DOTALL)
 
 

@@ -19,6 +19,7 @@ from cora_ci.chunking.c_names import (
     prototype,
     typedef_name,
 )
+from cora_ci.chunking.model import DECLARATION
 from cora_ci.chunking.nodes import Node, first_below, text_of
 from cora_ci.chunking.specs import LangSpec, generic_kind, spec_for
 from cora_ci.files.langs import C_LANGS, JS_LANGS
@@ -43,9 +44,6 @@ _SCALA_DEFINITIONS = frozenset(
 _PROPERTY_CODE = frozenset(
     {"computed_property", "willset_didset_block", "getter", "setter", "property_delegate"}
 )
-# A C or C++ function declared, not defined (`int uv_run(uv_loop_t*);`, a class's `void f();`):
-# a symbol labelled so, that ranks behind the function's definition (`retrieval/definitions.py`)
-DECLARATION = "declaration"
 _JS_NAME = re.compile(r"[A-Za-z_$][\w$]*")
 _DEFINE_PROPERTY = frozenset({"Object.defineProperty", "Reflect.defineProperty"})
 _ACCESSORS = frozenset({"get", "set", "value"})  # a property descriptor's members that are code
