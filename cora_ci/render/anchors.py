@@ -16,8 +16,8 @@ from difflib import get_close_matches
 from cora_ci.chunking.model import OVERLOAD
 from cora_ci.errors import CoraError
 from cora_ci.render.source import BundleChunks, unknown_anchor
-from cora_ci.retrieval.catalog import catalog, untemplated
-from cora_ci.retrieval.query import split_qualified
+from cora_ci.retrieval.catalog import catalog
+from cora_ci.retrieval.query import split_qualified, untemplated
 
 _DEFINERS = 50  # files defining the name that are looked at
 

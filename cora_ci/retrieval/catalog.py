@@ -23,7 +23,7 @@ from cora_ci.chunking.model import OVERLOAD
 from cora_ci.files.langs import GENERATED_HEAD
 from cora_ci.graph.build import FileLinks, NameFilter
 from cora_ci.retrieval.kinds import superseded_dirs
-from cora_ci.retrieval.query import split_qualified
+from cora_ci.retrieval.query import split_qualified, untemplated
 from cora_ci.retrieval.tested import MOST, Subjects, checkable, confirmed, named_names
 
 if TYPE_CHECKING:
@@ -61,14 +61,6 @@ def constructor(anchor: str) -> bool:
     return len(parts) > 1 and parts[-1] == parts[-2]
 
 
-def untemplated(qual: str) -> str:
-    """`leveldb.SkipList<Key, Comparator>::Insert` as `leveldb.SkipList::Insert` (nested too)."""
-    while (plain := _TEMPLATE_ARGS.sub("", qual)) != qual:
-        qual = plain
-    return qual
-
-
-_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 _IMPL = re.compile(r"^<[^<>]+ as [^<>]+>$")  # a trait impl's name, whatever the type
 _IMPL_FOR = re.compile(r"^<([A-Za-z_]\w*) as [^<>]+>$")  # `<Type as Trait>` -> Type, a plain name
 

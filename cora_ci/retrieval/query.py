@@ -50,6 +50,16 @@ _IDENT = _ByScript(_QUALIFIED + r"(?:\(\))?")
 # Haskell's `json'` (a prime: aeson's `json'` found `json` first) do
 _IDENT_FULL = _ByScript(r"\s*(" + _QUALIFIED + r"(?:\(\)|[?!=]|'+)?)\s*")
 _SEP = re.compile(r"::|#|->")
+
+
+def untemplated(qual: str) -> str:
+    """`leveldb.SkipList<Key, Comparator>::Insert` as `leveldb.SkipList::Insert` (nested too)."""
+    while (plain := _TEMPLATE_ARGS.sub("", qual)) != qual:
+        qual = plain
+    return qual
+
+
+_TEMPLATE_ARGS = re.compile(r"<[^<>]*>")
 # A name written with its parameters' types, as a stack trace, a javadoc or an anchor has them.
 _SIGNED = _ByScript(r"\s*(?P<name>" + _QUALIFIED + r")\s*(?P<params>\([^()\n]*\))\s*")
 
@@ -57,7 +67,7 @@ _SIGNED = _ByScript(r"\s*(?P<name>" + _QUALIFIED + r")\s*(?P<params>\([^()\n]*\)
 def signature(params: str) -> str:
     """A parameter list as overloads are told apart by it: types without packages, type arguments
     or blanks (`(java.lang.String, int)` and `(String,int)` are `(String,int)`)."""
-    params = re.sub(r"<[^<>]*>", "", re.sub(r"<[^<>]*>", "", params))  # generics: `Iterable<?>` is `Iterable`
+    params = untemplated(params)  # generics: `Iterable<?>` is `Iterable`
     types = [re.sub(r"^.*\.(?=[^.]+$)", "", t.strip()) for t in params.strip("()").split(",")]
     return "(" + ",".join(t.replace(" ", "") for t in types if t.strip()) + ")"
 
