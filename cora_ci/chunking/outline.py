@@ -84,19 +84,24 @@ def _read(lang: str, src: bytes, lines: list[str] | None) -> _Read:
     if lang not in C_LANGS or not tree.root_node.has_error:
         return _Read(tree, None)
     lines = src.decode("utf-8", "replace").split("\n") if lines is None else lines
+    walked: _Walk | None = None  # the walk of `tree`, where choosing it needed one
     if read != src:  # an export macro's blanking, kept only where it reads no less than the file as written
         raw = _bounded(lang, src)
-        if _loss(_walk(lang, src, raw, lines)) < _loss(_walk(lang, src, tree, lines)):
-            tree, read = raw, src  # (a property test's `{ MAP(XX) MAP(XX) {`: 24 unread bytes, not 14)
+        exported, written = _walk(lang, src, tree, lines), _walk(lang, src, raw, lines)
+        # (a property test's `{ MAP(XX) MAP(XX) {`: 24 unread bytes, not 14)
+        if _loss(written) < _loss(exported):
+            tree, read, walked = raw, src, written
+        else:
+            walked = exported
     blanked = macros.blank_macros(read, lang)
     if blanked is read:
-        return _Read(tree, None)
+        return _Read(tree, walked)
     other = _bounded(lang, blanked)
     if not other.root_node.has_error:
         return _Read(other, None)
     # A tree that counts fewer errors can still read less: the grammar may recover a blanked
     # header as one error around intact declarations, or lose a function's body further down.
-    mine, plain = _walk(lang, src, other, lines), _walk(lang, src, tree, lines)
+    mine, plain = _walk(lang, src, other, lines), walked or _walk(lang, src, tree, lines)
     better = _loss(mine) < _loss(plain)
     return _Read(other, mine) if better else _Read(tree, plain)
 
