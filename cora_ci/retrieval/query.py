@@ -195,15 +195,16 @@ def analyse(text: str) -> Query:
         else _IDENT_FULL(text).fullmatch(text)
     )
     identifier = split_qualified(m.group(1)) if m else None
-    all_terms = terms(text)
+    all_terms = searched = terms(text)
     if identifier is None:  # a report's frames say where (evidence), not what
         from cora_ci.retrieval.frames import without_places  # frames' imports need this module
 
-        text = without_places(text)
+        placed, text = text, without_places(text)
+        searched = terms(text) if text is not placed else all_terms  # the same text: its terms again
     code_words = [w for w in _IDENT(text).findall(text) if _CODEY.match(w.removesuffix("()"))]
     codey = tuple(split_qualified(w) for w in code_words)
     frame = framing(text, code_words) if identifier is None else frozenset()
-    words = _content(terms(text)) - frame
+    words = _content(searched) - frame
     raw = {t for t in all_terms}
     # A question that names tests or docs asks for them; a bug report mentions them in passing
     # ("my tests fail", "the docs say") and asks for the code to change; one that names an older
