@@ -6,7 +6,7 @@ all of them: the graph edges (a shard could not resolve a call into another shar
 runs the full build's own `link_files` over the links every row stores, then writes the CSR
 graph from them), the BM25 buckets and
 manifest shards (their number follows the total chunk count and each mixes files of every shard,
-so they are written from the rows' texts), and the vector index (vectors copied as stored, 4-bit codes,
+so they are written from the rows' texts), and the vector index (vectors copied as stored, as codes,
 never embedded again, added by id as a full build adds them). The result is byte for byte the
 bundle `cora-ci index --full` writes for that tree, and updates like any other.
 """
@@ -171,8 +171,10 @@ def _rows(bundles: list[Bundle]) -> Rows:
 
 
 def _stored_vectors(bundles: list[Bundle], dim: int) -> tuple[Any, Any]:
-    """Every chunk's vector exactly as its shard stores it (4-bit codes), with the chunk ids."""
-    ids, vecs = [np.zeros(0, dtype=np.uint64)], [np.zeros((0, dim), dtype=np.uint8)]
+    """Every chunk's vector exactly as its shard stores it (its code), with the chunk ids."""
+    from cora_ci.bundle.vectors import width
+
+    ids, vecs = [np.zeros(0, dtype=np.uint64)], [np.zeros((0, width(dim)), dtype=np.uint8)]
     for b in bundles:
         if b.vectors is not None and len(b.chunks):
             ids.append(b.chunks.id_array)

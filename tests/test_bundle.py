@@ -107,7 +107,7 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     b = open_bundle(out)
     m = b.manifest
     commit = git(repo, "rev-parse", "HEAD").strip()
-    assert m["format"] == "cora-bundle" and m["format_version"] == "5.1" and m["tool_version"]
+    assert m["format"] == "cora-bundle" and m["format_version"] == "6.0" and m["tool_version"]
     assert m["built_at"] == int(git(repo, "show", "-s", "--format=%ct", "HEAD"))
     assert m["source"] == {
         "root": "repo", "kind": "rev", "commit": commit,
@@ -206,7 +206,8 @@ def test_the_stored_graph_is_the_one_the_files_edges_make_and_damage_is_named(re
     for a, d in zip(stored, derived, strict=True):
         assert np.array_equal(a, d)
     data = msgpack.unpackb((out / mf.GRAPH).read_bytes())
-    data["indices"] = (np.frombuffer(data["indices"], "<u4") + 1000).astype("<u4").tobytes()
+    width, raw = data["indices"]
+    data["indices"] = [4, (np.frombuffer(raw, f"<u{width}").astype(np.int64) + 1000).astype("<u4").tobytes()]
     (out / mf.GRAPH).write_bytes(msgpack.packb(data))
     with pytest.raises(CoraError) as e:
         open_bundle(out)  # the checksum catches it first
@@ -436,12 +437,12 @@ def test_a_chunk_id_held_by_two_files_is_refused(repo: Path) -> None:
 def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"
-    _rewrite_manifest(out, format_version="5.7")
+    _rewrite_manifest(out, format_version="6.7")
     assert len(open_bundle(out).chunks) > 0
-    _rewrite_manifest(out, format_version="6.0")
+    _rewrite_manifest(out, format_version="7.0")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
-    assert e.value.code == "CORA-BND-002" and "5.1" in e.value.message
+    assert e.value.code == "CORA-BND-002" and "6.0" in e.value.message
     _rewrite_manifest(out, format="something-else")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
@@ -451,11 +452,11 @@ def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
 def test_an_older_major_format_is_rebuilt_once_and_refused_by_readers(repo: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"
-    _rewrite_manifest(out, format_version="4.0")  # format 4: the sign bits in an HNSW
+    _rewrite_manifest(out, format_version="5.1")  # format 5: 4-bit codes, the graph in wide arrays
     with pytest.raises(CoraError) as e:
         len(open_bundle(out).chunks)
     assert e.value.code == "CORA-BND-004" and "older" in e.value.message and "rebuild" in e.value.hint
-    assert build(repo, model="none").rebuilt == "bundle format 4.0 -> 5.1"
+    assert build(repo, model="none").rebuilt == "bundle format 5.1 -> 6.0"
     assert build(repo, model="none").rebuilt == ""
 
 
@@ -584,14 +585,17 @@ def test_an_unread_file_crosses_to_a_worker() -> None:
     )
 
 
-def test_an_older_minor_format_is_updated_by_a_full_build(repo: Path) -> None:
-    """A 5.0 bundle stores its blobs' columns in another order: an update rebuilds it, so the
-    bundle is the bytes a full build writes, and 5.0 readers still read 5.1 (the order is free)."""
+def test_an_older_minor_format_is_updated_by_a_full_build(
+    repo: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A minor version may change what a full build writes (5.1 changed a blob's column order):
+    an update of an older minor's bundle rebuilds it, so the bundle is the bytes a full build
+    writes, and the newer minor's readers still read the older one."""
     build(repo, model="none")
     out = repo / ".cora" / "index"
-    _rewrite_manifest(out, format_version="5.0")
+    monkeypatch.setattr(mf, "FORMAT_VERSION", (mf.FORMAT_VERSION[0], mf.FORMAT_VERSION[1] + 1))
     assert len(open_bundle(out).chunks) > 0
-    assert build(repo, model="none").rebuilt == "bundle format 5.0 -> 5.1"
+    assert build(repo, model="none").rebuilt == "bundle format 6.0 -> 6.1"
     assert build(repo, model="none").rebuilt == ""
 
 

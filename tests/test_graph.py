@@ -5,6 +5,7 @@ from __future__ import annotations
 import random
 import textwrap
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -516,6 +517,36 @@ def test_graph_round_trips_through_msgpack(g: Graph) -> None:
     msgpack = pytest.importorskip("msgpack")
     packed = msgpack.packb(g.to_dict())
     assert Graph.from_dict(msgpack.unpackb(packed)) == g
+
+
+def test_graph_is_stored_in_narrow_arrays_with_a_weight_table() -> None:
+    g = Graph([10, 20, 30], [0, 2, 3, 3], [1, 2, 2], [0.5, 1.0, 0.5])
+    d = g.to_dict()
+    assert d["degrees"] == [1, bytes([2, 1, 0])] and d["indices"] == [1, bytes([1, 2, 2])]
+    assert np.frombuffer(d["levels"], "<f4").tolist() == [0.5, 1.0] and d["weights"] == [1, bytes([0, 1, 0])]
+    wide = Graph(list(range(300)), [0, *([1] * 300)], [299], [2.0])
+    assert wide.to_dict()["indices"][0] == 2 and Graph.from_dict(wide.to_dict()) == wide
+
+
+@pytest.mark.parametrize(
+    ("change", "says"),
+    [
+        ({"degrees": [3, b"\x01\x00\x00"]}, "not an array"),
+        ({"degrees": [2, b"\x01\x00\x00"]}, "bad length"),
+        ({"degrees": [1, bytes([1, 1, 0])]}, "inconsistent"),
+        ({"indices": [1, bytes([1, 2, 3])]}, "inconsistent"),
+        ({"weights": [1, bytes([0, 1, 2])]}, "inconsistent"),
+        ({"levels": np.array([0.5, -1.0], "<f4").tobytes()}, "inconsistent"),
+        ({"levels": np.array([0.5, np.nan], "<f4").tobytes()}, "inconsistent"),
+        ({"ids": np.array([10, 10, 30], "<u8").tobytes()}, "inconsistent"),
+        ({"indices": [8, np.array([1, 2, 2**63], "<u8").tobytes()]}, "bad length or value"),
+        ({"levels": 7}, "not an array"),
+    ],
+)
+def test_a_damaged_graph_is_refused(change: dict[str, object], says: str) -> None:
+    d = {**Graph([10, 20, 30], [0, 2, 3, 3], [1, 2, 2], [0.5, 1.0, 0.5]).to_dict(), **change}
+    with pytest.raises(ValueError, match=says):
+        Graph.from_dict(d)
 
 
 def test_unknown_graph_format_is_rejected() -> None:

@@ -53,7 +53,7 @@ def answers(out: Path) -> dict[str, Any]:
     }
     if b.vectors is not None:
         ids = sorted(chunks)
-        result["vectors"] = b.vectors.get_stored(ids)  # the 4-bit codes, as stored
+        result["vectors"] = b.vectors.get_stored(ids)  # the codes, as stored
         result["neighbours"] = {
             q: [i for i, _ in b.vectors.search(b.vectors.get([q])[0], 3)] for q in ids[:5]
         }

@@ -13,6 +13,7 @@ from cora_ci.build.common import Progress
 from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.tables import Rows
+from cora_ci.bundle.vectors import width
 from cora_ci.chunking.model import Chunk
 
 _EMBED_STEP = 64  # texts per model call and progress report
@@ -21,7 +22,7 @@ _KEY = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # a 16-byte text key, comparabl
 
 
 class Texts:
-    """The texts a build may embed, by text key, and the 4-bit codes of those it has embedded.
+    """The texts a build may embed, by text key, and the codes of those it has embedded.
 
     A text seen earlier in the build (copied code, boilerplate) is embedded once. With `eager` (a
     build with no stored vector to copy, so every text is embedded) texts are embedded `_EAGER` at
@@ -33,7 +34,7 @@ class Texts:
         self._eager = eager
         self._todo: dict[bytes, str] = {}
         self._row: dict[bytes, int] = {}  # key -> its row in the codes
-        self._codes: list[Any] = []  # uint8 (m, dim) blocks, rows in `_row`'s order
+        self._codes: list[Any] = []  # uint8 code blocks (`vectors.quantise`), rows in `_row`'s order
         self.embedded = 0  # texts run through the model
         self.seconds = 0.0  # spent in the model and quantising
 
@@ -53,7 +54,7 @@ class Texts:
         self._embed(sorted(raw[i : i + mf.KEY_BYTES] for i in range(0, len(raw), mf.KEY_BYTES)), progress)
         if len(raw):
             rows = self._rows(keys)
-        out = np.empty((len(keys), self._embedder.info.dim), dtype=np.uint8)
+        out = np.empty((len(keys), width(self._embedder.info.dim)), dtype=np.uint8)
         ends = np.cumsum([len(b) for b in self._codes], dtype=np.intp)
         which = np.searchsorted(ends, rows, side="right")  # each key's block
         order = np.argsort(which, kind="stable")
@@ -74,7 +75,7 @@ class Texts:
         t = time.perf_counter()
         if progress is not None:
             progress("embed", 0, len(todo))
-        block = np.empty((len(todo), self._embedder.info.dim), dtype=np.uint8)
+        block = np.empty((len(todo), width(self._embedder.info.dim)), dtype=np.uint8)
         for i in range(0, len(todo), _EMBED_STEP):
             part = todo[i : i + _EMBED_STEP]
             vectors = self._embedder.embed_documents([self._todo.pop(k) for k in part])
@@ -108,9 +109,9 @@ class VectorPlan(NamedTuple):
 
     remove: list[int]
     ids: Any  # np.uint64 array
-    vectors: Any  # uint8 (n, dim) codes of the vectors the model made now (`vectors.quantise`)
+    vectors: Any  # uint8 codes of the vectors the model made now (`vectors.quantise`)
     stored_ids: Any  # np.uint64 array
-    stored: Any  # uint8 (m, dim) codes, exactly as the previous bundle holds them
+    stored: Any  # uint8 codes, exactly as the previous bundle holds them
     embedded: int  # texts run through the model
 
 
@@ -141,7 +142,7 @@ def plan_vectors(
         add[~copy],
         texts.codes(add_keys[~copy], progress),
         add[copy],
-        np.asarray(copied, dtype=np.uint8).reshape(len(copied), embedder.info.dim),
+        np.asarray(copied, dtype=np.uint8).reshape(len(copied), width(embedder.info.dim)),
         texts.embedded,
     )
 

@@ -5,7 +5,7 @@
     manifest.sha256    the manifest's own checksum, in `sha256sum -c` form
     shards/            the rest of the files' rows (chunks, texts, graph edges), one msgpack file
                        per bucket of files
-    vectors.codes      each chunk vector's 4-bit codes as bit planes, rows by chunk id; absent:
+    vectors.codes      each chunk vector's 2-bit codes as bit planes, rows by chunk id; absent:
                        lexical only
     bm25/              tantivy index over identifier-aware terms, one segment per bucket of files
 

@@ -35,10 +35,10 @@ if TYPE_CHECKING:  # numpy where used: a hook's no-op reads the manifest and nev
     from cora_ci.graph.build import FileLinks
 
 FORMAT = "cora-bundle"
-FORMAT_VERSION = (5, 1)  # major: readers refuse a newer one; minor: additions old readers may ignore
+FORMAT_VERSION = (6, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
-CODES = "vectors.codes"  # the vectors' 4-bit codes, as bit planes (5.0: no HNSW beside them)
+CODES = "vectors.codes"  # the vectors' codes, as bit planes (5.0: no HNSW beside them; 6.0: 2 bits, rotated)
 BM25 = "bm25"
 SHARDS = "shards"
 GRAPH = "graph.msgpack"  # the reference graph as CSR arrays, derived from the files' edges (3.1)

@@ -47,7 +47,7 @@ def describe(b: Bundle) -> dict[str, Any]:
 
 # What `info` reports the bytes of: each part of a bundle, by the artifacts it is made of.
 PARTS: dict[str, Callable[[str], bool]] = {
-    f"{mf.CODES} (4-bit codes)": lambda rel: rel == mf.CODES,
+    f"{mf.CODES} (2-bit codes)": lambda rel: rel == mf.CODES,
     "bm25/": lambda rel: rel.startswith(mf.BM25 + "/"),
     "shards/ (chunks and texts)": lambda rel: rel.startswith(mf.SHARDS + "/"),
     mf.GRAPH: lambda rel: rel == mf.GRAPH,

@@ -1,15 +1,19 @@
-"""The vector part of a bundle: 4-bit codes of the chunk vectors, searched by their sign bits.
+"""The vector part of a bundle: 2-bit codes of the rotated chunk vectors, searched by their sign bits.
 
-Each unit vector `v` (d dimensions) is scaled to `x = v * sqrt(d)`, whose components are close to
-a standard normal, and every component is quantised to 16 levels (the Lloyd-Max quantiser of the
-normal distribution): 4 bits, the first of them the sign. `vectors.codes` holds them as four bit
-planes, rows sorted by chunk id: the sign bits of every vector in one block, then the other three
-bits. A search scans the sign bits exactly (hamming distance to the query's signs, numpy's
-popcount), keeps `RESCORE` times the asked number of candidates, and ranks them by the cosine of the
-query and their decoded codes. Measured on bench/quality.py's eight repositories, this ranks as an
-int8 HNSW did (format 3) and as the sign bits' HNSW did (format 4), in 200 bytes a chunk at 384
-dimensions (469 and 285 before, bench/RESULTS.md): a scan is ~1 ms at 50k chunks, and no graph
-has to be built (seconds at that size), updated, or checked before a C++ library maps it.
+Each unit vector `v` (d dimensions) is rotated (`rotate`: random signs and Walsh-Hadamard
+transforms, a fixed orthogonal map) and scaled to `x = rotate(v) * sqrt(d)`, whose components are
+then all close to a standard normal: the rotation spreads a model's uneven dimensions (the static
+table's first has 3x the variance of the others) evenly, so one quantiser fits every component.
+Each is quantised to the 4 levels of the normal distribution's Lloyd-Max quantiser, the first bit
+the sign, and a byte keeps how well the code points along the vector (`<decoded, x>`, as RaBitQ
+does), which divides its estimate of a cosine. `vectors.codes` holds the sign bits of every vector
+in one block, then the other bit, then the bytes, rows sorted by chunk id. A search scans the sign
+bits exactly (hamming distance to the rotated query's signs, numpy's popcount), keeps `RESCORE`
+times the asked number of candidates, and ranks them by the corrected cosine of the query and
+their decoded codes: 65 bytes a chunk at 256 dimensions, half of format 5's 4-bit codes, and
+retrieval as good (bench/RESULTS.md, 2026-11-30: semble and the doc questions with 4-bit codes, 2
+bits, the rotation and the byte). A scan is ~1 ms at 50k chunks, and no graph has to be built,
+updated, or checked before a C++ library maps it.
 
 Codes are what an update copies between bundles (a reused vector is never quantised twice) and
 what a merge concatenates; the same codes give the same file. Readers map the file and check its
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterable
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,70 +36,138 @@ from cora_ci.errors import CoraError
 
 RESCORE = 2  # candidates from the sign bits per result ranked by the codes (x2 and x4 measured alike)
 CODES = "vectors.codes"
-# Lloyd-Max quantiser of N(0, 1) with 16 levels: the decision thresholds and the levels.
-THRESHOLDS = np.array([-2.401, -1.844, -1.437, -1.099, -0.7996, -0.5224, -0.2582, 0.0, 0.2582, 0.5224, 0.7996,
-                       1.099, 1.437, 1.844, 2.401], dtype=np.float32)  # fmt: skip
-LEVELS = np.array([-2.733, -2.069, -1.618, -1.256, -0.9424, -0.6568, -0.3881, -0.1284, 0.1284, 0.3881, 0.6568,
-                   0.9424, 1.256, 1.618, 2.069, 2.733], dtype=np.float32)  # fmt: skip
-_MAGIC = b"cora-q5\0"
+# Lloyd-Max quantiser of N(0, 1) with 4 levels: the decision thresholds and the levels.
+THRESHOLDS = np.array([-0.9816, 0.0, 0.9816], dtype=np.float32)
+LEVELS = np.array([-1.510, -0.4528, 0.4528, 1.510], dtype=np.float32)
+_FIT = (0.5, 1.0)  # the range of `<decoded, x>` a correction byte spans (2 bits: ~0.94, never below 0.8)
+_MAGIC = b"cora-q6\0"
 _HEAD = 24  # magic, n (u64), dim (u32), bit planes (u32)
-_PLANES = 4  # the sign bit, then the three others
+_PLANES = 2  # the sign bit, then the other
 _BLOCK = 8192  # rows quantised or split into bit planes at a time
+_SALT = 0x9E3779B97F4A7C15  # the rotation's signs: bits of i * this (Fibonacci hashing)
 
 
 Batch = tuple[npt.NDArray[np.uint64], npt.NDArray[Any]]  # ids, vectors (float32) or codes (uint8, as stored)
 
 
+def width(dim: int) -> int:
+    """Bytes of a vector's stored code: one a component (its 2-bit level) and the correction byte."""
+    return dim + 1
+
+
 def quantise(vectors: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
-    """4-bit codes (0-15, one per component) of float vectors; codes (uint8) pass through. Worked
-    out `_BLOCK` rows at a time: the float temporaries of a whole build's vectors (int64 indexes
-    of every component) were 8 times its codes, the peak of a first build."""
+    """Codes of float vectors, `width(d)` bytes a row: each rotated component's level (0-3), then
+    the correction byte; codes (uint8) pass through. Worked out `_BLOCK` rows at a time (the float
+    temporaries of a whole build's vectors were 8 times its codes, the peak of a first build), and
+    each row alone: its code never depends on the rows beside it."""
     if vectors.dtype == np.uint8:
         return vectors
     v = np.asarray(vectors, dtype=np.float32)
-    out = np.empty(v.shape, dtype=np.uint8)
-    scale = np.float32(np.sqrt(v.shape[1]))
-    for i in range(0, len(v), _BLOCK):
+    n, dim = v.shape
+    out = np.empty((n, width(dim)), dtype=np.uint8)
+    for i in range(0, n, _BLOCK):
         block = v[i : i + _BLOCK]
         norms = np.linalg.norm(block, axis=1, keepdims=True)
-        x = block / np.where(norms > 0, norms, 1) * scale
-        out[i : i + _BLOCK] = np.searchsorted(THRESHOLDS, x, side="right")
+        x = rotate(block / np.where(norms > 0, norms, 1))
+        codes = np.searchsorted(THRESHOLDS, x * np.float32(np.sqrt(dim)), side="right").astype(np.uint8)
+        fit = (_unit(LEVELS[codes]) * x).sum(axis=1)
+        lo, hi = _FIT
+        out[i : i + _BLOCK, :dim] = codes
+        out[i : i + _BLOCK, dim] = np.clip(np.rint((fit - lo) / (hi - lo) * 255), 0, 255)
     return out
 
 
 def decode(codes: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
-    """Unit vectors of codes."""
-    v = LEVELS[codes]
-    return v / np.linalg.norm(v, axis=1, keepdims=True)  # type: ignore[no-any-return]
+    """Unit vectors of codes, in the rotated space."""
+    return _unit(LEVELS[codes[:, :-1]])
+
+
+def _fit(codes: npt.NDArray[np.uint8]) -> npt.NDArray[np.float32]:
+    """Each code's `<decoded, x>`, from its correction byte."""
+    lo, hi = _FIT
+    return np.float32(lo) + codes[:, -1].astype(np.float32) * np.float32((hi - lo) / 255)
+
+
+def _unit(v: npt.NDArray[np.float32]) -> npt.NDArray[np.float32]:
+    norms = np.linalg.norm(v, axis=1, keepdims=True)
+    out: npt.NDArray[np.float32] = (v / np.where(norms > 0, norms, 1)).astype(np.float32, copy=False)
+    return out
+
+
+def rotate(x: npt.NDArray[Any], inverse: bool = False) -> npt.NDArray[np.float32]:
+    """Rows of `x` through a fixed orthogonal map (its inverse with `inverse`): random signs and a
+    Walsh-Hadamard transform over blocks of the largest power of two dividing the dimension, twice
+    with the blocks interleaved between when there are several (384 = 3 x 128). Additions in a
+    fixed order: exact per row and the same on every machine, unlike a matrix product."""
+    x = np.atleast_2d(np.asarray(x, dtype=np.float32))
+    n, dim = x.shape
+    b = dim & -dim
+    rounds = 1 if b == dim else 2
+    steps = range(rounds) if not inverse else reversed(range(rounds))
+    for r in steps:
+        if inverse:
+            x = _hadamard(x, b) * _signs(dim, r)
+            if r:
+                x = x.reshape(n, b, dim // b).transpose(0, 2, 1).reshape(n, dim)
+        else:
+            if r:
+                x = x.reshape(n, dim // b, b).transpose(0, 2, 1).reshape(n, dim)
+            x = _hadamard(x * _signs(dim, r), b)
+    return x
+
+
+@cache
+def _signs(dim: int, salt: int) -> npt.NDArray[np.float32]:
+    i = np.arange(dim, dtype=np.uint64) + np.uint64(salt << 32)
+    bits = ((i * np.uint64(_SALT)) >> np.uint64(40)) & np.uint64(1)
+    return np.where(bits, np.float32(-1), np.float32(1)).astype(np.float32)
+
+
+def _hadamard(x: npt.NDArray[np.float32], b: int) -> npt.NDArray[np.float32]:
+    """The orthonormal Walsh-Hadamard transform of each block of `b` components of each row."""
+    n, dim = x.shape
+    y: npt.NDArray[np.float32] = x.reshape(n * dim // b, b).copy()
+    h = 1
+    while h < b:
+        pairs = y.reshape(-1, b // (2 * h), 2, h)  # a view: the butterflies write into `y`
+        a, c = pairs[:, :, 0, :].copy(), pairs[:, :, 1, :]
+        pairs[:, :, 0, :] += c
+        np.subtract(a, c, out=pairs[:, :, 1, :])
+        h *= 2
+    out: npt.NDArray[np.float32] = y.reshape(n, dim) * np.float32(1 / np.sqrt(b))
+    return out
 
 
 def _planes(
     codes: npt.NDArray[np.uint8], order: npt.NDArray[np.intp] | None = None
 ) -> list[npt.NDArray[np.uint8]]:
-    """The packed bit planes of codes (of `codes[order]`, given `order`), the sign bit's first: one
-    row per vector in each (made `_BLOCK` rows at a time, as `quantise`: no reordered copy)."""
-    n, dim = codes.shape
-    out = [np.empty((n, _width(dim)), dtype=np.uint8) for _ in range(_PLANES)]
+    """The packed sign bits, the packed other bits and the correction bytes of codes (of
+    `codes[order]`, given `order`): one row per vector in each (made `_BLOCK` rows at a time, as
+    `quantise`: no reordered copy)."""
+    n, dim = len(codes), codes.shape[1] - 1
+    out = [np.empty((n, _width(dim)), dtype=np.uint8) for _ in range(_PLANES)] + [np.empty((n, 1), np.uint8)]
     for i in range(0, n, _BLOCK):
         block = codes[i : i + _BLOCK] if order is None else codes[order[i : i + _BLOCK]]
-        for plane, b in zip(out, (3, 2, 1, 0), strict=True):
-            plane[i : i + _BLOCK] = np.packbits((block >> b) & 1, axis=1)
+        out[0][i : i + _BLOCK] = np.packbits(block[:, :dim] >> 1, axis=1)
+        out[1][i : i + _BLOCK] = np.packbits(block[:, :dim] & 1, axis=1)
+        out[2][i : i + _BLOCK] = block[:, dim:]
     return out
 
 
 def _join(planes: list[npt.NDArray[np.uint8]], dim: int) -> npt.NDArray[np.uint8]:
-    """Codes from their packed bit planes (the sign bit's first)."""
-    codes = np.zeros((len(planes[0]), dim), dtype=np.uint8)
-    for plane, b in zip(planes, (3, 2, 1, 0), strict=True):
-        codes |= np.unpackbits(plane, axis=1, count=dim) << np.uint8(b)
+    """Codes from `_planes`' arrays."""
+    codes = np.empty((len(planes[0]), width(dim)), dtype=np.uint8)
+    codes[:, :dim] = np.unpackbits(planes[0], axis=1, count=dim) << np.uint8(1)
+    codes[:, :dim] |= np.unpackbits(planes[1], axis=1, count=dim)
+    codes[:, dim] = planes[2][:, 0]
     return codes
 
 
 def write_vectors(directory: Path, ids: npt.NDArray[np.uint64], vectors: npt.NDArray[Any]) -> None:
     """The vector file in `directory` for `vectors`: float32 (quantised here) or codes copied as
     stored (a merge); the same codes give the same bytes."""
-    dim = vectors.shape[1] if vectors.ndim == 2 else 0
-    codes = quantise(vectors) if len(ids) else np.zeros((0, dim), dtype=np.uint8)
+    dim = (vectors.shape[1] - (vectors.dtype == np.uint8)) if vectors.ndim == 2 else 0
+    codes = quantise(vectors) if len(ids) else np.zeros((0, width(dim)), dtype=np.uint8)
     order = np.argsort(ids, kind="stable")
     signs, *low = _planes(codes, order)
     words = _row_words(signs, dim)  # one row of words per vector; written word by word below
@@ -121,7 +194,7 @@ def _write(path: Path, keys: npt.NDArray[np.uint64], signs: Iterable[npt.NDArray
            low: list[npt.NDArray[np.uint8]], dim: int) -> None:  # fmt: skip
     """Header, keys, the sign bits word-major (word j of every row, then word j + 1: a scan reads
     each word of all rows at once, ~3x faster than row by row; `signs` gives those word rows in
-    turn), then the three low bit planes row-major. Arrays are written from their own memory,
+    turn), then the other bits and the correction bytes row-major. Arrays are written from their own memory,
     not copied to bytes first (at 100,000 files each copy was 43 MB of a build's peak)."""
     head = _MAGIC + np.array([len(keys)], "<u8").tobytes() + np.array([dim, _PLANES], "<u4").tobytes()
     with path.open("wb") as f:
@@ -168,8 +241,8 @@ def _read(
     path: Path,
 ) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], list[npt.NDArray[np.uint8]], int]:
     """Keys (ascending chunk ids), the sign bits (word-major: `ceil(dim / 64)` rows of one word per
-    key), the three low bit planes (packed, one row per key) and the dimension of a codes file,
-    mapped; ValueError if its layout is not `_write`'s."""
+    key), the other bits (packed, one row per key) with the correction bytes, and the dimension of
+    a codes file, mapped; ValueError if its layout is not `_write`'s."""
     size = os.path.getsize(path)
     buf = np.memmap(path, dtype=np.uint8, mode="r") if size else np.zeros(0, np.uint8)
     need(len(buf) >= _HEAD and bytes(buf[:8]) == _MAGIC, "not a codes file of this format")
@@ -177,13 +250,14 @@ def _read(
     dim, planes = np.frombuffer(bytes(buf[16:24]), "<u4").tolist()
     width, words = _width(dim), _words(dim)
     need(planes == _PLANES and 0 < dim <= 65536 and n <= len(buf), "bad codes header")
-    want = _HEAD + n * (8 + 8 * words + (_PLANES - 1) * width)
+    want = _HEAD + n * (8 + 8 * words + width + 1)
     need(len(buf) == want, f"{len(buf)} bytes, the layout needs {want}")
     keys = buf[_HEAD : _HEAD + 8 * n].view("<u8").astype(np.uint64, copy=False)
     at = _HEAD + 8 * n
     signs = buf[at : at + 8 * words * n].view("<u8").reshape(words, n).astype(np.uint64, copy=False)
     at += 8 * words * n
-    low = [buf[at + i * n * width : at + (i + 1) * n * width].reshape(n, width) for i in range(_PLANES - 1)]
+    fit = at + n * width
+    low = [buf[at:fit].reshape(n, width), buf[fit : fit + n].reshape(n, 1)]
     need(bool(np.all(keys[1:] > keys[:-1])), "keys are not ascending")
     return keys, signs, low, dim
 
@@ -228,16 +302,19 @@ class VectorIndex:
         return self._dim
 
     def search(self, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
-        """Nearest chunks by cosine with their decoded codes: (chunk id, similarity), best first.
-        The `RESCORE * k` rows whose sign bits are nearest the query's (hamming, exact; ties to the
-        lower id) are the candidates; ties in the cosine go to the lower id too."""
+        """Nearest chunks by the cosine their codes estimate (the decoded code's with the rotated
+        query, over the code's correction): (chunk id, similarity), best first. The `RESCORE * k`
+        rows whose sign bits are nearest the rotated query's (hamming, exact; ties to the lower id)
+        are the candidates; ties in the cosine go to the lower id too."""
         n = len(self._keys)
         if k <= 0 or n == 0:
             return []
         q = np.asarray(query, dtype=np.float32).ravel()
+        q = rotate(q / max(float(np.linalg.norm(q)), 1e-12))[0]
         rows = self._nearest_signs(np.packbits(q >= 0), min(RESCORE * k, n))
         keys = self._keys[rows]
-        scores = decode(self._codes(rows)) @ (q / max(float(np.linalg.norm(q)), 1e-12))
+        codes = self._codes(rows)
+        scores = (decode(codes) @ q) / _fit(codes)
         order = np.lexsort((keys, -scores))[:k]
         return [(int(keys[i]), float(scores[i])) for i in order]
 
@@ -260,13 +337,13 @@ class VectorIndex:
         """The vectors of the given chunk ids, decoded from their codes (unit length)."""
         if not ids:
             return np.zeros((0, self._dim), np.float32)
-        return decode(self.get_stored(ids))
+        return rotate(decode(self.get_stored(ids)), inverse=True)
 
     def get_stored(self, ids: list[int]) -> npt.NDArray[np.uint8]:
         """The codes of the given chunk ids exactly as stored, to copy into another bundle's file."""
         keys = np.asarray(ids, dtype=np.uint64)
         if not len(keys):
-            return np.zeros((0, self._dim), dtype=np.uint8)
+            return np.zeros((0, width(self._dim)), dtype=np.uint8)
         rows = np.searchsorted(self._keys, keys)
         if np.any(rows >= len(self._keys)) or not np.array_equal(
             self._keys[np.minimum(rows, len(self._keys) - 1)], keys
