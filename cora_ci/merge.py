@@ -1,6 +1,6 @@
 """`cora-ci merge`: the bundles of shards 1..N of one tree -> the bundle a full build of it gives.
 
-A file's row (chunks, texts, text hashes, name filters, links, diagnostics) depends on that file
+A file's row (chunks, texts, name filters, links, diagnostics) depends on that file
 alone, so each shard's rows are taken as they are. What depends on other files is redone over
 all of them: the graph edges (a shard could not resolve a call into another shard's file; this
 runs the full build's own `link_files` over the links every row stores, then writes the CSR
@@ -67,8 +67,7 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
         rows = _rows(bundles)
         stages["read"] = time.perf_counter() - t
         t = time.perf_counter()
-        for p, e in link_files(Rows(), Rows(), rows, list(rows)).items():
-            rows.set_top(p, "edges", e)
+        edges = link_files(Rows(), Rows(), rows, list(rows))
         stages["graph"] = time.perf_counter() - t
         files = rows.top_table()
         chunks = sum(len(b) // 8 for b in files["ids"])
@@ -87,7 +86,7 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
 
                 write_vectors(tmp, *_stored_vectors(bundles, first["model"]["dim"]))
             stages["vectors"] = time.perf_counter() - t
-            write_graph(tmp / mf.GRAPH, files)
+            write_graph(tmp / mf.GRAPH, files, edges)
             return assemble_manifest(header, files, lexical, names)
 
         t = time.perf_counter()

@@ -122,7 +122,7 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     assert tuple(m["files"]) == mf.TOP_COLUMNS
     files = b.shards.table()
     assert tuple(files) == mf.FILE_COLUMNS and files["path"] == m["files"]["path"] == sorted(FILES)
-    assert sum(len(ids) for ids in files["ids"]) == 8 * s.chunks and set(files["keys"]) == {b""}
+    assert sum(len(ids) for ids in files["ids"]) == 8 * s.chunks and "keys" not in files
     blobs = dict(line.split(" ", 3)[2:4][::-1] for line in [
         ln.replace("\t", " ") for ln in git(repo, "ls-tree", "-r", "HEAD").splitlines()])  # fmt: skip
     assert dict(zip(files["path"], files["blob"], strict=True)) == blobs
@@ -195,13 +195,22 @@ def test_reference_graph_links_a_call_to_its_definition_in_the_imported_file(rep
     }
 
 
-def test_the_stored_graph_is_the_one_the_files_edges_make_and_damage_is_named(repo: Path) -> None:
-    from cora_ci.bundle import csr_of_files
+def test_the_stored_graph_is_the_one_the_files_links_make_and_damage_is_named(repo: Path) -> None:
+    """The graph is the only record of the resolved edges (6.0): it is what the full build's
+    linker makes of every file's stored links."""
+    from cora_ci.build.chunks import link_files
+    from cora_ci.bundle.tables import Rows
+    from cora_ci.graph.csr import csr_from_edges, unpack_edges
 
     build(repo, model="none")
     out = repo / ".cora" / "index"
     b = open_bundle(out)
-    stored, derived = b.graph_csr, csr_of_files(b.manifest["files"], b.chunks.id_array)
+    paths = b.manifest["files"]["path"]
+    rows = Rows(b.shards, paths)
+    edges = link_files(Rows(), Rows(), rows, list(paths))
+    parts = [unpack_edges(mf.ids_of(rows.top(p, "ids")), edges[p]) for p in paths]
+    stored = b.graph_csr
+    derived = csr_from_edges(b.chunks.id_array, *(np.concatenate([e[k] for e in parts]) for k in range(3)))
     assert len(stored.indices) > 0
     for a, d in zip(stored, derived, strict=True):
         assert np.array_equal(a, d)

@@ -25,6 +25,7 @@ from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
 from cora_ci.bundle.report import check
 from cora_ci.errors import CoraError
+from cora_ci.graph.csr import unpack_csr
 from cora_ci.lock import update_lock
 
 QUERIES = ["parse header", "login user", "render view", "install", "total value", "helper"]
@@ -255,10 +256,13 @@ def test_an_updated_graph_is_the_full_builds_byte_for_byte(make_repo, tmp_path: 
 def test_a_graph_update_that_does_not_hold_the_tables_chunks_is_assembled_whole(
     make_repo, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    """`write_graph` changes the previous graph where the files it is told of changed, and checks
-    that the result holds exactly the new table's chunks: told of none while one file gained a
-    chunk, it assembles the graph from every file's edges, the same bytes as a full build's."""
+    """`write_graph` changes the previous graph where the files it is told of changed (their
+    edges: the graph is their only record), the same bytes as a full build's; and checks that the
+    result holds exactly the new table's chunks: told of none while one file gained a chunk, it
+    assembles a graph over the table's chunks from the old one's other edges."""
+    from cora_ci.build.chunks import link_files
     from cora_ci.build.writers import write_graph
+    from cora_ci.bundle.tables import Rows
 
     repo = make_repo(
         {
@@ -271,9 +275,14 @@ def test_a_graph_update_that_does_not_hold_the_tables_chunks_is_assembled_whole(
     commit(repo)
     build(repo, tmp_path / "new", model="none", full=True)
     new = open_bundle(tmp_path / "new")
-    write_graph(tmp_path / "graph", new.manifest["files"], open_bundle(tmp_path / "old"), touched=(), gone=())
+    files = new.manifest["files"]
+    edges = link_files(Rows(), Rows(), Rows(new.shards, files["path"]), list(files["path"]))
+    write_graph(tmp_path / "graph", files, {"a.py": edges["a.py"]}, open_bundle(tmp_path / "old"))
     assert (tmp_path / "graph").read_bytes() == (tmp_path / "new" / mf.GRAPH).read_bytes()
     assert new.graph_csr.indices.size >= 2
+    write_graph(tmp_path / "graph", files, {}, open_bundle(tmp_path / "old"))
+    ids = unpack_csr((tmp_path / "graph").read_bytes()).ids
+    assert np.array_equal(ids, new.graph_csr.ids) and len(ids) == len(new.chunks)
 
 
 def test_a_build_links_files_as_it_decodes_their_rows(make_repo, tmp_path: Path,  # type: ignore[no-untyped-def]
@@ -354,14 +363,19 @@ def test_code_moved_within_a_file_keeps_its_vectors(make_repo, tmp_path: Path) -
     assert_same(tmp_path / "o", tmp_path / "full")
 
 
-def test_code_copied_from_an_untouched_file_reuses_its_vector(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_code_moved_between_changed_files_reuses_its_vector(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A bundle keeps no text hashes (format 6): an update works out those of the files it
+    replaces, so code moved out of a changed or removed file keeps its vector, wherever its
+    file's bucket; a copy of an untouched file's code is embedded again. Either way the bundle
+    is a full build's."""
     files = {f"pkg/mod_{i:03}.py": "import os\n\n\n" + _function(f"work_{i}") for i in range(200)}
-    repo = make_repo(files)  # many buckets: the source of the copy is in another shard
+    repo = make_repo(files)  # many buckets: the source of the move is in another shard
     build(repo, tmp_path / "o")
-    write(repo, "new/copy.py", "import os\n\n\n" + _function("work_123"))
+    write(repo, "new/copy.py", "import os\n\n\n" + _function("work_123") + "\n\n" + _function("work_7"))
+    write(repo, "pkg/mod_123.py", "import os\n")
     commit(repo)
     s = build(repo, tmp_path / "o")
-    assert s.rechunked == 1 and s.embedded == 0  # the same texts were embedded for pkg/mod_123.py
+    assert s.rechunked == 2 and s.embedded == 1  # work_7's copy; work_123 moved with its vector
     build(repo, tmp_path / "full", full=True)
     assert_same(tmp_path / "o", tmp_path / "full")
 

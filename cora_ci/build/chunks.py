@@ -186,10 +186,10 @@ def _collision(cid: int, a: str, b: str) -> CoraError:
     return CoraError("CORA-INT-001", f"chunk id collision ({cid}): {a} and {b}")
 
 
-def file_row(f: mf.FileEntry, links: FileLinks, keys: bytes) -> Row:
-    """The manifest row of a freshly chunked file, its edges still to be resolved."""
+def file_row(f: mf.FileEntry, links: FileLinks) -> Row:
+    """The manifest row of a freshly chunked file."""
     used = hashes(n for names in links.refs.values() for n in names)
-    return mf.file_row(f, links, keys, hashes(names_of(links.defs)), used, b"")
+    return mf.file_row(f, links, hashes(names_of(links.defs)), used)
 
 
 def file_notes(f: mf.FileEntry) -> list[Note]:
@@ -210,7 +210,7 @@ def link_files(old_rows: Rows, kept: Rows, rows: Rows, fresh: list[str]) -> dict
     """Packed out-edges of every file whose references may resolve differently now: the changed
     files (`fresh`), the files using a name whose definitions changed, and, when files were added
     or removed or declare other C# namespaces, the files whose imports now reach other files.
-    `rows` is the new file table, edges not yet set for changed files. Each file's links are
+    `rows` is the new file table. Each file's links are
     decoded from its row as the linker asks, the last `_LINKS_CACHED` kept: a first build held
     every file's, ~1 KB of names a chunk."""
     links_of = functools.lru_cache(maxsize=_LINKS_CACHED)(lambda path: mf.links_of_row(rows[path]))

@@ -67,6 +67,7 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
     kept = Rows(old_shards, same)
     rows = Rows(old_shards, kept.paths())  # a set: iterating `kept` sorts its paths (~8 ms at 30k)
     fresh: list[str] = []
+    keys: dict[str, bytes] = {}  # the text keys of the fresh files' chunks, by path (not stored)
     # What the vector stage may embed; with no stored vector to copy, embedded as files come.
     texts = Texts(embedder, eager=old is None or old.model is None) if embedder is not None else None
     notes: list[Note] = []
@@ -76,8 +77,9 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
         """A chunked file's row (its links in it) and notes; its chunks are dropped when this returns."""
         nonlocal taking
         t = time.perf_counter()
-        keys = text_keys(f.chunks, texts) if texts is not None else b""
-        rows.put(file_row(f, file_links(f.chunks, FileRefs(f.imports, f.refs)), keys))
+        if texts is not None:
+            keys[f.path] = text_keys(f.chunks, texts)
+        rows.put(file_row(f, file_links(f.chunks, FileRefs(f.imports, f.refs))))
         notes.extend(file_notes(f))
         fresh.append(f.path)
         taking += time.perf_counter() - t
@@ -87,9 +89,7 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
     chunk_all(snap, cfg, progress, stages, [e for e in snap.entries if e.path not in kept], take)
     check_unique_ids(kept, rows, fresh)
     t = time.perf_counter()
-    relinked = link_files(old_rows, kept, rows, fresh)
-    for p, e in relinked.items():
-        rows.set_top(p, "edges", e)  # a top column: an unchanged file's shard is not read
+    relinked = link_files(old_rows, kept, rows, fresh)  # every fresh file's edges among them
     eager = texts.seconds if texts is not None else 0.0  # the model's share of `take`
     stages["graph"] = time.perf_counter() - t + taking - eager
     t = time.perf_counter()
@@ -98,7 +98,7 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
     plans: list[VectorPlan] = []
     embedded = 0
     if texts is not None:
-        plans.append(plan_vectors(embedder, old, old_rows, kept, rows, fresh, texts, progress))
+        plans.append(plan_vectors(embedder, old, old_rows, kept, rows, fresh, keys, texts, progress))
         embedded, texts = texts.embedded, None
     stages["embed"] = time.perf_counter() - t + eager
     files = rows.top_table()
@@ -115,7 +115,7 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
             _write_vectors(tmp, old, plans.pop())
         lexical = write_lexical(tmp / mf.BM25, reuse, files, rows, changed, count, buckets)
         shards = write_shards(tmp, reuse, rows, count, changed, buckets)
-        write_graph(tmp / mf.GRAPH, files, old, relinked.keys() | set(fresh), deleted)
+        write_graph(tmp / mf.GRAPH, files, relinked, old, deleted)
         progress("write", 1, 1)
         return assemble_manifest(header(snap, cfg, info, cut), files, lexical, shards)
 

@@ -18,7 +18,8 @@ from cora_ci.chunking.model import Chunk
 
 _EMBED_STEP = 64  # texts per model call and progress report
 _EAGER = 2048  # texts a first build holds before it embeds them
-_KEY = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # a 16-byte text key, comparable by numpy
+_KEY_BYTES = 16  # of a text's sha256: its key (8 would let a contributor collide two texts)
+_KEY = np.dtype([("hi", "<u8"), ("lo", "<u8")])  # a text key, comparable by numpy
 
 
 class Texts:
@@ -51,7 +52,7 @@ class Texts:
         object a chunk, and the blocks are not joined first (a second copy of every code)."""
         rows = self._rows(keys)
         raw = sorted_unique(keys[rows < 0]).tobytes()
-        self._embed(sorted(raw[i : i + mf.KEY_BYTES] for i in range(0, len(raw), mf.KEY_BYTES)), progress)
+        self._embed(sorted(raw[i : i + _KEY_BYTES] for i in range(0, len(raw), _KEY_BYTES)), progress)
         if len(raw):
             rows = self._rows(keys)
         out = np.empty((len(keys), width(self._embedder.info.dim)), dtype=np.uint8)
@@ -96,7 +97,7 @@ def text_keys(chunks: list[Chunk], texts: Texts | None = None) -> bytes:
     out = []
     for c in chunks:
         text = document_text(c)
-        key = hashlib.sha256(text.encode()).digest()[: mf.KEY_BYTES]
+        key = hashlib.sha256(text.encode()).digest()[:_KEY_BYTES]
         if texts is not None:
             texts.add(key, text)
         out.append(key)
@@ -117,23 +118,27 @@ class VectorPlan(NamedTuple):
 
 def plan_vectors(
     embedder: Any, old: Bundle | None, old_rows: Rows, kept: Rows, fresh: Rows, paths: list[str],
-    texts: Texts, progress: Progress,
+    keys: dict[str, bytes], texts: Texts, progress: Progress,
 ) -> VectorPlan:  # fmt: skip
-    """Vectors for the chunks of the changed files `paths` (their rows in `fresh`, the texts to
-    embed by key in `texts`). A chunk whose id and embedded text are unchanged keeps its stored
-    vector in place; another chunk whose text the previous bundle embedded anywhere (moved, copied
-    or renamed code) gets a copy of that vector; only new texts are embedded (some may have been,
-    as files were chunked: `Texts`)."""
+    """Vectors for the chunks of the changed files `paths` (their rows in `fresh`, their text
+    `keys` by path, the texts to embed by key in `texts`). A chunk whose id and embedded text are
+    unchanged keeps its stored vector in place; another chunk whose text a changed or removed file
+    held before (code moved between files, a renamed file) gets a copy of that vector; only new
+    texts are embedded (some may have been, as files were chunked: `Texts`). The previous texts'
+    keys are worked out from those files' chunks: a bundle stores none (16 bytes a chunk, 3-4% of
+    a bundle, for copies from unchanged files, which cost an embedding of their chunk)."""
     ids = mf.ids_of(b"".join(fresh.top(p, "ids") for p in paths))
-    ks = np.frombuffer(b"".join(fresh.top(p, "keys") for p in paths), dtype=_KEY)
-    was = [p for p in paths if p in old_rows]  # the previous versions of the changed files
-    stay = _same(ids, ks, mf.ids_of(b"".join(old_rows.top(p, "ids") for p in was)),
-                 np.frombuffer(b"".join(old_rows.top(p, "keys") for p in was), dtype=_KEY))  # fmt: skip
-    gone = mf.ids_of(b"".join(old_rows.top(p, "ids") for p in old_rows if p not in kept))
+    ks = np.frombuffer(b"".join(keys[p] for p in paths), dtype=_KEY)
+    left = [p for p in old_rows if p not in kept]  # the previous versions of changed or removed files
+    gone = mf.ids_of(b"".join(old_rows.top(p, "ids") for p in left))
+    before = _old_keys(old, left)
+    if len(before) != len(gone):
+        before = np.zeros(0, dtype=_KEY)
+    stay = _same(ids, ks, gone, before)
     remove = np.sort(gone[~isin(gone, ids[stay])]).tolist()
     add, add_keys = ids[~stay], ks[~stay]
-    wanted = {k.tobytes() for k in sorted_unique(add_keys)} if old is not None else set()  # none to copy from
-    stored = _stored_vectors(old, wanted)
+    wanted = isin(before, add_keys) if len(before) else np.zeros(0, dtype=bool)
+    stored = _stored_vectors(old, gone[wanted], before[wanted])
     known = np.frombuffer(b"".join(stored), dtype=_KEY)
     copy = isin(add_keys, known)
     copied = [stored[k.tobytes()] for k in add_keys[copy]]
@@ -145,6 +150,18 @@ def plan_vectors(
         np.asarray(copied, dtype=np.uint8).reshape(len(copied), width(embedder.info.dim)),
         texts.embedded,
     )
+
+
+def _old_keys(old: Bundle | None, paths: list[str]) -> Any:
+    """The text keys of the chunks of `paths` in `old` (the files' chunk order), from their chunks;
+    none when `old` holds no vectors to reuse."""
+    if old is None or old.model is None or not paths:
+        return np.zeros(0, dtype=_KEY)
+    table, at = old.chunks, [old.chunks.file_index(p) for p in paths]
+    files = [fi for fi in at if fi is not None]
+    if len(files) < len(at):
+        return np.zeros(0, dtype=_KEY)  # not the rows' files: nothing to reuse
+    return np.frombuffer(text_keys([table.chunk(r) for fi in files for r in table.file_rows(fi)]), dtype=_KEY)
 
 
 def _same(ids: Any, keys: Any, before: Any, before_keys: Any) -> Any:
@@ -166,20 +183,11 @@ def _rows_of(known: Any, wanted: Any) -> Any:
     return np.where(known[order][at] == wanted, order[at], -1).astype(np.intp)
 
 
-def _stored_vectors(old: Bundle | None, wanted: set[bytes]) -> dict[bytes, Any]:
-    """The previous bundle's vectors (codes, as stored) of the texts in `wanted`, by text key: the
-    first chunk in file order with that text. All files' keys are one top column, matched at once
-    (a loop over them cost ~1 us a chunk: 0.3 s at 363k chunks for any update with a new text)."""
-    if old is None or old.model is None or not wanted:
+def _stored_vectors(old: Bundle | None, ids: Any, keys: Any) -> dict[bytes, Any]:
+    """The previous bundle's vectors (codes, as stored) of the chunks `ids` by their text `keys`:
+    the first chunk with each text."""
+    if old is None or not len(ids) or old.vectors is None:  # opened (and its layout checked) only now
         return {}
-    files = old.manifest["files"]
-    keys = np.frombuffer(b"".join(files["keys"]), dtype=_KEY)
-    ids = mf.ids_of(b"".join(files["ids"]))
-    if len(keys) != len(ids):
-        return {}  # a bundle without text keys (none recorded): nothing to copy
-    at = np.flatnonzero(isin(keys, np.frombuffer(b"".join(sorted(wanted)), dtype=_KEY)))
-    if not len(at) or old.vectors is None:  # opened (and its layout checked) only now
-        return {}
-    rows = at[np.sort(first_of_each(keys[at]))]
+    rows = np.sort(first_of_each(keys))
     found = [keys[r].tobytes() for r in rows]
     return dict(zip(found, old.vectors.get_stored(ids[rows].tolist()), strict=True))

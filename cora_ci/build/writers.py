@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from cora_ci.arrays import isin
 from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.lexical import LexicalDoc, Segment, row_docs, write_index
@@ -75,30 +76,76 @@ def write_shards(tmp: Path, old: Bundle | None, rows: Rows, count: int, changed:
     return names
 
 
-def write_graph(path: Path, files: dict[str, list[Any]], old: Bundle | None = None,
-                touched: Collection[str] = (), gone: Collection[str] = ()) -> None:  # fmt: skip
+def write_graph(path: Path, files: dict[str, list[Any]], edges: Mapping[str, bytes],
+                old: Bundle | None = None, gone: Collection[str] = ()) -> None:  # fmt: skip
     """The whole reference graph as CSR arrays, so a query reads it in one go (~1 ms) instead of
-    assembling it from every file's edges (~50 ms at 50k chunks). With `old`, the bundle this one
-    updates, only the files whose chunks or edges changed are unpacked and `old`'s graph is
-    changed where they are (`csr_update`); the result is checked to hold exactly the table's
-    chunks, else assembled whole. `touched` holds every file whose row may differ from `old`'s
-    (rechunked or relinked), `gone` the removed ones."""
-    from cora_ci.bundle import csr_of_files
-    from cora_ci.graph.csr import csr_update, pack_csr, unpack_edges
+    resolving every file's links. `edges` holds the packed out-edges of every file whose edges may
+    have changed (rechunked or relinked; every file in a full build). With `old`, the bundle this
+    one updates, `old`'s graph is changed where those files' edges differ from its own
+    (`csr_update`), or assembled from its other edges and these if that fails; `gone` holds the
+    removed files. The files' edges are not stored apart: the graph is their only record (6.0)."""
+    from cora_ci.graph.csr import csr_update, pack_csr
 
     ids = mf.ids_of(b"".join(files["ids"]))
     csr = None
-    if old is not None and mf.GRAPH in old.manifest["artifacts"]:
-        changed, dropped = _changed_edges(old, files, touched, gone)
-        fresh = [mf.ids_of(i) for i in changed["ids"]]
-        parts = [unpack_edges(f, e) for f, e in zip(fresh, changed["edges"], strict=True)]
-        src, dst, w = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in range(3))
-        with contextlib.suppress(ValueError):  # an edge from a kept chunk: assembled whole
-            now = np.concatenate(fresh) if fresh else np.zeros(0, dtype=np.uint64)
-            csr = csr_update(old.graph_csr, dropped, now, src, dst, w)
+    if old is not None:
+        old_csr = old.graph_csr
+        fresh, dropped, parts = _changed_edges(old, old_csr, files, edges, gone)
+        src, dst, w = _joined(parts)
+        with contextlib.suppress(ValueError):  # an edge from a kept chunk: assembled below
+            csr = csr_update(old_csr, dropped, fresh, src, dst, w)
         if csr is not None and not _same_ids(csr.ids, ids):
             csr = None
-    path.write_bytes(pack_csr(csr if csr is not None else csr_of_files(files, ids)))
+        if csr is None:
+            csr = _assembled(ids, [_kept_edges(old_csr, dropped), *parts])
+    path.write_bytes(pack_csr(csr if csr is not None else _assembled(ids, _file_edges(files, edges))))
+
+
+def _file_edges(files: dict[str, list[Any]], edges: Mapping[str, bytes]) -> list[tuple[Any, Any, Any]]:
+    """The edges of every file in `edges` as (source ids, target ids, weights) arrays."""
+    from cora_ci.graph.csr import unpack_edges
+
+    return [
+        unpack_edges(mf.ids_of(files["ids"][i]), edges[p]) for i, p in enumerate(files["path"]) if p in edges
+    ]
+
+
+def _joined(parts: list[tuple[Any, Any, Any]]) -> tuple[Any, Any, Any]:
+    src, dst, w = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in range(3))
+    return src, dst, w
+
+
+def _assembled(ids: Any, parts: list[tuple[Any, Any, Any]]) -> Any:
+    from cora_ci.graph.csr import csr_from_edges
+
+    return csr_from_edges(ids, *_joined(parts))
+
+
+def _kept_edges(old: Any, dropped: Any) -> tuple[Any, Any, Any]:
+    """`old` graph's edges (source ids, target ids, weights) but those leaving `dropped` chunks."""
+    src = np.repeat(old.ids, np.diff(old.indptr))
+    keep = ~isin(src, np.asarray(dropped, dtype=np.uint64))
+    return src[keep], old.ids[old.indices[keep]], old.weights[keep]
+
+
+def _old_edges(old: Any, ids: Any) -> tuple[Any, Any, Any]:
+    """The out-edges of the chunks `ids` (all in `old`'s graph) as `unpack_edges` gives a file's."""
+    rows = np.searchsorted(old.ids, ids)
+    starts, ends = old.indptr[rows], old.indptr[rows + 1]
+    at = (
+        np.concatenate([np.arange(a, b) for a, b in zip(starts, ends, strict=True)])
+        if len(rows)
+        else np.zeros(0, int)
+    )
+    return np.repeat(ids, ends - starts), old.ids[old.indices[at]], old.weights[at]
+
+
+def _same_edges(a: tuple[Any, Any, Any], b: tuple[Any, Any, Any]) -> bool:
+    """Whether two lists of edges (source ids, target ids, weights) hold the same edges."""
+    if len(a[0]) != len(b[0]):
+        return False
+    x, y = np.lexsort((a[1], a[0])), np.lexsort((b[1], b[0]))
+    return all(np.array_equal(u[x], v[y]) for u, v in zip(a, b, strict=True))
 
 
 def _same_ids(nodes: Any, ids: Any) -> bool:
@@ -109,25 +156,33 @@ def _same_ids(nodes: Any, ids: Any) -> bool:
         and int(np.bitwise_xor.reduce(nodes)) == int(np.bitwise_xor.reduce(ids))))  # fmt: skip
 
 
-def _changed_edges(old: Bundle, files: dict[str, list[Any]], touched: Collection[str],
-                   gone: Collection[str]) -> tuple[dict[str, list[Any]], Any]:  # fmt: skip
-    """The file table's rows whose chunks or edges differ from `old`'s, and the chunks of changed
-    or removed files, whose old edges go. `old`'s other edges and the rows' give exactly
-    `csr_of_files(files)`: a chunk's edges all come from its one file, and stored edges only ever
-    reach chunks that exist (an update's manifest equals a full build's). Only the files in
-    `touched` are compared: the others' rows are `old`'s (a lookup a file, not a pass over all)."""
+def _changed_edges(old: Bundle, old_csr: Any, files: dict[str, list[Any]], edges: Mapping[str, bytes],
+                   gone: Collection[str]) -> tuple[Any, Any, list[tuple[Any, Any, Any]]]:  # fmt: skip
+    """The chunks of the files in `edges` whose chunks or edges differ from `old`'s (their ids
+    now, and their edges), and the chunks of those files and of the removed ones as `old` has
+    them, whose old edges go. `old`'s other edges and these give the graph a full build makes: a
+    chunk's edges all come from its one file, and the files whose edges may have changed are all
+    in `edges` (a lookup a file, not a pass over all)."""
+    from cora_ci.graph.csr import unpack_edges
+
     was = old.manifest["files"]
-    changed: dict[str, list[Any]] = {"ids": [], "edges": []}
     dropped = [was["ids"][j] for p in gone if (j := position(was["path"], p)) is not None]
-    for p in sorted(touched):
+    fresh, parts = [], []
+    for p in sorted(edges):
         i, j = position(files["path"], p), position(was["path"], p)
-        now = (files["ids"][i], files["edges"][i]) if i is not None else None
-        before = (was["ids"][j], was["edges"][j]) if j is not None else None
-        if now == before:
+        if i is None:
             continue
-        if now is not None:
-            changed["ids"].append(now[0])
-            changed["edges"].append(now[1])
-        if before is not None:
-            dropped.append(before[0])
-    return changed, mf.ids_of(b"".join(dropped))
+        now_ids = mf.ids_of(files["ids"][i])
+        now = unpack_edges(now_ids, edges[p])
+        if (
+            j is not None
+            and was["ids"][j] == files["ids"][i]
+            and _same_edges(now, _old_edges(old_csr, now_ids))
+        ):
+            continue
+        fresh.append(now_ids)
+        parts.append(now)
+        if j is not None:
+            dropped.append(was["ids"][j])
+    now_ids = np.concatenate(fresh) if fresh else np.zeros(0, dtype=np.uint64)
+    return now_ids, mf.ids_of(b"".join(dropped)), parts

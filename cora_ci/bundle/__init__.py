@@ -3,7 +3,7 @@
     manifest.msgpack   format, versions, source, model, config, boosts, files (path, blob id, chunk
                        ids, ...), the shard list, bm25 buckets, checksums of every other file
     manifest.sha256    the manifest's own checksum, in `sha256sum -c` form
-    shards/            the rest of the files' rows (chunks, texts, graph edges), one msgpack file
+    shards/            the rest of the files' rows (chunks, texts, graph links), one msgpack file
                        per bucket of files
     vectors.codes      each chunk vector's 2-bit codes as bit planes, rows by chunk id; absent:
                        lexical only
@@ -169,17 +169,13 @@ class Bundle:
     @cached_property
     def graph_csr(self) -> Any:
         """The reference graph as numpy CSR arrays over all chunks: `graph.msgpack`, written with
-        the bundle (~1 ms to read, where assembling it from every file's edges takes ~50 ms at
-        50k chunks), or assembled for a 3.0 bundle that has none."""
+        the bundle (~1 ms to read; the files' edges are not stored apart since 6.0)."""
         from cora_ci.graph.csr import unpack_csr
 
         self._current()
         want = self.manifest["artifacts"].get(mf.GRAPH)
         if want is None:
-            try:
-                return csr_of_files(self.manifest["files"], self.chunks.id_array)
-            except ValueError as e:
-                raise CoraError("CORA-BND-004", f"{self.root / mf.MANIFEST}: graph edges: {e}") from None
+            raise CoraError("CORA-BND-004", f"{self.root / mf.MANIFEST}: {mf.GRAPH} is not listed")
         data = read_artifact(self.root, mf.GRAPH, want, self._records.get(mf.GRAPH, []), self.base)
         try:
             csr = unpack_csr(data)
@@ -197,20 +193,6 @@ class Bundle:
 
         c = self.graph_csr
         return Graph(c.ids.tolist(), c.indptr.tolist(), c.indices.tolist(), c.weights.tolist())
-
-
-def csr_of_files(files: dict[str, list[Any]], ids: Any, prior: tuple[Any, Any, Any] | None = None) -> Any:
-    """The CSR graph over the chunk ids `ids` from a file table's `ids` and `edges` columns, after
-    the edges `prior` (source ids, target ids, weights) when given."""
-    import numpy as np
-
-    from cora_ci.graph.csr import csr_from_edges, unpack_edges
-
-    parts = [unpack_edges(mf.ids_of(i), e) for i, e in zip(files["ids"], files["edges"], strict=True)]
-    if prior is not None:
-        parts.insert(0, prior)
-    src, dst, w = (np.concatenate([p[k] for p in parts]) if parts else np.zeros(0) for k in range(3))
-    return csr_from_edges(ids, src, dst, w)
 
 
 def open_bundle(path: Path, *, verify: bool = True, model_sha256: str | None = None) -> Bundle:

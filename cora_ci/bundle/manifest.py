@@ -4,11 +4,11 @@ It is a table of files (one list per column, sorted by path), split in two so th
 what its change costs. The top manifest (`manifest.msgpack`) keeps what every run and every reader
 needs for all files, cheaply: path, git blob id, size, language, strategy and chunk ids (the chunk
 table's order), and what an update's graph stage asks of every file (C# namespaces, hashes of the
-names a file defines and uses), plus the source, model, config, counts and the list of shards.
-Each shard (`shards/NNN.msgpack`) holds the rest of the rows of the files of one bucket, the same
-buckets as BM25 (`bucket_of`): diagnostics, imports, the hashes of the embedded texts, resolved
-graph edges, and the file's chunks as one zlib-compressed msgpack blob (`data`: a column table of
-the chunks, their texts and the file's graph links). An update rewrites the shards of the buckets
+names a file defines and uses), plus the source, model, config, counts and
+the list of shards. Each shard (`shards/NNN.msgpack`) holds the rest of the rows of the files of
+one bucket, the same buckets as BM25 (`bucket_of`): diagnostics, imports, and the file's chunks as
+one zlib-compressed msgpack blob (`data`: a column table of the chunks, their texts and the file's
+graph links). An update rewrites the shards of the buckets
 it touches and hard-links the others; a reader loads a shard when it first needs one of its files.
 Fields that can be derived are left out: a chunk's path, language and strategy come from its file,
 its children from the other chunks' parents, `symbol` and `anchor` are the first of `symbols` and
@@ -41,16 +41,16 @@ MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the ma
 CODES = "vectors.codes"  # the vectors' codes, as bit planes (5.0: no HNSW beside them; 6.0: 2 bits, rotated)
 BM25 = "bm25"
 SHARDS = "shards"
-GRAPH = "graph.msgpack"  # the reference graph as CSR arrays, derived from the files' edges (3.1)
+GRAPH = "graph.msgpack"  # the reference graph as CSR arrays (3.1), the only record of its edges (6.0)
 
-# Per file: `ids` u64 chunk ids, `keys` 16-byte text hashes (empty without a model), `defs_h` and
-# `refs_h` u32 hashes of the names it defines and uses, `edges` its chunks' resolved out-edges.
-# The top manifest's file table: what the no-op check, summaries and the chunk table's order need
-# for every file, what an update's graph stage needs for every file (namespaces, name filters),
-# the text hashes (a copied function anywhere reuses its vector) and the edges (a query's
-# reference graph is read without loading every shard).
+# Per file: `ids` u64 chunk ids, `defs_h` and `refs_h` u32 hashes of the names it defines and
+# uses. The top manifest's file table: what the no-op check, summaries and the chunk table's
+# order need for every file, and what an update's graph stage needs for every file (namespaces,
+# name filters). Format 5 also kept each file's resolved edges (the graph holds them) and 16-byte
+# hashes of its chunks' embedded texts, so that a copied function anywhere reused its vector: an
+# update now works out those of the files it replaces (6-7% of a bundle, bench/RESULTS.md).
 TOP_COLUMNS = (
-    "path", "blob", "size", "lang", "strategy", "ids", "keys", "namespaces", "defs_h", "refs_h", "edges",
+    "path", "blob", "size", "lang", "strategy", "ids", "namespaces", "defs_h", "refs_h",
 )  # fmt: skip
 # A shard's file table: the rest of each row (`path` again, so a shard says which files it holds).
 SHARD_COLUMNS = ("path", "diagnostics", "imports", "data")
@@ -70,7 +70,6 @@ CHUNK_COLUMNS = (
 )  # fmt: skip
 _HEAVY = frozenset({"text", "header", "elided", "hierarchy", "tokens"})
 _LIGHT = tuple(c for c in CHUNK_COLUMNS if c not in _HEAVY)
-KEY_BYTES = 16
 _ZLIB_LEVEL = 6
 _READ = 4096  # bytes inflated at a time by a streaming decoder: a file's light columns are a few of these
 
@@ -138,8 +137,7 @@ def _unpacker(blob: bytes) -> msgpack.Unpacker:
                             max_buffer_size=schema.MAX_BLOB_BYTES, ext_hook=schema.no_ext)  # fmt: skip
 
 
-def file_row(f: FileEntry, links: FileLinks, keys: bytes, defs_h: bytes, refs_h: bytes,
-             edges: bytes) -> dict[str, Any]:  # fmt: skip
+def file_row(f: FileEntry, links: FileLinks, defs_h: bytes, refs_h: bytes) -> dict[str, Any]:
     """The manifest row of a freshly chunked file."""
     cols: dict[str, list[Any]] = {
         "kind": [c.kind for c in f.chunks],
@@ -165,8 +163,8 @@ def file_row(f: FileEntry, links: FileLinks, keys: bytes, defs_h: bytes, refs_h:
     return {
         "path": f.path, "blob": f.blob, "size": f.size, "lang": f.lang, "strategy": f.strategy,
         "diagnostics": _diags(f.diagnostics), "imports": links.imports, "namespaces": links.namespaces,
-        "ids": b"".join(c.id.to_bytes(8, "little") for c in f.chunks), "keys": keys,
-        "defs_h": defs_h, "refs_h": refs_h, "edges": edges, "data": pack_blob(data),
+        "ids": b"".join(c.id.to_bytes(8, "little") for c in f.chunks),
+        "defs_h": defs_h, "refs_h": refs_h, "data": pack_blob(data),
     }  # fmt: skip
 
 

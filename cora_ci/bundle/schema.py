@@ -206,11 +206,6 @@ def _check_files(v: Any, names: tuple[str, ...]) -> int:
         _check(
             f[col], lambda c: _sized(c, 4), lambda b: isinstance(b, bytes) and len(b) % 4 == 0, f"files.{col}"
         )
-    _check(f["edges"], lambda c: _types(c) <= _BYTES, lambda b: isinstance(b, bytes), "files.edges")
-    keys = f["keys"]
-    bad = next((i for i, (k, ids) in enumerate(zip(keys, f["ids"], strict=True))
-                if not isinstance(k, bytes) or len(k) not in (0, 2 * len(ids))), None)  # fmt: skip
-    need(bad is None, f"files.keys[{bad}]: not 16 bytes per chunk")
     import numpy as np
 
     # sorted and compared, not np.unique: its first call in a process costs ~20 ms at 50k chunks
