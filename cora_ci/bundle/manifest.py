@@ -55,11 +55,11 @@ TOP_COLUMNS = (
 # A shard's file table: the rest of each row (`path` again, so a shard says which files it holds).
 SHARD_COLUMNS = ("path", "diagnostics", "imports", "data")
 FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build handles it
-# Buckets of 512-1,024 chunks: each BM25 segment repeats its own term dictionary (a third of BM25),
-# so fewer, larger buckets make a smaller bundle (click 1.35x -> 1.25x the source, 128 -> 512) at
-# ~20 ms more to re-index a changed file's bucket, paid by the sync hook in the background
-# (bench/RESULTS.md, 2026-11-29). Beyond 128 segments queries slow down.
-_BUCKET_CHUNKS = 512
+# Buckets of 2,048-4,096 chunks: each BM25 segment repeats its own term dictionary (a third of
+# BM25), so fewer, larger buckets make a smaller bundle (click 1.05x -> 0.98x the source, zod 1.03x
+# -> 0.97x, from 512) at ~0.1 s more to re-index a changed file's bucket, paid by the sync hook in
+# the background or a CI job (bench/RESULTS.md, 2026-11-30). Beyond 128 segments queries slow down.
+_BUCKET_CHUNKS = 2048
 _MAX_BUCKETS = 128
 # Columns of the per-file `data` blob, one entry per chunk: what ranking reads of many files first,
 # what only a shown chunk needs (`_HEAVY`) last, after the file's graph links (5.1). The blob is
