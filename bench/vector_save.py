@@ -1,7 +1,7 @@
 """What an update pays for its vectors whatever its change: reading the whole codes file and writing it.
 
-`update_vectors` reads the previous `vectors.codes` (memory-mapped), drops the removed ids, adds
-the new codes and writes the file again, sorted by chunk id: O(index) bytes, no graph. This
+`update_vectors` reads the previous `vectors.codes` (memory-mapped), takes the kept rows and the
+new codes in the new manifest's chunk order and writes the file again: O(index) bytes, no graph. This
 writes the vector file of N random unit vectors (384-d, the bundle's settings) and times a
 5-vector change, median of 3.
 Run: python bench/vector_save.py [--sizes 16000,48000]
@@ -35,7 +35,7 @@ def main() -> None:
             old = Path(tmp) / "old"
             old.mkdir()
             t = time.perf_counter()
-            write_vectors(old, ids, vecs[:n])
+            write_vectors(old, ids, ids, vecs[:n])
             built = time.perf_counter() - t
             times = []
             for r in range(3):
@@ -43,7 +43,8 @@ def main() -> None:
                 new_dir.mkdir()
                 t = time.perf_counter()
                 new = np.arange(n + r * 5, n + r * 5 + 5, dtype=np.uint64)
-                update_vectors(old, new_dir, [r * 5 + i for i in range(5)], [(new, vecs[n:])])
+                rows = np.r_[ids[r * 5 + 5 :], new]  # 5 removed, 5 added
+                update_vectors(old, ids, new_dir, rows, [(new, vecs[n:])])
                 times.append(time.perf_counter() - t)
             size = sum(p.stat().st_size for p in old.iterdir()) / 1e6
             print(f"{n} vectors ({size:.1f} MB): first build {built:.1f} s; "

@@ -4,11 +4,11 @@ A file's row (chunks, texts, name filters, links, diagnostics) depends on that f
 alone, so each shard's rows are taken as they are. What depends on other files is redone over
 all of them: the graph edges (a shard could not resolve a call into another shard's file; this
 runs the full build's own `link_files` over the links every row stores, then writes the CSR
-graph from them), the BM25 buckets and
-manifest shards (their number follows the total chunk count and each mixes files of every shard,
-so they are written from the rows' texts), and the vector index (vectors copied as stored, as codes,
-never embedded again, added by id as a full build adds them). The result is byte for byte the
-bundle `cora-ci index --full` writes for that tree, and updates like any other.
+graph from them), the BM25 buckets and manifest shards (their number follows the total chunk
+count and each mixes files of every shard, so they are written from the rows' texts), and the
+vector index (vectors copied as stored, as codes, never embedded again, in the merged manifest's
+chunk order as a full build writes them). The result is byte for byte the bundle `cora-ci index
+--full` writes for that tree, and updates like any other.
 """
 
 from __future__ import annotations
@@ -84,7 +84,9 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
             if first["model"] is not None:
                 from cora_ci.bundle.vectors import write_vectors
 
-                write_vectors(tmp, *_stored_vectors(bundles, first["model"]["dim"]))
+                write_vectors(
+                    tmp, mf.ids_of(b"".join(files["ids"])), *_stored_vectors(bundles, first["model"]["dim"])
+                )
             stages["vectors"] = time.perf_counter() - t
             write_graph(tmp / mf.GRAPH, files, edges)
             return assemble_manifest(header, files, lexical, names)

@@ -35,14 +35,12 @@ def _unit(rng: np.random.Generator, n: int, dim: int) -> np.ndarray:
 
 def _brute(codes: np.ndarray, ids: np.ndarray, q: np.ndarray, k: int) -> list[tuple[int, float]]:
     """What `search` promises: the RESCORE*k nearest sign vectors by hamming to the rotated
-    query's (ties to the lower id), ranked by the cosine of the rotated query with their decoded
-    codes over each code's correction (ties to the lower id)."""
-    order = np.argsort(ids)
-    codes, ids = codes[order], ids[order]
+    query's (ties to the earlier row), ranked by the cosine of the rotated query with their
+    decoded codes over each code's correction (ties to the lower id). Rows in `ids`' order."""
     r = rotate(q / np.linalg.norm(q))[0]
     ham = ((codes[:, :-1] >= 2) != (r >= 0)).sum(axis=1)
     m = min(RESCORE * k, len(ids))
-    cand = sorted(range(len(ids)), key=lambda i: (ham[i], ids[i]))[:m]
+    cand = sorted(range(len(ids)), key=lambda i: (ham[i], i))[:m]
     fit = 0.5 + codes[cand, -1].astype(np.float32) * np.float32(0.5 / 255)
     scores = (decode(codes[cand]) @ r) / fit
     ranked = sorted(zip(ids[cand].tolist(), scores.tolist(), strict=True), key=lambda t: (-t[1], t[0]))
@@ -58,11 +56,13 @@ def test_search_is_the_exact_scan_it_promises(tmp_path_factory: pytest.TempPathF
     ids = rng.choice(2**62, size=n, replace=False).astype(np.uint64)
     vectors = _unit(rng, n, dim)
     d = tmp_path_factory.mktemp("v")
-    write_vectors(d, ids, vectors)
-    index = VectorIndex(d, dim, ids)
+    rows = rng.permutation(ids)  # the manifest's order: any
+    write_vectors(d, rows, ids, vectors)
+    index = VectorIndex(d, rows, dim)
     q = _unit(rng, 1, dim)[0]
     got = index.search(q, k)
-    want = _brute(quantise(vectors), ids, q, k)
+    at = {int(i): j for j, i in enumerate(ids)}
+    want = _brute(quantise(vectors)[[at[int(i)] for i in rows]].reshape(n, dim + 1), rows, q, k)
     assert [i for i, _ in got] == [i for i, _ in want]
     assert np.allclose([s for _, s in got], [s for _, s in want], atol=1e-5)
     assert index.size == n and np.array_equal(index.get_stored(ids.tolist()), quantise(vectors))
@@ -73,16 +73,23 @@ def test_an_update_writes_what_a_full_build_writes(tmp_path: Path) -> None:
     ids = rng.choice(2**62, size=500, replace=False).astype(np.uint64)
     vectors = _unit(rng, 500, 384)
     (tmp_path / "old").mkdir()
-    write_vectors(tmp_path / "old", ids[:400], vectors[:400])
-    stored = VectorIndex(tmp_path / "old").get_stored(ids[390:400].tolist())
+    write_vectors(tmp_path / "old", ids[:400][::-1], ids[:400], vectors[:400])
+    stored = VectorIndex(tmp_path / "old", ids[:400][::-1]).get_stored(ids[390:400].tolist())
     (tmp_path / "new").mkdir()
-    removed = ids[:50].tolist() + ids[390:400].tolist()
-    batches = [(ids[400:], vectors[400:]), (ids[390:400] + np.uint64(1), stored)]  # new, and moved as stored
-    update_vectors(tmp_path / "old", tmp_path / "new", removed, batches)
+    # ids[:50] and ids[390:400] go; ids[390:400] + 1 come with the stored codes; ids[100:110] get
+    # new vectors under their old ids (their texts changed): the batch's, not the old file's
+    changed = _unit(rng, 10, 384)
+    keep = np.r_[ids[400:], ids[390:400] + np.uint64(1), ids[50:390]]  # the new manifest's order
+    batches = [
+        (np.r_[ids[400:], ids[100:110]], np.r_[vectors[400:], changed]),
+        (ids[390:400] + np.uint64(1), stored),
+    ]
+    update_vectors(tmp_path / "old", ids[:400][::-1], tmp_path / "new", keep, batches)
     (tmp_path / "full").mkdir()
-    keep = np.r_[ids[50:390], ids[400:], ids[390:400] + np.uint64(1)]
-    codes = np.r_[quantise(vectors[50:390]), quantise(vectors[400:]), stored]
-    write_vectors(tmp_path / "full", keep, codes)
+    now = vectors.copy()
+    now[100:110] = changed
+    codes = np.r_[quantise(now[400:]), stored, quantise(now[50:390])]
+    write_vectors(tmp_path / "full", keep, keep, codes)
     assert (tmp_path / "new" / CODES).read_bytes() == (tmp_path / "full" / CODES).read_bytes()
 
 
@@ -133,10 +140,10 @@ def test_codes_worked_out_in_blocks_are_each_vectors_own(tmp_path: Path) -> None
     ids = rng.choice(2**62, size=n, replace=False).astype(np.uint64)
     (tmp_path / "floats").mkdir()
     (tmp_path / "codes").mkdir()
-    write_vectors(tmp_path / "floats", ids, vectors)
-    write_vectors(tmp_path / "codes", ids, codes)
+    write_vectors(tmp_path / "floats", ids, ids, vectors)
+    write_vectors(tmp_path / "codes", ids, ids, codes)
     assert (tmp_path / "floats" / CODES).read_bytes() == (tmp_path / "codes" / CODES).read_bytes()
-    assert np.array_equal(VectorIndex(tmp_path / "codes").get_stored(ids[rows].tolist()), codes[rows])
+    assert np.array_equal(VectorIndex(tmp_path / "codes", ids).get_stored(ids[rows].tolist()), codes[rows])
 
 
 @pytest.mark.parametrize(
@@ -145,15 +152,33 @@ def test_codes_worked_out_in_blocks_are_each_vectors_own(tmp_path: Path) -> None
         (lambda b: b[:-1], "the layout needs"),
         (lambda b: b"cora-q5\0" + b[8:], "not a codes file of this format"),
         (lambda b: b[:20] + (3).to_bytes(4, "little") + b[24:], "bad codes header"),
-        (lambda b: b[:24] + b[32:40] + b[24:32] + b[40:], "keys are not ascending"),
+        (lambda b: b[:8] + (19).to_bytes(8, "little") + b[16:], "19 vectors for the manifest's 20 chunks"),
     ],
 )
 def test_a_damaged_file_is_refused_before_it_is_read(tmp_path: Path, damage, says: str) -> None:  # type: ignore[no-untyped-def]
     rng = np.random.default_rng(1)
-    ids = np.sort(rng.choice(2**62, size=20, replace=False).astype(np.uint64))
-    write_vectors(tmp_path, ids, _unit(rng, 20, 64))
+    ids = rng.choice(2**62, size=20, replace=False).astype(np.uint64)
+    write_vectors(tmp_path, ids, ids, _unit(rng, 20, 64))
     path = tmp_path / CODES
     path.write_bytes(damage(path.read_bytes()))
     with pytest.raises(CoraError, match=says) as e:
-        VectorIndex(tmp_path, 64, ids)
+        VectorIndex(tmp_path, ids, 64)
     assert e.value.code == "CORA-BND-004"
+
+
+def test_rows_are_the_manifests_chunks_in_its_order_and_each_needs_a_vector(tmp_path: Path) -> None:
+    """No chunk ids in the file (format 6): row i is the manifest's chunk i."""
+    rng = np.random.default_rng(2)
+    ids = rng.choice(2**62, size=30, replace=False).astype(np.uint64)
+    vectors = _unit(rng, 30, 64)
+    write_vectors(tmp_path, ids[::-1], ids, vectors)
+    assert (tmp_path / CODES).stat().st_size == 24 + 30 * (8 + 8 + 1)  # no 8-byte key a row
+    index = VectorIndex(tmp_path, ids[::-1])
+    assert np.array_equal(index.get_stored(ids.tolist()), quantise(vectors))
+    assert index.search(vectors[7], 1)[0][0] == int(ids[7])
+    with pytest.raises(ValueError, match="no vector"):
+        write_vectors(tmp_path, np.r_[ids[1:], np.uint64(5)], ids, vectors)
+    with pytest.raises(CoraError, match="no vector"):
+        index.get_stored([5])
+    with pytest.raises(CoraError, match="dimension 64, the model's is 32"):
+        VectorIndex(tmp_path, ids[::-1], 32)

@@ -112,7 +112,7 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
         buckets = bucket_map(files["path"], count)
         changed = {buckets[p] for p in fresh} | {bucket_of(p, count) for p in deleted}
         if plans:
-            _write_vectors(tmp, old, plans.pop())
+            _write_vectors(tmp, old, plans.pop(), mf.ids_of(b"".join(files["ids"])))
         lexical = write_lexical(tmp / mf.BM25, reuse, files, rows, changed, count, buckets)
         shards = write_shards(tmp, reuse, rows, count, changed, buckets)
         write_graph(tmp / mf.GRAPH, files, relinked, old, deleted)
@@ -138,17 +138,20 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
     )  # fmt: skip
 
 
-def _write_vectors(tmp: Path, old: Bundle | None, vec: VectorPlan) -> None:
-    """The vector file of the new bundle: the previous one hard-linked when no vector changed (a
-    commit of files that hold no chunk, or whose chunks kept their texts); else updated from it,
+def _write_vectors(tmp: Path, old: Bundle | None, vec: VectorPlan, rows: Any) -> None:
+    """The vector file of the new bundle, a row for each of the chunks `rows` (the new manifest's
+    order): the previous one hard-linked when no vector changed and no chunk moved (a commit of
+    files that hold no chunk, or whose chunks kept their texts and places); else updated from it,
     or written anew."""
-    if old is not None and old.model is not None and not (vec.remove or len(vec.ids) or len(vec.stored_ids)):
-        os.link(old.root / mf.CODES, tmp / mf.CODES)
-        return
+    import numpy as np
+
     from cora_ci.bundle.vectors import update_vectors, write_vectors
 
-    if old is not None and old.model is not None:
-        batches = [(vec.ids, vec.vectors), (vec.stored_ids, vec.stored)]
-        update_vectors(old.root, tmp, vec.remove, batches)
-    else:
-        write_vectors(tmp, vec.ids, vec.vectors)  # nothing stored to copy
+    if old is None or old.model is None:
+        write_vectors(tmp, rows, vec.ids, vec.vectors)  # nothing stored to copy
+        return
+    before = old.chunks.id_array
+    if not (len(vec.ids) or len(vec.stored_ids)) and np.array_equal(before, rows):
+        os.link(old.root / mf.CODES, tmp / mf.CODES)
+        return
+    update_vectors(old.root, before, tmp, rows, [(vec.ids, vec.vectors), (vec.stored_ids, vec.stored)])

@@ -105,10 +105,10 @@ def text_keys(chunks: list[Chunk], texts: Texts | None = None) -> bytes:
 
 
 class VectorPlan(NamedTuple):
-    """How the vector index changes: ids to remove; ids to add with vectors the model made now,
-    and ids to add with vectors copied as stored from the previous bundle (moved or copied code)."""
+    """How the vector index changes: ids to add with vectors the model made now, and ids to add
+    with vectors copied as stored from the previous bundle (moved or copied code); the others
+    keep theirs, and those of chunks no longer there go."""
 
-    remove: list[int]
     ids: Any  # np.uint64 array
     vectors: Any  # uint8 codes of the vectors the model made now (`vectors.quantise`)
     stored_ids: Any  # np.uint64 array
@@ -135,7 +135,6 @@ def plan_vectors(
     if len(before) != len(gone):
         before = np.zeros(0, dtype=_KEY)
     stay = _same(ids, ks, gone, before)
-    remove = np.sort(gone[~isin(gone, ids[stay])]).tolist()
     add, add_keys = ids[~stay], ks[~stay]
     wanted = isin(before, add_keys) if len(before) else np.zeros(0, dtype=bool)
     stored = _stored_vectors(old, gone[wanted], before[wanted])
@@ -143,7 +142,6 @@ def plan_vectors(
     copy = isin(add_keys, known)
     copied = [stored[k.tobytes()] for k in add_keys[copy]]
     return VectorPlan(
-        remove,
         add[~copy],
         texts.codes(add_keys[~copy], progress),
         add[copy],

@@ -5,8 +5,8 @@
     manifest.sha256    the manifest's own checksum, in `sha256sum -c` form
     shards/            the rest of the files' rows (chunks, texts, graph links), one msgpack file
                        per bucket of files
-    vectors.codes      each chunk vector's 2-bit codes as bit planes, rows by chunk id; absent:
-                       lexical only
+    vectors.codes      each chunk vector's 2-bit code as bit planes, a row a chunk in the
+                       manifest's order; absent: lexical only
     bm25/              tantivy index over identifier-aware terms, one segment per bucket of files
 
 `open_bundle` is the only way in for readers: it verifies, checks the format and the model, and
@@ -153,16 +153,16 @@ class Bundle:
 
     @cached_property
     def vectors(self) -> VectorIndex | None:
-        """The vectors, after their file's layout matched the manifest (CORA-BND-004 otherwise)."""
+        """The vectors, after their file's layout matched the manifest (CORA-BND-004 otherwise): a
+        row a chunk, in the chunk table's order. The check is remembered, so that an update of a
+        bundle this machine knows need not open it (nor import numpy) to trust it."""
         self._current()
         model = self.model
         if model is None:
             return None
         from cora_ci.bundle.vectors import VectorIndex
 
-        if verified.checked("vectors", self._verified_id):  # this version's layout passed before
-            return VectorIndex(self.base, name=self.root)
-        index = VectorIndex(self.base, model["dim"], self.chunks.id_array, self.root)
+        index = VectorIndex(self.base, self.chunks.id_array, model["dim"], self.root)
         verified.note_checked("vectors", self._verified_id)
         return index
 

@@ -7,13 +7,14 @@ table's first has 3x the variance of the others) evenly, so one quantiser fits e
 Each is quantised to the 4 levels of the normal distribution's Lloyd-Max quantiser, the first bit
 the sign, and a byte keeps how well the code points along the vector (`<decoded, x>`, as RaBitQ
 does), which divides its estimate of a cosine. `vectors.codes` holds the sign bits of every vector
-in one block, then the other bit, then the bytes, rows sorted by chunk id. A search scans the sign
-bits exactly (hamming distance to the rotated query's signs, numpy's popcount), keeps `RESCORE`
-times the asked number of candidates, and ranks them by the corrected cosine of the query and
-their decoded codes: 65 bytes a chunk at 256 dimensions, half of format 5's 4-bit codes, and
-retrieval as good (bench/RESULTS.md, 2026-11-30: semble and the doc questions with 4-bit codes, 2
-bits, the rotation and the byte). A scan is ~1 ms at 50k chunks, and no graph has to be built,
-updated, or checked before a C++ library maps it.
+in one block, then the other bit, then the bytes, a row a chunk in the manifest's chunk order (no
+chunk ids: the manifest has them). A search scans the sign bits exactly (hamming distance to the
+rotated query's signs, numpy's popcount), keeps `RESCORE` times the asked number of candidates,
+and ranks them by the corrected cosine of the query and their decoded codes: 65 bytes a chunk at
+256 dimensions, under half of format 5's 4-bit codes and 8-byte ids, and retrieval as good
+(bench/RESULTS.md, 2026-11-30: semble and the doc questions with 4-bit codes, 2 bits, the
+rotation and the byte). A scan is ~1 ms at 50k chunks, and no graph has to be built, updated, or
+checked before a C++ library maps it.
 
 Codes are what an update copies between bundles (a reused vector is never quantised twice) and
 what a merge concatenates; the same codes give the same file. Readers map the file and check its
@@ -31,7 +32,6 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
-from cora_ci.arrays import isin
 from cora_ci.errors import CoraError
 
 RESCORE = 2  # candidates from the sign bits per result ranked by the codes (x2 and x4 measured alike)
@@ -163,43 +163,60 @@ def _join(planes: list[npt.NDArray[np.uint8]], dim: int) -> npt.NDArray[np.uint8
     return codes
 
 
-def write_vectors(directory: Path, ids: npt.NDArray[np.uint64], vectors: npt.NDArray[Any]) -> None:
-    """The vector file in `directory` for `vectors`: float32 (quantised here) or codes copied as
-    stored (a merge); the same codes give the same bytes."""
+def write_vectors(directory: Path, rows: npt.NDArray[np.uint64], ids: npt.NDArray[np.uint64],
+                  vectors: npt.NDArray[Any]) -> None:  # fmt: skip
+    """The vector file in `directory` for `vectors` of the chunks `ids`, float32 (quantised here)
+    or codes copied as stored (a merge), one row a chunk in the order of `rows` (the manifest's
+    chunk ids, each of `ids` once); the same codes give the same bytes."""
     dim = (vectors.shape[1] - (vectors.dtype == np.uint8)) if vectors.ndim == 2 else 0
     codes = quantise(vectors) if len(ids) else np.zeros((0, width(dim)), dtype=np.uint8)
-    order = np.argsort(ids, kind="stable")
-    signs, *low = _planes(codes, order)
+    at = _where(np.asarray(ids, dtype=np.uint64), np.asarray(rows, dtype=np.uint64))
+    signs, *low = _planes(codes, at)
     words = _row_words(signs, dim)  # one row of words per vector; written word by word below
     columns = (np.ascontiguousarray(words[:, j]) for j in range(words.shape[1]))
-    _write(directory / CODES, np.asarray(ids, dtype=np.uint64)[order], columns, low, dim)
+    _write(directory / CODES, len(at), columns, low, dim)
 
 
-def update_vectors(old: Path, directory: Path, remove: list[int], batches: list[Batch]) -> None:
-    """The vector file in `directory`: the one in `old` without the `remove` ids and with `batches`
-    added. The other codes are kept exactly, as packed bits (a vector copied as stored is never
-    quantised twice), so the file is the one a full build writes."""
-    keys, words, low, dim = _read(old / CODES)
-    gone = isin(keys, np.asarray(remove, dtype=np.uint64))
-    kept = np.flatnonzero(~gone)
+def update_vectors(old: Path, old_rows: npt.NDArray[np.uint64], directory: Path, rows: npt.NDArray[np.uint64],
+                   batches: list[Batch]) -> None:  # fmt: skip
+    """The vector file in `directory` for the chunks `rows` (the new manifest's order): each one's
+    code from `batches` (new or copied vectors) if there, else the one `old` (whose rows are
+    `old_rows`) holds, kept exactly as packed bits (a vector copied as stored is never quantised
+    twice), so the file is the one a full build writes."""
+    words, low, dim = _read(old / CODES, len(old_rows))
     new = [(np.asarray(ids, dtype=np.uint64), _planes(quantise(v))) for ids, v in batches if len(ids)]
-    all_keys = np.concatenate([keys[kept], *(ids for ids, _ in new)])
-    order = np.argsort(all_keys, kind="stable")
-    signs = np.concatenate([words[:, kept], *(_to_words(p[0], dim) for _, p in new)], axis=1)[:, order]
-    rest = [np.concatenate([p[kept], *(q[i + 1] for _, q in new)])[order] for i, p in enumerate(low)]
-    _write(directory / CODES, all_keys[order], iter(signs), rest, dim)
+    pool = np.concatenate([*(ids for ids, _ in new), np.asarray(old_rows, dtype=np.uint64)])
+    at = _where(pool, np.asarray(rows, dtype=np.uint64), first=True)  # a batch's code before the old one
+    planes = [np.concatenate([*(_to_words(p[0], dim) for _, p in new), words], axis=1)[:, at]]
+    planes += [np.concatenate([*(q[i + 1] for _, q in new), p])[at] for i, p in enumerate(low)]
+    _write(directory / CODES, len(at), iter(planes[0]), planes[1:], dim)
 
 
-def _write(path: Path, keys: npt.NDArray[np.uint64], signs: Iterable[npt.NDArray[np.uint64]],
-           low: list[npt.NDArray[np.uint8]], dim: int) -> None:  # fmt: skip
-    """Header, keys, the sign bits word-major (word j of every row, then word j + 1: a scan reads
-    each word of all rows at once, ~3x faster than row by row; `signs` gives those word rows in
-    turn), then the other bits and the correction bytes row-major. Arrays are written from their own memory,
-    not copied to bytes first (at 100,000 files each copy was 43 MB of a build's peak)."""
-    head = _MAGIC + np.array([len(keys)], "<u8").tobytes() + np.array([dim, _PLANES], "<u4").tobytes()
+def _where(
+    ids: npt.NDArray[np.uint64], rows: npt.NDArray[np.uint64], first: bool = False
+) -> npt.NDArray[np.intp]:
+    """The position in `ids` of each of `rows` (its first, with `first`; else `ids` must hold each
+    of `rows` once and nothing else); ValueError if one is missing."""
+    if not first and len(ids) != len(rows):
+        raise ValueError(f"{len(ids)} vectors for {len(rows)} chunks")
+    order = np.argsort(ids, kind="stable")
+    at = np.minimum(np.searchsorted(ids[order], rows), max(len(ids) - 1, 0))
+    if len(rows) and (not len(ids) or not np.array_equal(ids[order][at], rows)):
+        raise ValueError("a chunk has no vector")
+    out: npt.NDArray[np.intp] = order[at] if len(rows) else np.zeros(0, dtype=np.intp)
+    return out
+
+
+def _write(path: Path, n: int, signs: Iterable[npt.NDArray[np.uint64]], low: list[npt.NDArray[np.uint8]],
+           dim: int) -> None:  # fmt: skip
+    """Header, the sign bits word-major (word j of every row, then word j + 1: a scan reads each
+    word of all rows at once, ~3x faster than row by row; `signs` gives those word rows in turn),
+    then the other bits and the correction bytes row-major. No chunk ids: row i is the manifest's
+    chunk i (format 5 kept 8 bytes a row of ids). Arrays are written from their own memory, not
+    copied to bytes first (at 100,000 files each copy was 43 MB of a build's peak)."""
+    head = _MAGIC + np.array([n], "<u8").tobytes() + np.array([dim, _PLANES], "<u4").tobytes()
     with path.open("wb") as f:
         f.write(head)
-        f.write(np.ascontiguousarray(keys, dtype="<u8").data)
         for row in signs:
             f.write(np.ascontiguousarray(row, dtype="<u8").data)
         for plane in low:
@@ -237,12 +254,10 @@ def _sign_rows(words: npt.NDArray[np.uint64], rows: npt.NDArray[np.intp], dim: i
     return got.view(np.uint8).reshape(len(rows), -1)[:, : _width(dim)]
 
 
-def _read(
-    path: Path,
-) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64], list[npt.NDArray[np.uint8]], int]:
-    """Keys (ascending chunk ids), the sign bits (word-major: `ceil(dim / 64)` rows of one word per
-    key), the other bits (packed, one row per key) with the correction bytes, and the dimension of
-    a codes file, mapped; ValueError if its layout is not `_write`'s."""
+def _read(path: Path, rows: int) -> tuple[npt.NDArray[np.uint64], list[npt.NDArray[np.uint8]], int]:
+    """The sign bits (word-major: `ceil(dim / 64)` rows of one word per chunk), the other bits
+    (packed, one row per chunk) with the correction bytes, and the dimension of a codes file of
+    `rows` chunks, mapped; ValueError if its layout is not `_write`'s."""
     size = os.path.getsize(path)
     buf = np.memmap(path, dtype=np.uint8, mode="r") if size else np.zeros(0, np.uint8)
     need(len(buf) >= _HEAD and bytes(buf[:8]) == _MAGIC, "not a codes file of this format")
@@ -250,27 +265,15 @@ def _read(
     dim, planes = np.frombuffer(bytes(buf[16:24]), "<u4").tolist()
     width, words = _width(dim), _words(dim)
     need(planes == _PLANES and 0 < dim <= 65536 and n <= len(buf), "bad codes header")
-    want = _HEAD + n * (8 + 8 * words + width + 1)
+    need(n == rows, f"{n} vectors for the manifest's {rows} chunks")
+    want = _HEAD + n * (8 * words + width + 1)
     need(len(buf) == want, f"{len(buf)} bytes, the layout needs {want}")
-    keys = buf[_HEAD : _HEAD + 8 * n].view("<u8").astype(np.uint64, copy=False)
-    at = _HEAD + 8 * n
+    at = _HEAD
     signs = buf[at : at + 8 * words * n].view("<u8").reshape(words, n).astype(np.uint64, copy=False)
     at += 8 * words * n
     fit = at + n * width
     low = [buf[at:fit].reshape(n, width), buf[fit : fit + n].reshape(n, 1)]
-    need(bool(np.all(keys[1:] > keys[:-1])), "keys are not ascending")
-    return keys, signs, low, dim
-
-
-def check_layout(directory: Path, dim: int, ids: npt.NDArray[np.uint64]) -> None:
-    """The vector file in `directory` is the one a build writes for these chunk `ids` at `dim`
-    dimensions: its layout, and exactly their keys (ValueError naming what is wrong)."""
-    try:
-        keys, _, _, have = _read(directory / CODES)
-    except ValueError as e:
-        raise ValueError(f"{CODES}: {e}") from None
-    same = have == dim and np.array_equal(keys, np.sort(ids))
-    need(same, f"{CODES}: keys differ from the manifest's chunk ids")
+    return signs, low, dim
 
 
 def need(ok: bool, what: str) -> None:
@@ -279,19 +282,19 @@ def need(ok: bool, what: str) -> None:
 
 
 class VectorIndex:
-    """A read-only, memory-mapped view of the vector file in `directory`. With `dim` and `ids` (the
-    manifest's), its layout is checked first (`check_layout`); `name` is the directory as errors
-    name it."""
+    """A read-only, memory-mapped view of the vector file in `directory`, whose rows are the chunks
+    `ids` (the manifest's chunk order): its layout is checked first, and its dimension against
+    `dim` when given; `name` is the directory as errors name it."""
 
-    def __init__(self, directory: Path, dim: int | None = None, ids: npt.NDArray[np.uint64] | None = None,
+    def __init__(self, directory: Path, ids: npt.NDArray[np.uint64], dim: int | None = None,
                  name: Path | None = None) -> None:  # fmt: skip
         self._name = name or directory
+        self._keys = np.asarray(ids, dtype=np.uint64)
         try:
-            if dim is not None and ids is not None:
-                check_layout(directory, dim, ids)
-            self._keys, self._signs, self._low, self._dim = _read(directory / CODES)
+            self._signs, self._low, self._dim = _read(directory / CODES, len(self._keys))
+            need(dim is None or dim == self._dim, f"dimension {self._dim}, the model's is {dim}")
         except (ValueError, OSError) as e:
-            raise CoraError("CORA-BND-004", f"{self._name}: unreadable vector index: {e}") from None
+            raise CoraError("CORA-BND-004", f"{self._name}: unreadable vector index: {CODES}: {e}") from None
 
     @property
     def size(self) -> int:
@@ -304,8 +307,8 @@ class VectorIndex:
     def search(self, query: npt.NDArray[np.float32], k: int) -> list[tuple[int, float]]:
         """Nearest chunks by the cosine their codes estimate (the decoded code's with the rotated
         query, over the code's correction): (chunk id, similarity), best first. The `RESCORE * k`
-        rows whose sign bits are nearest the rotated query's (hamming, exact; ties to the lower id)
-        are the candidates; ties in the cosine go to the lower id too."""
+        rows whose sign bits are nearest the rotated query's (hamming, exact; ties to the earlier
+        row, in the manifest's order) are the candidates; ties in the cosine go to the lower id."""
         n = len(self._keys)
         if k <= 0 or n == 0:
             return []
@@ -344,11 +347,10 @@ class VectorIndex:
         keys = np.asarray(ids, dtype=np.uint64)
         if not len(keys):
             return np.zeros((0, width(self._dim)), dtype=np.uint8)
-        rows = np.searchsorted(self._keys, keys)
-        if np.any(rows >= len(self._keys)) or not np.array_equal(
-            self._keys[np.minimum(rows, len(self._keys) - 1)], keys
-        ):
-            raise CoraError("CORA-BND-004", f"{self._name / CODES}: a chunk id has no vector")
+        try:
+            rows = _where(self._keys, keys, first=True)
+        except ValueError:
+            raise CoraError("CORA-BND-004", f"{self._name / CODES}: a chunk id has no vector") from None
         return self._codes(rows)
 
     def _codes(self, rows: npt.NDArray[np.intp]) -> npt.NDArray[np.uint8]:
