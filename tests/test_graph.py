@@ -549,6 +549,33 @@ def test_a_damaged_graph_is_refused(change: dict[str, object], says: str) -> Non
         Graph.from_dict(d)
 
 
+def test_a_stored_graph_names_its_chunks_by_their_places_in_the_manifest() -> None:
+    """`graph.msgpack` holds no chunk ids (6.0): each node is a place in the manifest's chunk
+    order, in the narrowest width; a graph of other chunks is refused both ways."""
+    import msgpack
+
+    from cora_ci.graph.csr import Csr, pack_csr, unpack_csr
+
+    g = Graph([10, 20, 30], [0, 2, 3, 3], [1, 2, 2], [0.5, 1.0, 0.5])
+    c = Csr(
+        np.array(g.ids, np.uint64), np.array(g.indptr), np.array(g.indices), np.array(g.weights, np.float32)
+    )
+    rows = np.array([30, 10, 20], dtype=np.uint64)
+    data = pack_csr(c, rows)
+    stored = msgpack.unpackb(data)
+    assert "ids" not in stored and stored["order"] == [1, bytes([1, 2, 0])]
+    assert Graph(*(a.tolist() for a in unpack_csr(data, rows))) == g
+    with pytest.raises(ValueError, match="not the manifest's chunks"):
+        unpack_csr(data, rows[:2])
+    with pytest.raises(ValueError, match="inconsistent"):  # the places no longer in the ids' order
+        unpack_csr(data, np.array([30, 10, 40], dtype=np.uint64))
+    with pytest.raises(ValueError, match="not the manifest's chunks"):
+        pack_csr(c, rows[:2])
+    stored["order"] = [1, bytes([1, 1, 0])]  # a place twice
+    with pytest.raises(ValueError, match="inconsistent"):
+        unpack_csr(msgpack.packb(stored), rows)
+
+
 def test_unknown_graph_format_is_rejected() -> None:
     with pytest.raises(ValueError, match="format"):
         Graph.from_dict({**Graph([], [0], [], []).to_dict(), "format": 99})

@@ -98,7 +98,7 @@ def write_graph(path: Path, files: dict[str, list[Any]], edges: Mapping[str, byt
             csr = None
         if csr is None:
             csr = _assembled(ids, [_kept_edges(old_csr, dropped), *parts])
-    path.write_bytes(pack_csr(csr if csr is not None else _assembled(ids, _file_edges(files, edges))))
+    path.write_bytes(pack_csr(csr if csr is not None else _assembled(ids, _file_edges(files, edges)), ids))
 
 
 def _file_edges(files: dict[str, list[Any]], edges: Mapping[str, bytes]) -> list[tuple[Any, Any, Any]]:
