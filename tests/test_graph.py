@@ -550,7 +550,7 @@ def test_a_damaged_graph_is_refused(change: dict[str, object], says: str) -> Non
 
 
 def test_a_stored_graph_names_its_chunks_by_their_places_in_the_manifest() -> None:
-    """`graph.msgpack` holds no chunk ids (6.0): each node is a place in the manifest's chunk
+    """`graph.msgpack` holds no chunk ids (7.0): each node is a place in the manifest's chunk
     order, in the narrowest width; a graph of other chunks is refused both ways."""
     import msgpack
 

@@ -167,7 +167,7 @@ def test_a_damaged_file_is_refused_before_it_is_read(tmp_path: Path, damage, say
 
 
 def test_rows_are_the_manifests_chunks_in_its_order_and_each_needs_a_vector(tmp_path: Path) -> None:
-    """No chunk ids in the file (format 6): row i is the manifest's chunk i."""
+    """No chunk ids in the file (format 7): row i is the manifest's chunk i."""
     rng = np.random.default_rng(2)
     ids = rng.choice(2**62, size=30, replace=False).astype(np.uint64)
     vectors = _unit(rng, 30, 64)

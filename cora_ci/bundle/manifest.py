@@ -35,7 +35,8 @@ if TYPE_CHECKING:  # numpy where used: a hook's no-op reads the manifest and nev
     from cora_ci.graph.build import FileLinks
 
 FORMAT = "cora-bundle"
-FORMAT_VERSION = (6, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
+# 7.0: 6.0 lived four commits of one session (vector ids, inline imports, graph ids), then changed
+FORMAT_VERSION = (7, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
 CODES = "vectors.codes"  # the vectors' codes, as bit planes (5.0: no HNSW beside them; 6.0: 2 bits, rotated)
@@ -194,7 +195,7 @@ def shard_name(bucket: int) -> str:
 
 def pack_shard(bucket: int, buckets: int, rows: list[dict[str, Any]]) -> bytes:
     """One bucket's shard: the shard columns of its files' rows, sorted by path, the imports
-    deflated apart (their dotted names repeat: a fifth of their bytes, 2% of a bundle, 6.0)."""
+    deflated apart (their dotted names repeat: a fifth of their bytes, 2% of a bundle, 7.0)."""
     files = table(rows, SHARD_COLUMNS)
     imports = pack_blob(files.pop("imports"))
     return pack({"bucket": bucket, "buckets": buckets, "files": files, "imports": imports})

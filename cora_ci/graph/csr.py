@@ -199,7 +199,7 @@ def csr_from_dict(d: Mapping[str, Any]) -> Csr:
 
 def pack_csr(c: Csr, rows: npt.NDArray[np.uint64]) -> bytes:
     """The bundle's `graph.msgpack`: `csr_dict`, the chunk ids given as their places in `rows`
-    (the manifest's chunk order, the graph's nodes): 1-4 bytes a chunk instead of 8 (6.0)."""
+    (the manifest's chunk order, the graph's nodes): 1-4 bytes a chunk instead of 8 (7.0)."""
     import msgpack
 
     order = np.argsort(rows, kind="stable")
