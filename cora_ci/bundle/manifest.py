@@ -56,11 +56,12 @@ TOP_COLUMNS = (
 # A shard's file table: the rest of each row (`path` again, so a shard says which files it holds).
 SHARD_COLUMNS = ("path", "diagnostics", "imports", "data")
 FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build handles it
-# Buckets of 2,048-4,096 chunks: each BM25 segment repeats its own term dictionary (a third of
-# BM25), so fewer, larger buckets make a smaller bundle (click 1.05x -> 0.98x the source, zod 1.03x
-# -> 0.97x, from 512) at ~0.1 s more to re-index a changed file's bucket, paid by the sync hook in
-# the background or a CI job (bench/RESULTS.md, 2026-11-30). Beyond 128 segments queries slow down.
-_BUCKET_CHUNKS = 2048
+# Buckets of 1,024-2,048 chunks: each BM25 segment repeats its own term dictionary (a third of
+# BM25), so fewer, larger buckets make a smaller bundle, and an update re-indexes every document of
+# a bucket it touches. 512 -> 1,024 took click 1.02x -> 0.98x the source (2,048: 0.94x) for ~0.1 s
+# more a five-file update at 1,000 files (2,048: ~0.2-0.5 s more, past issue 4's 1.0 s) (bench/
+# RESULTS.md, 2026-11-30). Beyond 128 segments queries slow down.
+_BUCKET_CHUNKS = 1024
 _MAX_BUCKETS = 128
 # Columns of the per-file `data` blob, one entry per chunk: what ranking reads of many files first,
 # what only a shown chunk needs (`_HEAVY`) last, after the file's graph links (5.1). The blob is
