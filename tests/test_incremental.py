@@ -364,12 +364,11 @@ def test_code_moved_within_a_file_keeps_its_vectors(make_repo, tmp_path: Path) -
 
 
 def test_code_moved_between_changed_files_reuses_its_vector(make_repo, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """A bundle keeps no text hashes (format 6): an update works out those of the files it
-    replaces, so code moved out of a changed or removed file keeps its vector, wherever its
-    file's bucket; a copy of an untouched file's code is embedded again. Either way the bundle
-    is a full build's."""
+    """A bundle keeps no text hashes (since format 6): an update works out those of the files it
+    replaces, so code moved out of a changed or removed file keeps its vector; a copy of an
+    untouched file's code is embedded again. Either way the bundle is a full build's."""
     files = {f"pkg/mod_{i:03}.py": "import os\n\n\n" + _function(f"work_{i}") for i in range(200)}
-    repo = make_repo(files)  # many buckets: the source of the move is in another shard
+    repo = make_repo(files)
     build(repo, tmp_path / "o")
     write(repo, "new/copy.py", "import os\n\n\n" + _function("work_123") + "\n\n" + _function("work_7"))
     write(repo, "pkg/mod_123.py", "import os\n")

@@ -4,12 +4,12 @@ It is a table of files (one list per column, sorted by path), split in two so th
 what its change costs. The top manifest (`manifest.msgpack`) keeps what every run and every reader
 needs for all files, cheaply: path, git blob id, size, language, strategy and chunk ids (the chunk
 table's order), and what an update's graph stage asks of every file (C# namespaces, hashes of the
-names a file defines and uses), plus the source, model, config, counts and
-the list of shards. Each shard (`shards/NNN.msgpack`) holds the rest of the rows of the files of
-one bucket, the same buckets as BM25 (`bucket_of`): diagnostics, imports, and the file's chunks as
+names a file defines and uses), plus the source, model, config, counts and the list of shards.
+Each shard (`shards/NNN.msgpack`) holds the rest of the rows of the files of one bucket, the same
+buckets as BM25 (`bucket_of`): diagnostics, imports (deflated together), and the file's chunks as
 one zlib-compressed msgpack blob (`data`: a column table of the chunks, their texts and the file's
-graph links). An update rewrites the shards of the buckets
-it touches and hard-links the others; a reader loads a shard when it first needs one of its files.
+graph links). An update rewrites the shards of the buckets it touches and hard-links the others;
+a reader loads a shard when it first needs one of its files.
 Fields that can be derived are left out: a chunk's path, language and strategy come from its file,
 its children from the other chunks' parents, `symbol` and `anchor` are the first of `symbols` and
 `anchors`. Key order is fixed, so the same content packs to the same bytes. This module is the
