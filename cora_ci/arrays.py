@@ -34,6 +34,17 @@ def first_of_each(a: npt.NDArray[Any]) -> npt.NDArray[np.intp]:
     return out
 
 
+def positions(known: npt.NDArray[Any], wanted: npt.NDArray[Any]) -> npt.NDArray[np.intp]:
+    """The row of each of `wanted` in `known` (any order; the first of repeated values), -1 where
+    it is absent: one sort and a binary search, not a Python object a value."""
+    if not len(known):
+        return np.full(len(wanted), -1, dtype=np.intp)
+    order = np.argsort(known, kind="stable")
+    at = np.minimum(np.searchsorted(known[order], wanted), len(known) - 1)
+    out: npt.NDArray[np.intp] = np.where(known[order][at] == wanted, order[at], -1).astype(np.intp)
+    return out
+
+
 def among(values: npt.NDArray[Any], sorted_set: npt.NDArray[Any]) -> npt.NDArray[np.bool_]:
     """Which `values` are in `sorted_set` (sorted, not empty): np.isin also costs more on the many
     small arrays an update compares."""

@@ -71,6 +71,7 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
         stages["graph"] = time.perf_counter() - t
         files = rows.top_table()
         chunks = sum(len(b) // 8 for b in files["ids"])
+        ids = mf.ids_of(b"".join(files["ids"]))  # the merged chunk table's order: vectors and graph
         count = bucket_count(chunks)
         header = {k: first[k] for k in HEADER if k in first and k != "shard"}
 
@@ -84,11 +85,9 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
             if first["model"] is not None:
                 from cora_ci.bundle.vectors import write_vectors
 
-                write_vectors(
-                    tmp, mf.ids_of(b"".join(files["ids"])), *_stored_vectors(bundles, first["model"]["dim"])
-                )
+                write_vectors(tmp, ids, *_stored_vectors(bundles, first["model"]["dim"]))
             stages["vectors"] = time.perf_counter() - t
-            write_graph(tmp / mf.GRAPH, files, edges)
+            write_graph(tmp / mf.GRAPH, files, ids, edges)
             return assemble_manifest(header, files, lexical, names)
 
         t = time.perf_counter()

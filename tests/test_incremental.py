@@ -277,12 +277,13 @@ def test_a_graph_update_that_does_not_hold_the_tables_chunks_is_assembled_whole(
     new = open_bundle(tmp_path / "new")
     files = new.manifest["files"]
     edges = link_files(Rows(), Rows(), Rows(new.shards, files["path"]), list(files["path"]))
-    write_graph(tmp_path / "graph", files, {"a.py": edges["a.py"]}, open_bundle(tmp_path / "old"))
+    ids = new.chunks.id_array
+    write_graph(tmp_path / "graph", files, ids, {"a.py": edges["a.py"]}, open_bundle(tmp_path / "old"))
     assert (tmp_path / "graph").read_bytes() == (tmp_path / "new" / mf.GRAPH).read_bytes()
     assert new.graph_csr.indices.size >= 2
-    write_graph(tmp_path / "graph", files, {}, open_bundle(tmp_path / "old"))
-    ids = unpack_csr((tmp_path / "graph").read_bytes(), new.chunks.id_array).ids
-    assert np.array_equal(ids, new.graph_csr.ids) and len(ids) == len(new.chunks)
+    write_graph(tmp_path / "graph", files, ids, {}, open_bundle(tmp_path / "old"))
+    nodes = unpack_csr((tmp_path / "graph").read_bytes(), ids).ids
+    assert np.array_equal(nodes, new.graph_csr.ids) and len(nodes) == len(new.chunks)
 
 
 def test_a_build_links_files_as_it_decodes_their_rows(make_repo, tmp_path: Path,  # type: ignore[no-untyped-def]

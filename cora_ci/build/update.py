@@ -111,11 +111,12 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
         reuse = old if same_buckets else None
         buckets = bucket_map(files["path"], count)
         changed = {buckets[p] for p in fresh} | {bucket_of(p, count) for p in deleted}
+        ids = mf.ids_of(b"".join(files["ids"]))  # the chunk table's order: the vectors' and the graph's
         if plans:
-            _write_vectors(tmp, old, plans.pop(), mf.ids_of(b"".join(files["ids"])))
+            _write_vectors(tmp, old, plans.pop(), ids)
         lexical = write_lexical(tmp / mf.BM25, reuse, files, rows, changed, count, buckets)
         shards = write_shards(tmp, reuse, rows, count, changed, buckets)
-        write_graph(tmp / mf.GRAPH, files, relinked, old, deleted)
+        write_graph(tmp / mf.GRAPH, files, ids, relinked, old, deleted)
         progress("write", 1, 1)
         return assemble_manifest(header(snap, cfg, info, cut), files, lexical, shards)
 

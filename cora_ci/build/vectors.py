@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from cora_ci.arrays import first_of_each, isin, sorted_unique
+from cora_ci.arrays import first_of_each, isin, positions, sorted_unique
 from cora_ci.build.common import Progress
 from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
@@ -67,7 +67,7 @@ class Texts:
 
     def _rows(self, keys: Any) -> Any:
         """Each key's row in the codes, -1 for a key not embedded yet (`_row` is in row order)."""
-        return _rows_of(np.frombuffer(b"".join(self._row), dtype=_KEY), keys)
+        return positions(np.frombuffer(b"".join(self._row), dtype=_KEY), keys)
 
     def _embed(self, todo: list[bytes], progress: Progress | None) -> None:
         """Each step quantised as it comes (`vectors.quantise`): no vector is held as floats."""
@@ -167,18 +167,8 @@ def _same(ids: Any, keys: Any, before: Any, before_keys: Any) -> Any:
     `before_keys`; a previous bundle without text keys keeps none): they keep their vectors."""
     if not len(before) or len(before_keys) != len(before):
         return np.zeros(len(ids), dtype=bool)
-    at = _rows_of(before, ids)
+    at = positions(before, ids)
     return (at >= 0) & (before_keys[at] == keys)
-
-
-def _rows_of(known: Any, wanted: Any) -> Any:
-    """The row of each of `wanted` in `known` (any order, no repeats), -1 where it is absent: one
-    sort and a binary search, not a Python object a value."""
-    if not len(known):
-        return np.full(len(wanted), -1, dtype=np.intp)
-    order = np.argsort(known, kind="stable")
-    at = np.minimum(np.searchsorted(known[order], wanted), len(known) - 1)
-    return np.where(known[order][at] == wanted, order[at], -1).astype(np.intp)
 
 
 def _stored_vectors(old: Bundle | None, ids: Any, keys: Any) -> dict[bytes, Any]:

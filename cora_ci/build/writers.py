@@ -76,17 +76,17 @@ def write_shards(tmp: Path, old: Bundle | None, rows: Rows, count: int, changed:
     return names
 
 
-def write_graph(path: Path, files: dict[str, list[Any]], edges: Mapping[str, bytes],
+def write_graph(path: Path, files: dict[str, list[Any]], ids: Any, edges: Mapping[str, bytes],
                 old: Bundle | None = None, gone: Collection[str] = ()) -> None:  # fmt: skip
-    """The whole reference graph as CSR arrays, so a query reads it in one go (~1 ms) instead of
-    resolving every file's links. `edges` holds the packed out-edges of every file whose edges may
-    have changed (rechunked or relinked; every file in a full build). With `old`, the bundle this
-    one updates, `old`'s graph is changed where those files' edges differ from its own
-    (`csr_update`), or assembled from its other edges and these if that fails; `gone` holds the
-    removed files. The files' edges are not stored apart: the graph is their only record (6.0)."""
+    """The whole reference graph as CSR arrays over the chunks `ids` (the table's, in its order),
+    so a query reads it in one go (~1 ms) instead of resolving every file's links. `edges` holds
+    the packed out-edges of every file whose edges may have changed (rechunked or relinked; every
+    file in a full build). With `old`, the bundle this one updates, `old`'s graph is changed where
+    those files' edges differ from its own (`csr_update`), or assembled from its other edges and
+    these if that fails; `gone` holds the removed files. The files' edges are not stored apart:
+    the graph is their only record (6.0)."""
     from cora_ci.graph.csr import csr_update, pack_csr
 
-    ids = mf.ids_of(b"".join(files["ids"]))
     csr = None
     if old is not None:
         old_csr = old.graph_csr

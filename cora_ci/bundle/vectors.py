@@ -32,6 +32,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from cora_ci.arrays import positions
 from cora_ci.errors import CoraError
 
 RESCORE = 2  # candidates from the sign bits per result ranked by the codes (x2 and x4 measured alike)
@@ -66,9 +67,7 @@ def quantise(vectors: npt.NDArray[Any]) -> npt.NDArray[np.uint8]:
     n, dim = v.shape
     out = np.empty((n, width(dim)), dtype=np.uint8)
     for i in range(0, n, _BLOCK):
-        block = v[i : i + _BLOCK]
-        norms = np.linalg.norm(block, axis=1, keepdims=True)
-        x = rotate(block / np.where(norms > 0, norms, 1))
+        x = rotate(_unit(v[i : i + _BLOCK]))
         codes = np.searchsorted(THRESHOLDS, x * np.float32(np.sqrt(dim)), side="right").astype(np.uint8)
         fit = (_unit(LEVELS[codes]) * x).sum(axis=1)
         lo, hi = _FIT
@@ -186,25 +185,23 @@ def update_vectors(old: Path, old_rows: npt.NDArray[np.uint64], directory: Path,
     words, low, dim = _read(old / CODES, len(old_rows))
     new = [(np.asarray(ids, dtype=np.uint64), _planes(quantise(v))) for ids, v in batches if len(ids)]
     pool = np.concatenate([*(ids for ids, _ in new), np.asarray(old_rows, dtype=np.uint64)])
-    at = _where(pool, np.asarray(rows, dtype=np.uint64), first=True)  # a batch's code before the old one
+    at = _where(pool, np.asarray(rows, dtype=np.uint64), exact=False)  # a batch's code before the old one
     planes = [np.concatenate([*(_to_words(p[0], dim) for _, p in new), words], axis=1)[:, at]]
     planes += [np.concatenate([*(q[i + 1] for _, q in new), p])[at] for i, p in enumerate(low)]
     _write(directory / CODES, len(at), iter(planes[0]), planes[1:], dim)
 
 
 def _where(
-    ids: npt.NDArray[np.uint64], rows: npt.NDArray[np.uint64], first: bool = False
+    ids: npt.NDArray[np.uint64], rows: npt.NDArray[np.uint64], exact: bool = True
 ) -> npt.NDArray[np.intp]:
-    """The position in `ids` of each of `rows` (its first, with `first`; else `ids` must hold each
-    of `rows` once and nothing else); ValueError if one is missing."""
-    if not first and len(ids) != len(rows):
+    """The position in `ids` of each of `rows` (the first of repeats; with `exact`, `ids` must
+    hold each of `rows` once and nothing else); ValueError if one is missing."""
+    if exact and len(ids) != len(rows):
         raise ValueError(f"{len(ids)} vectors for {len(rows)} chunks")
-    order = np.argsort(ids, kind="stable")
-    at = np.minimum(np.searchsorted(ids[order], rows), max(len(ids) - 1, 0))
-    if len(rows) and (not len(ids) or not np.array_equal(ids[order][at], rows)):
+    at = positions(ids, rows)
+    if (at < 0).any():
         raise ValueError("a chunk has no vector")
-    out: npt.NDArray[np.intp] = order[at] if len(rows) else np.zeros(0, dtype=np.intp)
-    return out
+    return at
 
 
 def _write(path: Path, n: int, signs: Iterable[npt.NDArray[np.uint64]], low: list[npt.NDArray[np.uint8]],
@@ -348,7 +345,7 @@ class VectorIndex:
         if not len(keys):
             return np.zeros((0, width(self._dim)), dtype=np.uint8)
         try:
-            rows = _where(self._keys, keys, first=True)
+            rows = _where(self._keys, keys, exact=False)
         except ValueError:
             raise CoraError("CORA-BND-004", f"{self._name / CODES}: a chunk id has no vector") from None
         return self._codes(rows)

@@ -13,7 +13,7 @@ import numpy.typing as npt
 
 from cora_ci.arrays import among, sorted_unique
 
-FORMAT = 2  # 2: narrow arrays, weights by table (bundle format 6.0)
+FORMAT = 2  # 2: narrow arrays, weights by table (bundle 6.0); nodes by place in graph.msgpack (7.0)
 Edges = list[tuple[int, int, float]]  # (source chunk id, target chunk id, weight), sorted
 
 
@@ -179,11 +179,15 @@ def csr_from_dict(d: Mapping[str, Any]) -> Csr:
     """`csr_dict`'s arrays, checked to form a graph (a bundle may come from anywhere): ValueError if not."""
     if not isinstance(d, Mapping) or d.get("format") != FORMAT:
         raise ValueError(f"unsupported graph format {d.get('format') if isinstance(d, Mapping) else d!r:.40}")
-    if not isinstance(d.get("ids"), _BYTES) or not isinstance(d.get("levels"), _BYTES):
-        raise ValueError("graph ids or levels: not an array")
-    if memoryview(d["ids"]).nbytes % 8 or memoryview(d["levels"]).nbytes % 4:
-        raise ValueError("graph ids or levels: bad length")
-    ids = np.frombuffer(d["ids"], dtype="<u8").astype(np.uint64)
+    if not isinstance(d.get("ids"), _BYTES) or memoryview(d["ids"]).nbytes % 8:
+        raise ValueError("graph ids: not an array of ids")
+    return _from_arrays(d, np.frombuffer(d["ids"], dtype="<u8").astype(np.uint64))
+
+
+def _from_arrays(d: Mapping[str, Any], ids: npt.NDArray[np.uint64]) -> Csr:
+    """`csr_dict`'s arrays over the nodes `ids`, checked to form a graph (ValueError if not)."""
+    if not isinstance(d.get("levels"), _BYTES) or memoryview(d["levels"]).nbytes % 4:
+        raise ValueError("graph levels: not an array of weights")
     degrees, indices, codes = (_wide(d.get(k), k) for k in ("degrees", "indices", "weights"))
     levels = np.frombuffer(d["levels"], dtype="<f4").astype(np.float32)
     n, e = len(ids), len(indices)
@@ -216,10 +220,9 @@ def unpack_csr(data: bytes, rows: npt.NDArray[np.uint64]) -> Csr:
     import msgpack
 
     d = msgpack.unpackb(data, max_bin_len=len(data), max_str_len=64, max_map_len=8, max_array_len=2)
-    if not isinstance(d, dict):
-        raise ValueError("not a graph")
-    order = _wide(d.pop("order", None), "order")
+    if not isinstance(d, dict) or d.get("format") != FORMAT:
+        raise ValueError(f"unsupported graph format {d.get('format') if isinstance(d, dict) else d!r:.40}")
+    order = _wide(d.get("order"), "order")
     if len(order) != len(rows) or (len(order) and int(order.max()) >= len(rows)):
         raise ValueError("the graph's nodes are not the manifest's chunks")
-    ids = np.asarray(rows, dtype=np.uint64)[order]
-    return csr_from_dict({**d, "ids": ids.astype("<u8").tobytes()})  # ids ascending: `order` a permutation
+    return _from_arrays(d, np.asarray(rows, dtype=np.uint64)[order])  # ids ascending: `order` a permutation
