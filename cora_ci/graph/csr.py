@@ -144,7 +144,9 @@ def csr_dict(c: Csr) -> dict[str, Any]:
     the table of the graph's distinct weights (a few dozen: 1 over a name's target count, summed):
     format 2 is 40% of format 1's u64 row offsets, u32 targets and f32 weights (zod: 0.63 ->
     0.28 MB). Chunk ids stay u64 (hashes) here; `graph.msgpack` names them by place (`pack_csr`)."""
-    levels, codes = np.unique(c.weights.astype(np.float32, copy=False), return_inverse=True)
+    weights = c.weights.astype(np.float32, copy=False)
+    levels = sorted_unique(weights)  # and each weight's place among them: np.unique's inverse sorts
+    codes = np.searchsorted(levels, weights)  # every edge (argsort), ~3x this at 900k edges
     return {
         "format": FORMAT,
         "ids": c.ids.astype("<u8", copy=False).data,
@@ -206,7 +208,8 @@ def pack_csr(c: Csr, rows: npt.NDArray[np.uint64]) -> bytes:
     (the manifest's chunk order, the graph's nodes): 1-4 bytes a chunk instead of 8 (7.0)."""
     import msgpack
 
-    order = np.argsort(rows, kind="stable")
+    order = np.argsort(rows)  # distinct ids (`check_unique_ids`): any sort gives the one order, and
+    # numpy's default one is ~6x the stable one's speed on 64-bit keys (~5 ms at 424k chunks)
     if not np.array_equal(np.asarray(rows, dtype=np.uint64)[order], c.ids):
         raise ValueError("the graph's nodes are not the manifest's chunks")
     d = csr_dict(c)
