@@ -10,7 +10,8 @@ from cora_ci.retrieval.query import Query
 
 EXPLAIN_KEYS = (
     "query", "bm25_rank", "bm25_score", "vector_rank", "vector_score", "fused", "definition", "name",
-    "evidence", "popular", "tested", "nested", "demoted", "dir", "kind", "file", "graph", "diversity",
+    "evidence", "popular", "tested", "nested", "members", "demoted", "dir", "kind", "file", "graph",
+    "diversity",
     "boost", "related",
 )  # fmt: skip
 
@@ -40,6 +41,7 @@ class Params:
     file: float = 0.15  # times each of the file's other best scores (up to file_count of them),
     file_decay: float = 0.7  # ... the n-th weighted this to the n
     file_count: int = 5
+    members: float = 0.3  # for a sentence, a type gains this times its members' best scores (as `file`)
     diversity: float = 0.8  # the n-th chunk of one file is multiplied by this to the n
     spread: float = 0.3  # ... for a question (`Query.question`): its answer spans more files
     floor: float = 0.2  # ... but a chunk of this share of the best score never below it (`select.diverse`)

@@ -190,6 +190,8 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
     if q.identifier is None and params.tested > 0:
         _to_subjects(cat, cands, params)
     headers = headers_behind_definitions(cands) if q.identifier is not None else set()
+    if q.identifier is None and not q.report and params.members > 0:
+        _member_share(cands, params)
     if params.file > 0:
         _file_share(cands, params, headers)
     if q.identifier is None and (params.private != 1.0 or params.data != 1.0):
@@ -311,6 +313,28 @@ def _lower_older_definitions(older: list[tuple[Cand, str, float]], defined: floa
         if c.explain["definition"] <= defined:
             c.score *= factor
             c.explain["demoted"] = cls
+
+
+def _member_share(cands: dict[int, Cand], params: Params) -> None:
+    """Each type (class, struct, interface) gains `params.members` times the best scores of its
+    members among the candidates, the n-th weighted `file_decay`**n, up to `file_count`: what
+    describes a class ("Mixes stdout and stderr streams.") matches the words of its members'
+    code more than its own skeleton, and several of them found say the class is asked for, as a
+    file's several good chunks say the file is (`_file_share`). One member found lifts its class
+    by a share of its score, so a question about that member still answers with the member, and
+    a member the sentence names (`definition`: "how does Scale.apply scale a str") lends nothing.
+    Not for a report, which asks where to change code: a member, not its class."""
+    by_parent: dict[int, list[float]] = {}
+    for c in cands.values():
+        if c.meta.parent is not None and not c.explain["definition"]:
+            by_parent.setdefault(c.meta.parent, []).append(c.score)
+    weights = [params.members * params.file_decay**i for i in range(params.file_count)]
+    for c in cands.values():
+        scores = by_parent.get(c.meta.id) if c.meta.kind == "type" else None
+        if scores:
+            extra = sum(w * s for w, s in zip(weights, sorted(scores, reverse=True), strict=False))
+            c.explain["members"] = round(extra, 6)
+            c.score += extra
 
 
 def _file_share(cands: dict[int, Cand], params: Params, skip: set[int]) -> None:

@@ -11,7 +11,8 @@ bundles, `many.py`, applies too):
    tests/examples/vendored/generated code, older copies of the code, prose, type stubs and private
    helpers lower unless asked for (`demoted`), for a sentence the code a well-found test checks
    (`tested`, `tested.py`), `dir:` boosts (`dir`), a share of the other strong
-   chunks of the same file (`file`), so a file with several good chunks rises, and for a sentence
+   chunks of the same file (`file`), so a file with several good chunks rises, for a sentence
+   a share of a type's members' scores (`members`), so a class its members describe rises, and
    a nested function's enclosing function just above it (`nested`, `nesting.py`);
 3. reference expansion: personalized PageRank seeded by the best hits lifts candidates they are
    linked with and adds linked chunks that search missed (`graph`, source "graph"), damped for
