@@ -101,3 +101,32 @@ def test_a_member_the_sentence_names_lends_its_class_nothing(tmp_path: Path) -> 
     assert _anchors(b, hits)[0] == "mixer.py::StreamMixer.stderr_text" and named.explain["definition"]
     lent = rest["mixer.py::StreamMixer"].explain["members"]  # by its other members only
     assert lent is not None and lent < PARAMS.members * named.score
+
+
+def test_fields_lend_their_type_nothing(tmp_path: Path) -> None:
+    """A field declares what a type holds, not what it does: TypeScript interfaces and structs,
+    lifted by the declarations of the words a sentence has, rose above the code that uses them."""
+    repo = init_repo(tmp_path / "r", dedent_files({
+        ".cora.toml": "min_tokens = 0\n",
+        "settings.py": '''\
+            class RetrySettings:
+                retry_count: int = 3
+                retry_delay: float = 0.5
+                retry_backoff: float = 2.0
+
+
+            def retry(call, settings):
+                delay = settings.retry_delay
+                for _ in range(settings.retry_count):
+                    if call():
+                        return True
+                    delay *= settings.retry_backoff
+                return False
+            ''',
+    }))  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "retry count, delay and backoff", expand=False)
+    kinds = {a: h for a, h in zip(_anchors(b, hits), hits, strict=True)}
+    assert "settings.py::RetrySettings" in kinds and "settings.py::RetrySettings.retry_count" in kinds
+    assert kinds["settings.py::RetrySettings"].explain["members"] is None

@@ -321,20 +321,23 @@ def _member_share(cands: dict[int, Cand], params: Params) -> None:
     describes a class ("Mixes stdout and stderr streams.") matches the words of its members'
     code more than its own skeleton, and several of them found say the class is asked for, as a
     file's several good chunks say the file is (`_file_share`). One member found lifts its class
-    by a share of its score, so a question about that member still answers with the member, and
-    a member the sentence names (`definition`: "how does Scale.apply scale a str") lends nothing.
-    Not for a report, which asks where to change code: a member, not its class."""
+    by a share of its score, so a question about that member still answers with the member. A
+    member the sentence names (`definition`: "how does Scale.apply scale a str") lends nothing,
+    nor does a field: it declares what a type holds, and TypeScript interfaces and structs, lifted
+    by declarations of a sentence's words, rose above the code that uses them (semble 0.823 with
+    fields, 0.828 without). Not for a report, which asks where to change code: a member."""
     by_parent: dict[int, list[float]] = {}
     for c in cands.values():
-        if c.meta.parent is not None and not c.explain["definition"]:
+        if c.meta.parent is not None and not c.explain["definition"] and c.meta.kind != "field":
             by_parent.setdefault(c.meta.parent, []).append(c.score)
     weights = [params.members * params.file_decay**i for i in range(params.file_count)]
     for c in cands.values():
         scores = by_parent.get(c.meta.id) if c.meta.kind == "type" else None
         if scores:
             extra = sum(w * s for w, s in zip(weights, sorted(scores, reverse=True), strict=False))
-            c.explain["members"] = round(extra, 6)
-            c.score += extra
+            if extra:
+                c.explain["members"] = round(extra, 6)
+                c.score += extra
 
 
 def _file_share(cands: dict[int, Cand], params: Params, skip: set[int]) -> None:
