@@ -1,4 +1,4 @@
-"""A class described in words is what its members' code says (`scoring._member_share`): a
+"""A class described in words is what its members' code says (`shares.member_share`): a
 sentence that several members of a class match answers with the class; one that one member
 matches still answers with that member; a bug report is not lifted to classes at all."""
 

@@ -50,6 +50,7 @@ class Params:
     seeds: int = 5  # top hits that seed PageRank
     graph: float = 0.1  # added: this times the graph score (PageRank mass / the largest mass)
     popular: float = 0.05  # added for a sentence: this times how much of the code refers to the chunk
+    central: float = 0.2  # ... for a question: this times how much other files' code refers to its file
     tested: float = 0.3  # added for a sentence to a tested file's chunks: this times what its test adds
     graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
     graph_slots: float = 0.2  # share of the places kept for chunks only the graph found (every 5th) ...

@@ -7,7 +7,8 @@ bundles, `many.py`, applies too):
 2. query-aware features: an identifier query's definition first (`definition`; which member of
    a definition family takes it whole, and a file's header behind it: `definitions.py`), the code a bug
    report's traceback frames and paths point at (`evidence`), symbol and file names that match the
-   query (`name`), for a sentence how much of the code refers to a chunk (`popular`),
+   query (`name`), for a sentence how much of the code refers to a chunk, and for a question to
+   its file (`popular`),
    tests/examples/vendored/generated code, older copies of the code, prose, type stubs and private
    helpers lower unless asked for (`demoted`), for a sentence the code a well-found test checks
    (`tested`, `tested.py`), `dir:` boosts (`dir`), a share of the other strong
