@@ -272,12 +272,6 @@ class ChunkTable:
         """Index in the file table of `path` (sorted by path), or None."""
         return position(self._f["path"], path)
 
-    @cached_property
-    def row_files(self) -> npt.NDArray[np.int64]:
-        """Each row's file (its index in the file table), as an array."""
-        starts = np.asarray(self._starts, dtype=np.int64)
-        return np.repeat(np.arange(len(starts) - 1, dtype=np.int64), np.diff(starts))
-
     def file_rows(self, fi: int) -> range:
         """Rows of the chunks of the file at index `fi`: contiguous, in chunk order."""
         return range(self._starts[fi], self._starts[fi + 1])

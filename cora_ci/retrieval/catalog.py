@@ -310,33 +310,6 @@ class Catalog:
         return dict(zip(g.ids[nodes].tolist(), self._popularity[nodes].tolist(), strict=True))
 
     @cached_property
-    def _file_popularity(self) -> npt.NDArray[np.float64]:
-        """Per file (its index in the table), log(1 + references into its chunks from other
-        files) over the most referenced file's; one pass over the edges (~1 ms at 50k chunks)."""
-        g, t = self.graph, self.table
-        files = t.row_files
-        if not len(files) or len(g.ids) != len(files):  # the graph holds every chunk (`pack_csr`)
-            return np.zeros(0)
-        node_file = files[np.argsort(t.id_array)]  # node i is the i-th smallest id
-        src, dst = node_file[g.sources], node_file[g.indices]
-        refs = np.log1p(np.bincount(dst[src != dst], minlength=int(files[-1]) + 1).astype(np.float64))
-        top = refs.max() if len(refs) else 0.0
-        out: npt.NDArray[np.float64] = refs / top if top > 0 else refs
-        return out
-
-    def file_popularity(self, paths: Iterable[str]) -> dict[str, float]:
-        """How much of the other files' code refers to each file, 0 to 1 (log-scaled, the most
-        referenced file 1): a question about a flow or a concept is often answered in a central
-        module, as the chunk's own prior (`popularity`) tips equals towards what the code uses."""
-        pop = self._file_popularity
-        out: dict[str, float] = {}
-        for path in paths:
-            fi = self.table.file_index(path)
-            if fi is not None and fi < len(pop) and pop[fi] > 0:
-                out[path] = float(pop[fi])
-        return out
-
-    @cached_property
     def graph(self) -> GraphArrays:
         g = self.bundle.graph_csr
         sources = np.repeat(np.arange(len(g.ids), dtype=np.int64), np.diff(g.indptr))

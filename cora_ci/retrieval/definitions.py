@@ -142,7 +142,7 @@ def headers_behind_definitions(cands: Mapping[K, Candidate]) -> set[K]:
     asked for as the file's definition of it does (`IMediator.cs`'s `namespace MediatR;` came
     second to `interface IMediator`): where that definition is found, the header adds nothing
     and ranks behind the file's other chunks. The keys of the headers lowered, which take no
-    share of their file's score (`shares.file_share`); a class that lowered one already (a
+    share of their file's score (`scoring._file_share`); a class that lowered one already (a
     test's header) keeps its name in `explain`."""
     defined = {c.meta.path for c in cands.values() if c.explain["definition"]}
     lowered = set()

@@ -10,8 +10,7 @@ from cora_ci.retrieval.query import Query
 
 EXPLAIN_KEYS = (
     "query", "bm25_rank", "bm25_score", "vector_rank", "vector_score", "fused", "definition", "name",
-    "evidence", "popular", "tested", "nested", "members", "demoted", "dir", "kind", "file", "graph",
-    "diversity",
+    "evidence", "popular", "tested", "nested", "demoted", "dir", "kind", "file", "graph", "diversity",
     "boost", "related",
 )  # fmt: skip
 
@@ -41,7 +40,6 @@ class Params:
     file: float = 0.15  # times each of the file's other best scores (up to file_count of them),
     file_decay: float = 0.7  # ... the n-th weighted this to the n
     file_count: int = 5
-    members: float = 0.3  # for a sentence, a type gains this times its members' best scores (as `file`)
     diversity: float = 0.8  # the n-th chunk of one file is multiplied by this to the n
     spread: float = 0.3  # ... for a question (`Query.question`): its answer spans more files
     floor: float = 0.2  # ... but a chunk of this share of the best score never below it (`select.diverse`)
@@ -50,7 +48,6 @@ class Params:
     seeds: int = 5  # top hits that seed PageRank
     graph: float = 0.1  # added: this times the graph score (PageRank mass / the largest mass)
     popular: float = 0.05  # added for a sentence: this times how much of the code refers to the chunk
-    central: float = 0.2  # ... for a question: this times how much other files' code refers to its file
     tested: float = 0.3  # added for a sentence to a tested file's chunks: this times what its test adds
     graph_min: float = 0.2  # graph-only chunks below this share of the largest mass are not added
     graph_slots: float = 0.2  # share of the places kept for chunks only the graph found (every 5th) ...

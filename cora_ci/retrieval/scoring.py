@@ -41,7 +41,6 @@ from cora_ci.retrieval.nesting import lift_enclosing
 from cora_ci.retrieval.params import EXPLAIN_KEYS, Params
 from cora_ci.retrieval.query import Query, signature
 from cora_ci.retrieval.related import neighbours_of
-from cora_ci.retrieval.shares import file_share, member_share
 from cora_ci.retrieval.tested import lend
 from cora_ci.retrieval.types import Boost, Filters
 
@@ -131,9 +130,6 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
                 first_part[family(c.meta, bare, (q.identifier or ("",))[-1])] = key
     asked = q.identifier is None and params.popular > 0  # a sentence: the most used of equals first
     popular = cat.popularity([c.meta.id for c in cands.values()]) if asked else {}
-    central = (
-        cat.file_popularity({c.meta.path for c in cands.values()}) if q.question and params.central else {}
-    )
     older: list[tuple[Cand, str, float]] = []  # definitions lowered only if code defines them too
     defined = 0.0  # the best definition of what is asked for outside them
     members: dict[str, list[int]] = {}  # a named family's other members: behind its principal
@@ -170,7 +166,7 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
         nm = params.name * name_match(q, m)
         if nm:
             ex["name"] = round(nm, 6)
-        pop = params.popular * popular.get(m.id, 0.0) + params.central * central.get(m.path, 0.0)
+        pop = params.popular * popular.get(m.id, 0.0)
         if pop:
             ex["popular"] = round(pop, 6)
         score = c.score + bonus + nm + pop
@@ -194,10 +190,8 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
     if q.identifier is None and params.tested > 0:
         _to_subjects(cat, cands, params)
     headers = headers_behind_definitions(cands) if q.identifier is not None else set()
-    if q.identifier is None and not q.report and params.members > 0:
-        member_share(cands, params)
     if params.file > 0:
-        file_share(cands, params, headers)
+        _file_share(cands, params, headers)
     if q.identifier is None and (params.private != 1.0 or params.data != 1.0):
         for c in cands.values():
             if c.explain["definition"] or c.explain["demoted"]:
@@ -317,6 +311,30 @@ def _lower_older_definitions(older: list[tuple[Cand, str, float]], defined: floa
         if c.explain["definition"] <= defined:
             c.score *= factor
             c.explain["demoted"] = cls
+
+
+def _file_share(cands: dict[int, Cand], params: Params, skip: set[int]) -> None:
+    """Each candidate but those in `skip` gains `params.file` times its file's other best scores,
+    the n-th of them weighted `file_decay`**n, up to `file_count`: a file with several good chunks
+    rises, the more the more it has, without a long file of weak matches outweighing one strong
+    chunk."""
+    by_file: dict[str, list[float]] = {}
+    for c in cands.values():
+        by_file.setdefault(c.meta.path, []).append(c.score)
+    for scores in by_file.values():
+        scores.sort(reverse=True)
+    weights = [params.file * params.file_decay**i for i in range(params.file_count)]
+    for key, c in cands.items():
+        if key in skip:
+            continue
+        others = by_file[c.meta.path][: params.file_count + 1]
+        if c.score in others:
+            others = others.copy()
+            others.remove(c.score)
+        extra = sum(w * s for w, s in zip(weights, others, strict=False))
+        if extra:
+            c.explain["file"] = round(extra, 6)
+            c.score += extra
 
 
 def expand_graph(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filters, params: Params,

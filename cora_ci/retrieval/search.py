@@ -7,13 +7,11 @@ bundles, `many.py`, applies too):
 2. query-aware features: an identifier query's definition first (`definition`; which member of
    a definition family takes it whole, and a file's header behind it: `definitions.py`), the code a bug
    report's traceback frames and paths point at (`evidence`), symbol and file names that match the
-   query (`name`), for a sentence how much of the code refers to a chunk, and for a question to
-   its file (`popular`),
+   query (`name`), for a sentence how much of the code refers to a chunk (`popular`),
    tests/examples/vendored/generated code, older copies of the code, prose, type stubs and private
    helpers lower unless asked for (`demoted`), for a sentence the code a well-found test checks
    (`tested`, `tested.py`), `dir:` boosts (`dir`), a share of the other strong
-   chunks of the same file (`file`), so a file with several good chunks rises, for a sentence
-   a share of a type's members' scores (`members`), so a class its members describe rises, and
+   chunks of the same file (`file`), so a file with several good chunks rises, and for a sentence
    a nested function's enclosing function just above it (`nested`, `nesting.py`);
 3. reference expansion: personalized PageRank seeded by the best hits lifts candidates they are
    linked with and adds linked chunks that search missed (`graph`, source "graph"), damped for
