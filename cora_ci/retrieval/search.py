@@ -31,7 +31,7 @@ from cora_ci.bundle import Bundle
 from cora_ci.retrieval.catalog import Catalog, catalog
 from cora_ci.retrieval.evidence import Pointed, pointed
 from cora_ci.retrieval.features import active, compile_filters
-from cora_ci.retrieval.fusion import fuse
+from cora_ci.retrieval.fusion import Fused, fuse
 from cora_ci.retrieval.nesting import together
 from cora_ci.retrieval.params import PARAMS, Params, decay
 from cora_ci.retrieval.query import Query, analyse, query_vector, rarity, title_terms
@@ -162,10 +162,28 @@ def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, f
         weigh = rarity([bundle.lexical], params.rarity)
         vector = bundle.vectors.search(query_vector(embedder, q, weigh), pool)  # no model run when unweighted
     fused = fuse(lexical, vector, params.fusion, q.identifier is not None, q.report)
+    kept = _best(cat, fused, accept, params.keep * k) if q.identifier is None and not q.codey else None
     out: dict[int, Cand] = {}
     for cid, f in fused.items():
+        if kept is not None and cid not in kept:
+            continue
         m = cat.meta(cid)
         if m is None or not accept(m):
             continue
         out[cid] = Cand(m, f.score, "search", explained(q, f))
+    return out
+
+
+def _best(cat: Catalog, fused: dict[int, Fused], accept: Any, most: int) -> set[int]:
+    """The `most` best fused candidates the filters accept: the ones a sentence's features are
+    worked out for. A sentence names no code, so its features add little (a name's share, the
+    reference prior, a test's lending): a candidate below them does not reach the top, and each
+    one costs its file's metadata (~25 files a query at 50k chunks; bench/RESULTS.md)."""
+    out: set[int] = set()
+    for cid, _ in sorted(fused.items(), key=lambda kv: (-kv[1].score, kv[0])):
+        if len(out) >= most:
+            break
+        m = cat.meta(cid)
+        if m is not None and accept(m):
+            out.add(cid)
     return out
