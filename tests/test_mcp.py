@@ -289,7 +289,7 @@ def test_a_server_started_before_the_first_index_serves_it_once_built(
     anyio.run(run)
 
 
-def test_a_warmed_session_has_its_indexes_open_before_the_first_call(shop: Path) -> None:
+def test_a_session_answers_one_question_while_it_warms(shop: Path) -> None:
     """`cora-ci mcp` warms each session before serving: the indexes are opened and one question
     is answered, so the first call finds what a search opens on first use (tantivy's segments,
     the answer's code, its caches) as the later ones do (141 -> 63 ms at 50k chunks)."""

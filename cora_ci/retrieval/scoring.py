@@ -123,7 +123,7 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
     idents += [(q.named, params.definition)] if q.named else []  # "where is `abort` defined"
     idents += [(c, params.definition_in_text) for c in q.codey if c != q.named]
     bare = bool(idents) and all(len(ident) == 1 for ident, _ in idents)  # `MethodSpec`, not `.MethodSpec`
-    first_part = principal(cat, cands, bare)
+    first_part = principal(cat, cands, bare) if idents else {}  # only a named definition has a family
     if q.signed is not None:  # one overload written with its types (`abbreviate(String, String, int)`)
         for key, c in cands.items():
             if _signed(c.meta.anchor) == q.signed:
