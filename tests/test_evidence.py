@@ -1001,3 +1001,36 @@ def test_a_reports_private_helper_is_not_lowered_for_being_private(
     ans = run_query(report, Where.of(None, None, repo), k=3).results
     got = [r.anchor for r in ans]
     assert got.index("web/models.py::_parse_header_links") < got.index("web/models.py::Response.links"), got
+
+
+def test_a_reports_own_file_of_a_name_the_repository_has_once_is_not_its_frame(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A flask trial: the report's own `/home/me/proj/app/tasks.py` was taken for the
+    repository's one `tasks.py`, an example's (`task_app/tasks.py`: the same name, no directory
+    in common), and its innermost frame put that example first. A root file of the name, or a
+    bare name, still matches."""
+    from cora_ci.bundle import open_bundle
+    from cora_ci.retrieval.catalog import catalog
+
+    repo = make_repo({
+        "examples/celery/src/task_app/tasks.py": "def add(a, b):\n    return a + b\n",
+        "src/shop/globals.py": "NO_APP = 'Working outside of application context.'\n",
+        "setup.py": "from setuptools import setup\n\nsetup()\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    paths = evidence.Paths(catalog(open_bundle(repo / ".cora" / "index")))
+    assert paths.match("/home/me/proj/app/tasks.py") == []
+    assert paths.match("/srv/checkout/examples/celery/src/task_app/tasks.py") == [
+        "examples/celery/src/task_app/tasks.py"
+    ]
+    assert paths.match("tasks.py") == ["examples/celery/src/task_app/tasks.py"]  # bare: the one file
+    assert paths.match("/home/me/proj/setup.py") == ["setup.py"]  # the repository's root file
+    report = (
+        "RuntimeError: Working outside of application context.\n\nTraceback (most recent call last):\n"
+        '  File "/home/me/proj/app/tasks.py", line 2, in work\n    current_app.logger.info("done")\n'
+        "RuntimeError: Working outside of application context.\n"
+    )
+    ans = run_query(report, Where.of(None, None, repo), k=2)
+    assert ans.results[0].anchor != "examples/celery/src/task_app/tasks.py::add"
+    assert all(r.hit.explain["evidence"] is None for r in ans.results if r.view.path.endswith("tasks.py"))

@@ -80,7 +80,11 @@ class Paths:
     def match(self, written: str) -> list[str]:
         """The bundle's files sharing the longest run of trailing components with `written`
         (`/usr/lib/python3/site-packages/django/db/models/query.py` -> `django/db/models/query.py`);
-        a bare file name matches only a name held by one file."""
+        a bare file name matches only a name held by one file. A written path whose directory
+        agrees with none (the report's own `/home/me/proj/app/tasks.py` against the repository's
+        `examples/celery/src/task_app/tasks.py`) is another file of that name, unless the
+        repository's is at its root: a flask trial's own frame was taken for the innermost
+        in-repository one."""
         parts = [p for p in re.split(r"[/\\]", written) if p not in ("", ".")]
         if not parts:
             return []
@@ -90,6 +94,8 @@ class Paths:
         scored = [(_common_tail(parts, p.split("/")), p) for p in found]
         best = max(n for n, _ in scored)
         top = [p for n, p in scored if n == best]
+        if best == 1 and len(parts) > 1:
+            top = [p for p in top if "/" not in p]
         return top if best > 1 or len(top) == 1 else []
 
     def compiled(self, written: str) -> list[str]:
