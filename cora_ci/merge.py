@@ -70,8 +70,8 @@ def merge(paths: Sequence[Path], out: Path) -> MergeSummary:
         edges = link_files(Rows(), Rows(), rows, list(rows))
         stages["graph"] = time.perf_counter() - t
         files = rows.top_table()
-        chunks = sum(len(b) // 8 for b in files["ids"])
         ids = mf.ids_of(b"".join(files["ids"]))  # the merged chunk table's order: vectors and graph
+        chunks = len(ids)
         count = bucket_count(chunks)
         header = {k: first[k] for k in HEADER if k in first and k != "shard"}
 

@@ -102,8 +102,9 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
         embedded, texts = texts.embedded, None
     stages["embed"] = time.perf_counter() - t + eager
     files = rows.top_table()
+    ids = mf.ids_of(b"".join(files["ids"]))  # the chunk table's order: the vectors' and the graph's
     deleted = old_rows.paths() - rows.paths()
-    count = bucket_count(sum(len(b) // 8 for b in files["ids"]))
+    count = bucket_count(len(ids))
     same_buckets = old is not None and old.manifest["lexical"]["buckets"] == count
 
     def fill(tmp: Path) -> dict[str, Any]:
@@ -111,7 +112,6 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
         reuse = old if same_buckets else None
         buckets = bucket_map(files["path"], count)
         changed = {buckets[p] for p in fresh} | {bucket_of(p, count) for p in deleted}
-        ids = mf.ids_of(b"".join(files["ids"]))  # the chunk table's order: the vectors' and the graph's
         if plans:
             _write_vectors(tmp, old, plans.pop(), ids)
         lexical = write_lexical(tmp / mf.BM25, reuse, files, rows, changed, count, buckets)
@@ -129,7 +129,7 @@ def _write(snap: Snapshot, out: Path, old: Bundle | None, old_rows: Rows, same: 
                  for kind in snap.withheld]  # fmt: skip
     return Summary(
         out=out, files=len(indexed), skipped=len(files["path"]) - len(indexed),
-        chunks=sum(len(b) // 8 for b in files["ids"]), embedded=embedded,
+        chunks=len(ids), embedded=embedded,
         rechunked=len(fresh), removed=len(deleted), rebuilt=rebuilt,
         source_bytes=sum(files["size"][i] for i in indexed), bundle_bytes=size,
         diagnostics=len(notes), notes=notes,

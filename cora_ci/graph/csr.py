@@ -179,11 +179,16 @@ def _wide(v: Any, what: str) -> npt.NDArray[np.int64]:
 
 def csr_from_dict(d: Mapping[str, Any]) -> Csr:
     """`csr_dict`'s arrays, checked to form a graph (a bundle may come from anywhere): ValueError if not."""
-    if not isinstance(d, Mapping) or d.get("format") != FORMAT:
-        raise ValueError(f"unsupported graph format {d.get('format') if isinstance(d, Mapping) else d!r:.40}")
+    _check_format(d)
     if not isinstance(d.get("ids"), _BYTES) or memoryview(d["ids"]).nbytes % 8:
         raise ValueError("graph ids: not an array of ids")
     return _from_arrays(d, np.frombuffer(d["ids"], dtype="<u8").astype(np.uint64))
+
+
+def _check_format(d: Any) -> None:
+    """`d` is a map of this graph format (ValueError if not)."""
+    if not isinstance(d, Mapping) or d.get("format") != FORMAT:
+        raise ValueError(f"unsupported graph format {d.get('format') if isinstance(d, Mapping) else d!r:.40}")
 
 
 def _from_arrays(d: Mapping[str, Any], ids: npt.NDArray[np.uint64]) -> Csr:
@@ -223,8 +228,7 @@ def unpack_csr(data: bytes, rows: npt.NDArray[np.uint64]) -> Csr:
     import msgpack
 
     d = msgpack.unpackb(data, max_bin_len=len(data), max_str_len=64, max_map_len=8, max_array_len=2)
-    if not isinstance(d, dict) or d.get("format") != FORMAT:
-        raise ValueError(f"unsupported graph format {d.get('format') if isinstance(d, dict) else d!r:.40}")
+    _check_format(d)
     order = _wide(d.get("order"), "order")
     if len(order) != len(rows) or (len(order) and int(order.max()) >= len(rows)):
         raise ValueError("the graph's nodes are not the manifest's chunks")
