@@ -1034,3 +1034,188 @@ def test_a_reports_own_file_of_a_name_the_repository_has_once_is_not_its_frame(
     ans = run_query(report, Where.of(None, None, repo), k=2)
     assert ans.results[0].anchor != "examples/celery/src/task_app/tasks.py::add"
     assert all(r.hit.explain["evidence"] is None for r in ans.results if r.view.path.endswith("tasks.py"))
+
+
+MAPPER = """\
+package com.acme.json;
+
+import java.io.Reader;
+import java.io.StringReader;
+
+/** Reads JSON text into objects. */
+public final class Mapper {
+  private final boolean lenient;
+
+  public Mapper(boolean lenient) {
+    this.lenient = lenient;
+  }
+
+  /** Reads a value from a string. */
+  public <T> T fromJson(String json, Class<T> type) throws SyntaxException {
+    return fromJson(new StringReader(json), type);
+  }
+
+  /** Reads a value from a reader. */
+  public <T> T fromJson(Reader json, Class<T> type) throws SyntaxException {
+    return fromJson(new TokenReader(json), type);
+  }
+
+  /** Reads a value from a token stream. */
+  public <T> T fromJson(TokenReader reader, Class<T> type) throws SyntaxException {
+    boolean old = reader.isLenient();
+    reader.setLenient(lenient);
+    try {
+      reader.peek();
+      Adapter<T> adapter = Adapters.of(type);
+      T value = adapter.read(reader);
+      reader.close();
+      return value;
+    } catch (java.io.EOFException e) {
+      throw new SyntaxException(e);
+    } finally {
+      reader.setLenient(old);
+    }
+  }
+
+  /** Writes a value as JSON text. */
+  public String toJson(Object value) {
+    StringBuilder out = new StringBuilder();
+    Adapters.of(value.getClass()).write(out, value);
+    return out.toString();
+  }
+}
+"""
+TOKENS = """\
+package com.acme.json;
+
+import java.io.Reader;
+
+/** Reads the tokens of JSON text one at a time. */
+public final class TokenReader {
+  private final Reader in;
+  private boolean lenient;
+  private int peeked;
+
+  public TokenReader(Reader in) {
+    this.in = in;
+  }
+
+  public boolean isLenient() {
+    return lenient;
+  }
+
+  public void setLenient(boolean lenient) {
+    this.lenient = lenient;
+  }
+
+  public int peek() {
+    return peeked;
+  }
+
+  /** Consumes the next token, the opening brace of an object. */
+  public void beginObject() {
+    if (peek() != 1) {
+      throw new IllegalStateException("Expected BEGIN_OBJECT but was " + peek());
+    }
+    peeked = 0;
+  }
+
+  public void close() {
+    peeked = -1;
+  }
+}
+"""
+JAVA_FILES = {
+    ".cora.toml": "min_tokens = 0\n",
+    "src/main/java/com/acme/json/Mapper.java": MAPPER,
+    "src/main/java/com/acme/json/TokenReader.java": TOKENS,
+    "src/main/java/com/acme/json/SyntaxException.java": (
+        "package com.acme.json;\n\n/** Thrown when JSON text is not well formed. */\n"
+        "public final class SyntaxException extends RuntimeException {\n"
+        "  public SyntaxException(Throwable cause) {\n    super(cause);\n  }\n}\n"
+    ),
+}
+# A report against another version of the library: its frames' lines are past the files' ends.
+JAVA_TRACE = """\
+java.lang.IllegalStateException: Expected BEGIN_OBJECT but was 2
+\tat com.acme.json.TokenReader.beginObject(TokenReader.java:412)
+\tat com.acme.json.Mapper.fromJson(Mapper.java:1238)
+\tat com.acme.json.Mapper.fromJson(Mapper.java:1137)
+\tat com.acme.json.Mapper.fromJson(Mapper.java:1047)
+"""
+
+
+def test_an_overloaded_frame_on_lines_of_another_version_is_the_implementation(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A gson trial (a report against 2.10.1, the repository newer): `Gson.fromJson`'s frames
+    were on lines no `fromJson` holds now, and the clue went to the first overload in the file,
+    a one-line delegate, where the trace's frames run through all of them into the one that
+    does the work."""
+    repo = make_repo(JAVA_FILES)
+    build(repo, model="none")
+    report = "fromJson throws IllegalStateException instead of SyntaxException\n\n" + JAVA_TRACE
+    ans = run_query(report, Where.of(None, None, repo), k=3)
+    told = [(r.anchor.split("::")[1], r.hit.explain["evidence"]) for r in ans.results]
+    assert told[:2] == [
+        ("TokenReader.beginObject", 1.0),
+        ("Mapper.fromJson(TokenReader, Class<T>)", FRAME_DECAY),
+    ]
+
+
+def test_a_quoted_signature_is_said_by_the_member_not_by_its_classs_skeleton(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A gson trial: a report quoting `fromJson(String json, TypeToken<T> typeOfT)` had the
+    skeleton of the 1,200-line `Gson` class (which repeats its members' declarations) as one of
+    the code that says it, ranked above the methods, which merged into it: the answer was lines
+    199-1288 of the class."""
+    from cora_ci.bundle import open_bundle
+    from cora_ci.retrieval.catalog import catalog
+
+    repo = make_repo(JAVA_FILES)
+    build(repo, model="none")
+    cat = catalog(open_bundle(repo / ".cora" / "index"))
+    report = "Calling `fromJson(String json, Class<T> type)` with text that is not an object fails\n"
+    said = {cat.meta(cid).anchor: w for cid, w in emitted.said(cat, report).items()}
+    mapper = "src/main/java/com/acme/json/Mapper.java::Mapper"
+    assert said.get(mapper + ".fromJson(String, Class<T>)") == MESSAGE
+    assert mapper not in said
+    ans = run_query(report + "\n" + JAVA_TRACE, Where.of(None, None, repo), k=4)
+    assert mapper not in [r.anchor for r in ans.results]
+    assert all(r.view.end - r.view.start < 20 for r in ans.results)  # each a method's own lines
+
+
+def test_the_graph_does_not_lift_a_weaker_clue_over_a_stronger_one(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """The clues' order is the answer's (`in_clue_order`), also after the graph's lift: gson's
+    class skeleton, a weaker clue that the frames' code refers to, went above the innermost
+    frame's method once the graph had added its share. Here a graph weight far above the
+    default makes any such lift visible."""
+    import dataclasses
+
+    from cora_ci.bundle import open_bundle
+    from cora_ci.retrieval import PARAMS, search
+    from cora_ci.retrieval.catalog import catalog
+    from cora_ci.retrieval.query import analyse
+
+    repo = make_repo(JAVA_FILES)
+    build(repo, model="none")
+    bundle = open_bundle(repo / ".cora" / "index")
+    report = (
+        (
+            "fromJson throws IllegalStateException instead of SyntaxException\n\n"
+            "Calling fromJson with text that is not an object:\n\n"
+        )
+        + JAVA_TRACE
+        + (
+            "\tat com.acme.json.TokenReader.peek(TokenReader.java:300)\n"
+            "\tat com.acme.json.TokenReader.isLenient(TokenReader.java:300)\n"
+        )
+    )
+    told = evidence.pointed(catalog(bundle), report, analyse(report).title)
+    hits = search(bundle, report, k=8, params=dataclasses.replace(PARAMS, graph=3.0))
+    weights = [told.at[h.chunk_id] for h in hits if h.chunk_id in told.at]
+    assert len(weights) >= 3
+    assert weights == sorted(weights, reverse=True)

@@ -6,7 +6,7 @@ constructor), and a file's header kept behind the file's definition. Ranking's f
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeVar
 
 from cora_ci.chunking.model import OVERLOAD
@@ -71,6 +71,17 @@ def principal(cat: Catalog, cands: Mapping[K, Candidate], constructors: bool = F
             have = best.get(fam)
             if have is None or _better(cat, c.meta, cands[have].meta):
                 best[fam] = key
+    return best
+
+
+def leading(cat: Catalog, metas: Sequence[Meta]) -> Meta:
+    """Of chunks defining one name, the principal of the first one's family (`principal`'s
+    choice: of overloads the implementation, of a split definition its first part)."""
+    first = min(metas, key=lambda m: m.start_line)
+    best = first
+    for m in metas:
+        if family(m) == family(first) and _better(cat, m, best):
+            best = m
     return best
 
 

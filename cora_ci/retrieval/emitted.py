@@ -151,6 +151,8 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
                 matched[cid] = max(_longest(words, said_words), _written(words, code))
             elif head := _written(words, code):
                 matched[cid] = head
+        for cid in _framing(cat, matched):
+            del matched[cid]
         best = max(matched.values(), default=0)
         for cid, n in matched.items():
             weight = MESSAGE if n == best else MESSAGE / 2
@@ -158,6 +160,19 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
             for user in _users(cat, cid):
                 at[user] = max(at.get(user, 0.0), weight)
     return at
+
+
+def _framing(cat: Catalog, matched: dict[int, int]) -> list[int]:
+    """The matched types that only show a matched member's declaration: a class's skeleton repeats
+    its methods' signatures, and a report quoting one (gson's `fromJson(String json, TypeToken<T>
+    typeOfT)`) was said by both; the member is what says it, the class is its frame."""
+    anchors = {cid: m.anchor for cid in matched if (m := cat.meta(cid)) is not None and m.anchor}
+    members: dict[str, int] = {}  # owner anchor -> the most words a member of it matched
+    for cid, a in anchors.items():
+        owner = a.rpartition(".")[0] if "::" in a and "." in a.partition("::")[2] else None
+        if owner is not None:
+            members[owner] = max(members.get(owner, 0), matched[cid])
+    return [cid for cid, a in anchors.items() if matched[cid] <= members.get(a, 0)]
 
 
 _USERS = 5  # code that uses a message held in a constant, given its clue (more: a common constant)

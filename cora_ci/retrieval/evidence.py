@@ -27,6 +27,7 @@ from functools import cached_property
 from typing import Any, NamedTuple, Protocol, TypeVar
 
 from cora_ci.retrieval.catalog import Catalog, Meta
+from cora_ci.retrieval.definitions import leading
 from cora_ci.retrieval.emitted import RARE, coded, named_by_errors, said
 from cora_ci.retrieval.features import last_stem, stem_parts
 from cora_ci.retrieval.frames import Clue, clues
@@ -209,13 +210,20 @@ def _code(cat: Catalog, path: str) -> bool:
 
 
 def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None) -> int | None:
-    """The chunk of `path` defining `name`, else the innermost one holding `line`."""
+    """The chunk of `path` defining `name` (the one holding `line`; when none does, the report's
+    file is another version of this one: of overloads, the implementation, where a trace's
+    innermost frame runs, not the first signature in the file; with no line, the first), else
+    the innermost one holding `line`."""
     metas = [cat.row_meta(r) for r in cat.file_rows(path)]
     if name:
         named = [m for m in metas if name in m.symbols and m.kind != "file"]
-        if named:
-            return min(named, key=lambda m: (line is not None and not m.start_line <= line <= m.end_line,
-                                             m.start_line)).id  # fmt: skip
+        holding = [m for m in named if line is not None and m.start_line <= line <= m.end_line]
+        if holding:
+            return min(holding, key=lambda m: m.start_line).id
+        if named and line is not None:
+            return leading(cat, named).id
+        if named:  # a name mentioned, no line (a dotted name, maybe with its overload's types)
+            return min(named, key=lambda m: m.start_line).id
     if line is not None:
         holding = [m for m in metas if m.start_line <= line <= m.end_line]
         if holding:

@@ -29,7 +29,7 @@ from typing import Any
 
 from cora_ci.bundle import Bundle
 from cora_ci.retrieval.catalog import Catalog, catalog
-from cora_ci.retrieval.evidence import Pointed, pointed
+from cora_ci.retrieval.evidence import Pointed, in_clue_order, pointed
 from cora_ci.retrieval.features import active, compile_filters
 from cora_ci.retrieval.fusion import Fused, fuse
 from cora_ci.retrieval.nesting import together
@@ -106,14 +106,17 @@ def _ranked(bundle: Bundle, cat: Catalog, q: Query, query: str, depth: int, embe
     accept = compile_filters(filters)
     cands = _candidates(bundle, cat, q, depth, embedder, filters, params, accept)
     lifted: dict[int, int] = {}
+    told = Pointed({}, {})
     if params.features:
-        told = pointed(cat, query, q.title) if params.evidence > 0 else Pointed({}, {})
+        told = pointed(cat, query, q.title) if params.evidence > 0 else told
         add_pointed(cat, q, cands, told, accept)
         score_features(cat, q, cands, filters, boosts, params, told)
         to_related(cat, q, cands, filters, params, accept)
         lifted = lift_nested(cat, q, cands, params, accept)
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         expand_graph(cat, q, cands, filters, params, accept)
+        if told.at:  # the graph's lift kept below the clues' order (gson's class above its frame)
+            in_clue_order(cands, told)
     return cands, lifted
 
 
