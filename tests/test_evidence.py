@@ -16,7 +16,7 @@ from cora_ci.render.query import Where, run_query
 from cora_ci.retrieval import emitted, evidence
 from cora_ci.retrieval.emitted import MESSAGE, messages
 from cora_ci.retrieval.evidence import FRAME_DECAY, MENTION
-from cora_ci.retrieval.frames import clues
+from cora_ci.retrieval.frames import Clue, clues
 from cora_ci.retrieval.noise import without_noise
 
 pytestmark = pytest.mark.usefixtures("private_cache")
@@ -93,6 +93,16 @@ pytestmark = pytest.mark.usefixtures("private_cache")
          ("os/Path.scala", "fail", 179)),  # a Scala local function (os-lib)
         ("thread 1 panic: index out of bounds\n/home/u/shop/src/cart.zig:12:9: 0x1034b9f in total (shop)\n",
          ("/home/u/shop/src/cart.zig", "total", 12)),
+        ("System.InvalidOperationException: boom\n   at Shop.Outcome`1.GetResultOrRethrow()\n"
+         "   at Shop.Pipeline.ExecuteAsync[TResult](Func`2 callback, CancellationToken token)\n"
+         "   at Program.<Main>$(String[] args) in C:\\src\\App\\Program.cs:line 40",
+         (None, "GetResultOrRethrow", None)),  # .NET without the package's symbols: no file, no line
+        ("System.Exception: boom\n   at Shop.Pipeline.<>c__10`1.<<ExecuteAsync>b__10_0>d.MoveNext()\n",
+         (None, "ExecuteAsync", None)),  # a lambda in an async method: the method the compiler made it of
+        ("System.Exception: boom\n   at Shop.Cart.<TotalAsync>d__3.MoveNext() in C:\\src\\Shop\\Cart.cs:line 12\n",
+         ("C:\\src\\Shop\\Cart.cs", "TotalAsync", 12)),  # an async method's state machine
+        ("java.lang.NullPointerException\n\tat com.shop.Cart.total(Unknown Source)\n\tat com.shop.Main.main(Main.java:5)",
+         (None, "total", None)),  # the JVM's frame without its file, before one with it
     ],
 )  # fmt: skip
 def test_the_innermost_frame_comes_first_in_every_format(
@@ -670,6 +680,37 @@ def test_frames_of_a_compiled_package_point_at_its_typescript_sources(
     assert ans.results[0].anchor == "src/middleware/cors/index.ts::cors", [r.anchor for r in ans.results]
 
 
+def test_a_compiled_packages_frame_is_its_one_source_of_that_name_wherever_it_built_to(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A zod trial: zod 3 shipped `lib/ZodError.js`, built from `src/v3/ZodError.ts`; no
+    directory in common, and the name alone was not trusted (the flask trial's rule for a report's
+    own files), so the frames were no evidence. A file under `node_modules` is a package's build."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "packages/zod/src/v3/ZodError.ts": "export class ZodError extends Error {\n"
+                                           "  constructor(public issues: Issue[]) {\n    super()\n  }\n}\n",
+        "packages/zod/src/v3/types.ts": "export function handleArgs(args: unknown[]) {\n  return args\n}\n",
+        "packages/zod/src/v4/types.ts": "export type Issue = { code: string }\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    report = (
+        "Error: [ invalid arguments ]\n"
+        "    at new ZodError (/Users/me/app/node_modules/zod/lib/ZodError.js:75:28)\n"
+        "    at handleArgs (/Users/me/app/node_modules/zod/lib/types.js:1786:23)\n"
+    )
+    told = [
+        (r.anchor, r.hit.explain["evidence"])
+        for r in run_query(report, Where.of(None, None, repo), k=3).results
+    ]
+    assert told[0] == ("packages/zod/src/v3/ZodError.ts::ZodError", 1.0), told
+    # `types.ts` is two files: the frame does not say which
+    assert all(e in (None, 1.0, 0.3) for _, e in told), told
+    mine = "    at new ZodError (/Users/me/app/lib/ZodError.js:75:28)\n"  # the user's own build: not the package's
+    assert all(r.hit.explain["evidence"] is None for r in run_query(
+        "Error: boom\n" + mine, Where.of(None, None, repo), k=3).results)  # fmt: skip
+
+
 def test_what_a_title_names(make_repo: Callable[[dict[str, str]], Path]) -> None:
     from cora_ci.bundle import open_bundle
     from cora_ci.retrieval.catalog import catalog
@@ -1026,6 +1067,8 @@ def test_a_reports_own_file_of_a_name_the_repository_has_once_is_not_its_frame(
     ]
     assert paths.match("tasks.py") == ["examples/celery/src/task_app/tasks.py"]  # bare: the one file
     assert paths.match("/home/me/proj/setup.py") == ["setup.py"]  # the repository's root file
+    # ... but not a file of one of its directories that it no longer has (express 4's router)
+    assert paths.match("/srv/node_modules/shop/src/old/setup.py") == []
     report = (
         "RuntimeError: Working outside of application context.\n\nTraceback (most recent call last):\n"
         '  File "/home/me/proj/app/tasks.py", line 2, in work\n    current_app.logger.info("done")\n'
@@ -1219,3 +1262,116 @@ def test_the_graph_does_not_lift_a_weaker_clue_over_a_stronger_one(
     weights = [told.at[h.chunk_id] for h in hits if h.chunk_id in told.at]
     assert len(weights) >= 3
     assert weights == sorted(weights, reverse=True)
+
+
+OUTCOME = """\
+namespace Shop;
+
+public readonly partial struct Outcome<TResult>
+{
+    internal Outcome(Exception exception) => Exception = exception;
+
+    public Exception? Exception { get; }
+
+    public TResult? Result { get; }
+
+    /// <summary>The result, or the exception rethrown with its stack trace.</summary>
+    internal TResult GetResultOrRethrow()
+    {
+        if (Exception is not null)
+        {
+            ExceptionDispatchInfo.Capture(Exception).Throw();
+        }
+        return Result!;
+    }
+}
+"""
+PIPELINE = """\
+namespace Shop;
+
+public partial class Pipeline
+{
+    public async ValueTask<TResult> ExecuteAsync<TResult>(Func<CancellationToken, ValueTask<TResult>> callback, CancellationToken token)
+    {
+        var outcome = await ExecuteCore(callback, token).ConfigureAwait(false);
+        return outcome.GetResultOrRethrow();
+    }
+
+    public TResult Execute<TResult>(Func<CancellationToken, TResult> callback, CancellationToken token)
+    {
+        var outcome = ExecuteCore(callback, token);
+        return outcome.GetResultOrRethrow();
+    }
+}
+"""
+
+
+def test_a_dotnet_trace_without_files_points_at_its_methods(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A Polly trial: a package shipped without its symbols prints frames with no file nor line
+    (`at Polly.Outcome`1.GetResultOrRethrow()`), which were read as no frame at all (a dotted name
+    whose module is no file): the innermost is found by its owner and name."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "src/Shop/Outcome.TResult.cs": OUTCOME,
+        "src/Shop/Pipeline.Async.cs": PIPELINE,
+        "src/Shop/Retry.cs": "namespace Shop;\n\npublic class Retry\n{\n    public int Attempts { get; set; }\n}\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    report = (
+        "Rethrown exception grows its stack trace on every call\n\nIndex: 4\n"
+        "System.InvalidOperationException: boom\n   at Shop.Outcome`1.GetResultOrRethrow()\n"
+        "   at Shop.Pipeline.ExecuteAsync[TResult](Func`2 callback, CancellationToken token)\n"
+        "   at Program.<Main>$(String[] args) in C:\\src\\App\\Program.cs:line 40\n"
+    )
+    told = {r.anchor.split("::")[1]: r.hit.explain["evidence"] for r in run_query(
+        report, Where.of(None, None, repo), k=4).results}  # fmt: skip
+    assert next(iter(told.items())) == ("Shop.Outcome.GetResultOrRethrow", 1.0), told
+    assert told["Shop.Pipeline.ExecuteAsync"] == FRAME_DECAY, told
+
+
+WORKSPACE = {
+    ".cora.toml": "min_tokens = 0\n",
+    "crates/matcher/src/lib.rs": (
+        "pub struct Match {\n    start: usize,\n    end: usize,\n}\n\nimpl Match {\n"
+        "    pub fn with_end(&self, end: usize) -> Match {\n        assert!(self.start <= end);\n"
+        "        Match { end, ..*self }\n    }\n}\n"
+    ),
+    "crates/regex/src/lib.rs": "pub mod word;\n\npub fn version() -> u32 {\n    1\n}\n",
+    "crates/regex/src/word.rs": (
+        "use matcher::Match;\n\npub struct WordMatcher {\n    names: Vec<String>,\n}\n\nimpl WordMatcher {\n"
+        "    pub fn fast_find(&self, m: Match, at: usize) -> Match {\n        m.with_end(at)\n    }\n}\n"
+    ),
+    "crates/searcher/src/lib.rs": "pub fn search(haystack: &[u8]) -> usize {\n    haystack.len()\n}\n",
+}
+RUST_REPORT = """Panic on mundane-looking input
+
+thread 'main' panicked at 'assertion failed: start <= end', /home/u/.cargo/registry/src/index-1ecc/grep-matcher-0.1.5/src/lib.rs:131:9
+stack backtrace:
+   0: rust_begin_unwind
+   1: core::panicking::panic_fmt
+   2: grep_matcher::Match::with_end
+   3: grep_regex::word::WordMatcher::fast_find::h0123456789abcdef
+   4: <grep_regex::word::WordMatcher as grep_matcher::Matcher>::find_at
+"""
+
+
+def test_a_rust_backtrace_without_files_points_at_its_functions(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A ripgrep trial: a release build's backtrace names its functions without files, and the
+    panic's own path is one of a workspace's `src/lib.rs` (a crate from the registry): the
+    frames were not read, and the path took the innermost frame's place, shared among every
+    crate. The functions are found by their owners and names, in the trace's order."""
+    assert clues(RUST_REPORT)[:3] == [
+        Clue("/home/u/.cargo/registry/src/index-1ecc/grep-matcher-0.1.5/src/lib.rs", None, 131, True),
+        Clue(None, "panic_fmt", None, True, ("core", "panicking", "panic_fmt")),
+        Clue(None, "with_end", None, True, ("grep_matcher", "Match", "with_end")),
+    ]
+    assert clues(RUST_REPORT)[4].dotted == ("grep_regex", "word", "WordMatcher", "find_at")  # by its type
+    repo = make_repo(WORKSPACE)
+    build(repo, model="none")
+    told = [(r.anchor.split("::")[1], r.hit.explain["evidence"]) for r in run_query(
+        RUST_REPORT, Where.of(None, None, repo), k=2).results]  # fmt: skip
+    assert told == [("Match.with_end", 1.0), ("WordMatcher.fast_find", FRAME_DECAY)], told

@@ -191,3 +191,7 @@ def test_hostile_runs_are_read_in_one_pass() -> None:
     assert macros._APART.match(b"\n" * 50_000 + b"1") is None
     assert macros._FIELD.match(b"// " + b"a" * 50_000) is None
     assert clues("1\n#0 " + " " * 50_000) == [] and clues("1\n#1 c(" + ") (" * 20_000) == []
+    assert clues("1\n   at " + "a." * 50_000) == [] and clues("1\n   at " + "<" * 50_000 + ".x()") == []
+    assert (
+        clues("1: a" + " " * 50_000 + "x") == [] and clues("1: " + "a<" * 20_000 + "b" + ">" * 20_000) == []
+    )

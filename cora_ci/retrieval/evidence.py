@@ -40,6 +40,7 @@ class Resolved(NamedTuple):
     name: str | None
     line: int | None
     weight: float  # how strongly the report points at it (1.0: the innermost frame)
+    frame: bool = False  # a traceback frame's (its code runs there), not a mention's
 
 
 class Paths:
@@ -54,6 +55,11 @@ class Paths:
         for p in self._cat.bundle.manifest["files"]["path"]:
             out.setdefault(p.rsplit("/", 1)[-1], []).append(p)
         return out
+
+    @cached_property
+    def _top_dirs(self) -> frozenset[str]:
+        """The directories at the bundle's root."""
+        return frozenset(p.split("/", 1)[0] for p in self._cat.bundle.manifest["files"]["path"] if "/" in p)
 
     @cached_property
     def _by_stem(self) -> dict[str, list[str]]:
@@ -78,13 +84,31 @@ class Paths:
                 return found
         return []
 
-    def match(self, written: str) -> list[str]:
+    def defined(self, dotted: tuple[str, ...]) -> list[str]:
+        """The files defining the member a frame without a file names (`Polly.Outcome.GetResultOrRethrow`:
+        a .NET package shipped without its symbols; a JVM's `Unknown Source`), by its owner and its
+        name; none when more than `NAMED_MOST` files do (the name does not say which)."""
+        if len(dotted) < 2:
+            return []
+        owner, name = dotted[-2:]
+        definers = self._cat.definers
+        named = set(definers.paths_with([name]))
+        modules = named.intersection(self.named(owner))  # a Rust or Go function: its module is its file
+        maybe = named.intersection(definers.paths_with([owner])) | modules
+        found = [p for p in sorted(maybe) if any(
+            n[-2:] == (owner, name) or (p in modules and n == (name,))
+            for r in self._cat.file_rows(p) for n in self._cat.row_meta(r).names)]  # fmt: skip
+        return found if len(found) <= NAMED_MOST else []
+
+    def match(self, written: str, built: bool = False) -> list[str]:
         """The bundle's files sharing the longest run of trailing components with `written`
         (`/usr/lib/python3/site-packages/django/db/models/query.py` -> `django/db/models/query.py`);
         a bare file name matches only a name held by one file. A written path whose directory
         agrees with none (the report's own `/home/me/proj/app/tasks.py` against the repository's
         `examples/celery/src/task_app/tasks.py`) is another file of that name, unless the
-        repository's is at its root: a flask trial's own frame was taken for the innermost
+        repository's is at its root and the path goes through none of the repository's root
+        directories (express's root `index.js` is not `node_modules/express/lib/router/index.js`,
+        a file its `lib/` had once): a flask trial's own frame was taken for the innermost
         in-repository one."""
         parts = [p for p in re.split(r"[/\\]", written) if p not in ("", ".")]
         if not parts:
@@ -95,17 +119,20 @@ class Paths:
         scored = [(_common_tail(parts, p.split("/")), p) for p in found]
         best = max(n for n, _ in scored)
         top = [p for n, p in scored if n == best]
-        if best == 1 and len(parts) > 1:
-            top = [p for p in top if "/" not in p]
+        if best == 1 and len(parts) > 1 and not built:  # a root file, if the path is in none of its dirs
+            top = [p for p in top if "/" not in p and self._top_dirs.isdisjoint(parts[:-1])]
         return top if best > 1 or len(top) == 1 else []
 
     def compiled(self, written: str) -> list[str]:
         """The TypeScript sources a compiled JavaScript file's path may come from, as `match` finds
         them (`node_modules/hono/dist/cjs/utils/cookie.js` -> `src/utils/cookie.ts`): a package's
-        users paste the frames of what it ships."""
+        users paste the frames of what it ships. Its build's directories need not be its
+        sources' (zod's `node_modules/zod/lib/ZodError.js` is `src/v3/ZodError.ts`): under
+        `node_modules`, a file name the bundle holds once is that file."""
         stem, dot, ext = written.rpartition(".")
+        built = "node_modules" in re.split(r"[/\\]", written)
         for source in _SOURCES.get(ext, ()) if dot else ():
-            if found := self.match(f"{stem}.{source}"):
+            if found := self.match(f"{stem}.{source}", built):
                 return found
         return []
 
@@ -127,19 +154,24 @@ NAMED_MOST = 2  # files of one stem a title's word may name: more, and it does n
 
 def resolve(found: list[Clue], paths: Paths) -> list[Resolved]:
     """The clues that name files of the bundle, weighted: 1.0 for the innermost frame that
-    resolves, `FRAME_DECAY` less for each one further out, `MENTION` for mentions."""
+    resolves, `FRAME_DECAY` less for each one further out, `MENTION` for mentions. A frame whose
+    path several files end with is shared among them and leaves the next frame its place: Rust's
+    `panicked at '...', .../grep-matcher-0.1.5/src/lib.rs:131:9` is one of a workspace's ten
+    `src/lib.rs`, and its backtrace's `grep_matcher::Match::with_end` says which."""
     out: list[Resolved] = []
     frames = 0
     for c in found:
         files = paths.match(c.path) if c.path else paths.module(c.dotted) if c.dotted else []
+        if not files and c.frame and c.path is None:  # a frame that names no file: where its symbol is
+            files = paths.defined(c.dotted)
         line = c.line
         if not files and c.path and (files := paths.compiled(c.path)):
             line = None  # the compiled file's lines are not its source's
         if not files:
             continue
         weight = FRAME_DECAY**frames if c.frame else MENTION
-        frames += c.frame
-        out.extend(Resolved(f, c.name, line, weight / len(files)) for f in files)
+        frames += c.frame and len(files) == 1
+        out.extend(Resolved(f, c.name, line, weight / len(files), c.frame) for f in files)
     return out
 
 
@@ -177,7 +209,7 @@ def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
         files[path] = max(files.get(path, 0.0), weight)
     for r in resolve(found, paths):
         files[r.path] = max(files.get(r.path, 0.0), r.weight)
-        cid = _chunk_at(cat, r.path, r.name, r.line)
+        cid = _chunk_at(cat, r.path, r.name, r.line, r.frame)
         if cid is not None:
             at[cid] = max(at.get(cid, 0.0), r.weight)
     return Pointed(at, files)
@@ -209,20 +241,20 @@ def _code(cat: Catalog, path: str) -> bool:
     return bool(rows) and path_class(path) is None and prose_class(path, cat.row_meta(rows[0]).lang) is None
 
 
-def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None) -> int | None:
-    """The chunk of `path` defining `name` (the one holding `line`; when none does, the report's
-    file is another version of this one: of overloads, the implementation, where a trace's
-    innermost frame runs, not the first signature in the file; with no line, the first), else
-    the innermost one holding `line`."""
+def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None, frame: bool = False) -> int | None:
+    """The chunk of `path` defining `name` (the one holding `line`; a frame's when none does, or
+    it has no line: of overloads, the implementation, where a trace runs, not the first signature
+    in the file: the report's file is another version of this one, or its runtime printed no
+    lines; a mention's, the first), else the innermost one holding `line`."""
     metas = [cat.row_meta(r) for r in cat.file_rows(path)]
     if name:
         named = [m for m in metas if name in m.symbols and m.kind != "file"]
         holding = [m for m in named if line is not None and m.start_line <= line <= m.end_line]
         if holding:
             return min(holding, key=lambda m: m.start_line).id
-        if named and line is not None:
+        if named and (frame or line is not None):
             return leading(cat, named).id
-        if named:  # a name mentioned, no line (a dotted name, maybe with its overload's types)
+        if named:  # a name mentioned (a dotted name, maybe with its overload's types)
             return min(named, key=lambda m: m.start_line).id
     if line is not None:
         holding = [m for m in metas if m.start_line <= line <= m.end_line]

@@ -4,15 +4,18 @@ mentioned. `evidence.py` matches them to a bundle.
 
 Formats read: Python (`File "x.py", line 3, in f`, innermost last; pytest's `x.py:3: in f` and a
 warning's `x.py:3: UserWarning`), JavaScript/TypeScript (V8's
-`at f (x.ts:3:5)`), Java, Kotlin and Scala (`at a.b.C.f(C.java:3)`), C# (`at A.B.F() in
-/x/B.cs:line 3`), Go (`a/b.F(...)` then its `/x/b.go:3 +0x1f` line; closures `F.func1.2`, a `go`
-statement's `F.gowrap1`, `created by F in goroutine 1`), Rust (`panicked at src/x.rs:3:5`,
-backtraces' `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in
+`at f (x.ts:3:5)`), Java, Kotlin and Scala (`at a.b.C.f(C.java:3)`, `at a.b.C.f(Unknown Source)`),
+C# (`at A.B.F() in /x/B.cs:line 3`, and without a file where a package ships no symbols: `at
+A.B`1.F()`, an async method's `A.B.<F>d__3.MoveNext()`), Go (`a/b.F(...)` then its `/x/b.go:3
++0x1f` line; closures `F.func1.2`, a `go` statement's `F.gowrap1`, `created by F in goroutine
+1`), Rust (`panicked at src/x.rs:3:5`, before 1.73 `panicked at 'msg', src/x.rs:3:5`; a
+backtrace's `3: a::B::f` with or without its `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in
 /x/C.php:3`, `#0 /x/C.php(3): C->f()`), C and C++ (AddressSanitizer's `#0 0x4f5a in f x.c:3:5`,
 gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app 0.1.0) lib/x.ex:3: A.B.f/2`), Dart (`#0 C.f
 (package:p/x.dart:3:5)`), Lua (`x.lua:3: in function 'f'`), Swift (`file x.swift, line 3`) and
 Zig (`x.zig:3:5: 0x1f in f (main)`). A file of the standard library or of another package
-matches nothing in the bundle and falls away there.
+matches nothing in the bundle and falls away there; a frame without a file is found by its
+owner and name (`evidence.Paths.defined`).
 """
 
 from __future__ import annotations
@@ -29,6 +32,7 @@ _EXT = (r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|vue|svelte|java|kt|kts|scala|groov
 _STEM = r"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\."  # a path up to its extension
 _PATH = _STEM + _EXT
 _NAME = r"[\w$:.#<>~]+?[?!]?"  # a qualified name as a runtime prints it; its own name is `_last`'s
+_JVM_FILE = r"[\w$-]+\.(?:java|kt|kts|scala|groovy)"  # a JVM frame's file: `(Cart.java:12)`, `(-JavaIo.kt:3)`
 _ARGS = r"\((?:[^()\n]|\([^()\n]*\))*+\)"  # a call's arguments, one level of parentheses inside
 
 
@@ -50,16 +54,21 @@ def _formats() -> _Formats:
                r"(?:in (?P<name>\w+)|\w*(?:Error|Exception|Warning)\b)", re.M)  # fmt: skip
     # the formats that print the innermost frame first; a `name` group is the function a line is in
     innermost_first = (
+        c(rf"^[ \t]*\d+:[ \t]+(?:0x[0-9a-fA-F]+ - )?(?P<rust>)(?P<symbol>[\w<](?:[^\n]*\S)?)[ \t]*"
+          rf"(?:\n[ \t]+at (?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?)?[ \t]*$",
+          re.M),  # Rust's backtrace: `3: a::B::f`, the line `at ./src/b.rs:3:5` under it when built with it
         c(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.#<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
           r"(?::\d+)?\)?[ \t]*$", re.M),  # V8
-        c(r"^[ \t]*at (?P<qual>[\w$.]+)\.(?P<name>[\w$<>]+)"
-          r"\((?P<file>[\w$-]+\.(?:java|kt|scala|groovy)):(?P<line>\d+)\)", re.M),  # the JVM's (`-JavaIo.kt`)
-        c(rf"^[ \t]*at (?P<qual>[\w.`<>]+)\.(?P<name>[\w<>`]+)\(.*?\) "
-          rf"in (?P<path>{_PATH}):line (?P<line>\d+)", re.M),  # .NET
+        c(rf"^[ \t]*at (?P<qual>[\w$.]+)\.(?P<name>[\w$<>]+)\((?P<file>{_JVM_FILE}):(?P<line>\d+)\)",
+          re.M),  # the JVM's (`-JavaIo.kt`)
+        c(rf"^[ \t]*at (?P<dotnet>)(?P<qual>[\w.`<>$|]+)\.(?P<name>[\w<>`$|]+)(?:\[[^\]\n]*\])?"
+          rf"\((?!{_JVM_FILE}:\d+\))[^()\n]*\)(?: in (?P<path>{_PATH}):line (?P<line>\d+))?[ \t]*$",
+          re.M),  # .NET, with its file and line or without (no symbols shipped); the JVM's `(Unknown Source)`
         c(rf"^(?:created by )?(?P<qual>[\w./-]+?(?:\.\(\*?\w+(?:\[[^\]\n]*\])?\))?)\.(?P<name>\w+)"
           rf"(?:\[[^\]\n]*\])?(?:\.(?:func|gowrap)\d+(?:\.\d+)*)*(?:\(.*\)| in goroutine \d+)"
           rf"\n[ \t]+(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # Go: `pkg.(*T).M`, `F.func1.2`, `created by`
-        c(rf"(?:panicked at |^[ \t]*at )(?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?", re.M),  # Rust
+        c(rf"(?:panicked at (?:'[^\n]*?', )?|^[ \t]*at )(?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?",
+          re.M),  # Rust (before 1.73 the message came first: `panicked at 'boom', src/x.rs:3:5`)
         c(rf"^[ \t]*(?:from )?(?P<path>{_PATH}):(?P<line>\d+):in [`'](?:block (?:\(\d+ levels\) )?in )?"
           rf"(?P<name>{_NAME})'", re.M),  # Ruby
         c(rf"(?:^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated):[^\n]*? in |thrown in )"
@@ -119,21 +128,44 @@ def _frames(text: str) -> Iterator[Clue]:
         py = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for m in f.python.finditer(block)]
         yield from reversed(py)
     yield from reversed([Clue(m["path"], m["name"], int(m["line"]), True) for m in f.pytest.finditer(text)])
-    read: set[int] = set()  # where each frame's line number sits: a line two formats read is one frame
+    found: dict[int, Clue | None] = {}  # by where its line number (or name) sits: two formats' one frame
     for pattern in f.innermost_first:
         for m in pattern.finditer(text):
-            if m.start("line") in read:  # V8's `at /x.js:3:5` is also Rust's form: counted once
-                continue
-            read.add(m.start("line"))
             groups = m.groupdict()
-            path = groups.get("path")
-            if path is None:  # the JVM's: a package and a file name
-                package = m["qual"].rsplit(".", 1)[0].replace(".", "/") if "." in m["qual"] else ""
-                path = f"{package}/{m['file']}".lstrip("/")
-            name = _last(groups.get("name"))
-            if _ANONYMOUS.search(groups.get("qual") or ""):  # `Factory$1.readIntoField`: an anonymous
-                name = None  # class's method names no symbol of the file; its line says which one holds it
-            yield Clue(path, name, int(m["line"]), True)
+            at = (
+                m.start("line")
+                if groups.get("line") is not None
+                else m.start("symbol" if groups.get("symbol") else "name")
+            )
+            if at not in found:  # V8's `at /x.js:3:5` is also Rust's form: counted once
+                found[at] = _clue(m)
+    # in the text's order: a .NET trace's frames with and without their files are of one trace
+    yield from (c for at in sorted(found) if (c := found[at]) is not None)
+
+
+def _clue(m: re.Match[str]) -> Clue | None:
+    """The frame an innermost-first format's match reads (None: a .NET name that names nothing)."""
+    groups = m.groupdict()
+    if groups.get("rust") is not None:  # a numbered frame: its symbol, and where it is when built with it
+        parts = _rust_parts(m["symbol"])
+        if m["line"] is not None:
+            return Clue(m["path"], parts[-1] if parts else None, int(m["line"]), True)
+        return Clue(None, parts[-1], None, True, parts) if len(parts) > 1 else None
+    if groups.get("dotnet") is not None:  # .NET: the method a compiler's name is of
+        parts = _unmangled((*m["qual"].split("."), m["name"]))
+        if not parts or not parts[-1]:
+            return None
+        if m["line"] is None:  # no file (no symbols shipped; the JVM's `Unknown Source`): its symbol says
+            return Clue(None, parts[-1], None, True, parts)
+        return Clue(m["path"], parts[-1], int(m["line"]), True)
+    path = groups.get("path")
+    if path is None:  # the JVM's: a package and a file name
+        package = m["qual"].rsplit(".", 1)[0].replace(".", "/") if "." in m["qual"] else ""
+        path = f"{package}/{m['file']}".lstrip("/")
+    name = _last(groups.get("name"))
+    if _ANONYMOUS.search(groups.get("qual") or ""):  # `Factory$1.readIntoField`: an anonymous
+        name = None  # class's method names no symbol of the file; its line says which one holds it
+    return Clue(path, name, int(m["line"]), True)
 
 
 def without_places(text: str) -> str:
@@ -166,6 +198,52 @@ def _mentions(text: str) -> Iterator[Clue]:
         parts = tuple(m["qual"].split("."))
         if not re.fullmatch(_EXT, parts[-1]):  # `a.b.py` is a path, read above
             yield Clue(None, parts[-1], None, False, parts)
+
+
+_MANGLED = re.compile(r"<(\w+)>")  # a C# compiler's `<ExecuteAsync>d__10`, `<<Main>b__0_0>d`, `<Main>$`
+
+
+def _unmangled(parts: tuple[str, ...]) -> tuple[str, ...]:
+    """A .NET frame's qualified name as its source writes it: generic arities (`Outcome`1`) off,
+    and from the first part a compiler made (an async method's state machine, a lambda's display
+    class, `<Main>$`), the method it was made for (`ResiliencePipeline.<>c__10`1.<<ExecuteAsync>
+    b__10_0>d.MoveNext` -> `ResiliencePipeline.ExecuteAsync`)."""
+    plain = tuple(p.split("`")[0] for p in parts)
+    for i, p in enumerate(plain):
+        if p.startswith("<"):
+            made = next((m[1] for q in plain[i:] if (m := _MANGLED.search(q))), None)
+            return plain[:i] + ((made,) if made else ())
+    return plain
+
+
+_RUST_HASH = re.compile(r"::h[0-9a-f]{16}$")  # a legacy-mangled symbol's hash
+
+
+def _rust_parts(symbol: str) -> tuple[str, ...]:
+    """A Rust backtrace's symbol as paths name it: `grep_searcher::searcher::Core<M,S>::find`
+    -> (..., "Core", "find"); a trait's method by the type implementing it
+    (`<WordMatcher as Matcher>::find_at`); closures' `{{closure}}` and a hash left out. One pass
+    over the symbol: a report's text is anyone's."""
+    s = _without_generics(_RUST_HASH.sub("", symbol.strip()))
+    close = s.find(">")
+    if s.startswith("<") and s[close + 1 : close + 3] == "::":
+        s = s[1:close].split(" as ", 1)[0] + s[close + 1 :]
+    return tuple(p for p in s.split("::") if re.fullmatch(r"[A-Za-z_]\w*", p))
+
+
+def _without_generics(s: str) -> str:
+    """`s` without its type arguments (`Core<M, S>` -> `Core`), nested ones too; a `<` that
+    follows no name opens no arguments (`<T as Trait>::f` keeps them)."""
+    out: list[str] = []
+    depth = 0
+    for i, ch in enumerate(s):
+        if ch == "<" and (depth or (i and (s[i - 1].isalnum() or s[i - 1] in "_]"))):
+            depth += 1
+        elif ch == ">" and depth:
+            depth -= 1
+        elif not depth:
+            out.append(ch)
+    return "".join(out)
 
 
 def _last(name: str | None) -> str | None:
