@@ -1375,3 +1375,25 @@ def test_a_rust_backtrace_without_files_points_at_its_functions(
     told = [(r.anchor.split("::")[1], r.hit.explain["evidence"]) for r in run_query(
         RUST_REPORT, Where.of(None, None, repo), k=2).results]  # fmt: skip
     assert told == [("Match.with_end", 1.0), ("WordMatcher.fast_find", FRAME_DECAY)], told
+
+
+def test_a_jvm_frame_of_a_file_gone_to_kotlin_is_found_by_its_class_and_method(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """An okio trial: reports from its Java days name `Buffer.java`, now `Buffer.kt`; the frame
+    matched no file, and so pointed nowhere. Its class and method still say where it runs."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "okio/src/main/kotlin/okio/Buffer.kt": "package okio\n\nclass Buffer {\n  var size = 0L\n\n"
+            "  fun readByte(): Byte {\n    require(size != 0L)\n    size -= 1\n    return 0\n  }\n\n"
+            "  fun readShort(): Short {\n    return (readByte().toInt() shl 8).toShort()\n  }\n}\n",
+        "okio/src/main/kotlin/okio/Sink.kt": "package okio\n\ninterface Sink {\n  fun write(source: Buffer)\n}\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    report = (
+        "java.lang.ArrayIndexOutOfBoundsException: length=2048; index=2048\n"
+        "        at okio.Buffer.readByte(Buffer.java:237)\n        at okio.Buffer.readShort(Buffer.java:269)\n"
+    )
+    told = [(r.anchor.split("::")[1], r.hit.explain["evidence"]) for r in run_query(
+        report, Where.of(None, None, repo), k=2).results]  # fmt: skip
+    assert told == [("Buffer.readByte", 1.0), ("Buffer.readShort", FRAME_DECAY)], told

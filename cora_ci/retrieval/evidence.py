@@ -162,9 +162,9 @@ def resolve(found: list[Clue], paths: Paths) -> list[Resolved]:
     frames = 0
     for c in found:
         files = paths.match(c.path) if c.path else paths.module(c.dotted) if c.dotted else []
-        if not files and c.frame and c.path is None:  # a frame that names no file: where its symbol is
-            files = paths.defined(c.dotted)
         line = c.line
+        if not files and c.frame and c.dotted:  # a frame naming no file of the bundle: where its symbol is
+            files, line = paths.defined(c.dotted), None  # (a JVM's `Buffer.java` now `Buffer.kt`)
         if not files and c.path and (files := paths.compiled(c.path)):
             line = None  # the compiled file's lines are not its source's
         if not files:

@@ -159,13 +159,15 @@ def _clue(m: re.Match[str]) -> Clue | None:
             return Clue(None, parts[-1], None, True, parts)
         return Clue(m["path"], parts[-1], int(m["line"]), True)
     path = groups.get("path")
-    if path is None:  # the JVM's: a package and a file name
+    dotted: tuple[str, ...] = ()
+    if path is None:  # the JVM's: a package and a file name, and the class's symbol should the file be gone
         package = m["qual"].rsplit(".", 1)[0].replace(".", "/") if "." in m["qual"] else ""
         path = f"{package}/{m['file']}".lstrip("/")
+        dotted = (*re.split(r"[.$]", m["qual"]), m["name"])
     name = _last(groups.get("name"))
     if _ANONYMOUS.search(groups.get("qual") or ""):  # `Factory$1.readIntoField`: an anonymous
-        name = None  # class's method names no symbol of the file; its line says which one holds it
-    return Clue(path, name, int(m["line"]), True)
+        name, dotted = None, ()  # class's method names no symbol of the file; its line says which holds it
+    return Clue(path, name, int(m["line"]), True, dotted)
 
 
 def without_places(text: str) -> str:
