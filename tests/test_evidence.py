@@ -103,6 +103,9 @@ pytestmark = pytest.mark.usefixtures("private_cache")
          ("C:\\src\\Shop\\Cart.cs", "TotalAsync", 12)),  # an async method's state machine
         ("java.lang.NullPointerException\n\tat com.shop.Cart.total(Unknown Source)\n\tat com.shop.Main.main(Main.java:5)",
          (None, "total", None)),  # the JVM's frame without its file, before one with it
+        ("FAIL  test/cart.test.ts > cart > totals\nTypeError: Cannot read properties of undefined\n"
+         " \u276f total src/cart.ts:12:15\n \u276f test/cart.test.ts:5:12\n      3| test('totals', () => {",
+         ("src/cart.ts", "total", 12)),  # vitest's failures
     ],
 )  # fmt: skip
 def test_the_innermost_frame_comes_first_in_every_format(

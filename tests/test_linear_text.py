@@ -195,3 +195,4 @@ def test_hostile_runs_are_read_in_one_pass() -> None:
     assert (
         clues("1: a" + " " * 50_000 + "x") == [] and clues("1: " + "a<" * 20_000 + "b" + ">" * 20_000) == []
     )
+    assert [c.frame for c in clues("1\n \u276f " + "a " * 30_000 + "x.ts:1")] == [False]  # a mention

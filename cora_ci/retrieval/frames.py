@@ -3,19 +3,19 @@ formats runtimes, debuggers and sanitizers print them, then paths and dotted nam
 mentioned. `evidence.py` matches them to a bundle.
 
 Formats read: Python (`File "x.py", line 3, in f`, innermost last; pytest's `x.py:3: in f` and a
-warning's `x.py:3: UserWarning`), JavaScript/TypeScript (V8's
-`at f (x.ts:3:5)`), Java, Kotlin and Scala (`at a.b.C.f(C.java:3)`, `at a.b.C.f(Unknown Source)`),
-C# (`at A.B.F() in /x/B.cs:line 3`, and without a file where a package ships no symbols: `at
+warning's `x.py:3: UserWarning`), JavaScript/TypeScript (V8's `at f (x.ts:3:5)`; vitest's `❯ f
+src/x.ts:3:5`), Java, Kotlin and Scala (`at a.b.C.f(C.java:3)`, `at a.b.C.f(Unknown Source)`), C#
+(`at A.B.F() in /x/B.cs:line 3`, and without a file where a package ships no symbols: `at
 A.B`1.F()`, an async method's `A.B.<F>d__3.MoveNext()`), Go (`a/b.F(...)` then its `/x/b.go:3
 +0x1f` line; closures `F.func1.2`, a `go` statement's `F.gowrap1`, `created by F in goroutine
 1`), Rust (`panicked at src/x.rs:3:5`, before 1.73 `panicked at 'msg', src/x.rs:3:5`; a
-backtrace's `3: a::B::f` with or without its `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in
-/x/C.php:3`, `#0 /x/C.php(3): C->f()`), C and C++ (AddressSanitizer's `#0 0x4f5a in f x.c:3:5`,
-gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app 0.1.0) lib/x.ex:3: A.B.f/2`), Dart (`#0 C.f
+backtrace's `3: a::B::f` with or without its `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP
+(`... in /x/C.php:3`, `#0 /x/C.php(3): C->f()`), C and C++ (AddressSanitizer's `#0 0x4f5a in f
+x.c:3:5`, gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app 0.1.0) lib/x.ex:3: A.B.f/2`), Dart (`#0 C.f
 (package:p/x.dart:3:5)`), Lua (`x.lua:3: in function 'f'`), Swift (`file x.swift, line 3`) and
 Zig (`x.zig:3:5: 0x1f in f (main)`). A file of the standard library or of another package
-matches nothing in the bundle and falls away there; a frame without a file is found by its
-owner and name (`evidence.Paths.defined`).
+matches nothing in the bundle and falls away there; a frame without a file (or with one the
+repository no longer has) is found by its owner and name (`evidence.Paths.defined`).
 """
 
 from __future__ import annotations
@@ -59,6 +59,8 @@ def _formats() -> _Formats:
           re.M),  # Rust's backtrace: `3: a::B::f`, the line `at ./src/b.rs:3:5` under it when built with it
         c(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.#<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
           r"(?::\d+)?\)?[ \t]*$", re.M),  # V8
+        c(rf"^[ \t]*\u276f (?:(?:new |async )?(?P<name>[\w$.#<>\[\]]+) )?(?P<path>{_PATH}):(?P<line>\d+)"
+          r"(?::\d+)?[ \t]*$", re.M),  # vitest's failures: ` \u276f add src/math.ts:12:15`
         c(rf"^[ \t]*at (?P<qual>[\w$.]+)\.(?P<name>[\w$<>]+)\((?P<file>{_JVM_FILE}):(?P<line>\d+)\)",
           re.M),  # the JVM's (`-JavaIo.kt`)
         c(rf"^[ \t]*at (?P<dotnet>)(?P<qual>[\w.`<>$|]+)\.(?P<name>[\w<>`$|]+)(?:\[[^\]\n]*\])?"
