@@ -103,6 +103,21 @@ pytestmark = pytest.mark.usefixtures("private_cache")
          ("C:\\src\\Shop\\Cart.cs", "TotalAsync", 12)),  # an async method's state machine
         ("java.lang.NullPointerException\n\tat com.shop.Cart.total(Unknown Source)\n\tat com.shop.Main.main(Main.java:5)",
          (None, "total", None)),  # the JVM's frame without its file, before one with it
+        ("KeyError                                  Traceback (most recent call last)\nCell In[3], line 1\n"
+         "----> 1 cart.total()\n\nFile ~/venv/lib/python3.11/site-packages/shop/cart.py:12, in Cart.total(self)\n"
+         "     10 def total(self):\n---> 12     return price(self.items)\n\n"
+         "File ~/venv/lib/python3.11/site-packages/shop/prices.py:5, in price(items)\n"
+         "----> 5     return sum(i['amount'] for i in items)\n\nKeyError: 'amount'",
+         ("~/venv/lib/python3.11/site-packages/shop/prices.py", "price", 5)),  # IPython 8's, innermost last
+        ("ValueError                                Traceback (most recent call last)\n"
+         "<ipython-input-3-e2cc0e97941a> in <module>()\n----> 1 cart.total()\n\n"
+         "~/src/shop/cart.py in total(self)\n     11         \"\"\"The total.\"\"\"\n"
+         "---> 12         return price(self.items)\n     13 \n\n"
+         "~/src/shop/prices.py in price(items)\n      4 def price(items):\n----> 5     return sum(items)\n",
+         ("~/src/shop/prices.py", "price", 5)),  # IPython 7's: the arrow under the frame marks its line
+        ("TypeError: x is undefined\r\n    at Cart.total (/home/u/shop/src/cart.ts:12:9)\r\n"
+         "    at main (/home/u/shop/src/index.ts:3:1)\r\n",
+         ("/home/u/shop/src/cart.ts", "total", 12)),  # an issue's Windows line ends
         ("FAIL  test/cart.test.ts > cart > totals\nTypeError: Cannot read properties of undefined\n"
          " \u276f total src/cart.ts:12:15\n \u276f test/cart.test.ts:5:12\n      3| test('totals', () => {",
          ("src/cart.ts", "total", 12)),  # vitest's failures
@@ -864,11 +879,12 @@ def test_a_report_whose_error_names_a_method_finds_it(make_repo: Callable[[dict[
     repo = make_repo({p: textwrap.dedent(t) for p, t in FORMATS.items()})
     build(repo, model="none")
     ans = run_query(BLAME_REPORT, Where.of(None, None, repo), k=3)
-    assert "tables/rst.py::RST.__init__" in [r.anchor for r in ans.results[:3]], [
-        r.anchor for r in ans.results
+    told = [(r.anchor, r.hit.explain["evidence"]) for r in ans.results]
+    # the call never ran: the function it names is innermost, its caller's frame one further out
+    assert told[:2] == [
+        ("tables/rst.py::RST.__init__", emitted.CALLED),
+        ("tables/ui.py::get_writer", FRAME_DECAY),
     ]
-    first = next(r for r in ans.results if r.anchor == "tables/rst.py::RST.__init__")
-    assert first.hit.explain["evidence"] == emitted.CALLED
     plain = run_query(BLAME_REPORT.replace("RST.__init__()", "the writer"), Where.of(None, None, repo), k=3)
     assert "tables/rst.py::RST.__init__" not in [r.anchor for r in plain.results[:3]], [
         r.anchor for r in plain.results
@@ -1400,3 +1416,47 @@ def test_a_jvm_frame_of_a_file_gone_to_kotlin_is_found_by_its_class_and_method(
     told = [(r.anchor.split("::")[1], r.hit.explain["evidence"]) for r in run_query(
         report, Where.of(None, None, repo), k=2).results]  # fmt: skip
     assert told == [("Buffer.readByte", 1.0), ("Buffer.readShort", FRAME_DECAY)], told
+
+
+PRINTERS = {
+    ".cora.toml": "min_tokens = 0\n",
+    "shop/printing/printer.py": (
+        "class Printer:\n    def _print(self, expr, **kwargs):\n"
+        "        method = getattr(self, '_print_' + type(expr).__name__)\n        return method(expr, **kwargs)\n"
+    ),
+    **{
+        f"shop/printing/{name}.py": (
+            f"from shop.printing.printer import Printer\n\n\nclass {name.title()}Printer(Printer):\n"
+            f"    def doprint(self, expr):\n        return self._print(expr)\n\n"
+            f"    def _print_Beam(self, expr):\n        return '{name} beam of ' + str(expr.length)\n"
+        )
+        for name in ("latex", "pretty", "mathml")
+    },
+}
+
+
+def test_a_refused_call_names_the_function_of_the_file_its_traceback_runs_through(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A sympy report (`_print_SingularityFunction() got an unexpected keyword argument 'exp'`):
+    each printer defines the function, so the message alone does not say which, and the innermost
+    frame, the generic `Printer._print` that called it, came first. The traceback runs through
+    `latex.py`: that printer's is the one, and being a call that never ran, it is innermost."""
+    repo = make_repo(PRINTERS)
+    build(repo, model="none")
+    report = (
+        "Beam does not print\n\nTraceback (most recent call last):\n"
+        '  File "/usr/lib/python3/dist-packages/shop/printing/latex.py", line 6, in doprint\n'
+        "    return self._print(expr)\n"
+        '  File "/usr/lib/python3/dist-packages/shop/printing/printer.py", line 4, in _print\n'
+        "    return method(expr, **kwargs)\n"
+        "TypeError: _print_Beam() got an unexpected keyword argument 'exp'\n"
+    )
+    told = {
+        r.anchor: r.hit.explain["evidence"]
+        for r in run_query(report, Where.of(None, None, repo), k=4).results
+    }
+    assert next(iter(told.items())) == ("shop/printing/latex.py::LatexPrinter._print_Beam", emitted.CALLED), (
+        told
+    )
+    assert told["shop/printing/printer.py::Printer._print"] == FRAME_DECAY, told

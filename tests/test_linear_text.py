@@ -18,7 +18,7 @@ from cora_ci.chunking.sentences import first_sentence
 from cora_ci.files.langs import _RST_TITLE
 from cora_ci.rebind.view import _code_end
 from cora_ci.retrieval import emitted, noise
-from cora_ci.retrieval.frames import clues
+from cora_ci.retrieval.frames import Clue, clues
 
 
 @given(st.text(alphabet=" \t#/\"':ax", max_size=30))
@@ -196,3 +196,7 @@ def test_hostile_runs_are_read_in_one_pass() -> None:
         clues("1: a" + " " * 50_000 + "x") == [] and clues("1: " + "a<" * 20_000 + "b" + ">" * 20_000) == []
     )
     assert [c.frame for c in clues("1\n \u276f " + "a " * 30_000 + "x.ts:1")] == [False]  # a mention
+    assert clues("1\nx.py in f(" + "a" * 50_000) == [
+        Clue("x.py", None, None, False)
+    ]  # IPython 7's header alone
+    assert not any(c.frame for c in clues("1\n" + ("x.py in f()\n" + "  1 a\n" * 39) * 500))  # no arrow

@@ -7,7 +7,7 @@ mention, a call's error somewhat more (`evidence.py` joins them to a report's ot
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from functools import lru_cache
 
 from cora_ci.retrieval.catalog import Catalog
@@ -305,6 +305,7 @@ _CALLED = re.compile(
 CALLED = 0.7  # a function a call's error names: Python says which; the caller may be at fault too
 _BLAMED = 3  # names looked for
 _DEFINED_IN = 2  # files defining one: more, and the message does not say which
+_DEFINED_NEAR = 64  # ... of which the frames' files are looked for (each file's links are read)
 
 
 def blamed(text: str) -> list[tuple[tuple[str, ...], float]]:
@@ -320,13 +321,17 @@ def blamed(text: str) -> list[tuple[tuple[str, ...], float]]:
     return list(out.items())[:_BLAMED]
 
 
-def named_by_errors(cat: Catalog, text: str) -> dict[int, float]:
+def named_by_errors(cat: Catalog, text: str, near: Collection[str] = ()) -> dict[int, float]:
     """The definitions `blamed` names: the method itself where the class defines it (`RST.__init__`),
-    else the class or function; of a name at most `_DEFINED_IN` files define."""
+    else the class or function; of a name at most `_DEFINED_IN` files define, or of those the
+    files of the report's frames `near` (sympy's `_print_SingularityFunction`, one in each printer:
+    the traceback runs through `latex.py`)."""
     at: dict[int, float] = {}
     for parts, weight in blamed(text):
         owner = parts[-2] if len(parts) > 1 else parts[0]
-        files = cat.defining([owner], _DEFINED_IN + 1)
+        files = cat.defining([owner], _DEFINED_NEAR if near else _DEFINED_IN + 1)
+        if len(files) > _DEFINED_IN:
+            files = {p: defs for p, defs in files.items() if p in near}
         if not 1 <= len(files) <= _DEFINED_IN:
             continue
         tail = parts[-2:]

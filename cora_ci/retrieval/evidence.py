@@ -28,7 +28,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 from cora_ci.retrieval.catalog import Catalog, Meta
 from cora_ci.retrieval.definitions import leading
-from cora_ci.retrieval.emitted import RARE, coded, named_by_errors, said
+from cora_ci.retrieval.emitted import CALLED, RARE, coded, named_by_errors, said
 from cora_ci.retrieval.features import last_stem, stem_parts
 from cora_ci.retrieval.frames import Clue, clues
 from cora_ci.retrieval.kinds import path_class, prose_class
@@ -152,14 +152,14 @@ MENTION = 0.4  # a path or dotted name mentioned, not in a frame
 NAMED_MOST = 2  # files of one stem a title's word may name: more, and it does not say which
 
 
-def resolve(found: list[Clue], paths: Paths) -> list[Resolved]:
+def resolve(found: list[Clue], paths: Paths, outer: int = 0) -> list[Resolved]:
     """The clues that name files of the bundle, weighted: 1.0 for the innermost frame that
     resolves, `FRAME_DECAY` less for each one further out, `MENTION` for mentions. A frame whose
     path several files end with is shared among them and leaves the next frame its place: Rust's
     `panicked at '...', .../grep-matcher-0.1.5/src/lib.rs:131:9` is one of a workspace's ten
     `src/lib.rs`, and its backtrace's `grep_matcher::Match::with_end` says which."""
     out: list[Resolved] = []
-    frames = 0
+    frames = outer  # frames known to be inside the first one (a call that never ran)
     for c in found:
         files = paths.match(c.path) if c.path else paths.module(c.dotted) if c.dotted else []
         line = c.line
@@ -190,24 +190,29 @@ def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
     """What the clues of `text` point at in the bundle of `cat`: the chunks that emit the messages
     it quotes or hold the codes it names, the files its `title` names by their stem, and what its
     frames, paths and dotted names name."""
+    found = clues(text)
+    paths = _PATHS.get(cat)
+    if paths is None:
+        paths = _PATHS[cat] = Paths(cat)
+    resolved = resolve(found, paths) if found else []
     at = said(cat, text)
-    for clues_of in (coded, named_by_errors):
-        for emits, weight in clues_of(cat, text).items():
-            at[emits] = max(at.get(emits, 0.0), weight)
+    called = named_by_errors(cat, text, {r.path for r in resolved if r.frame})
+    for emits, weight in (*coded(cat, text).items(), *called.items()):
+        at[emits] = max(at.get(emits, 0.0), weight)
     files: dict[str, float] = {}
     for emits, weight in at.items():
         m = cat.meta(emits)
         if m is not None:
             files[m.path] = max(files.get(m.path, 0.0), weight)
-    found = clues(text)
     if not found and title is None:
         return Pointed(at, files)
-    paths = _PATHS.get(cat)
-    if paths is None:
-        paths = _PATHS[cat] = Paths(cat)
     for path, weight in named(cat, title, paths).items() if title else ():
         files[path] = max(files.get(path, 0.0), weight)
-    for r in resolve(found, paths):
+    if CALLED in called.values():  # a call Python refused (`f() got an unexpected keyword argument`)
+        # never ran: the function it names is the innermost place, the frame that called it one
+        # further out (sympy's `_print_SingularityFunction`, the innermost frame its caller's)
+        resolved = resolve(found, paths, outer=1)
+    for r in resolved:
         files[r.path] = max(files.get(r.path, 0.0), r.weight)
         cid = _chunk_at(cat, r.path, r.name, r.line, r.frame)
         if cid is not None:

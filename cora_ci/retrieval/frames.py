@@ -37,7 +37,7 @@ _ARGS = r"\((?:[^()\n]|\([^()\n]*\))*+\)"  # a call's arguments, one level of pa
 
 
 class _Formats(NamedTuple):
-    python: re.Pattern[str]
+    python: tuple[re.Pattern[str], ...]
     pytest: re.Pattern[str]
     innermost_first: tuple[re.Pattern[str], ...]
 
@@ -47,7 +47,17 @@ def _formats() -> _Formats:
     """The frame formats, compiled when a text first could hold a frame (a line number): a query
     without digits, most of them, does not pay their ~10 ms of compiling in a fresh process."""
     c = re.compile
-    python = c(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<name>[\w<>.]+))?')
+    python = (
+        c(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<name>[\w<>.]+))?'),
+        # IPython's and Jupyter's: `File ~/x.py:3, in f(a)` (8.0 on), and before it `~/x.py in f(a)`
+        # over the frame's lines, `--> 3` marking its own (the next frame's header ends the search)
+        c(rf"^File (?P<path>{_STEM}pyx?):(?P<line>\d+), in (?P<name>[\w<>.]+)", re.M),
+        c(
+            rf"^(?P<path>{_STEM}pyx?) in (?P<name>[\w<>.]+)\([^\n]*\)[ \t]*"
+            r"(?:\n(?![^\n]*\.pyx? in )[^\n]*+){0,40}?\n-+> +(?P<line>\d+)",
+            re.M,
+        ),
+    )
     # pytest's frames (`src/x.py:3: in f`, its long form's `src/x.py:3: ValueError`) and a warning's
     # origin (`x.py:3: DeprecationWarning: ...`): innermost last, as Python's
     pytest = c(rf"^[ \t]*(?P<path>{_STEM}pyx?):(?P<line>\d+): "
@@ -108,7 +118,7 @@ class Clue(NamedTuple):
 def clues(text: str) -> list[Clue]:
     """The report's clues, innermost frames first, then mentions in the order written (less what
     a frame already says: its path again, its file name, its qualified name)."""
-    text = text[:MAX_CHARS]
+    text = _lines(text[:MAX_CHARS])
     frames = list(_frames(text))
     said = {c.path for c in frames} | {_base(c.path) for c in frames} | {c.name for c in frames}
     return frames + [c for c in _mentions(text) if (c.path or c.name) not in said]
@@ -127,8 +137,8 @@ def _frames(text: str) -> Iterator[Clue]:
     f = _formats()
     # Python prints the innermost frame last: each traceback's frames are read backwards
     for block in re.split(r"\n(?=Traceback \(most recent call last\))", text):
-        py = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for m in f.python.finditer(block)]
-        yield from reversed(py)
+        py = sorted((m.start(), m) for pattern in f.python for m in pattern.finditer(block))
+        yield from reversed([Clue(m["path"], _last(m["name"]), int(m["line"]), True) for _, m in py])
     yield from reversed([Clue(m["path"], m["name"], int(m["line"]), True) for m in f.pytest.finditer(text)])
     found: dict[int, Clue | None] = {}  # by where its line number (or name) sits: two formats' one frame
     for pattern in f.innermost_first:
@@ -172,6 +182,12 @@ def _clue(m: re.Match[str]) -> Clue | None:
     return Clue(path, name, int(m["line"]), True, dotted)
 
 
+def _lines(text: str) -> str:
+    """`text` with Windows line ends read as Unix ones, each character where it was: an issue's
+    body often comes with `\r\n`, and a frame format ending at its line's end read none of it."""
+    return text.replace("\r\n", " \n")
+
+
 def without_places(text: str) -> str:
     """`text` with its frames blanked, byte for byte (each format's frame: its path, line and
     function, Go's `github.com/spf13/viper.(*Viper).find(...)` with the path line under it): a
@@ -184,8 +200,8 @@ def without_places(text: str) -> str:
         return text
     f = _formats()
     spans: list[tuple[int, int]] = []
-    for pattern in (f.python, f.pytest, *f.innermost_first):
-        spans.extend(m.span() for m in pattern.finditer(text))
+    for pattern in (*f.python, f.pytest, *f.innermost_first):
+        spans.extend(m.span() for m in pattern.finditer(_lines(text)))
     if not spans:
         return text
     out = list(text)
