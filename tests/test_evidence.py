@@ -452,6 +452,10 @@ def test_a_report_leans_on_its_words_more_than_a_question() -> None:
          ["error parsing flag --max-filesize: invalid format for size '10k'"]),  # a command's own line
         ("fatal: not a git repository (or any of the parent directories)\n",
          ["not a git repository (or any of the parent directories)"]),
+        ("Index: 4\nThe circuit is now open and is not allowing calls.\n   at Polly.Outcome`1.GetResultOrRethrow()\n",
+         ["The circuit is now open and is not allowing calls."]),  # printed alone above its trace (Polly)
+        ("Here is the stack trace of it:\n   at A.B.C()\n", []),  # a heading, not a message
+        ("boom\n--- End of stack trace from previous location ---\n   at A.B.C()\n", []),
     ],
 )  # fmt: skip
 def test_the_messages_a_report_quotes(report: str, quoted: list[str]) -> None:

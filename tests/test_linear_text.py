@@ -184,6 +184,7 @@ def test_hostile_runs_are_read_in_one_pass() -> None:
     assert macros._ALONE.search(b"FOO" + b" " * 20_000 + b"x\n") is None
     assert noise._HEADING.match("#" + " " * 20_000 + "#") is None
     assert emitted._categorized("x\n" + "AaA" * 30_000) == []
+    assert emitted.messages(" " * 50_000 + "x") == [] and emitted._ABOVE.search(" " * 50_000 + "x") is None
     assert emitted._PLACEHOLDER.split("a %" + "0" * 50_000 + "!") == ["a %" + "0" * 50_000 + "!"]
     assert emitted.messages(" \u201c" * 50_000) == []
     assert emitted.messages("a" + " b" * 50_000) == []  # one line, no value: no message pasted alone

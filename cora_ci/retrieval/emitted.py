@@ -37,9 +37,13 @@ _MESSAGE = re.compile(
 # pattern, a long CamelCase run took quadratic time.
 _CATEGORY = re.compile(
     r"(?:^[ \t>|]*|[ \t])(?P<category>[\w.]++)[ \t]*:(?!:)[ \t]*(?P<msg>.+)$"
-    r"|^[ \t]+(?P<invalid>[^\n\[]+?) \[type=\w+",
+    r"|^[ \t]++(?P<invalid>[^\n\[]+?) \[type=\w+",  # possessive: a line of spaces took quadratic time
     re.M,
 )
+# A message printed alone on the line above its trace's first frame (.NET's `ex.Message` then
+# `ex.StackTrace`, as Polly's users paste "The circuit is now open and is not allowing calls."):
+# not a frame, a heading (`Stack trace:`, `Caused by: ...`: a colon) nor a `--- End of ... ---` rule.
+_ABOVE = re.compile(r"^(?![ \t]*(?:at |-))(?P<msg>[^\n:]*[^\s:])[ \t]*\n[ \t]+at [\w$<]", re.M)
 _CAMEL = re.compile(r"[A-Z][a-z\d]+(?:[A-Z][a-z\d]*)+")  # two capitalised parts or more, at a name's end
 _CATEGORY_CHARS = 100  # of a category's end, read for its shape
 
@@ -86,6 +90,7 @@ def messages(text: str) -> list[str]:
     quoted = [(m["d"] or m["s"] or m["b"] or m["t"], False) for m in _QUOTED.finditer(head)]
     quoted += [(m["msg"] or m["invalid"], False) for m in _categorized(head)]
     quoted += [(m["msg"], False) for m in _PROGRAM.finditer(head)]
+    quoted += [(m["msg"], False) for m in _ABOVE.finditer(head)]
     for msg, level in ((f.strip(), level) for f, level in leveled + quoted):
         if _SUMMARY.match(msg):  # "1 validation error for Model": a count, the messages follow
             continue
