@@ -118,6 +118,8 @@ pytestmark = pytest.mark.usefixtures("private_cache")
         ("TypeError: x is undefined\r\n    at Cart.total (/home/u/shop/src/cart.ts:12:9)\r\n"
          "    at main (/home/u/shop/src/index.ts:3:1)\r\n",
          ("/home/u/shop/src/cart.ts", "total", 12)),  # an issue's Windows line ends
+        ("System.Exception: boom\n   at Shop.Cart.Total()\n   at Shop.Program.Main()\n",
+         (None, "Total", None)),  # no line number anywhere in the text
         ("FAIL  test/cart.test.ts > cart > totals\nTypeError: Cannot read properties of undefined\n"
          " \u276f total src/cart.ts:12:15\n \u276f test/cart.test.ts:5:12\n      3| test('totals', () => {",
          ("src/cart.ts", "total", 12)),  # vitest's failures
@@ -1340,6 +1342,8 @@ def test_a_dotnet_trace_without_files_points_at_its_methods(
         "src/Shop/Outcome.TResult.cs": OUTCOME,
         "src/Shop/Pipeline.Async.cs": PIPELINE,
         "src/Shop/Retry.cs": "namespace Shop;\n\npublic class Retry\n{\n    public int Attempts { get; set; }\n}\n",
+        "samples/Demo/Program.cs": "namespace Samples;\n\npublic static class Program\n{\n"
+                                   "    public static void Main()\n    {\n    }\n}\n",
     })  # fmt: skip
     build(repo, model="none")
     report = (
@@ -1352,6 +1356,13 @@ def test_a_dotnet_trace_without_files_points_at_its_methods(
         report, Where.of(None, None, repo), k=4).results}  # fmt: skip
     assert next(iter(told.items())) == ("Shop.Outcome.GetResultOrRethrow", 1.0), told
     assert told["Shop.Pipeline.ExecuteAsync"] == FRAME_DECAY, told
+    # the user's own `MyApp.Program.Main` is not the sample's `Samples.Program.Main`
+    mine = run_query(
+        "Crash at start on 2 machines\n\nSystem.Exception: boom\n   at MyApp.Program.Main()\n",
+        Where.of(None, None, repo),
+        k=3,
+    )
+    assert all(r.hit.explain["evidence"] is None for r in mine.results), [r.anchor for r in mine.results]
 
 
 WORKSPACE = {

@@ -87,7 +87,9 @@ class Paths:
     def defined(self, dotted: tuple[str, ...]) -> list[str]:
         """The files defining the member a frame without a file names (`Polly.Outcome.GetResultOrRethrow`:
         a .NET package shipped without its symbols; a JVM's `Unknown Source`), by its owner and its
-        name; none when more than `NAMED_MOST` files do (the name does not say which)."""
+        name, and by as much of its namespace as the definition's name holds (a user's own
+        `MyApp.Program.Main` is not a sample's `Samples.Program.Main`); none when more than
+        `NAMED_MOST` files do (the name does not say which)."""
         if len(dotted) < 2:
             return []
         owner, name = dotted[-2:]
@@ -95,9 +97,12 @@ class Paths:
         named = set(definers.paths_with([name]))
         modules = named.intersection(self.named(owner))  # a Rust or Go function: its module is its file
         maybe = named.intersection(definers.paths_with([owner])) | modules
-        found = [p for p in sorted(maybe) if any(
-            n[-2:] == (owner, name) or (p in modules and n == (name,))
-            for r in self._cat.file_rows(p) for n in self._cat.row_meta(r).names)]  # fmt: skip
+        cat = self._cat
+        found = [
+            p
+            for p in sorted(maybe)
+            if any(_names(dotted, n, p in modules) for r in cat.file_rows(p) for n in cat.row_meta(r).names)
+        ]
         return found if len(found) <= NAMED_MOST else []
 
     def match(self, written: str, built: bool = False) -> list[str]:
@@ -138,6 +143,14 @@ class Paths:
 
 
 _SOURCES = {"js": ("ts", "tsx"), "mjs": ("mts", "ts"), "cjs": ("cts", "ts"), "jsx": ("tsx",)}
+
+
+def _names(dotted: tuple[str, ...], name: tuple[str, ...], module: bool) -> bool:
+    """Whether a definition's qualified `name` is the member `dotted` names: its owner, its own
+    name and as much of its namespace as `name` holds; in its module's file, its own name alone."""
+    if module and name == dotted[-1:]:
+        return True
+    return 1 < len(name) <= len(dotted) and dotted[-len(name) :] == name
 
 
 def _common_tail(a: Sequence[str], b: Sequence[str]) -> int:

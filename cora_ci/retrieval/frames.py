@@ -102,7 +102,9 @@ def _formats() -> _Formats:
 
 # not inside a run a path's first characters may continue: each start would read the run to its end
 _MENTION = re.compile(rf"(?<![\w/.\\@~+-])(?P<path>{_PATH})(?::(?P<line>\d+))?(?![\w/])")
-_DIGIT = re.compile(r"\d")
+# What a text holding a frame holds: a line number, or a .NET or JVM frame printed without one
+# (`   at Shop.Program.Main()`): a query with neither, most of them, compiles no format.
+_MAY_HOLD_FRAMES = re.compile(r"\d|^[ \t]+at [\w$<]", re.M)
 _ALIAS = re.compile(r"\s*\[as [^\]]*\]$")
 _DOTTED = re.compile(r"(?<![\w.])(?P<qual>[^\W\d]\w*(?:\.[^\W\d]\w*){2,})(?![\w.])")
 
@@ -132,7 +134,7 @@ def _base(path: str | None) -> str | None:
 
 
 def _frames(text: str) -> Iterator[Clue]:
-    if not _DIGIT.search(text):  # every frame has its line number
+    if not _MAY_HOLD_FRAMES.search(text):
         return
     f = _formats()
     # Python prints the innermost frame last: each traceback's frames are read backwards
@@ -169,7 +171,7 @@ def _clue(m: re.Match[str]) -> Clue | None:
             return None
         if m["line"] is None:  # no file (no symbols shipped; the JVM's `Unknown Source`): its symbol says
             return Clue(None, parts[-1], None, True, parts)
-        return Clue(m["path"], parts[-1], int(m["line"]), True)
+        return Clue(m["path"], parts[-1], int(m["line"]), True, parts)
     path = groups.get("path")
     dotted: tuple[str, ...] = ()
     if path is None:  # the JVM's: a package and a file name, and the class's symbol should the file be gone
@@ -196,7 +198,7 @@ def without_places(text: str) -> str:
     put `setCookie` over the `_serialize` it called, viper's module path its go.mod), and a
     traceback's words crowded out the prose (an httpx report's helper to fix 37th, 21st without
     them). The source line Python prints under a frame stays: it names what was called."""
-    if not _DIGIT.search(text):
+    if not _MAY_HOLD_FRAMES.search(text):
         return text
     f = _formats()
     spans: list[tuple[int, int]] = []
