@@ -17,7 +17,7 @@ from cora_ci.chunking.markup import asciidoc
 from cora_ci.chunking.sentences import first_sentence
 from cora_ci.files.langs import _RST_TITLE
 from cora_ci.rebind.view import _code_end
-from cora_ci.retrieval import emitted, noise
+from cora_ci.retrieval import emitted, noise, query, related
 from cora_ci.retrieval.frames import Clue, clues
 
 
@@ -185,6 +185,9 @@ def test_hostile_runs_are_read_in_one_pass() -> None:
     assert noise._HEADING.match("#" + " " * 20_000 + "#") is None
     assert emitted._categorized("x\n" + "AaA" * 30_000) == []
     assert emitted.messages(" " * 50_000 + "x") == [] and emitted._ABOVE.search(" " * 50_000 + "x") is None
+    assert (
+        related._CALL.findall("$" * 50_000) == [] and query._GO_METHOD.sub("", "." * 50_000) == "." * 50_000
+    )
     assert emitted._PLACEHOLDER.split("a %" + "0" * 50_000 + "!") == ["a %" + "0" * 50_000 + "!"]
     assert emitted.messages(" \u201c" * 50_000) == []
     assert emitted.messages("a" + " b" * 50_000) == []  # one line, no value: no message pasted alone

@@ -1086,12 +1086,13 @@ def test_user_text_never_breaks_the_query(shop: Bundle, text: str) -> None:
     well_formed(search(shop, text))
 
 
-@pytest.mark.parametrize("text", ["", "   ", "\n\t", "((( ))) :: ...", "*", "\\"])
+@pytest.mark.parametrize("text", ["", "   ", "\n\t", "((( ))) :: ...", "*", "\\", "." * 100_000])
 def test_empty_query_is_a_clear_error(shop: Bundle, text: str) -> None:
     with pytest.raises(CoraError) as e:
         search(shop, text)
     assert e.value.code == "CORA-QRY-001"
     assert e.value.one_line().startswith("error: CORA-QRY-001: ")
+    assert len(e.value.one_line()) < 200  # one line: 100,000 dots are not printed back
 
 
 @settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

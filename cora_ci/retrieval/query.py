@@ -73,8 +73,9 @@ def signature(params: str) -> str:
 
 
 # Go's method expressions as its stack traces and docs write them, `(*Viper).find` and
-# `github.com/spf13/viper.(*Viper).find`: the method `Viper.find`
-_GO_METHOD = re.compile(r"(?<![\w)])(?:[\w.~/-]+\.)?\(\*?([^\W\d]\w*)\)\.(?=[^\W\d])")
+# `github.com/spf13/viper.(*Viper).find`: the method `Viper.find`. Tried from a path's start only:
+# from each of a run of dots, quadratic time.
+_GO_METHOD = re.compile(r"(?<![\w).~/-])(?:[\w.~/-]+\.)?\(\*?([^\W\d]\w*)\)\.(?=[^\W\d])")
 # Code-looking words inside a sentence: snake_case, camelCase, PascalCase with an inner capital, dotted.
 _CODEY = re.compile(r"^(?:\w*_\w+|[a-z]+[A-Z]\w*|[A-Z][a-z0-9]+[A-Z]\w*|\w+(?:\.\w+)+)$")
 
@@ -184,7 +185,8 @@ def analyse(text: str) -> Query:
     cost up to ~60 ms to read (`noise.without_noise`)."""
     text = _GO_METHOD.sub(r"\1.", without_noise(text.strip())[:MAX_CHARS])
     if not text or not terms(text):
-        raise CoraError("CORA-QRY-001", f"empty query {text!r}: nothing to search for")
+        shown = repr(text) if len(text) <= 60 else f"{text[:40]!r}... ({len(text):,} characters)"
+        raise CoraError("CORA-QRY-001", f"empty query {shown}: nothing to search for")  # one line, not a page
     signed = _SIGNED(text).fullmatch(text)  # `StringUtils.abbreviate(String, String, int)`: one overload
     if signed is not None:
         text = signed["name"]

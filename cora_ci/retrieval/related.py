@@ -208,7 +208,7 @@ def _called(cat: Catalog, family: list[int], callees: list[int]) -> set[int]:
     return {c for c in callees if (m := cat.meta(c)) is not None and any(s in calls for s in m.symbols)}
 
 
-_CALL = re.compile(r"([A-Za-z_$][\w$]*)\s*\(")  # a name called
+_CALL = re.compile(r"(?<![\w$])([A-Za-z_$][\w$]*)\s*\(")  # a name called (from the name's start: linear)
 
 
 def _naming(cat: Catalog, m: Meta, name: str) -> bool:
