@@ -11,7 +11,7 @@ import re
 from hypothesis import given
 from hypothesis import strategies as st
 
-from cora_ci.chunking import macros
+from cora_ci.chunking import macros, secrets
 from cora_ci.chunking.extractor import _without_tail
 from cora_ci.chunking.markup import asciidoc
 from cora_ci.chunking.sentences import first_sentence
@@ -188,6 +188,7 @@ def test_hostile_runs_are_read_in_one_pass() -> None:
     assert (
         related._CALL.findall("$" * 50_000) == [] and query._GO_METHOD.sub("", "." * 50_000) == "." * 50_000
     )
+    assert secrets._KEY_BODY.match(" " * 100_000 + "x") is None  # a key block's line
     assert emitted._PLACEHOLDER.split("a %" + "0" * 50_000 + "!") == ["a %" + "0" * 50_000 + "!"]
     assert emitted.messages(" \u201c" * 50_000) == []
     assert emitted.messages("a" + " b" * 50_000) == []  # one line, no value: no message pasted alone
