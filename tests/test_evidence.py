@@ -1475,3 +1475,22 @@ def test_a_refused_call_names_the_function_of_the_file_its_traceback_runs_throug
         told
     )
     assert told["shop/printing/printer.py::Printer._print"] == FRAME_DECAY, told
+
+
+def test_a_frame_on_another_versions_lines_is_its_own_classs_method(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """gson's `ReflectiveTypeAdapterFactory$Adapter.read` is one of several `read` methods of its
+    file: a frame whose line (another version's) holds none of them took the first in the file.
+    The frame's class says which."""
+    java = (
+        "package com.acme;\n\npublic final class Factory {\n"
+        "  static final class First {\n    Object read(String in) {\n      return in.trim();\n    }\n  }\n\n"
+        "  static final class Second {\n    Object read(String in) {\n      return in.isEmpty() ? null : in;\n    }\n  }\n}\n"
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "src/main/java/com/acme/Factory.java": java})
+    build(repo, model="none")
+    report = "java.lang.NullPointerException\n\tat com.acme.Factory$Second.read(Factory.java:9000)\n"
+    told = [(r.anchor.split("::")[1], r.hit.explain["evidence"]) for r in run_query(
+        report, Where.of(None, None, repo), k=1).results]  # fmt: skip
+    assert told == [("Factory.Second.read", 1.0)], told

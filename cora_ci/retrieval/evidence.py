@@ -41,6 +41,7 @@ class Resolved(NamedTuple):
     line: int | None
     weight: float  # how strongly the report points at it (1.0: the innermost frame)
     frame: bool = False  # a traceback frame's (its code runs there), not a mention's
+    owner: str | None = None  # the class or module it names the function of (`Outer$Inner.read`: Inner)
 
 
 class Paths:
@@ -184,7 +185,8 @@ def resolve(found: list[Clue], paths: Paths, outer: int = 0) -> list[Resolved]:
             continue
         weight = FRAME_DECAY**frames if c.frame else MENTION
         frames += c.frame and len(files) == 1
-        out.extend(Resolved(f, c.name, line, weight / len(files), c.frame) for f in files)
+        owner = c.dotted[-2] if len(c.dotted) > 1 else None
+        out.extend(Resolved(f, c.name, line, weight / len(files), c.frame, owner) for f in files)
     return out
 
 
@@ -227,7 +229,7 @@ def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
         resolved = resolve(found, paths, outer=1)
     for r in resolved:
         files[r.path] = max(files.get(r.path, 0.0), r.weight)
-        cid = _chunk_at(cat, r.path, r.name, r.line, r.frame)
+        cid = _chunk_at(cat, r.path, r.name, r.line, r.frame, r.owner)
         if cid is not None:
             at[cid] = max(at.get(cid, 0.0), r.weight)
     return Pointed(at, files)
@@ -259,14 +261,19 @@ def _code(cat: Catalog, path: str) -> bool:
     return bool(rows) and path_class(path) is None and prose_class(path, cat.row_meta(rows[0]).lang) is None
 
 
-def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None, frame: bool = False) -> int | None:
-    """The chunk of `path` defining `name` (the one holding `line`; a frame's when none does, or
-    it has no line: of overloads, the implementation, where a trace runs, not the first signature
-    in the file: the report's file is another version of this one, or its runtime printed no
-    lines; a mention's, the first), else the innermost one holding `line`."""
+def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None, frame: bool = False,
+              owner: str | None = None) -> int | None:  # fmt: skip
+    """The chunk of `path` defining `name`, `owner`'s if the file has one of its name (gson's
+    `ReflectiveTypeAdapterFactory$Adapter.read` among its file's `read`s): the one holding
+    `line`; a frame's when none does, or it has no line: of overloads, the implementation, where
+    a trace runs, not the first signature in the file (the report's file is another version of
+    this one, or its runtime printed no lines); a mention's, the first. Else the innermost chunk
+    holding `line`."""
     metas = [cat.row_meta(r) for r in cat.file_rows(path)]
     if name:
         named = [m for m in metas if name in m.symbols and m.kind != "file"]
+        owned = [m for m in named if owner and any(n[-2:] == (owner, name) for n in m.names)]
+        named = owned or named
         holding = [m for m in named if line is not None and m.start_line <= line <= m.end_line]
         if holding:
             return min(holding, key=lambda m: m.start_line).id
