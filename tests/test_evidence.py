@@ -120,6 +120,11 @@ pytestmark = pytest.mark.usefixtures("private_cache")
          ("/home/u/shop/src/cart.ts", "total", 12)),  # an issue's Windows line ends
         ("System.Exception: boom\n   at Shop.Cart.Total()\n   at Shop.Program.Main()\n",
          (None, "Total", None)),  # no line number anywhere in the text
+        ("TRPCError: x\n    at Object.getErrorFromUnknown ([redacted]/trpc/packages/server/src/errors.ts:23:15)\n",
+         ("[redacted]/trpc/packages/server/src/errors.ts", "getErrorFromUnknown", 23)),  # a directory hidden
+        ('Traceback (most recent call last):\n  File "/home/<me>/venv/lib/python3.11/site-packages/shop/cart.py",'
+         " line 3, in total\nKeyError: 1",
+         ("/home/<me>/venv/lib/python3.11/site-packages/shop/cart.py", "total", 3)),
         ("FAIL  test/cart.test.ts > cart > totals\nTypeError: Cannot read properties of undefined\n"
          " \u276f total src/cart.ts:12:15\n \u276f test/cart.test.ts:5:12\n      3| test('totals', () => {",
          ("src/cart.ts", "total", 12)),  # vitest's failures

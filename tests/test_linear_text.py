@@ -189,6 +189,7 @@ def test_hostile_runs_are_read_in_one_pass() -> None:
         related._CALL.findall("$" * 50_000) == [] and query._GO_METHOD.sub("", "." * 50_000) == "." * 50_000
     )
     assert secrets._KEY_BODY.match(" " * 100_000 + "x") is None  # a key block's line
+    assert not any(c.frame for c in clues("1\n    at " + "<a>/" * 25_000 + "x.ts:1"))  # placeholders
     assert emitted._PLACEHOLDER.split("a %" + "0" * 50_000 + "!") == ["a %" + "0" * 50_000 + "!"]
     assert emitted.messages(" \u201c" * 50_000) == []
     assert emitted.messages("a" + " b" * 50_000) == []  # one line, no value: no message pasted alone

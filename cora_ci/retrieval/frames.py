@@ -29,7 +29,11 @@ from cora_ci.retrieval.emitted import MAX_CHARS
 
 _EXT = (r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|vue|svelte|java|kt|kts|scala|groovy|cs|go|rs|rb|php"
         r"|c|h|cc|cpp|cxx|hh|hpp|hxx|swift|m|mm|ex|exs|erl|dart|lua|zig)")  # fmt: skip
-_STEM = r"(?:[A-Za-z]:)?[\w.~@+-]*(?:[/\\][\w.@+-]+)*\."  # a path up to its extension
+# A path up to its extension; a directory may be a placeholder a report put for what it hides
+# (`[redacted]/trpc/packages/...`, `/home/<me>/venv/...`, `$HOME/...`): a frame all the same. At
+# most 64 directories: a text's every placeholder could start a path read to the run's end.
+_HIDDEN = r"<[\w.-]+>|\[[\w.-]+\]"
+_STEM = rf"(?:[A-Za-z]:)?(?:{_HIDDEN}|\$?[\w.~@+-]*)(?:[/\\](?:{_HIDDEN}|[\w.@+-]+)){{0,64}}\."
 _PATH = _STEM + _EXT
 _NAME = r"[\w$:.#<>~]+?[?!]?"  # a qualified name as a runtime prints it; its own name is `_last`'s
 _JVM_FILE = r"[\w$-]+\.(?:java|kt|kts|scala|groovy)"  # a JVM frame's file: `(Cart.java:12)`, `(-JavaIo.kt:3)`
