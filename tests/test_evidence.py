@@ -10,6 +10,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import init_repo
 
 from cora_ci.build import build
 from cora_ci.render.query import Where, run_query
@@ -1499,3 +1500,37 @@ def test_a_frame_on_another_versions_lines_is_its_own_classs_method(
     told = [(r.anchor.split("::")[1], r.hit.explain["evidence"]) for r in run_query(
         report, Where.of(None, None, repo), k=1).results]  # fmt: skip
     assert told == [("Factory.Second.read", 1.0)], told
+
+
+def test_the_graph_does_not_lift_a_weaker_clue_over_a_stronger_one_across_bundles(
+    make_repo: Callable[[dict[str, str]], Path], tmp_path: Path
+) -> None:
+    """`in_clue_order` after the graph's lift, as for one bundle, when a query spans several (a
+    project and its dependencies' bundles)."""
+    import dataclasses
+
+    from cora_ci.bundle import open_bundle
+    from cora_ci.retrieval import PARAMS
+    from cora_ci.retrieval.catalog import catalog
+    from cora_ci.retrieval.many import Part, search_many
+    from cora_ci.retrieval.query import analyse
+
+    repo = make_repo(JAVA_FILES)
+    build(repo, model="none")
+    other = init_repo(
+        tmp_path / "other", {".cora.toml": "min_tokens = 0\n", "src/app.py": "def main():\n    return 1\n"}
+    )
+    build(other, model="none")
+    bundle = open_bundle(repo / ".cora" / "index")
+    report = (
+        "fromJson throws IllegalStateException instead of SyntaxException\n\n"
+        "Calling fromJson with text that is not an object:\n\n" + JAVA_TRACE
+        + "\tat com.acme.json.TokenReader.peek(TokenReader.java:300)\n"
+        "\tat com.acme.json.TokenReader.isLenient(TokenReader.java:300)\n"
+    )  # fmt: skip
+    told = evidence.pointed(catalog(bundle), report, analyse(report).title)
+    parts = [Part(bundle), Part(open_bundle(other / ".cora" / "index"))]
+    hits = search_many(parts, report, k=8, params=dataclasses.replace(PARAMS, graph=3.0))
+    weights = [told.at[h.chunk_id] for h in hits if h.origin == 0 and h.chunk_id in told.at]
+    assert len(weights) >= 3
+    assert weights == sorted(weights, reverse=True)

@@ -10,6 +10,7 @@ import re
 from collections.abc import Collection, Iterator
 from functools import lru_cache
 
+from cora_ci.chunking.model import OVERLOAD
 from cora_ci.retrieval.catalog import Catalog
 from cora_ci.retrieval.kinds import path_class
 from cora_ci.retrieval.related import neighbours_of
@@ -171,7 +172,9 @@ def _framing(cat: Catalog, matched: dict[int, int]) -> list[int]:
     """The matched types that only show a matched member's declaration: a class's skeleton repeats
     its methods' signatures, and a report quoting one (gson's `fromJson(String json, TypeToken<T>
     typeOfT)`) was said by both; the member is what says it, the class is its frame."""
-    anchors = {cid: m.anchor for cid in matched if (m := cat.meta(cid)) is not None and m.anchor}
+    anchors = {  # without overloads' parameter types, which hold dots of their own (`f(a.B)`)
+        cid: OVERLOAD.sub("", m.anchor) for cid in matched if (m := cat.meta(cid)) is not None and m.anchor
+    }
     members: dict[str, int] = {}  # owner anchor -> the most words a member of it matched
     for cid, a in anchors.items():
         owner = a.rpartition(".")[0] if "::" in a and "." in a.partition("::")[2] else None

@@ -48,7 +48,7 @@ class _Formats(NamedTuple):
 
 @cache
 def _formats() -> _Formats:
-    """The frame formats, compiled when a text first could hold a frame (a line number): a query
+    """The frame formats, compiled when a text first could hold a frame (`_MAY_HOLD_FRAMES`): a query
     without digits, most of them, does not pay their ~10 ms of compiling in a fresh process."""
     c = re.compile
     python = (
@@ -190,7 +190,7 @@ def _clue(m: re.Match[str]) -> Clue | None:
 
 def _lines(text: str) -> str:
     """`text` with Windows line ends read as Unix ones, each character where it was: an issue's
-    body often comes with `\r\n`, and a frame format ending at its line's end read none of it."""
+    body often comes with `\\r\\n`, and a frame format ending at its line's end read none of it."""
     return text.replace("\r\n", " \n")
 
 

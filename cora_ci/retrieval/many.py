@@ -25,7 +25,7 @@ from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
 from cora_ci.retrieval.catalog import Catalog, catalog
-from cora_ci.retrieval.evidence import Pointed, pointed
+from cora_ci.retrieval.evidence import Pointed, in_clue_order, pointed
 from cora_ci.retrieval.features import compile_filters
 from cora_ci.retrieval.fusion import fuse
 from cora_ci.retrieval.nesting import together
@@ -89,9 +89,10 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
     cats = [catalog(p.bundle) for p in parts]
     cands = _candidates(parts, cats, q, depth or k, filters, params, accept)
     lifted: dict[int, int] = {}
+    told_by: dict[int, Pointed] = {}
     if params.features:
         for o, (p, cat) in enumerate(zip(parts, cats, strict=True)):
-            told = pointed(cat, query, q.title) if params.evidence > 0 else Pointed({}, {})
+            told = told_by[o] = pointed(cat, query, q.title) if params.evidence > 0 else Pointed({}, {})
             add_pointed(cat, q, cands, told, accept, partial(_key, o), o)
             mine = {key: c for key, c in cands.items() if c.origin == o}
             score_features(cat, q, mine, filters, p.boosts, params, told)
@@ -100,6 +101,9 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
             cands.update(mine)
     if expand and params.seeds > 0 and params.graph > 0 and cands:
         _expand_all(parts, cats, q, cands, filters, params, accept)
+        for o, told in told_by.items():  # the graph's lift kept below each bundle's clues' order
+            if told.at:
+                in_clue_order({key: c for key, c in cands.items() if c.origin == o}, told)
     pinned = [
         _key(o, cid)
         for o, (p, cat) in enumerate(zip(parts, cats, strict=True))
