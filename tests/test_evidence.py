@@ -1415,6 +1415,14 @@ def test_a_rust_backtrace_without_files_points_at_its_functions(
     told = [(r.anchor.split("::")[1], r.hit.explain["evidence"]) for r in run_query(
         RUST_REPORT, Where.of(None, None, repo), k=2).results]  # fmt: skip
     assert told == [("Match.with_end", 1.0), ("WordMatcher.fast_find", FRAME_DECAY)], told
+    # the panic's path is the registry's copy of a crate: its package names the crate's directory
+    from cora_ci.bundle import open_bundle
+    from cora_ci.retrieval.catalog import catalog
+
+    paths = evidence.Paths(catalog(open_bundle(repo / ".cora" / "index")))
+    registry = "/home/u/.cargo/registry/src/index-1ecc/grep-matcher-0.1.5/src/lib.rs"
+    assert paths.match(registry) == ["crates/matcher/src/lib.rs"]
+    assert len(paths.match("/home/u/proj/src/lib.rs")) == 3  # no package named: any of them
 
 
 def test_a_jvm_frame_of_a_file_gone_to_kotlin_is_found_by_its_class_and_method(

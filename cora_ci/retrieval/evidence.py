@@ -127,6 +127,8 @@ class Paths:
         top = [p for n, p in scored if n == best]
         if best == 1 and len(parts) > 1 and not built:  # a root file, if the path is in none of its dirs
             top = [p for p in top if "/" not in p and self._top_dirs.isdisjoint(parts[:-1])]
+        if len(top) > 1:
+            top = _packaged(parts[:-best], top, best)
         return top if best > 1 or len(top) == 1 else []
 
     def compiled(self, written: str) -> list[str]:
@@ -144,6 +146,19 @@ class Paths:
 
 
 _SOURCES = {"js": ("ts", "tsx"), "mjs": ("mts", "ts"), "cjs": ("cts", "ts"), "jsx": ("tsx",)}
+
+
+def _packaged(written: list[str], files: list[str], tail: int) -> list[str]:
+    """Of the files a path's tail fits equally (a workspace's ten `src/lib.rs`), the ones in the
+    directory of the package the path names above its tail: a package cache's directory holds its
+    name (`.cargo/registry/.../grep-matcher-0.1.5/src/lib.rs`: `crates/matcher/src/lib.rs`; Go's
+    `pkg/mod/.../cobra@v1.9.1`), of whose words the last one a file's directory has wins (`matcher`
+    over the project's `grep`); all of them when none has one."""
+    words = [w for part in written for w in re.split(r"[-_.@]", part.lower()) if w]
+    last = {w: i for i, w in enumerate(words)}
+    at = {f: max((last.get(d.lower(), -1) for d in f.split("/")[:-tail]), default=-1) for f in files}
+    best = max(at.values())
+    return [f for f in files if at[f] == best] if best >= 0 else files
 
 
 def _names(dotted: tuple[str, ...], name: tuple[str, ...], module: bool) -> bool:
@@ -169,25 +184,36 @@ NAMED_MOST = 2  # files of one stem a title's word may name: more, and it does n
 def resolve(found: list[Clue], paths: Paths, outer: int = 0) -> list[Resolved]:
     """The clues that name files of the bundle, weighted: 1.0 for the innermost frame that
     resolves, `FRAME_DECAY` less for each one further out, `MENTION` for mentions. A frame whose
-    path several files end with is shared among them and leaves the next frame its place: Rust's
-    `panicked at '...', .../grep-matcher-0.1.5/src/lib.rs:131:9` is one of a workspace's ten
-    `src/lib.rs`, and its backtrace's `grep_matcher::Match::with_end` says which."""
+    path several files end with is shared among them and leaves the next frame its place (a
+    workspace's ten `src/lib.rs`, when the path's package does not say which); so does a frame
+    that names no function when the next frame, in the same file, does, and that one's chunk is
+    its place: Rust's `panicked at '...', src/lib.rs:131:9` is where its backtrace's
+    `grep_matcher::Match::with_end` runs (line 131 is another version's)."""
+    located = [(c, *_located(c, paths)) for c in found]
     out: list[Resolved] = []
     frames = outer  # frames known to be inside the first one (a call that never ran)
-    for c in found:
-        files = paths.match(c.path) if c.path else paths.module(c.dotted) if c.dotted else []
-        line = c.line
-        if not files and c.frame and c.dotted:  # a frame naming no file of the bundle: where its symbol is
-            files, line = paths.defined(c.dotted), None  # (a JVM's `Buffer.java` now `Buffer.kt`)
-        if not files and c.path and (files := paths.compiled(c.path)):
-            line = None  # the compiled file's lines are not its source's
+    for i, (c, files, line) in enumerate(located):
         if not files:
             continue
         weight = FRAME_DECAY**frames if c.frame else MENTION
-        frames += c.frame and len(files) == 1
+        after = next(((d, f) for d, f, _ in located[i + 1 :] if d.frame and f), None)  # the next frame found
+        same = c.name is None and after is not None and after[1] == files and after[0].name is not None
+        frames += c.frame and len(files) == 1 and not same
         owner = c.dotted[-2] if len(c.dotted) > 1 else None
+        line = None if same else line  # its place is the named frame's chunk: its file's clue only
         out.extend(Resolved(f, c.name, line, weight / len(files), c.frame, owner) for f in files)
     return out
+
+
+def _located(c: Clue, paths: Paths) -> tuple[list[str], int | None]:
+    """The bundle's files a clue names, and its line in them (none where the file is found by
+    the frame's symbol, or is a compiled file's source)."""
+    files = paths.match(c.path) if c.path else paths.module(c.dotted) if c.dotted else []
+    if not files and c.frame and c.dotted:  # a frame naming no file of the bundle: where its symbol is
+        return paths.defined(c.dotted), None  # (a JVM's `Buffer.java` now `Buffer.kt`)
+    if not files and c.path and (files := paths.compiled(c.path)):
+        return files, None
+    return files, c.line
 
 
 _PATHS: weakref.WeakKeyDictionary[Catalog, Paths] = weakref.WeakKeyDictionary()  # one per open bundle
