@@ -196,13 +196,18 @@ def resolve(found: list[Clue], paths: Paths, outer: int = 0) -> list[Resolved]:
         if not files:
             continue
         weight = FRAME_DECAY**frames if c.frame else MENTION
-        after = next(((d, f) for d, f, _ in located[i + 1 :] if d.frame and f), None)  # the next frame found
-        same = c.name is None and after is not None and after[1] == files and after[0].name is not None
+        same = c.frame and c.name is None and _named_next(located[i + 1 :], files)
         frames += c.frame and len(files) == 1 and not same
         owner = c.dotted[-2] if len(c.dotted) > 1 else None
         line = None if same else line  # its place is the named frame's chunk: its file's clue only
         out.extend(Resolved(f, c.name, line, weight / len(files), c.frame, owner) for f in files)
     return out
+
+
+def _named_next(rest: list[tuple[Clue, list[str], int | None]], files: list[str]) -> bool:
+    """Whether the next frame found is in `files` and names its function."""
+    after = next(((c, f) for c, f, _ in rest if c.frame and f), None)
+    return after is not None and after[1] == files and after[0].name is not None
 
 
 def _located(c: Clue, paths: Paths) -> tuple[list[str], int | None]:
