@@ -1,0 +1,176 @@
+"""What a bug report's text says about places in code (`retrieval/frames.py`): each runtime's
+traceback format read as frames, the innermost first, with its file, line and function (or its
+symbol where it printed no file), blanked from the query's words; paths and dotted names merely
+mentioned after them. Matching them to a bundle is `test_evidence.py`'s."""
+
+from __future__ import annotations
+
+import pytest
+
+from cora_ci.retrieval.frames import clues
+
+
+@pytest.mark.parametrize(
+    ("report", "first"),
+    [
+        ('Traceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n    main()\n'
+         '  File "/venv/lib/python3.12/site-packages/shop/orders.py", line 41, in total\n    x\nKeyError: 1',
+         ("/venv/lib/python3.12/site-packages/shop/orders.py", "total", 41)),
+        ("TypeError: x is undefined\n    at Cart.total (/home/u/shop/src/cart.ts:12:9)\n"
+         "    at main (/home/u/shop/src/index.ts:3:1)\n    at node:internal/main:5:3",
+         ("/home/u/shop/src/cart.ts", "total", 12)),
+        ('Exception in thread "main" java.lang.NullPointerException\n'
+         "\tat com.shop.Cart.total(Cart.java:12)\n\tat com.shop.Main.main(Main.java:5)",
+         ("com/shop/Cart.java", "total", 12)),
+        ("java.net.SocketTimeoutException: timeout\n\tat okio.SocketAsyncTimeout.newTimeoutException(-JavaIo.kt:30)",
+         ("okio/-JavaIo.kt", "newTimeoutException", 30)),  # Kotlin's file of top-level functions
+        ("java.lang.NullPointerException\n\tat com.shop.Factory$1.read(Factory.java:274)",
+         ("com/shop/Factory.java", None, 274)),  # an anonymous class's method: by its line
+        ("System.NullReferenceException: Object reference not set\n"
+         "   at Shop.Cart.Total() in C:\\src\\Shop\\Cart.cs:line 12\n   at Shop.Program.Main() in C:\\src\\Shop\\Program.cs:line 5",
+         ("C:\\src\\Shop\\Cart.cs", "Total", 12)),
+        ("panic: runtime error\n\ngoroutine 1 [running]:\nshop/cart.Total(...)\n\t/home/u/shop/cart/cart.go:12 +0x1d\n"
+         "main.main()\n\t/home/u/shop/main.go:5 +0x20",
+         ("/home/u/shop/cart/cart.go", "Total", 12)),
+        ("panic: boom\n\ngoroutine 7 [running]:\nshop/cart.(*Cart).Total(...)\n\t/home/u/shop/cart/cart.go:12 +0x1d\n",
+         ("/home/u/shop/cart/cart.go", "Total", 12)),  # a method: its receiver in the frame
+        ("panic: boom\n\ngoroutine 7 [running]:\nshop/cart.Total.func2(0x1)\n\t/home/u/shop/cart/cart.go:14 +0x1d\n",
+         ("/home/u/shop/cart/cart.go", "Total", 14)),  # a closure: the function it is in
+        ("panic: boom\n\ngoroutine 9 [running]:\nshop/cart.(*Cart).Watch.func1.1()\n\t/home/u/shop/cart/cart.go:16 +0x1d\n"
+         "created by shop/cart.(*Cart).Watch in goroutine 1\n\t/home/u/shop/cart/cart.go:9 +0x10d",
+         ("/home/u/shop/cart/cart.go", "Watch", 16)),  # a closure's closure (Go 1.22 names), then its creator
+        ("panic: boom\n\ngoroutine 9 [running]:\nshop/cart.Run.gowrap1()\n\t/home/u/shop/cart/run.go:21 +0x1d\n",
+         ("/home/u/shop/cart/run.go", "Run", 21)),  # a `go f()` statement's wrapper
+        ("TypeError: x\n    at Layer.handle [as handle_request] (/app/node_modules/router/lib/layer.js:95:5)",
+         ("/app/node_modules/router/lib/layer.js", "handle", 95)),  # V8's alias: the function's own name
+        ("TypeError: x\n    at RegExpRouter.#buildMatcher (/app/src/router.ts:121:35)\n    at main (/app/src/a.ts:3:1)",
+         ("/app/src/router.ts", "#buildMatcher", 121)),  # a class's private method
+        ("thread 'main' panicked at src/cart.rs:12:9:\nindex out of bounds", ("src/cart.rs", None, 12)),
+        ("tests/test_cart.py:8: in test_total\n    cart.total()\nshop/cart.py:12: in total\n    x\nE   KeyError",
+         ("shop/cart.py", "total", 12)),  # pytest's short traceback, innermost last
+        ("shop/cart.py:12: DeprecationWarning: total() is deprecated\n  warnings.warn(...)",
+         ("shop/cart.py", None, 12)),  # where a warning comes from
+        ("/app/lib/shop/cart.rb:12:in 'Shop::Cart#total!': undefined method '*' for nil (NoMethodError)\n"
+         "\tfrom /app/bin/shop:5:in '<main>'",
+         ("/app/lib/shop/cart.rb", "total!", 12)),  # Ruby 3.4's quotes, a method's `!`
+        ("/app/lib/shop/cart.rb:12:in `block (2 levels) in total': boom (RuntimeError)\n"
+         "\tfrom /app/lib/shop/cart.rb:9:in `each'",
+         ("/app/lib/shop/cart.rb", "total", 12)),  # older Ruby's backtick
+        ("PHP Fatal error:  Uncaught TypeError: boom in /var/www/src/Cart.php:12\nStack trace:\n"
+         "#0 /var/www/src/Shop.php(40): Shop\\Cart->total()\n#1 {main}\n  thrown in /var/www/src/Cart.php on line 12",
+         ("/var/www/src/Cart.php", None, 12)),
+        ("==1==ERROR: AddressSanitizer: heap-buffer-overflow\n    #0 0x4f5a3b in shop::Cart::total(int) "
+         "/src/shop/cart.cc:12:9\n    #1 0x4f5c10 in main /src/shop/main.cc:5:3",
+         ("/src/shop/cart.cc", "total", 12)),
+        ("Program received signal SIGSEGV.\n#0  cart_total (cart=0x0) at src/cart.c:12\n"
+         "#1  0x000055555555513d in main () at src/main.c:5",
+         ("src/cart.c", "cart_total", 12)),  # gdb
+        ("** (ArithmeticError) bad argument in arithmetic expression\n"
+         "    (shop 0.1.0) lib/shop/cart.ex:12: Shop.Cart.total/1\n    (elixir 1.16.0) lib/enum.ex:1: Enum.map/2",
+         ("lib/shop/cart.ex", "total", 12)),
+        ("Unhandled exception:\nNull check operator used on a null value\n"
+         "#0      Cart.total (package:shop/src/cart.dart:12:5)\n#1      main (file:///home/u/shop/bin/main.dart:5:3)",
+         ("src/cart.dart", "total", 12)),
+        ("lua: lua/shop/cart.lua:12: attempt to index a nil value\nstack traceback:\n\t[C]: in ?\n"
+         "\tlua/shop/cart.lua:12: in function 'shop.cart.total'\n\tmain.lua:5: in main chunk",
+         ("lua/shop/cart.lua", "total", 12)),
+        ("Fatal error: Index out of range: file Shop/Cart.swift, line 12", ("Shop/Cart.swift", None, 12)),
+        ("java.lang.NullPointerException\n\tat com.shop.Cart.lambda$total$2(Cart.java:12)\n",
+         ("com/shop/Cart.java", "total", 12)),  # a lambda in `total` (commons-lang)
+        ("java.lang.IllegalArgumentException: x\n\tat os.BasePath$.fail$1(Path.scala:179)\n",
+         ("os/Path.scala", "fail", 179)),  # a Scala local function (os-lib)
+        ("thread 1 panic: index out of bounds\n/home/u/shop/src/cart.zig:12:9: 0x1034b9f in total (shop)\n",
+         ("/home/u/shop/src/cart.zig", "total", 12)),
+        ("System.InvalidOperationException: boom\n   at Shop.Outcome`1.GetResultOrRethrow()\n"
+         "   at Shop.Pipeline.ExecuteAsync[TResult](Func`2 callback, CancellationToken token)\n"
+         "   at Program.<Main>$(String[] args) in C:\\src\\App\\Program.cs:line 40",
+         (None, "GetResultOrRethrow", None)),  # .NET without the package's symbols: no file, no line
+        ("System.Exception: boom\n   at Shop.Pipeline.<>c__10`1.<<ExecuteAsync>b__10_0>d.MoveNext()\n",
+         (None, "ExecuteAsync", None)),  # a lambda in an async method: the method the compiler made it of
+        ("System.Exception: boom\n   at Shop.Cart.<TotalAsync>d__3.MoveNext() in C:\\src\\Shop\\Cart.cs:line 12\n",
+         ("C:\\src\\Shop\\Cart.cs", "TotalAsync", 12)),  # an async method's state machine
+        ("java.lang.NullPointerException\n\tat com.shop.Cart.total(Unknown Source)\n\tat com.shop.Main.main(Main.java:5)",
+         (None, "total", None)),  # the JVM's frame without its file, before one with it
+        ("KeyError                                  Traceback (most recent call last)\nCell In[3], line 1\n"
+         "----> 1 cart.total()\n\nFile ~/venv/lib/python3.11/site-packages/shop/cart.py:12, in Cart.total(self)\n"
+         "     10 def total(self):\n---> 12     return price(self.items)\n\n"
+         "File ~/venv/lib/python3.11/site-packages/shop/prices.py:5, in price(items)\n"
+         "----> 5     return sum(i['amount'] for i in items)\n\nKeyError: 'amount'",
+         ("~/venv/lib/python3.11/site-packages/shop/prices.py", "price", 5)),  # IPython 8's, innermost last
+        ("ValueError                                Traceback (most recent call last)\n"
+         "<ipython-input-3-e2cc0e97941a> in <module>()\n----> 1 cart.total()\n\n"
+         "~/src/shop/cart.py in total(self)\n     11         \"\"\"The total.\"\"\"\n"
+         "---> 12         return price(self.items)\n     13 \n\n"
+         "~/src/shop/prices.py in price(items)\n      4 def price(items):\n----> 5     return sum(items)\n",
+         ("~/src/shop/prices.py", "price", 5)),  # IPython 7's: the arrow under the frame marks its line
+        ("TypeError: x is undefined\r\n    at Cart.total (/home/u/shop/src/cart.ts:12:9)\r\n"
+         "    at main (/home/u/shop/src/index.ts:3:1)\r\n",
+         ("/home/u/shop/src/cart.ts", "total", 12)),  # an issue's Windows line ends
+        ("System.Exception: boom\n   at Shop.Cart.Total()\n   at Shop.Program.Main()\n",
+         (None, "Total", None)),  # no line number anywhere in the text
+        ("TRPCError: x\n    at Object.getErrorFromUnknown ([redacted]/trpc/packages/server/src/errors.ts:23:15)\n",
+         ("[redacted]/trpc/packages/server/src/errors.ts", "getErrorFromUnknown", 23)),  # a directory hidden
+        ('Traceback (most recent call last):\n  File "/home/<me>/venv/lib/python3.11/site-packages/shop/cart.py",'
+         " line 3, in total\nKeyError: 1",
+         ("/home/<me>/venv/lib/python3.11/site-packages/shop/cart.py", "total", 3)),
+        ("FAIL  test/cart.test.ts > cart > totals\nTypeError: Cannot read properties of undefined\n"
+         " \u276f total src/cart.ts:12:15\n \u276f test/cart.test.ts:5:12\n      3| test('totals', () => {",
+         ("src/cart.ts", "total", 12)),  # vitest's failures
+    ],
+)  # fmt: skip
+def test_the_innermost_frame_comes_first_in_every_format(
+    report: str, first: tuple[str, str | None, int]
+) -> None:
+    c = clues(report)[0]
+    assert (c.path, c.name, c.line, c.frame) == (*first, True)
+
+
+def test_a_reports_frames_are_evidence_not_words() -> None:
+    """An httpx trial: a report's traceback words (paths, functions) outweighed its prose, and the
+    helper to fix ranked 37th (21st without them). A frame is blanked from the query's words,
+    byte for byte; the prose, the message and the source line Python prints under a frame stay."""
+    from cora_ci.retrieval.frames import without_places
+
+    report = (
+        "A partially read file sends the wrong length\n\nTraceback (most recent call last):\n"
+        '  File "/home/u/.venv/lib/python3.12/site-packages/web/_client.py", line 14, in send_single\n'
+        "    response = transport.handle_request(request)\n"
+        "    at Layer.handle (/app/node_modules/router/lib/layer.js:95:5)\n"
+        "github.com/spf13/viper.(*Viper).find(0x0)\n\t/home/u/go/pkg/mod/github.com/spf13/viper@v1.2/viper.go:12 +0x1d\n"
+        "web.LocalProtocolError: Too little data\n"
+    )
+    out = without_places(report)
+    assert len(out) == len(report)
+    gone = (
+        "_client.py",
+        "send_single",
+        "layer.js",
+        "Layer.handle",
+        "github.com",
+        "(*Viper).find",
+        "viper.go",
+    )
+    assert not [g for g in gone if g in out], out
+    kept = ("partially read file", "transport.handle_request(request)", "Too little data")
+    assert all(k in out for k in kept), out
+
+
+def test_a_frame_two_formats_read_is_one_frame() -> None:
+    """V8's `at /x.js:3:5` is also Rust's form: each frame once, in the report's order."""
+    report = (
+        "TypeError: x is not a function\n    at Layer.handle (/app/lib/router/layer.js:95:5)\n"
+        "    at /app/lib/router/index.js:284:15\n    at next (/app/lib/router/index.js:280:10)\n"
+    )
+    assert [(c.path, c.name, c.line) for c in clues(report) if c.frame] == [
+        ("/app/lib/router/layer.js", "handle", 95),
+        ("/app/lib/router/index.js", None, 284),
+        ("/app/lib/router/index.js", "next", 280),
+    ]
+
+
+def test_mentions_paths_and_dotted_names_follow_frames() -> None:
+    found = clues("Calling shop.orders.Order.total fails, see src/shop/orders.py:41 (https://x.org/a/b.py).")
+    assert [(c.path, c.name, c.line, c.dotted) for c in found] == [
+        ("src/shop/orders.py", None, 41, ()),
+        (None, "total", None, ("shop", "orders", "Order", "total")),
+    ]
