@@ -181,15 +181,22 @@ MENTION = 0.4  # a path or dotted name mentioned, not in a frame
 NAMED_MOST = 2  # files of one stem a title's word may name: more, and it does not say which
 
 
-def resolve(found: list[Clue], paths: Paths, outer: int = 0) -> list[Resolved]:
-    """The clues that name files of the bundle, weighted: 1.0 for the innermost frame that
+Located = tuple[Clue, list[str], int | None]  # a clue, the bundle's files it names, its line in them
+
+
+def locate(found: list[Clue], paths: Paths) -> list[Located]:
+    """Each clue with the files it names (`_located`): the path matching, done once a report."""
+    return [(c, *_located(c, paths)) for c in found]
+
+
+def resolve(located: list[Located], outer: int = 0) -> list[Resolved]:
+    """The located clues that name files of the bundle, weighted: 1.0 for the innermost frame that
     resolves, `FRAME_DECAY` less for each one further out, `MENTION` for mentions. A frame whose
     path several files end with is shared among them and leaves the next frame its place (a
     workspace's ten `src/lib.rs`, when the path's package does not say which); so does a frame
     that names no function when the next frame, in the same file, does, and that one's chunk is
     its place: Rust's `panicked at '...', src/lib.rs:131:9` is where its backtrace's
     `grep_matcher::Match::with_end` runs (line 131 is another version's)."""
-    located = [(c, *_located(c, paths)) for c in found]
     out: list[Resolved] = []
     frames = outer  # frames known to be inside the first one (a call that never ran)
     for i, (c, files, line) in enumerate(located):
@@ -204,7 +211,7 @@ def resolve(found: list[Clue], paths: Paths, outer: int = 0) -> list[Resolved]:
     return out
 
 
-def _named_next(rest: list[tuple[Clue, list[str], int | None]], files: list[str]) -> bool:
+def _named_next(rest: list[Located], files: list[str]) -> bool:
     """Whether the next frame found is in `files` and names its function."""
     after = next(((c, f) for c, f, _ in rest if c.frame and f), None)
     return after is not None and after[1] == files and after[0].name is not None
@@ -240,7 +247,8 @@ def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
     paths = _PATHS.get(cat)
     if paths is None:
         paths = _PATHS[cat] = Paths(cat)
-    resolved = resolve(found, paths) if found else []
+    located = locate(found, paths)
+    resolved = resolve(located)
     at = said(cat, text)
     called = named_by_errors(cat, text, {r.path for r in resolved if r.frame})
     for emits, weight in (*coded(cat, text).items(), *called.items()):
@@ -257,7 +265,7 @@ def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
     if CALLED in called.values():  # a call Python refused (`f() got an unexpected keyword argument`)
         # never ran: the function it names is the innermost place, the frame that called it one
         # further out (sympy's `_print_SingularityFunction`, the innermost frame its caller's)
-        resolved = resolve(found, paths, outer=1)
+        resolved = resolve(located, outer=1)
     for r in resolved:
         files[r.path] = max(files.get(r.path, 0.0), r.weight)
         cid = _chunk_at(cat, r.path, r.name, r.line, r.frame, r.owner)
