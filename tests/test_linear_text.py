@@ -125,8 +125,11 @@ _BEFORE = {
     "placeholder": re.compile(r"%[-#+ 0]*\d*(?:\.\d+)?[a-zA-Z]|%\(\w+\)[a-z]|[$#]?\{[^{}\n]*\}"),
     "adoc": re.compile(r"^(={1,6}|#{1,6})[ \t]+(\S.*?)[ \t]*(?:[ \t]\1)?$"),
     "apart": re.compile(rb"[ \t]*\r?\n(?:[ \t]*\r?\n)+\s*" + macros._DECL),
+    # A comment as C reads it: `//` to its line's end, `/*` to the first `*/` (the pattern before
+    # could end either sooner or later to make a field of what follows: `//a a;`).
     "field": re.compile(
-        rb"\s*(?:(?://[^\n]*|/\*.*?\*/)\s*)*(?:(?:const|volatile|unsigned|signed|struct|enum|union)[ \t]+)*"
+        rb"\s*(?:(?://[^\n]*(?![^\n])|/\*(?:(?!\*/).)*\*/)\s*)*"
+        rb"(?:(?:const|volatile|unsigned|signed|struct|enum|union)[ \t]+)*"
         rb"[A-Za-z_]\w*(?:[ \t]*\*+[ \t]*|[ \t]+)[A-Za-z_]\w*[ \t]*(?:\[[^\]\n]*\][ \t]*)*;",
         re.S,
     ),
