@@ -1252,12 +1252,17 @@ def test_local_pagerank_equals_the_whole_graph_when_the_neighbourhood_is_whole(s
     [
         ("CHANGES.rst", "changelog"), ("docs/changelog.md", "changelog"), ("HISTORY.md", "changelog"),
         ("NEWS", "changelog"), ("docs/releases/4.2.txt", "changelog"), ("changes/123.bugfix", "changelog"),
+        ("doc/whats-new.rst", "changelog"), ("doc/whats_new/v1.3.rst", "changelog"),
+        ("doc/source/whatsnew/v2.0.0.rst", "changelog"), ("doc/whatsnew/fragments/8813.bugfix", "changelog"),
+        ("doc/users/next_whats_new/figure_hooks.rst", "changelog"),
+        ("doc/release/upcoming_changes/24533.improvement.rst", "changelog"),
         ("django/conf/locale/de/LC_MESSAGES/django.po", "translation"), ("po/messages.pot", "translation"),
         (".github/ISSUE_TEMPLATE/bug.md", "template"), (".github/PULL_REQUEST_TEMPLATE.md", "template"),
         ("static/js/jquery-3.6.0.js", "vendored"), ("static/js/jquery.min.js", "generated"),
         # code named like history is code
         ("src/changes.py", None), ("src/history.py", None), ("lib/news_feed.py", None),
         ("src/changes/models.py", None), ("src/releases/api.py", None), ("src/jquery_helpers.js", None),
+        ("src/whats_new.py", None), ("app/whatsnew/views.py", None),
     ],
 )  # fmt: skip
 def test_what_is_not_code_but_full_of_its_names_has_a_class(path: str, cls: str | None) -> None:

@@ -26,11 +26,15 @@ _TESTS_NAMED = re.compile(r"^(tests?[_-].+|.+[_.-]tests?)$", re.IGNORECASE)
 # its issue forms, and copies of well-known libraries. They rank below source unless asked for.
 _TEXT_EXT = r"(\.(md|rst|txt|adoc|asciidoc|markdown|org))?$"
 _CHANGELOG_FILE = re.compile(
-    rf"^(CHANGE[SL]?(OG)?|HISTORY|NEWS|RELEASE[-_ ]?NOTES|WHATSNEW){_TEXT_EXT}", re.I
+    rf"^(CHANGE[SL]?(OG)?|HISTORY|NEWS|RELEASE[-_ ]?NOTES|WHATS[-_ ]?NEW){_TEXT_EXT}", re.I
 )
-# release notes kept one file per version, or per change (towncrier's fragments): text files only
+# release notes kept one file per version, or per change (towncrier's fragments): text files only;
+# "what's new" spelt as scientific Python writes it (scikit-learn's `doc/whats_new/v1.3.rst`,
+# pandas' and IPython's `whatsnew/`, matplotlib's `next_whats_new/` and `next_api_changes/`,
+# numpy's `upcoming_changes/`)
 _CHANGELOG_DIRS = {"changelog.d", "changes", "newsfragments", "releasenotes", "release-notes",
-                   "release_notes", "releases"}  # fmt: skip
+                   "release_notes", "releases", "whatsnew", "whats_new", "whats-new", "next_whats_new",
+                   "next_api_changes", "upcoming_changes"}  # fmt: skip
 _NOTE_EXTS = {
     "md",
     "rst",
