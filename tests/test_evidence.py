@@ -95,6 +95,34 @@ The total price of an order should treat a missing quantity as one.
 """
 
 
+# rich's traceback panel, as a Typer command prints its crash: the installed file's header folded
+# where it is wider than the panel (`orders.py:1` and `2 in total`)
+RICH_REPORT = """Order total crashes with a KeyError when an order line has no quantity
+
+When I compute the total price of an order whose line has no quantity, the total fails:
+
+╭───────────── Traceback (most recent call last) ──────────────╮
+│ /home/me/shop-cli/checkout.py:12 in main                     │
+│                                                              │
+│    11 │   order = load_order(path)                           │
+│ ❱  12 │   print(order.total())                               │
+│                                                              │
+│ /home/me/.venv/lib/python3.12/site-packages/shop/orders.py:1 │
+│ 2 in total                                                   │
+│                                                              │
+│ ❱ 12 │   │   return sum(line["price"] * line["qty"] for line │
+│                                                              │
+│ /home/me/.venv/lib/python3.12/site-packages/shop/orders.py:1 │
+│ 2 in <genexpr>                                               │
+│                                                              │
+│ ❱ 12 │   │   return sum(line["price"] * line["qty"] for line │
+╰──────────────────────────────────────────────────────────────╯
+KeyError: 'qty'
+
+The total price of an order should treat a missing quantity as one.
+"""
+
+
 NOISE = "The total price of an order line with no quantity: total, order, price, quantity, KeyError.\n"
 NOISE_FILES = {
     "CHANGES.rst": "Changes\n=======\n\n" + "".join(f"1.{i}\n---\n\n- {NOISE}\n" for i in range(30)),
@@ -114,6 +142,11 @@ NOISE_FILES = {
         ({"lib/shop/order.rb": textwrap.dedent(RUBY_ORDERS),
           "lib/shop/cart.rb": "module Shop\n  def self.cart_total(items)\n    items.sum(&:price)\n  end\nend\n"},
          RUBY_REPORT, "lib/shop/order.rb::Shop.Order.total!", 1),
+        # rich's panel (Typer's, Textual's crashes): read as the frames it prints (its source lines
+        # cut at the panel's width, the other code file says less than the noise)
+        ({"shop/orders.py": textwrap.dedent(ORDERS),
+          "shop/cart.py": "def cart_total(items):\n    return sum(i.price * i.qty for i in items)\n"},
+         RICH_REPORT, "shop/orders.py::Order.total", 1),
     ],
 )  # fmt: skip
 def test_a_traceback_report_finds_the_frame_over_changelog_and_translations(

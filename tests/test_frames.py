@@ -116,6 +116,13 @@ from cora_ci.retrieval.frames import clues
         ("FAIL  test/cart.test.ts > cart > totals\nTypeError: Cannot read properties of undefined\n"
          " \u276f total src/cart.ts:12:15\n \u276f test/cart.test.ts:5:12\n      3| test('totals', () => {",
          ("src/cart.ts", "total", 12)),  # vitest's failures
+        ("╭─── Traceback (most recent call last) ───╮\n│ /srv/app.py:3 in <module>               │\n"
+         "│                                         │\n│ /srv/shop/cart.py:12 in total           │\n"
+         "│                                         │\n│ ❱ 12 │   return sum(self.items)         │\n"
+         "╰─────────────────────────────────────────╯\nTypeError: x",
+         ("/srv/shop/cart.py", "total", 12)),  # rich's panel (Typer, Textual), innermost last
+        ("+-------- Traceback --------+\n| /srv/shop/cart.py:12 in total |\n+-----+\nTypeError: x",
+         ("/srv/shop/cart.py", "total", 12)),  # its ASCII box
     ],
 )  # fmt: skip
 def test_the_innermost_frame_comes_first_in_every_format(
@@ -174,3 +181,36 @@ def test_mentions_paths_and_dotted_names_follow_frames() -> None:
         ("src/shop/orders.py", None, 41, ()),
         (None, "total", None, ("shop", "orders", "Order", "total")),
     ]
+
+
+def test_a_rich_panels_folded_header_is_one_frame() -> None:
+    """rich folds a frame's header over the panel's next line where it is wider than the panel (a
+    folded line is full: one space before its border): one frame, its line number whole, and no
+    piece of it read as a path; its lines blanked from the query's words."""
+    from cora_ci.retrieval.frames import without_places
+
+    report = (
+        "╭──────── Traceback (most recent call last) ────────╮\n"
+        "│ /home/me/.venv/lib/python3.12/site-packages/shop/c │\n"
+        "│ art.py:12 in total                                 │\n"
+        "│                                                    │\n"
+        "│ ❱ 12 │   return sum(i.price for i in self.items)   │\n"
+        "╰────────────────────────────────────────────────────╯\n"
+        "TypeError: unsupported operand"
+    )
+    assert [(c.path, c.name, c.line, c.frame) for c in clues(report)] == [
+        ("/home/me/.venv/lib/python3.12/site-packages/shop/cart.py", "total", 12, True)
+    ]
+    out = without_places(report)
+    assert len(out) == len(report) and "art.py" not in out and "site-packages" not in out
+    assert "return sum(i.price" in out and "unsupported operand" in out
+    wrapped = (
+        "│ /srv/shop/cart.py:12 in   │\n│ <module>                  │\n│                           │\n"
+        "│ /srv/shop/cart.py:9       │\n│ in total                  │\n│                           │\n"
+        "│ /srv/shop/cart.py:7 │\n│ in add              │\n"  # the path filling its line
+    )
+    assert [(c.path, c.name, c.line) for c in clues(wrapped)] == [
+        ("/srv/shop/cart.py", "add", 7),
+        ("/srv/shop/cart.py", "total", 9),
+        ("/srv/shop/cart.py", None, 12),
+    ]  # wrapped at a space where the next word does not fit

@@ -3,19 +3,20 @@ formats runtimes, debuggers and sanitizers print them, then paths and dotted nam
 mentioned. `evidence.py` matches them to a bundle.
 
 Formats read: Python (`File "x.py", line 3, in f`, innermost last; pytest's `x.py:3: in f` and a
-warning's `x.py:3: UserWarning`), JavaScript/TypeScript (V8's `at f (x.ts:3:5)`; vitest's `❯ f
-src/x.ts:3:5`), Java, Kotlin and Scala (`at a.b.C.f(C.java:3)`, `at a.b.C.f(Unknown Source)`), C#
-(`at A.B.F() in /x/B.cs:line 3`, and without a file where a package ships no symbols: `at
-A.B`1.F()`, an async method's `A.B.<F>d__3.MoveNext()`), Go (`a/b.F(...)` then its `/x/b.go:3
-+0x1f` line; closures `F.func1.2`, a `go` statement's `F.gowrap1`, `created by F in goroutine
-1`), Rust (`panicked at src/x.rs:3:5`, before 1.73 `panicked at 'msg', src/x.rs:3:5`; a
-backtrace's `3: a::B::f` with or without its `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP
-(`... in /x/C.php:3`, `#0 /x/C.php(3): C->f()`), C and C++ (AddressSanitizer's `#0 0x4f5a in f
-x.c:3:5`, gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app 0.1.0) lib/x.ex:3: A.B.f/2`), Dart (`#0 C.f
-(package:p/x.dart:3:5)`), Lua (`x.lua:3: in function 'f'`), Swift (`file x.swift, line 3`) and
-Zig (`x.zig:3:5: 0x1f in f (main)`). A file of the standard library or of another package
-matches nothing in the bundle and falls away there; a frame without a file (or with one the
-repository no longer has) is found by its owner and name (`evidence.Paths.defined`).
+warning's `x.py:3: UserWarning`; the panel of rich, which Typer and Textual print, `│ x.py:3 in f
+│`), JavaScript/TypeScript (V8's `at f (x.ts:3:5)`; vitest's `❯ f src/x.ts:3:5`), Java, Kotlin and
+Scala (`at a.b.C.f(C.java:3)`, `at a.b.C.f(Unknown Source)`), C# (`at A.B.F() in /x/B.cs:line 3`,
+and without a file where a package ships no symbols: `at A.B`1.F()`, an async method's
+`A.B.<F>d__3.MoveNext()`), Go (`a/b.F(...)` then its `/x/b.go:3 +0x1f` line; closures `F.func1.2`, a
+`go` statement's `F.gowrap1`, `created by F in goroutine 1`), Rust (`panicked at src/x.rs:3:5`,
+before 1.73 `panicked at 'msg', src/x.rs:3:5`; a backtrace's `3: a::B::f` with or without its `at
+./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in /x/C.php:3`, `#0 /x/C.php(3): C->f()`), C
+and C++ (AddressSanitizer's `#0 0x4f5a in f x.c:3:5`, gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app
+0.1.0) lib/x.ex:3: A.B.f/2`), Dart (`#0 C.f (package:p/x.dart:3:5)`), Lua (`x.lua:3: in function
+'f'`), Swift (`file x.swift, line 3`) and Zig (`x.zig:3:5: 0x1f in f (main)`). A file of the
+standard library or of another package matches nothing in the bundle and falls away there; a frame
+without a file (or with one the repository no longer has) is found by its owner and name
+(`evidence.Paths.defined`).
 """
 
 from __future__ import annotations
@@ -125,9 +126,11 @@ def clues(text: str) -> list[Clue]:
     """The report's clues, innermost frames first, then mentions in the order written (less what
     a frame already says: its path again, its file name, its qualified name)."""
     text = _lines(text[:MAX_CHARS])
-    frames = list(_frames(text))
+    rich = _rich_frames(text) if _MAY_HOLD_FRAMES.search(text) else []
+    frames = list(_frames(text, [clue for _, clue in rich]))
     said = {c.path for c in frames} | {_base(c.path) for c in frames} | {c.name for c in frames}
-    return frames + [c for c in _mentions(text) if (c.path or c.name) not in said]
+    words = _blanked(text, [span for span, _ in rich])  # a folded header's pieces are no paths
+    return frames + [c for c in _mentions(words) if (c.path or c.name) not in said]
 
 
 _ANONYMOUS = re.compile(r"\$\d+$|\$lambda")  # the JVM's anonymous classes and lambdas
@@ -137,7 +140,8 @@ def _base(path: str | None) -> str | None:
     return re.split(r"[/\\]", path)[-1] if path else None
 
 
-def _frames(text: str) -> Iterator[Clue]:
+def _frames(text: str, rich: list[Clue]) -> Iterator[Clue]:
+    """The frames of `text`'s formats, innermost first; `rich` are its rich panels' (`_rich_frames`)."""
     if not _MAY_HOLD_FRAMES.search(text):
         return
     f = _formats()
@@ -145,6 +149,7 @@ def _frames(text: str) -> Iterator[Clue]:
     for block in re.split(r"\n(?=Traceback \(most recent call last\))", text):
         py = sorted((m.start(), m) for pattern in f.python for m in pattern.finditer(block))
         yield from reversed([Clue(m["path"], _last(m["name"]), int(m["line"]), True) for _, m in py])
+    yield from reversed(rich)
     yield from reversed([Clue(m["path"], m["name"], int(m["line"]), True) for m in f.pytest.finditer(text)])
     found: dict[int, Clue | None] = {}  # by where its line number (or name) sits: two formats' one frame
     for pattern in f.innermost_first:
@@ -188,6 +193,52 @@ def _clue(m: re.Match[str]) -> Clue | None:
     return Clue(path, name, int(m["line"]), True, dotted)
 
 
+# rich's traceback panel (Typer's and Textual's crashes): a frame's header `│ x.py:3 in f   │`,
+# over the panel's next lines where it is wider than the panel: a word longer than a line folded
+# (`│ ...x.py:2 │` then `│ 9 in f   │`: the folded line full, one space before its border), else
+# wrapped at a space; `|` where the box is ASCII.
+_PANEL_LINE = re.compile(r"^[ \t]*[\u2502|] (?P<content>[^\n]*)[\u2502|][ \t]*$", re.M)
+_RICH_FRAME = re.compile(rf"(?P<path>{_STEM}pyx?):(?P<line>\d+) in (?P<name>[\w<>]+)")
+_BEGUN = re.compile(rf"{_STEM}pyx?:\d+(?: in)?")  # a header whose next word is on the next line
+_FOLDS = 4  # panel lines a header may fold over
+
+
+def _rich_frames(text: str) -> list[tuple[tuple[int, int], Clue]]:
+    """Each frame header of a rich traceback panel, in the text's order (innermost last), with the
+    span of the panel lines it is printed on."""
+    if "\u2502" not in text and "|" not in text:
+        return []
+    lines = list(_PANEL_LINE.finditer(text))
+    out: list[tuple[tuple[int, int], Clue]] = []
+    i = 0
+    while i < len(lines):
+        j, header = i, lines[i]["content"].rstrip(" ")
+        while j + 1 < len(lines) and j - i < _FOLDS and lines[j + 1].start() == lines[j].end() + 1:
+            nxt = lines[j + 1]["content"]
+            if _BEGUN.fullmatch(header) and (header.endswith(" in") or not nxt[:1].isdigit()):
+                sep = " "  # wrapped at a space: `orders.py:12 in` `<module>`, `orders.py:12` `in total`
+            elif _full(lines[j]):
+                sep = ""  # a word longer than the panel, folded: `orders.py:1` `2 in total`
+            else:
+                break
+            j += 1
+            header += sep + lines[j]["content"].rstrip(" ")
+        m = _RICH_FRAME.fullmatch(header)
+        if m is not None:
+            clue = Clue(m["path"], _last(m["name"]), int(m["line"]), True)
+            out.append(((lines[i].start(), lines[j].end()), clue))
+            i = j + 1
+        else:
+            i += 1
+    return out
+
+
+def _full(line: re.Match[str]) -> bool:
+    """A panel line its content fills: one space, the panel's own, before its border."""
+    content: str = line["content"]
+    return content.endswith(" ") and not content.endswith("  ")
+
+
 def _lines(text: str) -> str:
     """`text` with Windows line ends read as Unix ones, each character where it was: an issue's
     body often comes with `\\r\\n`, and a frame format ending at its line's end read none of it."""
@@ -208,6 +259,12 @@ def without_places(text: str) -> str:
     spans: list[tuple[int, int]] = []
     for pattern in (*f.python, f.pytest, *f.innermost_first):
         spans.extend(m.span() for m in pattern.finditer(_lines(text)))
+    spans.extend(span for span, _ in _rich_frames(_lines(text)))
+    return _blanked(text, spans)
+
+
+def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
+    """`text` with the characters of each span spaces."""
     if not spans:
         return text
     out = list(text)
