@@ -123,6 +123,11 @@ from cora_ci.retrieval.frames import clues
          ("/srv/shop/cart.py", "total", 12)),  # rich's panel (Typer, Textual), innermost last
         ("+-------- Traceback --------+\n| /srv/shop/cart.py:12 in total |\n+-----+\nTypeError: x",
          ("/srv/shop/cart.py", "total", 12)),  # its ASCII box
+        ("Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f3a (most recent call first):\n"
+         '  File "/venv/lib/python3.12/site-packages/shop/_native.py", line 40 in scan\n'
+         '  File "/venv/lib/python3.12/site-packages/shop/cart.py", line 12 in total\n'
+         '  File "/srv/app.py", line 3 in <module>\n\nExtension modules: numpy.core._multiarray_umath',
+         ("/venv/lib/python3.12/site-packages/shop/_native.py", "scan", 40)),  # faulthandler: innermost first
     ],
 )  # fmt: skip
 def test_the_innermost_frame_comes_first_in_every_format(

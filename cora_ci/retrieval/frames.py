@@ -2,21 +2,21 @@
 formats runtimes, debuggers and sanitizers print them, then paths and dotted names merely
 mentioned. `evidence.py` matches them to a bundle.
 
-Formats read: Python (`File "x.py", line 3, in f`, innermost last; pytest's `x.py:3: in f` and a
-warning's `x.py:3: UserWarning`; the panel of rich, which Typer and Textual print, `│ x.py:3 in f
-│`), JavaScript/TypeScript (V8's `at f (x.ts:3:5)`; vitest's `❯ f src/x.ts:3:5`), Java, Kotlin and
-Scala (`at a.b.C.f(C.java:3)`, `at a.b.C.f(Unknown Source)`), C# (`at A.B.F() in /x/B.cs:line 3`,
-and without a file where a package ships no symbols: `at A.B`1.F()`, an async method's
-`A.B.<F>d__3.MoveNext()`), Go (`a/b.F(...)` then its `/x/b.go:3 +0x1f` line; closures `F.func1.2`, a
-`go` statement's `F.gowrap1`, `created by F in goroutine 1`), Rust (`panicked at src/x.rs:3:5`,
-before 1.73 `panicked at 'msg', src/x.rs:3:5`; a backtrace's `3: a::B::f` with or without its `at
-./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in /x/C.php:3`, `#0 /x/C.php(3): C->f()`), C
-and C++ (AddressSanitizer's `#0 0x4f5a in f x.c:3:5`, gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app
-0.1.0) lib/x.ex:3: A.B.f/2`), Dart (`#0 C.f (package:p/x.dart:3:5)`), Lua (`x.lua:3: in function
-'f'`), Swift (`file x.swift, line 3`) and Zig (`x.zig:3:5: 0x1f in f (main)`). A file of the
-standard library or of another package matches nothing in the bundle and falls away there; a frame
-without a file (or with one the repository no longer has) is found by its owner and name
-(`evidence.Paths.defined`).
+Formats read: Python (`File "x.py", line 3, in f`, innermost last, faulthandler's innermost first;
+pytest's `x.py:3: in f` and a warning's `x.py:3: UserWarning`; the panel of rich, which Typer and
+Textual print, `│ x.py:3 in f │`), JavaScript/TypeScript (V8's `at f (x.ts:3:5)`; vitest's `❯ f
+src/x.ts:3:5`), Java, Kotlin and Scala (`at a.b.C.f(C.java:3)`, `at a.b.C.f(Unknown Source)`), C#
+(`at A.B.F() in /x/B.cs:line 3`, and without a file where a package ships no symbols: `at
+A.B`1.F()`, an async method's `A.B.<F>d__3.MoveNext()`), Go (`a/b.F(...)` then its `/x/b.go:3 +0x1f`
+line; closures `F.func1.2`, a `go` statement's `F.gowrap1`, `created by F in goroutine 1`), Rust
+(`panicked at src/x.rs:3:5`, before 1.73 `panicked at 'msg', src/x.rs:3:5`; a backtrace's `3:
+a::B::f` with or without its `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in
+/x/C.php:3`, `#0 /x/C.php(3): C->f()`), C and C++ (AddressSanitizer's `#0 0x4f5a in f x.c:3:5`,
+gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app 0.1.0) lib/x.ex:3: A.B.f/2`), Dart (`#0 C.f
+(package:p/x.dart:3:5)`), Lua (`x.lua:3: in function 'f'`), Swift (`file x.swift, line 3`) and Zig
+(`x.zig:3:5: 0x1f in f (main)`). A file of the standard library or of another package matches
+nothing in the bundle and falls away there; a frame without a file (or with one the repository no
+longer has) is found by its owner and name (`evidence.Paths.defined`).
 """
 
 from __future__ import annotations
@@ -53,7 +53,8 @@ def _formats() -> _Formats:
     without digits, most of them, does not pay their ~10 ms of compiling in a fresh process."""
     c = re.compile
     python = (
-        c(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:, in (?P<name>[\w<>.]+))?'),
+        # (faulthandler's frames: `File "x.py", line 3 in f`, no comma)
+        c(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:,? in (?P<name>[\w<>.]+))?'),
         # IPython's and Jupyter's: `File ~/x.py:3, in f(a)` (8.0 on), and before it `~/x.py in f(a)`
         # over the frame's lines, `--> 3` marking its own (the next frame's header ends the search)
         c(rf"^File (?P<path>{_STEM}pyx?):(?P<line>\d+), in (?P<name>[\w<>.]+)", re.M),
@@ -140,15 +141,22 @@ def _base(path: str | None) -> str | None:
     return re.split(r"[/\\]", path)[-1] if path else None
 
 
+_PY_BLOCK = re.compile(r"\n(?=Traceback \(most recent call last\)|[^\n]*\(most recent call first\):)")
+_FIRST_FIRST = re.compile(r"[^\n]*\(most recent call first\):")
+
+
 def _frames(text: str, rich: list[Clue]) -> Iterator[Clue]:
     """The frames of `text`'s formats, innermost first; `rich` are its rich panels' (`_rich_frames`)."""
     if not _MAY_HOLD_FRAMES.search(text):
         return
     f = _formats()
-    # Python prints the innermost frame last: each traceback's frames are read backwards
-    for block in re.split(r"\n(?=Traceback \(most recent call last\))", text):
+    # Python prints the innermost frame last: each traceback's frames are read backwards; but
+    # faulthandler's dump of a crash (`Fatal Python error: Segmentation fault`, then `Current thread
+    # 0x7f3a (most recent call first):`) prints it first
+    for block in _PY_BLOCK.split(text):
         py = sorted((m.start(), m) for pattern in f.python for m in pattern.finditer(block))
-        yield from reversed([Clue(m["path"], _last(m["name"]), int(m["line"]), True) for _, m in py])
+        found = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for _, m in py]
+        yield from found if _FIRST_FIRST.match(block) else reversed(found)
     yield from reversed(rich)
     yield from reversed([Clue(m["path"], m["name"], int(m["line"]), True) for m in f.pytest.finditer(text)])
     found: dict[int, Clue | None] = {}  # by where its line number (or name) sits: two formats' one frame
