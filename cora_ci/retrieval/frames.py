@@ -155,8 +155,8 @@ def _frames(text: str, rich: list[Clue]) -> Iterator[Clue]:
     # 0x7f3a (most recent call first):`) prints it first
     for block in _PY_BLOCK.split(text):
         py = sorted((m.start(), m) for pattern in f.python for m in pattern.finditer(block))
-        found = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for _, m in py]
-        yield from found if _FIRST_FIRST.match(block) else reversed(found)
+        read = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for _, m in py]
+        yield from read if _FIRST_FIRST.match(block) else reversed(read)
     yield from reversed(rich)
     yield from reversed([Clue(m["path"], m["name"], int(m["line"]), True) for m in f.pytest.finditer(text)])
     found: dict[int, Clue | None] = {}  # by where its line number (or name) sits: two formats' one frame
