@@ -50,6 +50,13 @@ from cora_ci.retrieval.frames import clues
          ("shop/cart.py", "total", 12)),  # pytest's short traceback, innermost last
         ("shop/cart.py:12: DeprecationWarning: total() is deprecated\n  warnings.warn(...)",
          ("shop/cart.py", None, 12)),  # where a warning comes from
+        ("    def test_total():\n>       assert total([]) == 0\n\ntests/test_cart.py:5: \n_ _ _ _ _ _ _ _\n\n"
+         "    def total(items):\n        if not items:\n>           raise ShopFailure(\"empty\")\n"
+         "E           shop.cart.ShopFailure: empty\n\nsrc/shop/cart.py:7: ShopFailure\n",
+         ("src/shop/cart.py", None, 7)),  # pytest's long form: an exception of any name
+        ("    def test_total():\n>       assert total([]) == 0\n\ntests/test_cart.py:5: \n_ _ _ _ _ _ _ _\n\n"
+         "    def total(items):\n>       return sum(items)\n\nsrc/shop/cart.py:8: \n",
+         ("src/shop/cart.py", None, 8)),  # ... and each frame's place (`--tb=long`, cut before its error)
         ("/app/lib/shop/cart.rb:12:in 'Shop::Cart#total!': undefined method '*' for nil (NoMethodError)\n"
          "\tfrom /app/bin/shop:5:in '<main>'",
          ("/app/lib/shop/cart.rb", "total!", 12)),  # Ruby 3.4's quotes, a method's `!`

@@ -64,10 +64,11 @@ def _formats() -> _Formats:
             re.M,
         ),
     )
-    # pytest's frames (`src/x.py:3: in f`, its long form's `src/x.py:3: ValueError`) and a warning's
-    # origin (`x.py:3: DeprecationWarning: ...`): innermost last, as Python's
-    pytest = c(rf"^[ \t]*(?P<path>{_STEM}pyx?):(?P<line>\d+): "
-               r"(?:in (?P<name>\w+)|\w*(?:Error|Exception|Warning)\b)", re.M)  # fmt: skip
+    # pytest's frames (`src/x.py:3: in f`, its long form's `tests/test_x.py:5: ` and innermost
+    # `src/x.py:3: ValueError`, any exception's class: `ShopFailure`) and a warning's origin
+    # (`x.py:3: DeprecationWarning: ...`): innermost last, as Python's
+    pytest = c(rf"^[ \t]*(?P<path>{_STEM}pyx?):(?P<line>\d+):(?: in (?P<name>\w+)"
+               r"| \w*(?:Error|Exception|Warning)\b| [A-Z]\w*[ \t]*$|[ \t]*$)", re.M)  # fmt: skip
     # the formats that print the innermost frame first; a `name` group is the function a line is in
     innermost_first = (
         c(rf"^[ \t]*\d+:[ \t]+(?:0x[0-9a-fA-F]+ - )?(?P<rust>)(?P<symbol>[\w<](?:[^\n]*\S)?)[ \t]*"
