@@ -299,7 +299,8 @@ def test_path_classes() -> None:
     assert path_class("examples/demo.py") == "example"
     assert path_class("third_party/zlib/inflate.c") == "vendored"
     assert path_class("api/service_pb2.py") == "generated"
-    for generated in ("lib/user.g.dart", "lib/user.freezed.dart", "src/api.pb.h", "Sources/Api.pb.swift"):
+    for generated in ("lib/user.g.dart", "lib/user.freezed.dart", "src/api.pb.h", "Sources/Api.pb.swift",
+                      "dist/cjs/internal/operators/map.js", "packages/core/dist/index.mjs"):  # fmt: skip
         assert path_class(generated) == "generated", generated
     assert path_class("src/auth.py") is None
     assert path_class("src/testing_utils.py") is None
@@ -329,6 +330,37 @@ def test_a_table_auto_generated_by_a_script_ranks_lower(make_repo) -> None:  # t
     hits = {path_of(b, h.chunk_id): h for h in search(b, "cell widths table", k=5, expand=False)}
     assert hits["src/_cell_widths.py"].explain["demoted"] == "generated"
     assert hits["src/cells.py"].explain["demoted"] is None
+
+
+def test_a_builds_output_ranks_lower_than_its_source(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """An npm package's `dist/` (rxjs: `dist/cjs`, `dist/esm`, `dist/esm5` beside `src/`) holds a
+    compiled copy of every function: for "debounceTime implementation" two of its re-exports came
+    before the source, and its copies filled the places after it. They rank as generated code,
+    unless the question asks for the build."""
+    src = (
+        "export function mergeMap(project, concurrent) {\n  // Map each value to an inner source and merge\n"
+        "  return operate((source, subscriber) => mergeInternals(source, subscriber, project, concurrent));\n}\n"
+    )
+    compiled = (
+        "export function mergeMap(project, concurrent) {\n    return operate(function (source, subscriber) "
+        "{ return mergeInternals(source, subscriber, project, concurrent); });\n}\n"
+    )
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "src/operators/mergeMap.ts": src,
+        "src/operators/concatMap.ts": "export function concatMap(project) {\n  return mergeMap(project, 1);\n}\n",
+        **{f"dist/{flavour}/operators/mergeMap.js": compiled for flavour in ("cjs", "esm", "esm5")},
+    })  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "mergeMap project concurrent subscriber", k=6, expand=False)
+    demoted = {path_of(b, h.chunk_id): h.explain["demoted"] for h in hits}
+    assert path_of(b, hits[0].chunk_id) == "src/operators/mergeMap.ts"
+    assert demoted["src/operators/mergeMap.ts"] is None and demoted["src/operators/concatMap.ts"] is None
+    copies = [f"dist/{flavour}/operators/mergeMap.js" for flavour in ("cjs", "esm", "esm5")]
+    assert [demoted[c] for c in copies] == ["generated"] * 3
+    asked = [path_of(b, h.chunk_id) for h in search(b, "mergeMap in the compiled dist", k=3, expand=False)]
+    assert asked[0] in copies, asked
 
 
 def test_generated_files_rank_lower_by_their_header(shop: Bundle) -> None:

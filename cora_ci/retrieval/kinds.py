@@ -15,7 +15,8 @@ _DIRS = {
     "example": {"example", "examples", "demo", "demos", "sample", "samples", "tutorial", "tutorials"},
     "vendored": {"vendor", "vendored", "_vendor", "third_party", "thirdparty", "third-party",
                  "node_modules", "bower_components", "extern", "external"},
-    "generated": {"generated", "__generated__", "gen-src"},
+    # and a build's output, committed or packed: rxjs's `dist/cjs/` and `dist/esm/`, an Action's `dist/`
+    "generated": {"generated", "__generated__", "gen-src", "dist"},
     "translation": {"locale", "locales", "translations"},
     "template": {"ISSUE_TEMPLATE", "PULL_REQUEST_TEMPLATE", "DISCUSSION_TEMPLATE"},
 }  # fmt: skip
