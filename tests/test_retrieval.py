@@ -299,8 +299,7 @@ def test_path_classes() -> None:
     assert path_class("examples/demo.py") == "example"
     assert path_class("third_party/zlib/inflate.c") == "vendored"
     assert path_class("api/service_pb2.py") == "generated"
-    for generated in ("lib/user.g.dart", "lib/user.freezed.dart", "src/api.pb.h", "Sources/Api.pb.swift",
-                      "dist/cjs/internal/operators/map.js", "packages/core/dist/index.mjs"):  # fmt: skip
+    for generated in ("lib/user.g.dart", "lib/user.freezed.dart", "src/api.pb.h", "Sources/Api.pb.swift"):
         assert path_class(generated) == "generated", generated
     assert path_class("src/auth.py") is None
     assert path_class("src/testing_utils.py") is None
@@ -361,6 +360,21 @@ def test_a_builds_output_ranks_lower_than_its_source(make_repo) -> None:  # type
     assert [demoted[c] for c in copies] == ["generated"] * 3
     asked = [path_of(b, h.chunk_id) for h in search(b, "mergeMap in the compiled dist", k=3, expand=False)]
     assert asked[0] in copies, asked
+
+
+def test_a_package_that_ships_only_its_build_is_its_code() -> None:
+    """A dependency's bundle of `node_modules/x`: `dist/` and a README, no other code."""
+    from cora_ci.retrieval.kinds import build_output_dirs
+
+    paths = ["README.md", "dist/cjs/index.js", "dist/esm/index.js", "package.json"]
+    assert build_output_dirs(paths, [False, True, True, False]) == frozenset()
+    paths = [
+        "packages/a/dist/index.js",
+        "packages/a/src/index.ts",
+        "packages/b/dist/x.js",
+        "tools/distill.py",
+    ]
+    assert build_output_dirs(paths, [True] * 4) == {"packages/a/dist", "packages/b/dist"}
 
 
 def test_generated_files_rank_lower_by_their_header(shop: Bundle) -> None:

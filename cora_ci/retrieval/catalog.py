@@ -22,7 +22,7 @@ from cora_ci.bundle.manifest import links_of_row
 from cora_ci.chunking.model import OVERLOAD
 from cora_ci.files.langs import GENERATED_HEAD
 from cora_ci.graph.build import FileLinks, NameFilter
-from cora_ci.retrieval.kinds import superseded_dirs
+from cora_ci.retrieval.kinds import build_output_dirs, in_dirs, superseded_dirs
 from cora_ci.retrieval.query import split_qualified, untemplated
 from cora_ci.retrieval.tested import MOST, Subjects, checkable, confirmed, named_names
 
@@ -247,15 +247,17 @@ class Catalog:
         """`path` lies in a directory of older code (`superseded_dirs`)."""
         got = self._legacy.get(path)
         if got is None:
-            d, sup = path, self._superseded
-            got = False
-            while "/" in d and sup:
-                d = d.rpartition("/")[0]
-                if d in sup:
-                    got = True
-                    break
-            self._legacy[path] = got
+            got = self._legacy[path] = in_dirs(path, self._superseded)
         return got
+
+    @cached_property
+    def _built(self) -> frozenset[str]:
+        files = self.bundle.manifest["files"]
+        return build_output_dirs(files["path"], [s == "structural" for s in files["strategy"]])
+
+    def built(self, path: str) -> bool:
+        """`path` lies in a build's output beside the source it was built from (`build_output_dirs`)."""
+        return bool(self._built) and in_dirs(path, self._built)
 
     def generated(self, m: Meta) -> bool:
         """`m`'s file is generated: the chunker flagged it (CORA-CHK-006, on its first chunk) and

@@ -194,7 +194,8 @@ def _users(cat: Catalog, cid: int) -> list[int]:
     if m is None or m.kind != "field":
         return []
     users = [c for c in sorted(neighbours_of(cat, cid, "callers")) if (u := cat.meta(c)) is not None
-             and u.kind in ("method", "type") and path_class(u.path) is None]  # fmt: skip
+             and u.kind in ("method", "type") and path_class(u.path) is None
+             and not cat.built(u.path)]  # fmt: skip
     return users[:_USERS] if len(users) <= _USERS else []
 
 

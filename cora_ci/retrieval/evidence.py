@@ -295,9 +295,10 @@ _TITLE_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{3,}(?!\w|\.\w|\()")  
 
 
 def _code(cat: Catalog, path: str) -> bool:
-    """`path` is code: not a test, an example, vendored or generated, nor prose."""
+    """`path` is code: not a test, an example, vendored or generated, a build's output, nor prose."""
     rows = cat.file_rows(path)
-    return bool(rows) and path_class(path) is None and prose_class(path, cat.row_meta(rows[0]).lang) is None
+    return (bool(rows) and path_class(path) is None and not cat.built(path)
+            and prose_class(path, cat.row_meta(rows[0]).lang) is None)  # fmt: skip
 
 
 def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None, frame: bool = False,

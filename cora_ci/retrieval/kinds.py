@@ -15,8 +15,7 @@ _DIRS = {
     "example": {"example", "examples", "demo", "demos", "sample", "samples", "tutorial", "tutorials"},
     "vendored": {"vendor", "vendored", "_vendor", "third_party", "thirdparty", "third-party",
                  "node_modules", "bower_components", "extern", "external"},
-    # and a build's output, committed or packed: rxjs's `dist/cjs/` and `dist/esm/`, an Action's `dist/`
-    "generated": {"generated", "__generated__", "gen-src", "dist"},
+    "generated": {"generated", "__generated__", "gen-src"},
     "translation": {"locale", "locales", "translations"},
     "template": {"ISSUE_TEMPLATE", "PULL_REQUEST_TEMPLATE", "DISCUSSION_TEMPLATE"},
 }  # fmt: skip
@@ -149,6 +148,39 @@ def prose_class(path: str, lang: str) -> str | None:
 _LEGACY_DIRS = frozenset({"legacy", "deprecated", "obsolete"})
 _VERSION_DIR = re.compile(r"v(\d+)")
 _OLDER_DIR = re.compile(r"(?:^|/)(?:v\d+|legacy|deprecated|obsolete)/", re.IGNORECASE | re.MULTILINE)
+
+
+_BUILT_DIRS = {"dist"}
+
+
+def build_output_dirs(paths: list[str], parsed: list[bool]) -> frozenset[str]:
+    """The directories holding a build's output (`dist/`: rxjs's `dist/cjs`, `dist/esm`,
+    `dist/esm5` beside its `src/`, an Action's committed bundle), when code (a file `parsed` by
+    its grammar) lies outside them too: a compiled copy of every function answers less well than
+    its source. A package that ships only its build (a bundle of `node_modules/x`) has no other
+    code: its `dist/` is its code."""
+    if not any(f"{d}/" in p for p in paths for d in _BUILT_DIRS):  # most repositories: no such directory
+        return frozenset()
+    built: set[str] = set()
+    source = False
+    for path, code in zip(paths, parsed, strict=True):
+        parts = path.split("/")
+        at = next((i for i, d in enumerate(parts[:-1]) if d in _BUILT_DIRS), None)
+        if at is not None:
+            built.add("/".join(parts[: at + 1]))
+        else:
+            source = source or code
+    return frozenset(built) if source else frozenset()
+
+
+def in_dirs(path: str, dirs: frozenset[str]) -> bool:
+    """`path` lies under one of `dirs`."""
+    d = path
+    while dirs and "/" in d:
+        d = d.rpartition("/")[0]
+        if d in dirs:
+            return True
+    return False
 
 
 def superseded_dirs(paths: list[str]) -> frozenset[str]:

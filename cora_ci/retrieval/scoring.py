@@ -94,7 +94,7 @@ def demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params) 
     if (thrown := raised(q.text)) and _of_raised(m, thrown):
         return "raised", params.demote  # `JsonSyntaxException: duplicate key: 1` asks where, not what
     cls = (path_class(m.path) or ("test" if in_test_module(m.lang, m.anchor) else None)
-           or ("generated" if cat.generated(m) else None) or prose_class(m.path, m.lang)
+           or ("generated" if cat.built(m.path) or cat.generated(m) else None) or prose_class(m.path, m.lang)
            or ("legacy" if cat.legacy(m.path) else None))  # fmt: skip
     if cls is None or cls in q.wants or (cls == "migration" and last_stem(m.path).lower() in q.words):
         return None  # a migration the query names ("auth.0011_update_proxy_permissions") is asked for
