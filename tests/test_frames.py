@@ -98,6 +98,13 @@ from cora_ci.retrieval.frames import clues
          ("C:\\src\\Shop\\Cart.cs", "TotalAsync", 12)),  # an async method's state machine
         ("java.lang.NullPointerException\n\tat com.shop.Cart.total(Unknown Source)\n\tat com.shop.Main.main(Main.java:5)",
          (None, "total", None)),  # the JVM's frame without its file, before one with it
+        ("org.springframework.web.util.NestedServletException: Request processing failed\n"
+         "\tat org.springframework.web.servlet.FrameworkServlet.processRequest(FrameworkServlet.java:1014)\n"
+         "\tat com.shop.web.CartController.total(CartController.java:31)\n"
+         "Caused by: java.lang.IllegalStateException: wrapped\n\tat com.shop.Cart.total(Cart.java:20)\n\t... 40 more\n"
+         "Caused by: java.lang.ArithmeticException: / by zero\n\tat com.shop.Prices.unit(Prices.java:12)\n"
+         "\tat com.shop.Cart.total(Cart.java:18)\n\t... 40 more",
+         ("com/shop/Prices.java", "unit", 12)),  # the JVM's root cause first: the last `Caused by:`
         ("KeyError                                  Traceback (most recent call last)\nCell In[3], line 1\n"
          "----> 1 cart.total()\n\nFile ~/venv/lib/python3.11/site-packages/shop/cart.py:12, in Cart.total(self)\n"
          "     10 def total(self):\n---> 12     return price(self.items)\n\n"

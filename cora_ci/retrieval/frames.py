@@ -21,6 +21,7 @@ longer has) is found by its owner and name (`evidence.Paths.defined`).
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections.abc import Iterator
 from functools import cache
@@ -142,6 +143,7 @@ def _base(path: str | None) -> str | None:
     return re.split(r"[/\\]", path)[-1] if path else None
 
 
+_CAUSED_BY = re.compile(r"^[ \t]*Caused by: ", re.M)
 _PY_BLOCK = re.compile(r"\n(?=Traceback \(most recent call last\)|[^\n]*\(most recent call first\):)")
 _FIRST_FIRST = re.compile(r"[^\n]*\(most recent call first\):")
 
@@ -171,8 +173,12 @@ def _frames(text: str, rich: list[Clue]) -> Iterator[Clue]:
             )
             if at not in found:  # V8's `at /x.js:3:5` is also Rust's form: counted once
                 found[at] = _clue(m)
-    # in the text's order: a .NET trace's frames with and without their files are of one trace
-    yield from (c for at in sorted(found) if (c := found[at]) is not None)
+    # in the text's order (a .NET trace's frames with and without their files are of one trace),
+    # but a JVM trace's causes first, the root one (the last `Caused by:`) first of all: where the
+    # error began, under the wrappers that rethrew it
+    causes = [m.start() for m in _CAUSED_BY.finditer(text)]
+    order = sorted(found, key=lambda at: (-bisect.bisect(causes, at), at))
+    yield from (c for at in order if (c := found[at]) is not None)
 
 
 def _clue(m: re.Match[str]) -> Clue | None:
