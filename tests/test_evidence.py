@@ -1409,3 +1409,44 @@ def test_the_graph_does_not_lift_a_weaker_clue_over_a_stronger_one_across_bundle
     weights = [told.at[h.chunk_id] for h in hits if h.origin == 0 and h.chunk_id in told.at]
     assert len(weights) >= 3
     assert weights == sorted(weights, reverse=True)
+
+
+def _kotlin_buffer(kind: str) -> str:
+    """A Kotlin Multiplatform `Buffer`: its `expect` declaration, or an `actual` one of one-line
+    members the chunker merges into one chunk (as okio's)."""
+    if kind == "expect":
+        return "package okio\n\nexpect class Buffer {\n  fun readByte(): Byte\n  fun readShort(): Short\n}\n"
+    members = "\n".join(
+        f"  @Throws(EOFException::class)\n  actual fun {name}(): {t} = common{name[0].upper()}{name[1:]}()\n"
+        for name, t in (("size", "Long"), ("readByte", "Byte"), ("readShort", "Short"), ("readInt", "Int"),
+                        ("readLong", "Long"), ("readShortLe", "Short"), ("readIntLe", "Int"), ("readLongLe", "Long"))
+    )  # fmt: skip
+    return f"package okio\n\n// The {kind} buffer.\nactual class Buffer {{\n{members}}}\n"
+
+
+OKIO_REPORT = """ArrayIndexOutOfBoundsException reading a byte after a timeout
+
+java.lang.ArrayIndexOutOfBoundsException: length=8192; index=8192
+\tat okio.Buffer.readByte(Buffer.java:237)
+\tat com.example.Client.read(Client.java:40)
+"""
+
+
+def test_a_jvm_frame_is_the_jvm_source_sets_code_and_a_merged_members_own_lines(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """okio's trial: `okio.Buffer.readByte(Buffer.java:237)` (okio before Kotlin) against three
+    `Buffer.kt` (Kotlin Multiplatform's `commonMain`, `jvmMain`, `nonJvmMain`) was no evidence at
+    all; a JVM frame's code is the JVM source set's. And the answer is `readByte`'s own line, not
+    the chunk of one-line members merged around it, named after its first."""
+    repo = make_repo({
+        "okio/src/commonMain/kotlin/okio/Buffer.kt": _kotlin_buffer("expect"),
+        "okio/src/jvmMain/kotlin/okio/Buffer.kt": _kotlin_buffer("JVM"),
+        "okio/src/nonJvmMain/kotlin/okio/Buffer.kt": _kotlin_buffer("native"),
+    })  # fmt: skip
+    build(repo, model="none")
+    ans = run_query(OKIO_REPORT, Where.of(None, None, repo), k=3)
+    first = ans.results[0]
+    assert first.hit.explain["evidence"] == 1.0, [(r.view.path, r.anchor) for r in ans.results]
+    assert first.anchor == "okio/src/jvmMain/kotlin/okio/Buffer.kt::Buffer.readByte"
+    assert (first.view.start, first.view.end) == (8, 9)  # its annotation and its line

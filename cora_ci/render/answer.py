@@ -124,17 +124,19 @@ class _Item:
 
 
 Overhead = Callable[[Result], int]
+# the name a query asks for, or its frames' functions with their files' stems (`asked_by`)
+Asked = str | tuple[tuple[str | None, str], ...] | None
 
 
 def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None,
          k: int | None = None, overhead: Overhead | None = None,
-         words: Sequence[str] = (), asked: str | None = None) -> list[Result]:  # fmt: skip
+         words: Sequence[str] = (), asked: Asked = None) -> list[Result]:  # fmt: skip
     """The answer for `hits` (best first) within `budget` tokens (None: everything verbatim), at most
     `k` results once overlapping hits are merged; with several bundles, `source` has one source
     per bundle and each hit's `origin` says which. `words`: the query's, to name a result holding
     several members after the one they name; `asked`: the name an identifier query asks for, whose
     lines alone a chunk of several members merged shows (`uv_close`, not the 22 prototypes
-    around it)."""
+    around it), or the functions a report's frames name, innermost first (`asked_by`)."""
     sources = source if isinstance(source, Sequence) else [source]
     items = _items(hits, sources, asked)
     for i in items:
@@ -196,7 +198,7 @@ def _rank(group: tuple[View, list[_Item]]) -> int:
     return min(it.rank for it in group[1])
 
 
-def _items(hits: list[Hit], sources: Sequence[ChunkSource], asked: str | None = None) -> list[_Item]:
+def _items(hits: list[Hit], sources: Sequence[ChunkSource], asked: Asked = None) -> list[_Item]:
     seen: set[tuple[int, int]] = set()
     out: list[_Item] = []
     for rank, h in enumerate(hits):
@@ -211,20 +213,26 @@ def _items(hits: list[Hit], sources: Sequence[ChunkSource], asked: str | None = 
     return _unframed(out, sources)
 
 
-def _own(item: _Item, asked: str | None) -> _Item:
-    """The item cut to the member `asked` names when its chunk merges several small siblings and
-    one of them is so named: the result is that member's own lines, named after it."""
+def _own(item: _Item, names: Asked) -> _Item:
+    """The item cut to the member `names` names (for a report's frames, the first one in a file of
+    the chunk's stem that the chunk holds: `Buffer.java`'s frame is `Buffer.kt`'s) when its chunk
+    merges several small siblings and one of them is so named: the result is that member's own
+    lines, named after it."""
     c = item.chunk
-    name = asked.rsplit(".", 1)[-1] if asked is not None else None
-    if name is None or len(c.symbols) < 2 or len(c.anchors) != len(c.symbols):
+    if names is None or len(c.symbols) < 2 or len(c.anchors) != len(c.symbols):
         return item
+    if not isinstance(names, str):  # a report's frames: the innermost one in this chunk's file it defines
+        stem = c.path.rsplit("/", 1)[-1].split(".", 1)[0]
+        asked = next((a for s, a in names if s in (None, stem) and a.rsplit(".", 1)[-1] in c.symbols), None)
+        return _own(item, asked) if asked is not None else item
+    asked, name = names, names.rsplit(".", 1)[-1]
     from cora_ci.render.source import implementation, sibling
 
     if name not in c.symbols:
         return _user(item, name) if item.hit.explain.get("related") else item
 
     mine = [a for s, a in zip(c.symbols, c.anchors, strict=True) if s == name]
-    qualified = [a for a in mine if _qualified_as(a, asked or name)]
+    qualified = [a for a in mine if _qualified_as(a, asked)]
     mine = qualified or mine  # Go's `Viper.Debug` beside the package's `Debug`: the method
     if len({OVERLOAD.sub("", a) for a in mine}) == 1 and len(mine) > 1:  # overloads: all, named
         anchor, family = implementation(item.bound.view, c, OVERLOAD.sub("", mine[0]))  # after the body
@@ -421,6 +429,23 @@ def asked(q: Query) -> str | None:
     that of the one identifier a sentence asks about ("where is `uv_close` defined")."""
     parts = q.identifier or q.named
     return ".".join(parts) if parts else None
+
+
+def asked_by(q: Query, text: str) -> Asked:
+    """What a query (`text`, as `q` analyses it) names for a result of merged siblings to be cut to
+    (`_own`): the functions its traceback's frames are in, innermost first (okio's `at
+    okio.Buffer.readByte(Buffer.java:237)` is `readByte`'s line among the twenty one-line members
+    merged around it, not the first of them), then the name it asks for."""
+    from cora_ci.retrieval.frames import clues
+
+    named = asked(q)
+    frames = tuple(dict.fromkeys(
+        (c.path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0] if c.path else None,
+         ".".join(c.dotted[-2:]) if len(c.dotted) > 1 else c.name)
+        for c in clues(text) if c.frame and c.name))  # fmt: skip
+    if not frames:
+        return named
+    return (*frames, (None, named)) if named is not None else frames
 
 
 def named(chunk: Chunk, words: Sequence[str]) -> tuple[str, str | None] | None:

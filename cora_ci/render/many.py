@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.config import dependency_bundles
 from cora_ci.errors import CoraError
-from cora_ci.render.answer import Overhead, Result, asked, filled, pack
+from cora_ci.render.answer import Overhead, Result, asked_by, filled, pack
 from cora_ci.render.bundles import BundleRef, first_answer, refs_of
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.query import (
@@ -112,7 +112,7 @@ def answer_many(many: Many, text: str, embedders: list[Any], k: int, budget: int
 
     sources = [BundleChunks(b, t) for b, t in zip(many.bundles, trees, strict=True)]
     q = analyse(text)
-    words, wanted = sorted(q.words), asked(q)
+    words, wanted = sorted(q.words), asked_by(q, text)
 
     def attempt(n: int) -> tuple[list[Hit], list[Result]]:
         hits = search_many(parts, text, k=n, filters=filters, depth=k)

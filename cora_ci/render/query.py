@@ -17,7 +17,7 @@ from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.errors import CoraError
 from cora_ci.files.walk import git_toplevel
 from cora_ci.rebind.bind import WorkTree
-from cora_ci.render.answer import Overhead, Result, asked, filled, pack
+from cora_ci.render.answer import Overhead, Result, asked_by, filled, pack
 from cora_ci.render.bundles import BundleRef
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.related import Related, related_results
@@ -184,7 +184,7 @@ def answer_with(bundle: Bundle, text: str, tree: WorkTree | None, embedder: Any,
 
     source = BundleChunks(bundle, tree)
     q = analyse(text)
-    words, wanted = sorted(q.words), asked(q)
+    words, wanted = sorted(q.words), asked_by(q, text)
 
     def attempt(n: int) -> tuple[list[Hit], list[Result]]:
         hits = search(bundle, text, k=n, embedder=embedder, filters=filters, boosts=boosts, depth=k)

@@ -85,12 +85,13 @@ class Paths:
                 return found
         return []
 
-    def defined(self, dotted: tuple[str, ...]) -> list[str]:
+    def defined(self, dotted: tuple[str, ...], jvm: bool = False) -> list[str]:
         """The files defining the member a frame without a file names (`Polly.Outcome.GetResultOrRethrow`:
         a .NET package shipped without its symbols; a JVM's `Unknown Source`), by its owner and its
         name, and by as much of its namespace as the definition's name holds (a user's own
         `MyApp.Program.Main` is not a sample's `Samples.Program.Main`); none when more than
-        `NAMED_MOST` files do (the name does not say which)."""
+        `NAMED_MOST` files do (the name does not say which). A `jvm` frame's code is the JVM
+        source set's where a Kotlin Multiplatform project has several (`_on_the_jvm`)."""
         if len(dotted) < 2:
             return []
         owner, name = dotted[-2:]
@@ -104,6 +105,7 @@ class Paths:
             for p in sorted(maybe)
             if any(_names(dotted, n, p in modules) for r in cat.file_rows(p) for n in cat.row_meta(r).names)
         ]
+        found = _on_the_jvm(found) if jvm else found
         return found if len(found) <= NAMED_MOST else []
 
     def match(self, written: str, built: bool = False) -> list[str]:
@@ -129,6 +131,8 @@ class Paths:
             top = [p for p in top if "/" not in p and self._top_dirs.isdisjoint(parts[:-1])]
         if len(top) > 1:
             top = _packaged(parts[:-best], top, best)
+        if len(top) > 1 and parts[-1].endswith(_JVM_EXTS):
+            top = _on_the_jvm(top)
         return top if best > 1 or len(top) == 1 else []
 
     def compiled(self, written: str) -> list[str]:
@@ -159,6 +163,26 @@ def _packaged(written: list[str], files: list[str], tail: int) -> list[str]:
     at = {f: max((last.get(d.lower(), -1) for d in f.split("/")[:-tail]), default=-1) for f in files}
     best = max(at.values())
     return [f for f in files if at[f] == best] if best >= 0 else files
+
+
+_JVM_EXTS = (".java", ".kt", ".kts", ".scala", ".groovy")
+# Kotlin Multiplatform's source sets: `commonMain`, `jvmMain`, `nativeMain`
+_SOURCE_SET = re.compile(r"[a-z][A-Za-z]*Main$")
+
+
+def _on_the_jvm(files: list[str]) -> list[str]:
+    """Of a Kotlin Multiplatform project's files a JVM frame may be (okio's `Buffer.kt` in
+    `commonMain`, `jvmMain` and `nonJvmMain`), the JVM source sets' (`jvmMain`, `jvmAndroidMain`:
+    the `actual` code that ran), else the common one's; all of them in any other layout."""
+
+    def source_set(f: str) -> str | None:
+        return next((d for d in f.split("/")[:-1] if _SOURCE_SET.fullmatch(d)), None)
+
+    sets = {f: source_set(f) for f in files}
+    if not any(sets.values()):
+        return files
+    on_jvm = [f for f in files if (sets[f] or "").startswith("jvm")]
+    return on_jvm or [f for f in files if sets[f] == "commonMain"] or files
 
 
 def _names(dotted: tuple[str, ...], name: tuple[str, ...], module: bool) -> bool:
@@ -222,7 +246,8 @@ def _located(c: Clue, paths: Paths) -> tuple[list[str], int | None]:
     the frame's symbol, or is a compiled file's source)."""
     files = paths.match(c.path) if c.path else paths.module(c.dotted) if c.dotted else []
     if not files and c.frame and c.dotted:  # a frame naming no file of the bundle: where its symbol is
-        return paths.defined(c.dotted), None  # (a JVM's `Buffer.java` now `Buffer.kt`)
+        jvm = (c.path or "").endswith(_JVM_EXTS)  # (a JVM's `Buffer.java` now `Buffer.kt`)
+        return paths.defined(c.dotted, jvm), None
     if not files and c.path and (files := paths.compiled(c.path)):
         return files, None
     return files, c.line
