@@ -565,6 +565,32 @@ def test_reading_bm25_leaves_no_shadow_directory(repo: Path) -> None:
     assert lex.search("parse_header_links", 3) and lex.search("fetchUser", 3)
 
 
+def test_the_scratch_of_a_killed_process_is_removed_by_the_next_update(tmp_path: Path) -> None:
+    """A build's BM25 scratch index and a reader's links sit in tmpfs under their process's id: a
+    killed one's (SIGKILL, the kernel's OOM killer) would hold memory until the machine restarts.
+    The next update removes those whose process is gone, and old ones named without it."""
+    import subprocess
+    import sys
+    import time
+
+    from cora_ci.bundle.leftovers import remove_dead_scratch
+
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()  # fmt: skip
+    names = {
+        f".bm25-{dead}-ab12cd_e": False, f"cora-bm25-{dead}-x9y8z7w6": False,  # its process is gone
+        f".bm25-{os.getpid()}-ab12cd_e": True, f"cora-bm25-{os.getpid()}-q1": True,  # a live one's
+        ".bm25-oldstyle": False, "cora-bm25-fresh": True,  # named without a process: by age
+        ".bm25-notes.txt": True, "other-dir": True,  # a file, and not ours
+    }  # fmt: skip
+    for name in names:
+        (tmp_path / name).write_text("x") if name.endswith(".txt") else (tmp_path / name).mkdir()
+    day_ago = time.time() - 2 * 24 * 3600
+    os.utime(tmp_path / ".bm25-oldstyle", (day_ago, day_ago))
+    remove_dead_scratch(tmp_path)
+    assert {n: (tmp_path / n).exists() for n in names} == names
+
+
 def test_parallel_chunking_gives_the_serial_bundle(
     repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -24,6 +24,7 @@ import pytest
 from conftest import git
 
 from cora_ci.bundle import manifest as mf
+from cora_ci.bundle.leftovers import LINKS, SCRATCH, SHADOW_DIR
 
 RUNS = int(os.environ.get("CORA_CRASH_RUNS", "50"))
 SEED = int(os.environ.get("CORA_CRASH_SEED", "7"))
@@ -74,6 +75,7 @@ def _kill_loop(repo: Path, tmp: Path, model: str, runs: int, rng: random.Random)
     at = "A"
     duration = _run(repo, tmp / "timing", revs["B"], model)  # a fresh full build: the longest kind
     seen = {"old": 0, "new": 0, "killed": 0, "finished": 0}
+    killed: list[int] = []
     n = -1
     while seen["killed"] < runs:
         n += 1
@@ -86,6 +88,7 @@ def _kill_loop(repo: Path, tmp: Path, model: str, runs: int, rng: random.Random)
         if proc.poll() is None:
             proc.send_signal(signal.SIGKILL)
             seen["killed"] += 1
+            killed.append(proc.pid)
         proc.wait()
         got = _manifest(out)
         assert got in (ref[at], ref[target]), f"run {n}: a bundle that is neither old nor new"
@@ -105,7 +108,16 @@ def _kill_loop(repo: Path, tmp: Path, model: str, runs: int, rng: random.Random)
             assert _manifest(out) == ref[target]
             at = target
             assert not list(tmp.glob(f".{out.name}.tmp-*")), "leftovers of killed updates"
+            assert not _scratch_of(killed), "tmpfs scratch of killed updates"
     return seen
+
+
+def _scratch_of(pids: list[int]) -> list[str]:
+    """The BM25 scratch indexes and link directories in tmpfs of the processes `pids`."""
+    if SHADOW_DIR is None:
+        return []
+    mine = tuple(f"{prefix}{pid}-" for pid in pids for prefix in (SCRATCH, LINKS))
+    return [n for n in os.listdir(SHADOW_DIR) if n.startswith(mine)]
 
 
 @pytest.fixture

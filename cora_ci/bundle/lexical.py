@@ -34,6 +34,7 @@ from typing import Any, NamedTuple
 
 import tantivy
 
+from cora_ci.bundle import leftovers
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.segments import uuid
 from cora_ci.bundle.terms import field_text
@@ -47,7 +48,7 @@ _MANAGED = ".managed.json"
 # tantivy writes a lock file where it opens an index, so a reader opens a shadow directory of
 # links to the bundle's files instead, removed as soon as the searcher holds the files: in memory
 # where there is such a place (hundreds of links cost ~60 ms on a disk, ~2 ms in tmpfs).
-SHADOW_DIR = "/dev/shm" if os.access("/dev/shm", os.W_OK) else None
+SHADOW_DIR = leftovers.SHADOW_DIR
 _M_ARENA_MAX = -8  # glibc's mallopt parameter
 _IN_MEMORY_TEXT = 8 << 20  # a bucket's text up to which its scratch index is in tmpfs (its files are smaller)
 
@@ -213,7 +214,7 @@ def _scratch(directory: Path, in_memory: bool = False) -> tuple[Path, Any]:
     """An empty index beside `directory` (same file system, so its files can be moved in), or in
     tmpfs (`in_memory`): tantivy syncs every file it commits, ~10 ms a segment on a disk."""
     where = SHADOW_DIR if in_memory and SHADOW_DIR is not None else directory.parent
-    path = Path(tempfile.mkdtemp(prefix=".bm25-", dir=where))
+    path = Path(tempfile.mkdtemp(prefix=f"{leftovers.SCRATCH}{os.getpid()}-", dir=where))
     with _io_errors():
         index = tantivy.Index(_schema(), path=str(path))
     index.register_tokenizer(TOKENIZER, analyzer())

@@ -22,6 +22,7 @@ from typing import Any
 import tantivy
 
 from cora_ci.bundle import stems
+from cora_ci.bundle.leftovers import LINKS
 from cora_ci.bundle.lexical import FIELDS, SHADOW_DIR, TOKENIZER, analyzer, meta_template
 from cora_ci.bundle.panics import is_panic, quiet
 from cora_ci.bundle.segments import check_fast, check_meta, check_store
@@ -89,7 +90,7 @@ class LexicalIndex:
         self._keep = keep
         self._doc_ids = doc_ids
         self._name = name or directory
-        shadow = Path(tempfile.mkdtemp(prefix="cora-bm25-", dir=SHADOW_DIR))
+        shadow = Path(tempfile.mkdtemp(prefix=f"{LINKS}{os.getpid()}-", dir=SHADOW_DIR))
         try:
             # Not realpath: a bundle read through its pinned directory (`store.pin`) must stay so.
             real = os.path.abspath(directory)
