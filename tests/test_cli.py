@@ -47,6 +47,21 @@ def test_skipped_files_are_reported_on_stderr(tmp_path: Path) -> None:
     assert "CORA-CHK-003" in out.stderr
 
 
+def test_a_file_that_cannot_be_read_fails_in_one_line_after_skipped_ones(tmp_path: Path) -> None:
+    """The fuzz test's `cora-ci chunk /`: binary files skipped were printed, then /proc's
+    `attr/current` failed to read, so the error came after dozens of lines."""
+    unreadable = Path("/proc/self/attr/current")
+    try:
+        unreadable.read_bytes()
+        pytest.skip("this kernel reads /proc/self/attr/current")
+    except OSError:
+        pass
+    (tmp_path / "a.bin").write_bytes(b"\x00\x01\x02" * 100)  # read first: files go in name order
+    out = cora("chunk", str(tmp_path / "a.bin"), str(unreadable), cwd=tmp_path)
+    assert out.returncode != 0 and out.stderr.startswith("error: CORA-IO-002: ")
+    assert out.stderr.count("\n") == 1, out.stderr
+
+
 @pytest.mark.parametrize(
     ("args", "setup", "code"),
     [

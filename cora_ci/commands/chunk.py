@@ -34,6 +34,7 @@ def chunk(paths: tuple[Path, ...], fmt: str | None, config_file: Path | None) ->
         cfg = config_mod.discover(git_toplevel(Path.cwd()) or Path.cwd())
     files = list_files(list(paths), cfg)
     chunks = []
+    skipped: list[str] = []  # printed once every file was read: a failure is its one line
     for f in files:
         try:
             data = f.abspath.read_bytes()
@@ -41,9 +42,10 @@ def chunk(paths: tuple[Path, ...], fmt: str | None, config_file: Path | None) ->
             raise CoraError("CORA-IO-002", f"cannot read {f.relpath}: {e.strerror}") from None
         result = chunk_file(f.relpath, data, cfg)
         if result.strategy is None:
-            for d in result.diagnostics:
-                click.echo(f"{f.relpath}: {d.code}: {d.message}", err=True)
+            skipped.extend(f"{f.relpath}: {d.code}: {d.message}" for d in result.diagnostics)
         chunks.extend(result.chunks)
+    for line in skipped:
+        click.echo(line, err=True)
     fmt = fmt or ("text" if sys.stdout.isatty() else "json")
     if fmt == "json":
         click.echo(as_json(chunks))
