@@ -135,6 +135,13 @@ from cora_ci.retrieval.frames import clues
          "│                                         │\n│ ❱ 12 │   return sum(self.items)         │\n"
          "╰─────────────────────────────────────────╯\nTypeError: x",
          ("/srv/shop/cart.py", "total", 12)),  # rich's panel (Typer, Textual), innermost last
+        ("2024-05-01T10:00:00.1234567Z TypeError: x is undefined\n"
+         "2024-05-01T10:00:00.1234568Z     at Cart.total (/home/runner/work/shop/src/cart.ts:12:9)\n"
+         "2024-05-01T10:00:00.1234569Z     at main (/home/runner/work/shop/src/index.ts:3:1)\n",
+         ("/home/runner/work/shop/src/cart.ts", "total", 12)),  # a CI job's raw log: each line timestamped
+        ("web-1  | TypeError: x is undefined\nweb-1  |     at Cart.total (/app/src/cart.ts:12:9)\n"
+         "web-1  |     at main (/app/src/index.ts:3:1)\n",
+         ("/app/src/cart.ts", "total", 12)),  # `docker compose logs`: each line after its container's name
         ("+-------- Traceback --------+\n| /srv/shop/cart.py:12 in total |\n+-----+\nTypeError: x",
          ("/srv/shop/cart.py", "total", 12)),  # its ASCII box
         ("Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f3a (most recent call first):\n"

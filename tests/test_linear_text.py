@@ -210,4 +210,8 @@ def test_hostile_runs_are_read_in_one_pass() -> None:
     ]  # IPython 7's header alone
     assert not any(c.frame for c in clues("1\n" + ("x.py in f()\n" + "  1 a\n" * 39) * 500))  # no arrow
     assert clues("1\n" + ("\u2502 " + "a" * 60 + " \u2502\n") * 1500) == []  # full panel lines, no header
+    assert (
+        clues("1\n" + "a" * 62 + " " * 50_000 + "x") == []
+        and clues("1\n2024-05-01T10:00:00." + "1" * 50_000) == []
+    )
     assert clues("1\n\u2502 " + " " * 100_000 + "x") == [] and clues("1\n" + "\u2502 \u2502" * 33_000) == []

@@ -58,9 +58,9 @@ def _formats() -> _Formats:
         c(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:,? in (?P<name>[\w<>.]+))?'),
         # IPython's and Jupyter's: `File ~/x.py:3, in f(a)` (8.0 on), and before it `~/x.py in f(a)`
         # over the frame's lines, `--> 3` marking its own (the next frame's header ends the search)
-        c(rf"^File (?P<path>{_STEM}pyx?):(?P<line>\d+), in (?P<name>[\w<>.]+)", re.M),
+        c(rf"^[ \t]*File (?P<path>{_STEM}pyx?):(?P<line>\d+), in (?P<name>[\w<>.]+)", re.M),
         c(
-            rf"^(?P<path>{_STEM}pyx?) in (?P<name>[\w<>.]+)\([^\n]*\)[ \t]*"
+            rf"^[ \t]*(?P<path>{_STEM}pyx?) in (?P<name>[\w<>.]+)\([^\n]*\)[ \t]*"
             r"(?:\n(?![^\n]*\.pyx? in )[^\n]*+){0,40}?\n-+> +(?P<line>\d+)",
             re.M,
         ),
@@ -254,10 +254,19 @@ def _full(line: re.Match[str]) -> bool:
     return content.endswith(" ") and not content.endswith("  ")
 
 
+# What a log puts before each line it relays: a timestamp (GitHub Actions' raw logs
+# `2024-05-01T10:00:00.1234567Z `), a container's name (`docker compose logs`: `web-1  | `)
+_LOG_PREFIX = re.compile(
+    r"^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d++)?(?:Z|[+-]\d\d:?\d\d)? |[a-z][\w.-]{0,62}+ ++\| )", re.M
+)
+
+
 def _lines(text: str) -> str:
-    """`text` with Windows line ends read as Unix ones, each character where it was: an issue's
-    body often comes with `\\r\\n`, and a frame format ending at its line's end read none of it."""
-    return text.replace("\r\n", " \n")
+    """`text` with Windows line ends read as Unix ones and a log's prefix of each line blanked,
+    each character where it was: an issue's body often comes with `\\r\\n`, or as a CI job's or a
+    container's log, and a frame format anchored at its line's start or end read none of it."""
+    text = text.replace("\r\n", " \n")
+    return _LOG_PREFIX.sub(lambda m: " " * len(m.group()), text)
 
 
 def without_places(text: str) -> str:
