@@ -367,14 +367,14 @@ def test_a_package_that_ships_only_its_build_is_its_code() -> None:
     from cora_ci.retrieval.kinds import build_output_dirs
 
     paths = ["README.md", "dist/cjs/index.js", "dist/esm/index.js", "package.json"]
-    assert build_output_dirs(paths, [False, True, True, False]) == frozenset()
+    assert build_output_dirs(paths, [None, "structural", "structural", "markup"]) == frozenset()
     paths = [
         "packages/a/dist/index.js",
         "packages/a/src/index.ts",
         "packages/b/dist/x.js",
         "tools/distill.py",
     ]
-    assert build_output_dirs(paths, [True] * 4) == {"packages/a/dist", "packages/b/dist"}
+    assert build_output_dirs(paths, ["structural"] * 4) == {"packages/a/dist", "packages/b/dist"}
 
 
 def test_generated_files_rank_lower_by_their_header(shop: Bundle) -> None:

@@ -253,7 +253,7 @@ class Catalog:
     @cached_property
     def _built(self) -> frozenset[str]:
         files = self.bundle.manifest["files"]
-        return build_output_dirs(files["path"], [s == "structural" for s in files["strategy"]])
+        return build_output_dirs(files["path"], files["strategy"])
 
     def built(self, path: str) -> bool:
         """`path` lies in a build's output beside the source it was built from (`build_output_dirs`)."""

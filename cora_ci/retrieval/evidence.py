@@ -172,8 +172,9 @@ _SOURCE_SET = re.compile(r"[a-z][A-Za-z]*Main$")
 
 def _on_the_jvm(files: list[str]) -> list[str]:
     """Of a Kotlin Multiplatform project's files a JVM frame may be (okio's `Buffer.kt` in
-    `commonMain`, `jvmMain` and `nonJvmMain`), the JVM source sets' (`jvmMain`, `jvmAndroidMain`:
-    the `actual` code that ran), else the common one's; all of them in any other layout."""
+    `commonMain`, `jvmMain` and `nonJvmMain`), the JVM's and Android's source sets' (`jvmMain`,
+    `androidMain`: the `actual` code that ran), else the common one's; all of them in any other
+    layout."""
 
     def source_set(f: str) -> str | None:
         return next((d for d in f.split("/")[:-1] if _SOURCE_SET.fullmatch(d)), None)
@@ -181,7 +182,7 @@ def _on_the_jvm(files: list[str]) -> list[str]:
     sets = {f: source_set(f) for f in files}
     if not any(sets.values()):
         return files
-    on_jvm = [f for f in files if (sets[f] or "").startswith("jvm")]
+    on_jvm = [f for f in files if (sets[f] or "").startswith(("jvm", "android"))]
     return on_jvm or [f for f in files if sets[f] == "commonMain"] or files
 
 

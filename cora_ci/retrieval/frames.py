@@ -215,7 +215,7 @@ def _clue(m: re.Match[str]) -> Clue | None:
 _PANEL_LINE = re.compile(r"^[ \t]*[\u2502|] (?P<content>[^\n]*)[\u2502|][ \t]*$", re.M)
 _RICH_FRAME = re.compile(rf"(?P<path>{_STEM}pyx?):(?P<line>\d+) in (?P<name>[\w<>]+)")
 _BEGUN = re.compile(rf"{_STEM}pyx?:\d+(?: in)?")  # a header whose next word is on the next line
-_FOLDS = 4  # panel lines a header may fold over
+_FOLDS = 8  # panel lines more a header may fold over (a 120-character path in a 24-column panel: 6)
 
 
 def _rich_frames(text: str) -> list[tuple[tuple[int, int], Clue]]:
@@ -230,7 +230,11 @@ def _rich_frames(text: str) -> list[tuple[tuple[int, int], Clue]]:
         j, header = i, lines[i]["content"].rstrip(" ")
         while j + 1 < len(lines) and j - i < _FOLDS and lines[j + 1].start() == lines[j].end() + 1:
             nxt = lines[j + 1]["content"]
-            if _BEGUN.fullmatch(header) and (header.endswith(" in") or not nxt[:1].isdigit()):
+            if (
+                ".py" in header
+                and _BEGUN.fullmatch(header)
+                and (header.endswith(" in") or not nxt[:1].isdigit())
+            ):
                 sep = " "  # wrapped at a space: `orders.py:12 in` `<module>`, `orders.py:12` `in total`
             elif _full(lines[j]):
                 sep = ""  # a word longer than the panel, folded: `orders.py:1` `2 in total`
@@ -238,7 +242,7 @@ def _rich_frames(text: str) -> list[tuple[tuple[int, int], Clue]]:
                 break
             j += 1
             header += sep + lines[j]["content"].rstrip(" ")
-        m = _RICH_FRAME.fullmatch(header)
+        m = _RICH_FRAME.fullmatch(header) if " in " in header else None
         if m is not None:
             clue = Clue(m["path"], _last(m["name"]), int(m["line"]), True)
             out.append(((lines[i].start(), lines[j].end()), clue))

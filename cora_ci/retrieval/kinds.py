@@ -150,26 +150,25 @@ _VERSION_DIR = re.compile(r"v(\d+)")
 _OLDER_DIR = re.compile(r"(?:^|/)(?:v\d+|legacy|deprecated|obsolete)/", re.IGNORECASE | re.MULTILINE)
 
 
-_BUILT_DIRS = {"dist"}
+_BUILT = "dist"  # the directory a build writes its output to
 
 
-def build_output_dirs(paths: list[str], parsed: list[bool]) -> frozenset[str]:
+def build_output_dirs(paths: list[str], strategies: list[str | None]) -> frozenset[str]:
     """The directories holding a build's output (`dist/`: rxjs's `dist/cjs`, `dist/esm`,
-    `dist/esm5` beside its `src/`, an Action's committed bundle), when code (a file `parsed` by
-    its grammar) lies outside them too: a compiled copy of every function answers less well than
-    its source. A package that ships only its build (a bundle of `node_modules/x`) has no other
-    code: its `dist/` is its code."""
-    if not any(f"{d}/" in p for p in paths for d in _BUILT_DIRS):  # most repositories: no such directory
-        return frozenset()
+    `dist/esm5` beside its `src/`, an Action's committed bundle), when code (a file its grammar
+    parsed: strategy "structural") lies outside them too: a compiled copy of every function
+    answers less well than its source. A package that ships only its build (a bundle of
+    `node_modules/x`) has no other code: its `dist/` is its code."""
     built: set[str] = set()
     source = False
-    for path, code in zip(paths, parsed, strict=True):
-        parts = path.split("/")
-        at = next((i for i, d in enumerate(parts[:-1]) if d in _BUILT_DIRS), None)
-        if at is not None:
-            built.add("/".join(parts[: at + 1]))
-        else:
-            source = source or code
+    for path, strategy in zip(paths, strategies, strict=True):
+        if f"{_BUILT}/" in path:  # a substring test first: 100,000 paths in ~5 ms
+            parts = path.split("/")
+            at = next((i for i, d in enumerate(parts[:-1]) if d == _BUILT), None)
+            if at is not None:
+                built.add("/".join(parts[: at + 1]))
+                continue
+        source = source or strategy == "structural"
     return frozenset(built) if source else frozenset()
 
 
