@@ -575,6 +575,13 @@ def test_frames_of_a_compiled_package_point_at_its_typescript_sources(
               "    at file:///app/node_modules/hono/dist/middleware/cors/index.js:41:75\n")  # fmt: skip
     ans = run_query(report, where, k=3)
     assert ans.results[0].anchor == "src/middleware/cors/index.ts::cors", [r.anchor for r in ans.results]
+    # a type error in what it ships: tsc's `path(line,col)` in a declaration file is its source's
+    report = ("Type error with the cookie helper after upgrading\n\n"
+              "node_modules/hono/dist/types/helper/cookie/index.d.ts(3,5): error TS2344: Type 'Context' "
+              "does not satisfy the constraint 'Env'.\n")  # fmt: skip
+    ans = run_query(report, where, k=3)
+    assert ans.results[0].view.path == "src/helper/cookie/index.ts", [r.anchor for r in ans.results]
+    assert ans.results[0].hit.explain["evidence"], ans.results[0].hit.explain
 
 
 def test_a_compiled_packages_frame_is_its_one_source_of_that_name_wherever_it_built_to(

@@ -201,6 +201,17 @@ def test_a_frame_two_formats_read_is_one_frame() -> None:
     ]
 
 
+def test_a_compilers_line_of_a_mentioned_path_is_read() -> None:
+    """tsc's and MSBuild's `path(line,col)`, Maven's `path:[line,col]`: the path's line, as `path:line`."""
+    found = clues(
+        "src/cart.ts(12,5): error TS2345\n[ERROR] /src/main/java/shop/Cart.java:[30,9] cannot find symbol"
+    )
+    assert [(c.path, c.line, c.frame) for c in found] == [
+        ("src/cart.ts", 12, False),
+        ("/src/main/java/shop/Cart.java", 30, False),
+    ]
+
+
 def test_mentions_paths_and_dotted_names_follow_frames() -> None:
     found = clues("Calling shop.orders.Order.total fails, see src/shop/orders.py:41 (https://x.org/a/b.py).")
     assert [(c.path, c.name, c.line, c.dotted) for c in found] == [

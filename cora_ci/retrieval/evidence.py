@@ -136,12 +136,15 @@ class Paths:
         return top if best > 1 or len(top) == 1 else []
 
     def compiled(self, written: str) -> list[str]:
-        """The TypeScript sources a compiled JavaScript file's path may come from, as `match` finds
-        them (`node_modules/hono/dist/cjs/utils/cookie.js` -> `src/utils/cookie.ts`): a package's
-        users paste the frames of what it ships. Its build's directories need not be its
+        """The TypeScript sources a compiled JavaScript file's path, or a declaration file's, may
+        come from, as `match` finds them (`node_modules/hono/dist/cjs/utils/cookie.js` and
+        `.../types/utils/cookie.d.ts` -> `src/utils/cookie.ts`): a package's users paste the frames
+        and the type errors of what it ships. Its build's directories need not be its
         sources' (zod's `node_modules/zod/lib/ZodError.js` is `src/v3/ZodError.ts`): under
         `node_modules`, a file name the bundle holds once is that file."""
         stem, dot, ext = written.rpartition(".")
+        if stem.endswith(".d") and ext in _DECLARED:  # a declaration file (`cart.d.ts`): its source's
+            stem, ext = stem[:-2], _DECLARED[ext]
         built = "node_modules" in re.split(r"[/\\]", written)
         for source in _SOURCES.get(ext, ()) if dot else ():
             if found := self.match(f"{stem}.{source}", built):
@@ -150,6 +153,7 @@ class Paths:
 
 
 _SOURCES = {"js": ("ts", "tsx"), "mjs": ("mts", "ts"), "cjs": ("cts", "ts"), "jsx": ("tsx",)}
+_DECLARED = {"ts": "js", "mts": "mjs", "cts": "cjs"}  # a declaration file's extension: its JavaScript's
 
 
 def _packaged(written: list[str], files: list[str], tail: int) -> list[str]:

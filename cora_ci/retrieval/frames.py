@@ -108,8 +108,12 @@ def _formats() -> _Formats:
     return _Formats(python, pytest, innermost_first)
 
 
-# not inside a run a path's first characters may continue: each start would read the run to its end
-_MENTION = re.compile(rf"(?<![\w/.\\@~+-])(?P<path>{_PATH})(?::(?P<line>\d+))?(?![\w/])")
+# not inside a run a path's first characters may continue: each start would read the run to its end;
+# its line as a compiler writes it: `x.py:3`, tsc's and MSBuild's `x.ts(3,5)`, Maven's `X.java:[3,5]`
+_MENTION = re.compile(
+    rf"(?<![\w/.\\@~+-])(?P<path>{_PATH})"
+    r"(?::(?P<line>\d+)|\((?P<paren>\d+),\d+\)|:\[(?P<bracket>\d+),\d+\])?(?![\w/])"
+)
 # What a text holding a frame holds: a line number, or a .NET or JVM frame printed without one
 # (`   at Shop.Program.Main()`): a query with neither, most of them, compiles no format.
 _MAY_HOLD_FRAMES = re.compile(r"\d|^[ \t]+at [\w$<]", re.M)
@@ -304,7 +308,8 @@ def _blanked(text: str, spans: list[tuple[int, int]]) -> str:
 def _mentions(text: str) -> Iterator[Clue]:
     for m in _MENTION.finditer(text):
         if "://" not in text[max(0, m.start() - 8) : m.start()]:  # a URL's path is not the repository's
-            yield Clue(m["path"], None, int(m["line"]) if m["line"] else None, False)
+            line = m["line"] or m["paren"] or m["bracket"]
+            yield Clue(m["path"], None, int(line) if line else None, False)
     for m in _DOTTED.finditer(text):
         parts = tuple(m["qual"].split("."))
         if not re.fullmatch(_EXT, parts[-1]):  # `a.b.py` is a path, read above
