@@ -60,6 +60,12 @@ from cora_ci.retrieval.frames import clues
         ("/app/lib/shop/cart.rb:12:in 'Shop::Cart#total!': undefined method '*' for nil (NoMethodError)\n"
          "\tfrom /app/bin/shop:5:in '<main>'",
          ("/app/lib/shop/cart.rb", "total!", 12)),  # Ruby 3.4's quotes, a method's `!`
+        ("  1) Cart#total sums the prices\n     Failure/Error: expect(cart.total).to eq(3)\n     NoMethodError:\n"
+         "       undefined method `price' for nil\n     # ./lib/shop/cart.rb:12:in `block in total'\n"
+         "     # ./spec/cart_spec.rb:5:in `block (2 levels) in <top (required)>'\n",
+         ("./lib/shop/cart.rb", "total", 12)),  # RSpec's failures
+        ("(Pdb) where\n  /srv/app.py(3)<module>()\n-> cart.total()\n> /srv/shop/cart.py(12)total()\n-> return sum(x)\n",
+         ("/srv/shop/cart.py", "total", 12)),  # pdb's stack, innermost last
         ("/app/lib/shop/cart.rb:12:in `block (2 levels) in total': boom (RuntimeError)\n"
          "\tfrom /app/lib/shop/cart.rb:9:in `each'",
          ("/app/lib/shop/cart.rb", "total", 12)),  # older Ruby's backtick

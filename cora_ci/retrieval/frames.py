@@ -59,6 +59,8 @@ def _formats() -> _Formats:
         # IPython's and Jupyter's: `File ~/x.py:3, in f(a)` (8.0 on), and before it `~/x.py in f(a)`
         # over the frame's lines, `--> 3` marking its own (the next frame's header ends the search)
         c(rf"^[ \t]*File (?P<path>{_STEM}pyx?):(?P<line>\d+), in (?P<name>[\w<>.]+)", re.M),
+        # pdb's (`where`, innermost last; the current frame marked `> `): `> /x/y.py(3)f()`
+        c(rf"^[ \t>]*(?P<path>{_STEM}pyx?)\((?P<line>\d+)\)(?P<name>[\w<>]+)\(\)", re.M),
         c(
             rf"^[ \t]*(?P<path>{_STEM}pyx?) in (?P<name>[\w<>.]+)\([^\n]*\)[ \t]*"
             r"(?:\n(?![^\n]*\.pyx? in )[^\n]*+){0,40}?\n-+> +(?P<line>\d+)",
@@ -89,8 +91,8 @@ def _formats() -> _Formats:
           rf"\n[ \t]+(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # Go: `pkg.(*T).M`, `F.func1.2`, `created by`
         c(rf"(?:panicked at (?:'[^\n]*?', )?|^[ \t]*at )(?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?",
           re.M),  # Rust (before 1.73 the message came first: `panicked at 'boom', src/x.rs:3:5`)
-        c(rf"^[ \t]*(?:from )?(?P<path>{_PATH}):(?P<line>\d+):in [`'](?:block (?:\(\d+ levels\) )?in )?"
-          rf"(?P<name>{_NAME})'", re.M),  # Ruby
+        c(rf"^[ \t]*(?:from |# )?(?P<path>{_PATH}):(?P<line>\d+):in [`'](?:block (?:\(\d+ levels\) )?in )?"
+          rf"(?P<name>{_NAME})'", re.M),  # Ruby (RSpec's failures: `# ./lib/x.rb:3:in 'f'`)
         c(rf"(?:^(?:PHP )?(?:Fatal error|Parse error|Warning|Notice|Deprecated):[^\n]*? in |thrown in )"
           rf"(?P<path>{_PATH})(?::| on line )(?P<line>\d+)", re.M),  # PHP's error line, from its start
         c(rf"^[ \t]*#\d+ (?P<path>{_PATH})\((?P<line>\d+)\): ", re.M),  # PHP's trace: the call's line
