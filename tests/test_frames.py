@@ -148,6 +148,13 @@ from cora_ci.retrieval.frames import clues
         ("web-1  | TypeError: x is undefined\nweb-1  |     at Cart.total (/app/src/cart.ts:12:9)\n"
          "web-1  |     at main (/app/src/index.ts:3:1)\n",
          ("/app/src/cart.ts", "total", 12)),  # `docker compose logs`: each line after its container's name
+        ('{"level": "error", "exc_info": "Traceback (most recent call last):\\n  File \\"/app/shop/views.py\\", '
+         'line 8, in checkout\\n    cart.total()\\n  File \\"/app/shop/cart.py\\", line 12, in total\\n'
+         '    return x\\nKeyError: 1"}',
+         ("/app/shop/cart.py", "total", 12)),  # a structured log's JSON string
+        ('{"msg": "failed", "stack": "TypeError: x\\n    at Cart.total (/app/src/cart.ts:12:9)\\n'
+         '    at main (/app/src/index.ts:3:1)"}',
+         ("/app/src/cart.ts", "total", 12)),  # ... and a JavaScript error's
         ("+-------- Traceback --------+\n| /srv/shop/cart.py:12 in total |\n+-----+\nTypeError: x",
          ("/srv/shop/cart.py", "total", 12)),  # its ASCII box
         ("Fatal Python error: Segmentation fault\n\nCurrent thread 0x00007f3a (most recent call first):\n"

@@ -54,8 +54,8 @@ def _formats() -> _Formats:
     without digits, most of them, does not pay their ~10 ms of compiling in a fresh process."""
     c = re.compile
     python = (
-        # (faulthandler's frames: `File "x.py", line 3 in f`, no comma)
-        c(rf'File "(?P<path>{_PATH})", line (?P<line>\d+)(?:,? in (?P<name>[\w<>.]+))?'),
+        # (faulthandler's frames: `File "x.py", line 3 in f`, no comma; in a JSON string, `File \"x.py\"`)
+        c(rf'File \\?"(?P<path>{_PATH})\\?", line (?P<line>\d+)(?:,? in (?P<name>[\w<>.]+))?'),
         # IPython's and Jupyter's: `File ~/x.py:3, in f(a)` (8.0 on), and before it `~/x.py in f(a)`
         # over the frame's lines, `--> 3` marking its own (the next frame's header ends the search)
         c(rf"^[ \t]*File (?P<path>{_STEM}pyx?):(?P<line>\d+), in (?P<name>[\w<>.]+)", re.M),
@@ -271,11 +271,18 @@ _LOG_PREFIX = re.compile(
 )
 
 
+# a trace inside a JSON string (a structured log's `"exc_info"`, `"stack"`): its escaped line ends
+_ESCAPED_TRACE = re.compile(r'\\n {2,}(?:at |File \\")')
+
+
 def _lines(text: str) -> str:
-    """`text` with Windows line ends read as Unix ones and a log's prefix of each line blanked,
-    each character where it was: an issue's body often comes with `\\r\\n`, or as a CI job's or a
-    container's log, and a frame format anchored at its line's start or end read none of it."""
+    """`text` with Windows line ends read as Unix ones, a log's prefix of each line blanked, and a
+    trace in a JSON string on its own lines (`\\n` a line end), each character where it was: an
+    issue's body often comes with `\\r\\n`, as a CI job's or a container's log, or as a structured
+    log's lines, and a frame format anchored at its line's start or end read none of it."""
     text = text.replace("\r\n", " \n")
+    if _ESCAPED_TRACE.search(text):
+        text = text.replace("\\n", " \n")
     return _LOG_PREFIX.sub(lambda m: " " * len(m.group()), text)
 
 
