@@ -57,6 +57,11 @@ from cora_ci.retrieval.frames import clues
         ("    def test_total():\n>       assert total([]) == 0\n\ntests/test_cart.py:5: \n_ _ _ _ _ _ _ _\n\n"
          "    def total(items):\n>       return sum(items)\n\nsrc/shop/cart.py:8: \n",
          ("src/shop/cart.py", None, 8)),  # ... and each frame's place (`--tb=long`, cut before its error)
+        ("ImportError while importing test module '/srv/tests/test_cart.py'.\nTraceback:\n"
+         "/usr/lib/python3.12/importlib/__init__.py:90: in import_module\n    return _bootstrap._gcd_import()\n"
+         "tests/test_cart.py:3: in <module>\n    from shop.cart import total\nshop/cart.py:1: in <module>\n"
+         "    from shop.prices import price\nE   ImportError: cannot import name 'price'",
+         ("shop/cart.py", None, 1)),  # a collection error: modules' frames
         ("/app/lib/shop/cart.rb:12:in 'Shop::Cart#total!': undefined method '*' for nil (NoMethodError)\n"
          "\tfrom /app/bin/shop:5:in '<main>'",
          ("/app/lib/shop/cart.rb", "total!", 12)),  # Ruby 3.4's quotes, a method's `!`

@@ -70,7 +70,7 @@ def _formats() -> _Formats:
     # pytest's frames (`src/x.py:3: in f`, its long form's `tests/test_x.py:5: ` and innermost
     # `src/x.py:3: ValueError`, any exception's class: `ShopFailure`) and a warning's origin
     # (`x.py:3: DeprecationWarning: ...`): innermost last, as Python's
-    pytest = c(rf"^[ \t]*(?P<path>{_STEM}pyx?):(?P<line>\d+):(?: in (?P<name>\w+)"
+    pytest = c(rf"^[ \t]*(?P<path>{_STEM}pyx?):(?P<line>\d+):(?: in (?P<name>[\w<>]+)"
                r"| \w*(?:Error|Exception|Warning)\b| [A-Z]\w*[ \t]*$|[ \t]*$)", re.M)  # fmt: skip
     # the formats that print the innermost frame first; a `name` group is the function a line is in
     innermost_first = (
@@ -167,7 +167,8 @@ def _frames(text: str, rich: list[Clue]) -> Iterator[Clue]:
         read = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for _, m in py]
         yield from read if _FIRST_FIRST.match(block) else reversed(read)
     yield from reversed(rich)
-    yield from reversed([Clue(m["path"], m["name"], int(m["line"]), True) for m in f.pytest.finditer(text)])
+    pytest = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for m in f.pytest.finditer(text)]
+    yield from reversed(pytest)
     found: dict[int, Clue | None] = {}  # by where its line number (or name) sits: two formats' one frame
     for pattern in f.innermost_first:
         for m in pattern.finditer(text):
