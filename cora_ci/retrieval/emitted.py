@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterator
 from functools import lru_cache
+from typing import NamedTuple
 
 from cora_ci.chunking.model import OVERLOAD
 from cora_ci.retrieval.catalog import Catalog
@@ -36,11 +37,10 @@ _MESSAGE = re.compile(
 # parts or more, and pydantic's validation errors (`  value is not a valid IPv4 address [type=...`):
 # read as a quoted message is (five words or more). The category's shape is `_categorized`'s: as one
 # pattern, a long CamelCase run took quadratic time.
-_CATEGORY = re.compile(
-    r"(?:^[ \t>|]*|[ \t])(?P<category>[\w.]++)[ \t]*:(?!:)[ \t]*(?P<msg>.+)$"
-    r"|^[ \t]++(?P<invalid>[^\n\[]+?) \[type=\w+",  # possessive: a line of spaces took quadratic time
-    re.M,
-)
+_INVALID = r"^[ \t]++(?P<invalid>[^\n\[]+?) \[type=\w+"  # possessive: a line of spaces took quadratic time
+# a name's colon (not `A::B`'s), or a validation error
+_CATEGORY = re.compile(r"(?:^[ \t>|]*|[ \t])(?P<category>[\w.]++)[ \t]*+:(?!:)|" + _INVALID, re.M)
+_INVALID_AT = re.compile(_INVALID, re.M)
 # A message printed alone on the line above its trace's first frame (.NET's `ex.Message` then
 # `ex.StackTrace`, as Polly's users paste "The circuit is now open and is not allowing calls."):
 # not a frame, a heading (`Stack trace:`, `Caused by: ...`: a colon) nor a `--- End of ... ---` rule.
@@ -49,9 +49,41 @@ _CAMEL = re.compile(r"[A-Z][a-z\d]+(?:[A-Z][a-z\d]*)+")  # two capitalised parts
 _CATEGORY_CHARS = 100  # of a category's end, read for its shape
 
 
-def _categorized(head: str) -> list[re.Match[str]]:
-    """`_CATEGORY`'s matches whose category ends in a name of two capitalised parts or more."""
-    return [m for m in _CATEGORY.finditer(head) if m["invalid"] or _camel_end(m["category"])]
+class Categorized(NamedTuple):
+    category: str | None
+    msg: str | None  # the rest of the category's line
+    invalid: str | None  # a pydantic validation error's text
+
+
+def _categorized(head: str) -> list[Categorized]:
+    """The categories of two capitalised parts or more that a line of `head` begins a message with
+    (the first on its line: the message runs to its end, and a category inside it is its text),
+    and pydantic's validation errors. A name that is no category (`ERROR: ValidationError: ...`)
+    is looked past, not taken with the line: each candidate is read once, the message only of
+    the one kept, so the time is linear in the text."""
+    out: list[Categorized] = []
+    pos = end = 0
+    while (m := _CATEGORY.search(head, pos)) is not None:
+        if m["invalid"] is not None:
+            out.append(Categorized(None, None, m["invalid"]))
+            pos = m.end()
+            continue
+        if m.end() > end:  # the line's end, found once a line
+            end = head.find("\n", m.end())
+            end = len(head) if end < 0 else end
+        empty = m.end() >= end  # nothing after the colon: no message
+        if empty or not _camel_end(m["category"]):
+            if (v := _INVALID_AT.match(head, m.start())) is not None:  # the other reading of the place
+                out.append(Categorized(None, None, v["invalid"]))
+                pos = v.end()
+            else:
+                pos = m.end() if empty else m.end("category")  # past it, on its line (a colon is no start)
+            continue
+        rest = head[m.end() : end]
+        msg = rest.lstrip(" \t") or rest[-1]  # the text after the colon and its spaces, or a space
+        out.append(Categorized(m["category"], msg, None))
+        pos = end
+    return out
 
 
 def _camel_end(name: str) -> bool:
@@ -89,7 +121,7 @@ def messages(text: str) -> list[str]:
     head = text[:MAX_CHARS]
     leveled = [(m["msg"] or m["check"] or m["rust"] or m["rust2"], True) for m in _MESSAGE.finditer(head)]
     quoted = [(m["d"] or m["s"] or m["b"] or m["t"], False) for m in _QUOTED.finditer(head)]
-    quoted += [(m["msg"] or m["invalid"], False) for m in _categorized(head)]
+    quoted += [(c.msg or c.invalid or "", False) for c in _categorized(head)]
     quoted += [(m["msg"], False) for m in _PROGRAM.finditer(head)]
     quoted += [(m["msg"], False) for m in _ABOVE.finditer(head)]
     for msg, level in ((f.strip(), level) for f, level in leveled + quoted):
@@ -119,7 +151,7 @@ def raised(text: str) -> frozenset[str]:
     for `com.google.gson.JsonSyntaxException: duplicate key: 1`): what was raised, not where."""
     head = text[:MAX_CHARS]
     leveled = [(m["raised"], m["msg"]) for m in _MESSAGE.finditer(head)]
-    named = [(m["category"], m["msg"]) for m in _categorized(head)]
+    named = [(c.category, c.msg) for c in _categorized(head)]
     return frozenset(
         name.rsplit(".", 1)[-1] for name, msg in leveled + named if name and msg and len(_words(msg)) >= _HEAD
     )
