@@ -138,6 +138,12 @@ from cora_ci.retrieval.frames import clues
         ('Traceback (most recent call last):\n  File "/home/<me>/venv/lib/python3.11/site-packages/shop/cart.py",'
          " line 3, in total\nKeyError: 1",
          ("/home/<me>/venv/lib/python3.11/site-packages/shop/cart.py", "total", 3)),
+        ("Uncaught TypeError: Cannot read properties of undefined (reading 'map')\n"
+         "    at List (webpack-internal:///./src/components/List.tsx:12:20)\n"
+         "    at renderWithHooks (webpack-internal:///./node_modules/react-dom/cjs/react-dom.development.js:16305:18)\n",
+         ("src/components/List.tsx", "List", 12)),  # a browser's console, a webpack build
+        ("TypeError: x is undefined\n    at List (http://localhost:5173/src/components/List.tsx?t=1700000000:12:20)\n",
+         ("src/components/List.tsx", "List", 12)),  # ... a dev server's
         ("FAIL  test/cart.test.ts > cart > totals\nTypeError: Cannot read properties of undefined\n"
          " \u276f total src/cart.ts:12:15\n \u276f test/cart.test.ts:5:12\n      3| test('totals', () => {",
          ("src/cart.ts", "total", 12)),  # vitest's failures

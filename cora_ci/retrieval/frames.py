@@ -40,6 +40,9 @@ _PATH = _STEM + _EXT
 _NAME = r"[\w$:.#<>~]+?[?!]?"  # a qualified name as a runtime prints it; its own name is `_last`'s
 _JVM_FILE = r"[\w$-]+\.(?:java|kt|kts|scala|groovy)"  # a JVM frame's file: `(Cart.java:12)`, `(-JavaIo.kt:3)`
 _ARGS = r"\((?:[^()\n]|\([^()\n]*\))*+\)"  # a call's arguments, one level of parentheses inside
+# where a JavaScript frame's file was served from, before its path in the repository: a file URL,
+# webpack's `webpack-internal:///./src/x.tsx`, a dev server's `http://localhost:5173/src/x.tsx?t=1`
+_SERVED = r"(?:file://|webpack(?:-internal)?:///(?:\./)?|https?://[\w.-]++(?::\d+)?/)?"
 
 
 class _Formats(NamedTuple):
@@ -77,8 +80,8 @@ def _formats() -> _Formats:
         c(rf"^[ \t]*\d+:[ \t]+(?:0x[0-9a-fA-F]+ - )?(?P<rust>)(?P<symbol>[\w<](?:[^\n]*\S)?)[ \t]*"
           rf"(?:\n[ \t]+at (?:\./)?(?P<path>{_PATH}):(?P<line>\d+)(?::\d+)?)?[ \t]*$",
           re.M),  # Rust's backtrace: `3: a::B::f`, the line `at ./src/b.rs:3:5` under it when built with it
-        c(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.#<>\[\] ]+?) \()?(?:file://)?(?P<path>{_PATH}):(?P<line>\d+)"
-          r"(?::\d+)?\)?[ \t]*$", re.M),  # V8
+        c(rf"^[ \t]*at (?:(?:async )?(?P<name>[\w$.#<>\[\] ]+?) \()?{_SERVED}(?P<path>{_PATH})"
+          r"(?:\?[^:\s()]*+)?:(?P<line>\d+)(?::\d+)?\)?[ \t]*$", re.M),  # V8 (in a browser: a bundler's URL)
         c(rf"^[ \t]*\u276f (?:(?:new |async )?(?P<name>[\w$.#<>\[\]]+) )?(?P<path>{_PATH}):(?P<line>\d+)"
           r"(?::\d+)?[ \t]*$", re.M),  # vitest's failures: ` \u276f add src/math.ts:12:15`
         c(rf"^[ \t]*at (?P<qual>[\w$.]+)\.(?P<name>[\w$<>]+)\((?P<file>{_JVM_FILE}):(?P<line>\d+)\)",
