@@ -144,6 +144,9 @@ from cora_ci.retrieval.frames import clues
          ("src/components/List.tsx", "List", 12)),  # a browser's console, a webpack build
         ("TypeError: x is undefined\n    at List (http://localhost:5173/src/components/List.tsx?t=1700000000:12:20)\n",
          ("src/components/List.tsx", "List", 12)),  # ... a dev server's
+        ("NullReferenceException: Object reference not set to an instance of an object\n"
+         "Shop.Cart:Total (int) (at Assets/Scripts/Cart.cs:12)\nShop.Checkout:Update () (at Assets/Scripts/Checkout.cs:30)\n",
+         ("Assets/Scripts/Cart.cs", "Total", 12)),  # Unity's console
         ("FAIL  test/cart.test.ts > cart > totals\nTypeError: Cannot read properties of undefined\n"
          " \u276f total src/cart.ts:12:15\n \u276f test/cart.test.ts:5:12\n      3| test('totals', () => {",
          ("src/cart.ts", "total", 12)),  # vitest's failures

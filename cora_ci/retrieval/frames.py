@@ -13,10 +13,11 @@ line; closures `F.func1.2`, a `go` statement's `F.gowrap1`, `created by F in gor
 a::B::f` with or without its `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in
 /x/C.php:3`, `#0 /x/C.php(3): C->f()`), C and C++ (AddressSanitizer's `#0 0x4f5a in f x.c:3:5`,
 gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app 0.1.0) lib/x.ex:3: A.B.f/2`), Dart (`#0 C.f
-(package:p/x.dart:3:5)`), Lua (`x.lua:3: in function 'f'`), Swift (`file x.swift, line 3`) and Zig
-(`x.zig:3:5: 0x1f in f (main)`). A file of the standard library or of another package matches
-nothing in the bundle and falls away there; a frame without a file (or with one the repository no
-longer has) is found by its owner and name (`evidence.Paths.defined`).
+(package:p/x.dart:3:5)`), Lua (`x.lua:3: in function 'f'`), Swift (`file x.swift, line 3`), Zig
+(`x.zig:3:5: 0x1f in f (main)`) and Unity's console (`Cart:Total () (at Assets/Cart.cs:3)`). A file
+of the standard library or of another package matches nothing in the bundle and falls away there; a
+frame without a file (or with one the repository no longer has) is found by its owner and name
+(`evidence.Paths.defined`).
 """
 
 from __future__ import annotations
@@ -109,6 +110,8 @@ def _formats() -> _Formats:
           r"'(?P<name>[\w.:]+)'", re.M),  # Lua
         c(rf"file (?P<path>{_PATH}), line (?P<line>\d+)"),  # Swift's fatal errors
         c(rf"^(?P<path>{_PATH}):(?P<line>\d+):\d+: 0x[0-9a-f]+ in (?P<name>\w+)", re.M),  # Zig
+        c(rf"^[ \t]*(?P<qual>[\w.`]+):(?P<name>[\w<>`]+) ?\([^()\n]*\) \(at (?P<path>{_PATH})"
+          r":(?P<line>\d+)\)", re.M),  # Unity's console: `Cart:Total (int) (at Assets/Cart.cs:12)`
     )  # fmt: skip
     return _Formats(python, pytest, innermost_first)
 
