@@ -50,6 +50,8 @@ _CATEGORY_CHARS = 100  # of a category's end, read for its shape
 
 
 class Categorized(NamedTuple):
+    """A message a line gives under its category's name, or a validation error's text."""
+
     category: str | None
     msg: str | None  # the rest of the category's line
     invalid: str | None  # a pydantic validation error's text
