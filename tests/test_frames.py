@@ -39,6 +39,10 @@ from cora_ci.retrieval.frames import clues
         ("panic: boom\n\ngoroutine 9 [running]:\nshop/cart.(*Cart).Watch.func1.1()\n\t/home/u/shop/cart/cart.go:16 +0x1d\n"
          "created by shop/cart.(*Cart).Watch in goroutine 1\n\t/home/u/shop/cart/cart.go:9 +0x10d",
          ("/home/u/shop/cart/cart.go", "Watch", 16)),  # a closure's closure (Go 1.22 names), then its creator
+        ("panic: runtime error: index out of range\n\ngoroutine 1 [running]:\n"
+         "github.com/u/shop/cmd.glob..func1(0x4822c60, 0x0)\n\t/home/u/shop/cmd/launch.go:113 +0x184c\n"
+         "github.com/spf13/cobra.(*Command).execute(0x4822c60)\n\t/go/pkg/mod/github.com/spf13/cobra@v0.0.3/command.go:766\n",
+         ("/home/u/shop/cmd/launch.go", None, 113)),  # a package variable's function literal (a cobra `RunE`)
         ("panic: boom\n\ngoroutine 9 [running]:\nshop/cart.Run.gowrap1()\n\t/home/u/shop/cart/run.go:21 +0x1d\n",
          ("/home/u/shop/cart/run.go", "Run", 21)),  # a `go f()` statement's wrapper
         ("TypeError: x\n    at Layer.handle [as handle_request] (/app/node_modules/router/lib/layer.js:95:5)",

@@ -149,6 +149,7 @@ def clues(text: str) -> list[Clue]:
 
 
 _ANONYMOUS = re.compile(r"\$\d+$|\$lambda")  # the JVM's anonymous classes and lambdas
+_GO_CLOSURE = re.compile(r"func\d+")
 
 
 def _base(path: str | None) -> str | None:
@@ -218,6 +219,8 @@ def _clue(m: re.Match[str]) -> Clue | None:
     name = _last(groups.get("name"))
     if _ANONYMOUS.search(groups.get("qual") or ""):  # `Factory$1.readIntoField`: an anonymous
         name, dotted = None, ()  # class's method names no symbol of the file; its line says which holds it
+    if name is not None and _GO_CLOSURE.fullmatch(name):  # Go's `cmd.glob..func1`: a function literal
+        name = None  # of a package variable (a cobra command's `RunE`), named by no symbol: its line is
     return Clue(path, name, int(m["line"]), True, dotted)
 
 
