@@ -135,6 +135,11 @@ from cora_ci.retrieval.frames import clues
         ("TypeError: x is undefined\r\n    at Cart.total (/home/u/shop/src/cart.ts:12:9)\r\n"
          "    at main (/home/u/shop/src/index.ts:3:1)\r\n",
          ("/home/u/shop/src/cart.ts", "total", 12)),  # an issue's Windows line ends
+        ("NullReferenceException: Object reference not set to an instance of an object\n"
+         "  at Shop.Cart.Total () [0x00011] in /src/Shop/Cart.cs:12 \n  at Shop.Program.Main () [0x00001] in /src/Shop/Program.cs:5 \n",
+         ("/src/Shop/Cart.cs", "Total", 12)),  # Mono's (Unity's player log, Xamarin)
+        ("System.InvalidOperationException: x\n  at Shop.Cart.Total () [0x00011] in <b7cbd9ee9adf41a39e692c106eb4985b>:0 \n",
+         (None, "Total", None)),  # ... without symbols: by its owner and name
         ("System.Exception: boom\n   at Shop.Cart.Total()\n   at Shop.Program.Main()\n",
          (None, "Total", None)),  # no line number anywhere in the text
         ("TRPCError: x\n    at Object.getErrorFromUnknown ([redacted]/trpc/packages/server/src/errors.ts:23:15)\n",

@@ -90,6 +90,9 @@ def _formats() -> _Formats:
         c(rf"^[ \t]*at (?P<dotnet>)(?P<qual>[\w.`<>$|]+)\.(?P<name>[\w<>`$|]+)(?:\[[^\]\n]*\])?"
           rf"\((?!{_JVM_FILE}:\d+\))[^()\n]*\)(?: in (?P<path>{_PATH}):line (?P<line>\d+))?[ \t]*$",
           re.M),  # .NET, with its file and line or without (no symbols shipped); the JVM's `(Unknown Source)`
+        # Mono's (Unity's player log, Xamarin): `at A.B.F () [0x0001] in /x/B.cs:3`, or `in <9e3f..>:0`
+        c(rf"^[ \t]*at (?P<dotnet>)(?P<qual>[\w.`<>$|]+)\.(?P<name>[\w<>`$|]+) \([^()\n]*\) \[0x[0-9a-f]+\]"
+          rf" in (?:(?P<path>{_PATH}):(?P<line>\d+)|<[0-9a-f]+>:0)[ \t]*$", re.M),
         c(rf"^(?:created by )?(?P<qual>[\w./-]+?(?:\.\(\*?\w+(?:\[[^\]\n]*\])?\))?)\.(?P<name>\w+)"
           rf"(?:\[[^\]\n]*\])?(?:\.(?:func|gowrap)\d+(?:\.\d+)*)*(?:\(.*\)| in goroutine \d+)"
           rf"\n[ \t]+(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # Go: `pkg.(*T).M`, `F.func1.2`, `created by`
