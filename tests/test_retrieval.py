@@ -2164,3 +2164,22 @@ def test_a_primed_name_is_the_name_asked_for(make_repo: Callable[[dict[str, str]
 
     got = [r.anchor for r in run_query("json'", Where.of(None, None, repo), k=2).results]
     assert got[0] == "src/Parser.hs::json'", got
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "how are sessions created for a user", "hash a password", "what validates an order",
+        "where are invoices rendered", "parse the configuration file", "send a notification email",
+    ],
+)  # fmt: skip
+def test_a_shorter_answer_is_the_start_of_a_longer_one(
+    shop_vectors: tuple[Bundle, object], query: str
+) -> None:
+    """`-k 3` is `-k 10`'s first three: a sentence's features were worked out for its 6k best fused
+    candidates, so a short answer scored fewer of them (rich's "how are tracebacks rendered" put
+    another function first at `-k 1` than at `-k 10`; 15 of 21 questions differed at some k)."""
+    b, emb = shop_vectors
+    full = [h.chunk_id for h in search(b, query, k=10, embedder=emb)]
+    for k in (1, 2, 3, 5):
+        assert [h.chunk_id for h in search(b, query, k=k, embedder=emb)] == full[:k], k

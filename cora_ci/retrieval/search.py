@@ -165,7 +165,10 @@ def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, f
         weigh = rarity([bundle.lexical], params.rarity)
         vector = bundle.vectors.search(query_vector(embedder, q, weigh), pool)  # no model run when unweighted
     fused = fuse(lexical, vector, params.fusion, q.identifier is not None, q.report)
-    kept = _best(cat, fused, accept, params.keep * k) if q.identifier is None and not q.codey else None
+    # as many for any k up to ten, so a shorter answer is a longer one's start (`-k 1` and `-k 2` put
+    # different functions first when a nested one, in the second's twelve, lifted its enclosing one)
+    most = params.keep * max(k, _KEPT_FOR)
+    kept = _best(cat, fused, accept, most) if q.identifier is None and not q.codey else None
     out: dict[int, Cand] = {}
     for cid, f in fused.items():
         if kept is not None and cid not in kept:
@@ -175,6 +178,9 @@ def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, f
             continue
         out[cid] = Cand(m, f.score, "search", explained(q, f))
     return out
+
+
+_KEPT_FOR = 10  # the answer length whose candidates a shorter answer scores too
 
 
 def _best(cat: Catalog, fused: dict[int, Fused], accept: Any, most: int) -> set[int]:
