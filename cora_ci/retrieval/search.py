@@ -165,8 +165,9 @@ def _candidates(bundle: Bundle, cat: Catalog, q: Query, k: int, embedder: Any, f
         weigh = rarity([bundle.lexical], params.rarity)
         vector = bundle.vectors.search(query_vector(embedder, q, weigh), pool)  # no model run when unweighted
     fused = fuse(lexical, vector, params.fusion, q.identifier is not None, q.report)
-    # as many for any k up to ten, so a shorter answer is a longer one's start (`-k 1` and `-k 2` put
-    # different functions first when a nested one, in the second's twelve, lifted its enclosing one)
+    # as many for any k up to ten, so a shorter answer is a longer one's start (6k were: `-k 1` and
+    # `-k 2` put different functions first when a nested one, in the second's twelve, lifted its
+    # enclosing one); a longer answer, as localization's fifty, scores 6k
     most = params.keep * max(k, _KEPT_FOR)
     kept = _best(cat, fused, accept, most) if q.identifier is None and not q.codey else None
     out: dict[int, Cand] = {}
