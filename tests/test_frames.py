@@ -222,6 +222,7 @@ def test_a_reports_frames_are_evidence_not_words() -> None:
     assert not [g for g in gone if g in out], out
     kept = ("partially read file", "transport.handle_request(request)", "Too little data")
     assert all(k in out for k in kept), out
+    assert "most recent call" not in out  # the runtime's words around every traceback
 
 
 def test_a_frame_two_formats_read_is_one_frame() -> None:

@@ -299,6 +299,15 @@ def _lines(text: str) -> str:
     return _LOG_PREFIX.sub(lambda m: " " * len(m.group()), text)
 
 
+# What a runtime prints around every traceback, whatever went wrong: its words are the runtime's, not
+# the report's (rich's "Traceback (most recent call last)" matched its traceback module first).
+_BOILERPLATE = re.compile(
+    r"Traceback \(most recent call (?:last|first)\):?|\(most recent call first\):"
+    r"|During handling of the above exception, another exception occurred:"
+    r"|The above exception was the direct cause of the following exception:"
+)
+
+
 def without_places(text: str) -> str:
     """`text` with its frames blanked, byte for byte (each format's frame: its path, line and
     function, Go's `github.com/spf13/viper.(*Viper).find(...)` with the path line under it): a
@@ -314,6 +323,7 @@ def without_places(text: str) -> str:
     for pattern in (*f.python, f.pytest, *f.innermost_first):
         spans.extend(m.span() for m in pattern.finditer(_lines(text)))
     spans.extend(span for span, _ in _rich_frames(_lines(text)))
+    spans.extend(m.span() for m in _BOILERPLATE.finditer(text))
     return _blanked(text, spans)
 
 
