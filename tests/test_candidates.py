@@ -1,6 +1,7 @@
 """A sentence that names no code has its features worked out for its best fused candidates only
-(`Params.keep` times k, the filters' rejects not counted): what lies below them cannot reach its
-top k, and each costs its file's metadata. An identifier, or a sentence naming one, keeps all."""
+(`Params.keep` times k, and as many as for ten at any k up to ten, so a shorter answer is a longer
+one's start; the filters' rejects not counted): what lies below them cannot reach its top k, and
+each costs its file's metadata. An identifier, or a sentence naming one, keeps all."""
 
 from __future__ import annotations
 
@@ -35,10 +36,15 @@ def _scored(b: Bundle) -> dict[int, object]:
     return ranked[1]
 
 
+FEW = replace(PARAMS, keep=1)  # ten candidates for any k up to ten, of the 24 that match
+
+
 def test_a_sentence_scores_its_best_candidates_only(tmp_path: Path) -> None:
     b = _bundle(tmp_path)
-    hits = search(b, "split a header line at its colon", k=2, expand=False)
-    assert len(hits) == 2 and len(_scored(b)) == PARAMS.keep * 2  # of 24 that match
+    hits = search(b, "split a header line at its colon", k=2, expand=False, params=FEW)
+    assert len(hits) == 2 and len(_scored(b)) == 10  # as for k = 10, of 24 that match
+    search(b, "split a header line at its colon", k=12, expand=False, params=FEW)
+    assert len(_scored(b)) == 12  # k times keep beyond ten
     every = search(b, "split a header line at its colon", k=2, expand=False, params=replace(PARAMS, keep=100))
     assert len(_scored(b)) == 24 and [h.chunk_id for h in every] == [h.chunk_id for h in hits]
 
@@ -46,11 +52,16 @@ def test_a_sentence_scores_its_best_candidates_only(tmp_path: Path) -> None:
 def test_the_filters_rejects_do_not_count(tmp_path: Path) -> None:
     b = _bundle(tmp_path)
     hits = search(
-        b, "split a header line at its colon", k=1, expand=False, filters=Filters(paths=("lib/**",))
+        b,
+        "split a header line at its colon",
+        k=1,
+        expand=False,
+        filters=Filters(paths=("lib/**",)),
+        params=FEW,
     )
     kept = _scored(b)
-    assert len(kept) == PARAMS.keep and all(b.chunks.chunk(b.chunks.row_of[cid]).path.startswith("lib/")
-                                            for cid in kept)  # fmt: skip
+    assert len(kept) == 10 and all(b.chunks.chunk(b.chunks.row_of[cid]).path.startswith("lib/")
+                                   for cid in kept)  # fmt: skip
     assert hits and b.chunks.chunk(b.chunks.row_of[hits[0].chunk_id]).path.startswith("lib/")
 
 
