@@ -22,16 +22,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import Literal, Protocol
 
-from cora_ci.chunking.model import OVERLOAD, Chunk, later_parts
+from cora_ci.chunking.model import Chunk, later_parts
 from cora_ci.chunking.tokens import default_counter
 from cora_ci.rebind.bind import Bound, Stale
 from cora_ci.rebind.view import View, commented, declaring, from_chunk, merge, signature
+from cora_ci.render.members import Asked, named, own
 from cora_ci.retrieval.types import Hit
-
-if TYPE_CHECKING:
-    from cora_ci.retrieval.query import Query
 
 Mode = Literal["sig", "full"]
 
@@ -124,8 +122,6 @@ class _Item:
 
 
 Overhead = Callable[[Result], int]
-# the name a query asks for, or its frames' functions with their files' stems (`asked_by`)
-Asked = str | tuple[tuple[str | None, str], ...] | None
 
 
 def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None,
@@ -214,55 +210,11 @@ def _items(hits: list[Hit], sources: Sequence[ChunkSource], asked: Asked = None)
 
 
 def _own(item: _Item, names: Asked) -> _Item:
-    """The item cut to the member `names` names (for a report's frames, the first one in a file of
-    the chunk's stem that the chunk holds: `Buffer.java`'s frame is `Buffer.kt`'s) when its chunk
-    merges several small siblings and one of them is so named: the result is that member's own
-    lines, named after it."""
-    c = item.chunk
-    if names is None or len(c.symbols) < 2 or len(c.anchors) != len(c.symbols):
-        return item
-    if not isinstance(names, str):  # a report's frames: the innermost one in this chunk's file it defines
-        stem = c.path.rsplit("/", 1)[-1].split(".", 1)[0]
-        asked = next((a for s, a in names if s in (None, stem) and a.rsplit(".", 1)[-1] in c.symbols), None)
-        return _own(item, asked) if asked is not None else item
-    asked, name = names, names.rsplit(".", 1)[-1]
-    from cora_ci.render.source import implementation, sibling
-
-    if name not in c.symbols:
-        return _user(item, name) if item.hit.explain.get("related") else item
-
-    mine = [a for s, a in zip(c.symbols, c.anchors, strict=True) if s == name]
-    qualified = [a for a in mine if _qualified_as(a, asked)]
-    mine = qualified or mine  # Go's `Viper.Debug` beside the package's `Debug`: the method
-    if len({OVERLOAD.sub("", a) for a in mine}) == 1 and len(mine) > 1:  # overloads: all, named
-        anchor, family = implementation(item.bound.view, c, OVERLOAD.sub("", mine[0]))  # after the body
-        item.bound = Bound(family, item.bound.stale)
-        item.member = (name, anchor)
-        return item
-    item.bound = Bound(sibling(item.bound.view, c, mine[0]), item.bound.stale)
-    item.member = (name, mine[0])
+    """The item cut to the member `names` names, when its chunk merges small siblings (`members.own`)."""
+    got = own(item.chunk, item.bound, names, bool(item.hit.explain.get("related")))
+    if got is not None:
+        item.bound, item.member = got
     return item
-
-
-def _user(item: _Item, name: str) -> _Item:
-    """A caller or callee of `name` ("what uses `keyDelimiter`") among merged siblings: the one
-    member whose lines name it, its own lines and named after it (it was named after the chunk's
-    first member: viper's `find` for the `split` beside it that uses the constant)."""
-    from cora_ci.render.source import naming_member
-
-    found = naming_member(item.bound.view, item.chunk, name)
-    if found is None:
-        return item
-    symbol, anchor, own = found
-    item.bound = Bound(own, item.bound.stale)
-    item.member = (symbol, anchor)
-    return item
-
-
-def _qualified_as(anchor: str, asked: str) -> bool:
-    """Whether `anchor` (`viper.go::Viper.Debug`) is the name `asked` (`Viper.Debug`, `Debug`)."""
-    qual = OVERLOAD.sub("", anchor.split("::", 1)[-1])
-    return qual == asked or qual.endswith("." + asked)
 
 
 def _unframed(items: list[_Item], sources: Sequence[ChunkSource]) -> list[_Item]:
@@ -422,44 +374,3 @@ def _results(items: list[_Item], words: Sequence[str],
         result = Result(view, best.chunk, best.hit, elided, stale, best.parent, ids, member)
         ranked.append((best.rank, result))
     return [r for _, r in sorted(ranked, key=lambda t: t[0])]
-
-
-def asked(q: Query) -> str | None:
-    """The name a query asks for, as it is qualified (`Auth.login`, `login`): an identifier's, or
-    that of the one identifier a sentence asks about ("where is `uv_close` defined")."""
-    parts = q.identifier or q.named
-    return ".".join(parts) if parts else None
-
-
-def asked_by(q: Query, text: str) -> Asked:
-    """What a query (`text`, as `q` analyses it) names for a result of merged siblings to be cut to
-    (`_own`): the functions its traceback's frames are in, innermost first (okio's `at
-    okio.Buffer.readByte(Buffer.java:237)` is `readByte`'s line among the twenty one-line members
-    merged around it, not the first of them), then the name it asks for."""
-    from cora_ci.retrieval.frames import clues
-
-    named = asked(q)
-    frames = tuple(dict.fromkeys(
-        (c.path.replace("\\", "/").rsplit("/", 1)[-1].split(".", 1)[0] if c.path else None,
-         ".".join(c.dotted[-2:]) if len(c.dotted) > 1 else c.name)
-        for c in clues(text) if c.frame and c.name))  # fmt: skip
-    if not frames:
-        return named
-    return (*frames, (None, named)) if named is not None else frames
-
-
-def named(chunk: Chunk, words: Sequence[str]) -> tuple[str, str | None] | None:
-    """For a chunk of several members (small siblings merged), the member the query's `words` name
-    most, if it is not the first: `Auth.login` for a query about logging in, not `Auth.hash`."""
-    if len(chunk.symbols) < 2 or not words:
-        return None
-    from cora_ci.bundle.terms import terms
-
-    wanted = {w.lower() for w in words}
-    scores = [len(wanted & set(terms(s))) for s in chunk.symbols]
-    best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-    if best == 0 or scores[best] == 0:
-        return None
-    symbol = chunk.symbols[best]
-    anchor = next((a for a in chunk.anchors if a.endswith(("." + symbol, "::" + symbol))), chunk.anchor)
-    return symbol, anchor

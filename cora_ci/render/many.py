@@ -17,8 +17,9 @@ from typing import Any, TypeVar
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.config import dependency_bundles
 from cora_ci.errors import CoraError
-from cora_ci.render.answer import Overhead, Result, asked_by, filled, pack
+from cora_ci.render.answer import Overhead, Result, filled, pack
 from cora_ci.render.bundles import BundleRef, first_answer, refs_of
+from cora_ci.render.members import asked_by
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.query import (
     Answer,

@@ -17,8 +17,9 @@ from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.errors import CoraError
 from cora_ci.files.walk import git_toplevel
 from cora_ci.rebind.bind import WorkTree
-from cora_ci.render.answer import Overhead, Result, asked_by, filled, pack
+from cora_ci.render.answer import Overhead, Result, filled, pack
 from cora_ci.render.bundles import BundleRef
+from cora_ci.render.members import asked_by
 from cora_ci.render.outline import Outline, outline
 from cora_ci.render.related import Related, related_results
 from cora_ci.render.source import BundleChunks, Shown, show, work_tree
