@@ -76,6 +76,13 @@ def test_kotlin_constructor_on_its_own_line_and_platform_properties() -> None:
             assert c.text == "\n".join(lines[c.start_line - 1 : c.end_line]), c.anchors
 
 
+def test_a_class_header_inside_a_comment_joins_no_constructor() -> None:
+    """`class A// a commentexpect open class B<T>` ends with a class header inside its comment: the
+    constructor below was joined into the comment (the property below drew it)."""
+    src = b"class A// a commentexpect open class B<T>\n  constructor( "
+    assert rereads.reread("kotlin", src) == src
+
+
 def test_a_constructor_after_a_declaration_is_left_as_written() -> None:
     """A secondary constructor after a member is no class's primary one: nothing is rewritten."""
     src = b"class A {\n  val x: Int\n  internal constructor(x: Int) {\n    this.x = x\n  }\n}\n"

@@ -88,8 +88,9 @@ __all__ = ["FileResult", "chunk_file"]
 # only while the line fits the budget; 62: Kotlin read with a primary constructor on the line after its
 # class joined to it, and past a property's `actual`/`expect` (`rereads.py`); 63: Dart's constructors by
 # their own names, bodiless constructors, fields and getters are members, read past Dart 3's `abstract`
-# members and an unnamed `library;`; 64: a shell function is called as a command (`graph/queries._USES`)
-REVISION = 64
+# members and an unnamed `library;`; 64: a shell function is called as a command (`graph/queries._USES`);
+# 65: a Kotlin class header inside a line's `//` comment is none (62 joined a constructor into the comment)
+REVISION = 65
 
 
 def __getattr__(name: str) -> Any:

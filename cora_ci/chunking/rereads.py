@@ -63,7 +63,7 @@ _KT_CONSTRUCTOR = re.compile(
     rb"constructor[ \t]*\("
 )
 # The end of a class's header with nothing after its name and type parameters.
-_KT_HEADER = re.compile(rb"\b(?:class|object)[ \t]+\w+(?:[ \t]*<[^\n{}()]*>)?[ \t]*$")
+_KT_HEADER = re.compile(rb"\b(?:class|object)[ \t]+\w+(?:[ \t]*<[^\n{}()/]*>)?[ \t]*$")
 _KT_BACK = 4096  # bytes of comments looked through between a class and its constructor
 
 
@@ -106,7 +106,10 @@ def _header_before(src: bytes, line_start: int) -> int | None:
         if line.lstrip().startswith(b"//"):
             p = start
             continue
-        return q if _KT_HEADER.search(line) else None
+        header = _KT_HEADER.search(line)
+        if header is None or b"//" in line[: header.start()]:  # a header inside a `//` comment: none
+            return None
+        return q
     return None
 
 
@@ -147,7 +150,8 @@ def _joined(gap: bytes) -> tuple[bytes, int] | None:
 
 def _spaces_inside(src: bytes, after_paren: int, count: int) -> list[int] | None:
     """`count` blanks inside the parentheses opened just before `after_paren` where a line break
-    may stand: in the run of blanks after `(`, `,`, `:` or a break (not inside a string)."""
+    may stand: in the run of blanks after `(`, `,`, `:` or a break (not inside a string or a
+    comment, where a break would end it or mean something)."""
     spots: list[int] = []
     depth = 1
     prev = ord("(")
@@ -155,8 +159,8 @@ def _spaces_inside(src: bytes, after_paren: int, count: int) -> list[int] | None
     end = min(len(src), after_paren + _KT_BACK)
     while i < end and len(spots) < count:
         c = src[i]
-        if c in b"\"'":
-            return None  # a default value's string: stop before guessing where it ends
+        if c in b"\"'" or src.startswith((b"//", b"/*"), i):
+            return None  # a default value's string, a comment: stop before guessing where it ends
         if c in b" \t" and prev in b"(,:\n \t":
             spots.append(i)
             prev = 0x0A

@@ -223,7 +223,7 @@ def _clue(m: re.Match[str]) -> Clue | None:
     if _ANONYMOUS.search(groups.get("qual") or ""):  # `Factory$1.readIntoField`: an anonymous
         name, dotted = None, ()  # class's method names no symbol of the file; its line says which holds it
     if name is not None and _GO_CLOSURE.fullmatch(name):  # Go's `cmd.glob..func1`: a function literal
-        name = None  # of a package variable (a cobra command's `RunE`), named by no symbol: its line is
+        name = None  # of a package variable (a cobra command's `RunE`): no symbol; its line says which
     return Clue(path, name, int(m["line"]), True, dotted)
 
 
