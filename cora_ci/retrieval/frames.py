@@ -29,6 +29,7 @@ from functools import cache
 from typing import NamedTuple
 
 from cora_ci.retrieval.emitted import MAX_CHARS
+from cora_ci.retrieval.pasted import unpasted
 
 _EXT = (r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|vue|svelte|java|kt|kts|scala|groovy|cs|go|rs|rb|php"
         r"|c|h|cc|cpp|cxx|hh|hpp|hxx|swift|m|mm|ex|exs|erl|dart|lua|zig)")  # fmt: skip
@@ -143,7 +144,7 @@ class Clue(NamedTuple):
 def clues(text: str) -> list[Clue]:
     """The report's clues, innermost frames first, then mentions in the order written (less what
     a frame already says: its path again, its file name, its qualified name)."""
-    text = _lines(text[:MAX_CHARS])
+    text = unpasted(text[:MAX_CHARS])
     rich = _rich_frames(text) if _MAY_HOLD_FRAMES.search(text) else []
     frames = list(_frames(text, [clue for _, clue in rich]))
     said = {c.path for c in frames} | {_base(c.path) for c in frames} | {c.name for c in frames}
@@ -277,28 +278,6 @@ def _full(line: re.Match[str]) -> bool:
     return content.endswith(" ") and not content.endswith("  ")
 
 
-# What a log puts before each line it relays: a timestamp (GitHub Actions' raw logs
-# `2024-05-01T10:00:00.1234567Z `), a container's name (`docker compose logs`: `web-1  | `)
-_LOG_PREFIX = re.compile(
-    r"^(?:\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:[.,]\d++)?(?:Z|[+-]\d\d:?\d\d)? |[a-z][\w.-]{0,62}+ ++\| )", re.M
-)
-
-
-# a trace inside a JSON string (a structured log's `"exc_info"`, `"stack"`): its escaped line ends
-_ESCAPED_TRACE = re.compile(r'\\n {2,}(?:at |File \\")')
-
-
-def _lines(text: str) -> str:
-    """`text` with Windows line ends read as Unix ones, a log's prefix of each line blanked, and a
-    trace in a JSON string on its own lines (`\\n` a line end), each character where it was: an
-    issue's body often comes with `\\r\\n`, as a CI job's or a container's log, or as a structured
-    log's lines, and a frame format anchored at its line's start or end read none of it."""
-    text = text.replace("\r\n", " \n")
-    if _ESCAPED_TRACE.search(text):
-        text = text.replace("\\n", " \n")
-    return _LOG_PREFIX.sub(lambda m: " " * len(m.group()), text)
-
-
 # What a runtime prints around every traceback, whatever went wrong: its words are the runtime's, not
 # the report's (rich's "Traceback (most recent call last)" matched its traceback module first).
 _BOILERPLATE = re.compile(
@@ -321,8 +300,8 @@ def without_places(text: str) -> str:
     f = _formats()
     spans: list[tuple[int, int]] = []
     for pattern in (*f.python, f.pytest, *f.innermost_first):
-        spans.extend(m.span() for m in pattern.finditer(_lines(text)))
-    spans.extend(span for span, _ in _rich_frames(_lines(text)))
+        spans.extend(m.span() for m in pattern.finditer(unpasted(text)))
+    spans.extend(span for span, _ in _rich_frames(unpasted(text)))
     spans.extend(m.span() for m in _BOILERPLATE.finditer(text))
     return _blanked(text, spans)
 
