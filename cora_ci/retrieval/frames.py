@@ -25,7 +25,7 @@ from __future__ import annotations
 import bisect
 import re
 from collections.abc import Iterator
-from functools import cache
+from functools import cache, lru_cache
 from typing import NamedTuple
 
 from cora_ci.retrieval.emitted import MAX_CHARS
@@ -144,12 +144,17 @@ class Clue(NamedTuple):
 def clues(text: str) -> list[Clue]:
     """The report's clues, innermost frames first, then mentions in the order written (less what
     a frame already says: its path again, its file name, its qualified name)."""
+    return list(_clues(text))
+
+
+@lru_cache(maxsize=16)  # a query's: each bundle's evidence asks, and its answer's cut to a member
+def _clues(text: str) -> tuple[Clue, ...]:
     text = unpasted(text[:MAX_CHARS])
     rich = _rich_frames(text) if _MAY_HOLD_FRAMES.search(text) else []
     frames = list(_frames(text, [clue for _, clue in rich]))
     said = {c.path for c in frames} | {_base(c.path) for c in frames} | {c.name for c in frames}
     words = _blanked(text, [span for span, _ in rich])  # a folded header's pieces are no paths
-    return frames + [c for c in _mentions(words) if (c.path or c.name) not in said]
+    return (*frames, *(c for c in _mentions(words) if (c.path or c.name) not in said))
 
 
 _ANONYMOUS = re.compile(r"\$\d+$|\$lambda")  # the JVM's anonymous classes and lambdas
@@ -299,9 +304,10 @@ def without_places(text: str) -> str:
         return text
     f = _formats()
     spans: list[tuple[int, int]] = []
+    plain = unpasted(text)
     for pattern in (*f.python, f.pytest, *f.innermost_first):
-        spans.extend(m.span() for m in pattern.finditer(unpasted(text)))
-    spans.extend(span for span, _ in _rich_frames(unpasted(text)))
+        spans.extend(m.span() for m in pattern.finditer(plain))
+    spans.extend(span for span, _ in _rich_frames(plain))
     spans.extend(m.span() for m in _BOILERPLATE.finditer(text))
     return _blanked(text, spans)
 
