@@ -1,4 +1,4 @@
-"""A file blob's layout (format 5.1): graph links, then the chunk columns ranking reads, then texts,
+"""A file blob's layout (format 8.0): the chunk columns ranking reads, then graph links, then texts,
 one zlib stream inflated only as far as a reader needs. Ranking reads the light columns of many
 files and an update the links of many: neither inflates texts. Real repositories, real builds."""
 
@@ -35,55 +35,48 @@ def bundle_rows(make_repo: Callable[[dict[str, str]], Path]) -> list[dict[str, o
     return [b.shards.row(fi) for fi in range(len(b.shards.top_column("path")))]
 
 
-def test_links_come_first_then_light_columns_then_texts(bundle_rows: list[dict[str, object]]) -> None:
+def test_light_columns_come_first_then_links_then_texts(bundle_rows: list[dict[str, object]]) -> None:
     for row in bundle_rows:
         data = msgpack.unpackb(zlib.decompress(row["data"]), raw=False, strict_map_key=False)  # type: ignore[arg-type]
-        assert list(data) == ["links", "chunks"]
-        assert tuple(data["chunks"]) == mf.CHUNK_COLUMNS
-        assert mf.CHUNK_COLUMNS[: len(LIGHT)] == LIGHT
+        assert list(data) == ["chunks", "links", "texts"]
+        assert tuple(data["chunks"]) == LIGHT and (*data["chunks"], *data["texts"]) == mf.CHUNK_COLUMNS
 
 
 def _packed(v: object) -> int:
     return len(msgpack.packb(v, use_bin_type=True))
 
 
-def test_links_and_light_columns_are_read_without_inflating_the_texts(
+def test_light_columns_and_links_are_read_without_inflating_the_texts(
     bundle_rows: list[dict[str, object]],
 ) -> None:
-    """Each blob cut right after its links, then right after its light columns (a whole zlib
-    stream of that much): what an update and what ranking read of it are still all there, and
+    """Each blob cut right after its light columns, then right after its links (a whole zlib
+    stream of that much): what ranking and what an update read of it are still all there, and
     only a read of the whole blob fails."""
     for row in bundle_rows:
         raw = zlib.decompress(row["data"])  # type: ignore[arg-type]
         data = msgpack.unpackb(raw, raw=False, strict_map_key=False)
         ids = mf.ids_of(row["ids"]).tolist()  # type: ignore[arg-type]
-        links_end = 1 + _packed("links") + _packed(data["links"])
-        light_end = (
-            links_end + _packed("chunks") + 1 + sum(_packed(k) + _packed(data["chunks"][k]) for k in LIGHT)
-        )
-        assert light_end < len(raw) / 2 or row["path"] != "src/steps.py"  # texts: most of a long file's
-        at_links = {**row, "data": zlib.compress(raw[:links_end])}
+        light_end = 1 + _packed("chunks") + _packed(data["chunks"])
+        links_end = light_end + _packed("links") + _packed(data["links"])
+        assert links_end < len(raw) / 2 or row["path"] != "src/steps.py"  # texts: most of a long file's
         at_light = zlib.compress(raw[:light_end])
-        assert mf.links_of_row(at_links) == mf.links_of_row(row)
+        at_links = {**row, "data": zlib.compress(raw[:links_end])}
         assert mf.unpack_meta(at_light, ids) == mf.unpack_meta(row["data"], ids)  # type: ignore[arg-type]
+        assert mf.links_of_row(at_links) == mf.links_of_row(row)
         with pytest.raises(msgpack.OutOfData):
             mf.unpack_meta(zlib.compress(raw[: light_end - 1]), ids)  # one byte short: not all there
         with pytest.raises(ValueError, match="incomplete"):
-            mf.unpack_blob(at_light)
+            mf.chunk_columns(at_links["data"])  # type: ignore[arg-type]
     steps = next(r for r in bundle_rows if r["path"] == "src/steps.py")
     assert mf.links_of_row(steps).defs["step_29"]
 
 
-def test_a_blob_in_the_older_order_reads_the_same(bundle_rows: list[dict[str, object]]) -> None:
-    """5.0 wrote the chunk columns first (heavy ones among them) and the links after."""
-    for row in bundle_rows:
-        data = mf.unpack_blob(row["data"])  # type: ignore[arg-type]
-        order = ("kind", "symbols", "anchors", "hierarchy", "parent", "start_line", "end_line", "tokens",
-                 "header", "diagnostics", "elided", "text")  # fmt: skip
-        old = mf.pack_blob({"chunks": {k: data["chunks"][k] for k in order}, "links": data["links"]})
-        ids = mf.ids_of(row["ids"]).tolist()  # type: ignore[arg-type]
-        assert mf.unpack_meta(old, ids) == mf.unpack_meta(row["data"], ids)  # type: ignore[arg-type]
-        assert mf.links_of_row({**row, "data": old}) == mf.links_of_row(row)
+def test_a_column_in_both_parts_is_refused(bundle_rows: list[dict[str, object]]) -> None:
+    data = mf.unpack_blob(bundle_rows[0]["data"])  # type: ignore[arg-type]
+    twice = mf.pack_blob({**data, "texts": {**data["texts"], "parent": data["chunks"]["parent"]}})
+    with pytest.raises(ValueError, match="both among the chunks and the texts"):
+        mf.chunk_columns(twice)
+    assert set(mf.chunk_columns(bundle_rows[0]["data"])) == set(mf.CHUNK_COLUMNS)  # type: ignore[arg-type]
 
 
 @settings(max_examples=150, deadline=None)

@@ -15,7 +15,7 @@ def _rows(files: dict[str, list[tuple[int, int]]]) -> Rows:
     """Rows of files whose chunks are (id, start line)."""
     rows = Rows()
     for path, chunks in files.items():
-        data = mf.pack_blob({"chunks": {"start_line": [line for _, line in chunks]}})
+        data = mf.pack_blob({"chunks": {"start_line": [line for _, line in chunks]}, "texts": {}})
         rows.put(
             {"path": path, "ids": b"".join(cid.to_bytes(8, "little") for cid, _ in chunks), "data": data}
         )

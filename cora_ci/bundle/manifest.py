@@ -35,8 +35,9 @@ if TYPE_CHECKING:  # numpy where used: a hook's no-op reads the manifest and nev
     from cora_ci.graph.build import FileLinks
 
 FORMAT = "cora-bundle"
-# 7.0: 6.0 lived four commits of one session (vector ids, inline imports, graph ids), then changed
-FORMAT_VERSION = (7, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
+# 7.0: 6.0 lived four commits of one session (vector ids, inline imports, graph ids), then changed;
+# 8.0: a file blob's light chunk columns first, its texts apart (`file_row`)
+FORMAT_VERSION = (8, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
 CODES = "vectors.codes"  # the vectors' codes, as bit planes (5.0: no HNSW beside them; 6.0: 2 bits, rotated)
@@ -63,9 +64,11 @@ FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build han
 # RESULTS.md, 2026-11-30). Beyond 128 segments queries slow down.
 _BUCKET_CHUNKS = 1024
 _MAX_BUCKETS = 128
-# Columns of the per-file `data` blob, one entry per chunk: what ranking reads of many files first,
-# what only a shown chunk needs (`_HEAVY`) last, after the file's graph links (5.1). The blob is
-# inflated as it is decoded, so a reader of links or of the light columns stops before the texts.
+# Columns of the per-file `data` blob, one entry per chunk, in three parts (8.0): what ranking reads
+# of many files (`chunks`, the light columns) first, then the file's graph links, then what only a
+# shown chunk needs (`texts`, the `_HEAVY` columns). The blob is inflated as it is decoded, so a
+# reader of the light columns inflates ~1.5 KB of a file's ~11 (it inflated the links too before:
+# a cold 50k-chunk query spent a third of its time there), and a reader of links stops before the texts.
 CHUNK_COLUMNS = (
     "kind", "symbols", "anchors", "parent", "start_line", "end_line", "diagnostics",
     "hierarchy", "tokens", "header", "elided", "text",
@@ -73,7 +76,7 @@ CHUNK_COLUMNS = (
 _HEAVY = frozenset({"text", "header", "elided", "hierarchy", "tokens"})
 _LIGHT = tuple(c for c in CHUNK_COLUMNS if c not in _HEAVY)
 _ZLIB_LEVEL = 6
-_READ = 4096  # bytes inflated at a time by a streaming decoder: a file's light columns are a few of these
+_READ = 2048  # bytes inflated at a time by a streaming decoder: a file's light columns, one or two reads
 
 
 @dataclass
@@ -109,26 +112,28 @@ def unpack_blob(blob: bytes) -> Any:
     return schema.unpack_plain(schema.inflate(blob))
 
 
+def chunk_columns(blob: bytes) -> dict[str, Any]:
+    """All chunk columns of a file blob (`file_row`): the light ones and the texts, unchecked
+    beyond being two maps of distinct columns (`schema.check_chunk_columns` checks the rest)."""
+    data = unpack_blob(blob)
+    schema.need(isinstance(data, dict), "expected a map")
+    light, heavy = data.get("chunks"), data.get("texts")
+    schema.need(isinstance(light, dict) and isinstance(heavy, dict), "expected chunk columns and texts")
+    schema.need(light.keys().isdisjoint(heavy), "a column both among the chunks and the texts")
+    return {**light, **heavy}
+
+
 def unpack_meta(blob: bytes, ids: list[int]) -> dict[str, list[Any]]:
-    """A file blob's chunk columns without the heavy ones (`_HEAVY`: texts and what only rendering
-    needs): ranking reads these from many files. Decoding stops once they are read, so a blob that
-    stores them first (5.1) is inflated no further; an older one's heavy columns are skipped, not
-    built. Checked against the file's chunk `ids` (ValueError if they do not fit)."""
+    """A file blob's light chunk columns (no texts, nothing only rendering needs): ranking reads
+    these from many files. They come first (8.0), so the blob is inflated no further than them.
+    Checked against the file's chunk `ids` (ValueError if they do not fit)."""
     u = _unpacker(blob)
-    out: dict[str, list[Any]] = {}
+    out: Any = None
     for _ in range(u.read_map_header()):
-        if u.unpack() != "chunks":
-            u.skip()
-            continue
-        for _ in range(u.read_map_header()):
-            name = u.unpack()
-            if name in _HEAVY:
-                u.skip()
-            else:
-                out[name] = u.unpack()
-                if len(out) == len(_LIGHT) and out.keys() == set(_LIGHT):
-                    break
-        break
+        if u.unpack() == "chunks":
+            out = u.unpack()
+            break
+        u.skip()
     return schema.check_chunk_columns(out, _LIGHT, ids)
 
 
@@ -141,7 +146,7 @@ def _unpacker(blob: bytes) -> msgpack.Unpacker:
 
 def file_row(f: FileEntry, links: FileLinks, defs_h: bytes, refs_h: bytes) -> dict[str, Any]:
     """The manifest row of a freshly chunked file."""
-    cols: dict[str, list[Any]] = {
+    light: dict[str, list[Any]] = {
         "kind": [c.kind for c in f.chunks],
         "symbols": [c.symbols for c in f.chunks],
         "anchors": [c.anchors for c in f.chunks],
@@ -149,6 +154,8 @@ def file_row(f: FileEntry, links: FileLinks, defs_h: bytes, refs_h: bytes) -> di
         "start_line": [c.start_line for c in f.chunks],
         "end_line": [c.end_line for c in f.chunks],
         "diagnostics": [_diags(c.diagnostics) for c in f.chunks],
+    }
+    heavy: dict[str, list[Any]] = {
         "hierarchy": [c.hierarchy for c in f.chunks],
         "tokens": [c.tokens for c in f.chunks],
         "header": [c.header for c in f.chunks],
@@ -161,7 +168,7 @@ def file_row(f: FileEntry, links: FileLinks, defs_h: bytes, refs_h: bytes) -> di
         [links.refs.get(c.id, []) for c in f.chunks],
         [[pos[t] for t in links.skip.get(c.id, [])] for c in f.chunks],
     ]
-    data = {"links": stored_links, "chunks": cols}  # links first: `links_of_row` reads no further
+    data = {"chunks": light, "links": stored_links, "texts": heavy}  # what is read most, first
     return {
         "path": f.path, "blob": f.blob, "size": f.size, "lang": f.lang, "strategy": f.strategy,
         "diagnostics": _diags(f.diagnostics), "imports": links.imports, "namespaces": links.namespaces,
@@ -223,7 +230,7 @@ def links_of_row(row: dict[str, Any]) -> FileLinks:
     ids = ids_of(row["ids"]).tolist()
     try:
         u, value = _unpacker(row["data"]), None
-        for _ in range(u.read_map_header()):  # links first since 5.1; a 5.0 blob's chunks skipped, not built
+        for _ in range(u.read_map_header()):  # after the light columns (8.0), before the texts
             if u.unpack() == "links":
                 value = u.unpack()
                 break

@@ -25,9 +25,9 @@ from cora_ci.bundle.manifest import (
     SHARD_COLUMNS,
     TOP_COLUMNS,
     bucket_of,
+    chunk_columns,
     table,
     undiags,
-    unpack_blob,
     unpack_meta,
     unpack_shard,
 )
@@ -279,9 +279,7 @@ class ChunkTable:
     def _decode(self, fi: int) -> dict[str, Any]:
         blob = self._shards.get(fi, "data")
         try:
-            data = unpack_blob(blob)
-            schema.need(isinstance(data, dict), "expected a map")
-            return schema.check_chunk_columns(data.get("chunks"), CHUNK_COLUMNS, self._file_ids(fi))
+            return schema.check_chunk_columns(chunk_columns(blob), CHUNK_COLUMNS, self._file_ids(fi))
         except Exception as e:
             raise self._shards.damaged(fi, f"chunks of {self.file_path(fi)!r}: {e}") from None
 
