@@ -322,3 +322,54 @@ def test_an_overload_written_with_its_types_is_the_one_asked_for(
         "Strings.abbreviate": "Strings.abbreviate(String, int)",  # the family's principal: the most code
         "org.lang.Strings.join(java.lang.Iterable<?>, String)": "Strings.join(Iterable<?>, String)",
     }, first
+
+
+def test_a_bare_name_finds_overloads_whose_signatures_are_long(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A semble trial: pydantic's `Field` is seven `@overload`s of ~40 parameters each (defaults and
+    comments included) and their implementation. Each overload's anchor ends in its parameters, and
+    they went into BM25's name field: names hundreds of words long, which its length norm sank
+    below every short mention of a field, so the asked-for family was not even a candidate and the
+    older copy in `v1/` came first. Names are indexed without the parameters."""
+    params = "".join(
+        f"    option_{i}: int | None = None,  # noqa: E501 what option {i} sets\n" for i in range(40)
+    )
+    stubs = "".join(
+        f"@overload\ndef Field(\n    default: {t},\n    *,\n{params}) -> Any: ...\n\n\n"
+        for t in ("int", "str", "bytes")
+    )
+    impl = f"def Field(\n    default: Any = None,\n    *,\n{params}) -> Any:\n    return FieldInfo(default)\n"
+    files = {
+        "pkg/fields.py": f"from typing import Any, overload\n\n\n{stubs}{impl}",
+        "pkg/v1/fields.py": "def Field(default=None, **extra):\n    return FieldInfo(default, **extra)\n",
+        "pkg/v1/main.py": "from .fields import Field\n\n\nclass Model:\n    pass\n",
+        "pkg/main.py": "from .fields import Field\n\n\nclass Model:\n    pass\n",
+    }
+    for i in range(60):  # short chunks that say the name as a word: a field, its field, Field's
+        files[f"pkg/models/m{i}.py"] = (
+            f"def describe_{i}(model):\n    '''The field of model {i}: which Field it uses.'''\n"
+            f"    return model.field_{i}\n"
+        )
+    repo = make_repo(files)
+    build(repo, model="none")
+    first = run_query("Field", Where.of(None, None, repo), k=3).results[0]
+    assert first.anchor is not None and first.anchor.startswith("pkg/fields.py::Field("), first.anchor
+    assert first.view.start == 4 + stubs.count("\n"), first.view.start  # the implementation
+
+
+def test_a_short_implementation_outranks_longer_typescript_signatures(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """The family's principal had the most code: a forwarding implementation under signatures that
+    spell out an options type lost to them. A signature without a body is a stub, whatever its length."""
+    opts = "".join(f"    option{i}?: number;\n" for i in range(15))
+    ts = (
+        f"export function parse(input: string, options: {{\n{opts}}}): number;\n"
+        f"export function parse(input: Uint8Array, options: {{\n{opts}}}): number;\n"
+        "export function parse(input: any, options?: any): number {\n  return run(input, options);\n}\n"
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "src/parse.ts": ts})
+    build(repo, model="none")
+    first = run_query("parse", Where.of(None, None, repo), k=2).results[0]
+    assert first.view.start == ts[: ts.index("input: any")].count("\n") + 1, (first.anchor, first.view.start)

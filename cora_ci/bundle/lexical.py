@@ -149,8 +149,17 @@ def row_docs(row: dict[str, Any]) -> list[LexicalDoc]:
     return [_doc(cid, row["path"], *vals) for cid, *vals in cols]
 
 
+# An overload's anchor ends in its parameters (`Field(default: Any = ..., *, alias: ...)`, comments
+# and all): no name. In the name field they made an overload's names hundreds of words long, and
+# BM25's length norm sank the very definition a bare name asks for below every shorter mention
+# (pydantic's `Field` was not in its own top 10). A section title's parentheses (`v5.0.12
+# (2024-02-16)`, `(untitled)`) follow a space or start it: kept. A later block of a name (`Foo#2`,
+# a Rust `impl`) keeps its suffix, and so stays behind the declaration by name.
+_NOT_A_NAME = re.compile(r"(?<=[\w>\]])\(.*$", re.DOTALL)
+
+
 def _doc(cid: int, path: str, symbols: list[str], anchors: list[str], header: str, text: str) -> LexicalDoc:
-    names = " ".join([*symbols, *(a.split("::", 1)[-1] for a in anchors)])
+    names = " ".join([*symbols, *(_NOT_A_NAME.sub("", a.split("::", 1)[-1]) for a in anchors)])
     return LexicalDoc(cid, names, path, f"{header}\n{text}")
 
 

@@ -99,12 +99,29 @@ def _better(cat: Catalog, m: Meta, h: Meta) -> bool:
 _DEPRECATED = re.compile(r"@Deprecated\b|#\[deprecated\b|\[Obsolete\b|@deprecated\b")
 
 
-def _weight(cat: Catalog, m: Meta) -> tuple[bool, int]:
+def _weight(cat: Catalog, m: Meta) -> tuple[bool, bool, int]:
     """Not deprecated (Java's and Kotlin's `@Deprecated`, Rust's `#[deprecated]`, C#'s `[Obsolete]`,
-    a javadoc's `@deprecated`), then the lines that hold code: not blank, not a comment's."""
+    a javadoc's `@deprecated`), not a stub, then the lines that hold code: not blank, not a
+    comment's."""
     text = cat.table.text(m.row)
     code = sum(1 for line in text.split("\n") if line.strip() and not commented(line, m.lang))
-    return _DEPRECATED.search(text) is None, code
+    return _DEPRECATED.search(text) is None, not _stub(m.lang, text), code
+
+
+# A Python `@overload` (`typing.overload`, `t.overload`) only types a call: its implementation is the
+# family's one undecorated member, however short (a forwarding `return _field(...)` under forty
+# parameters as long as each stub's).
+_OVERLOAD_STUB = re.compile(r"^[ \t]*@(?:\w+\.)*overload\b", re.MULTILINE)
+_PY_DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]", re.MULTILINE)
+
+
+def _stub(lang: str, text: str) -> bool:
+    """A member that only declares a signature: Python's `@overload` (every `def` of the chunk one:
+    stubs merged with their implementation are not), a TypeScript signature without a body (its
+    text does not end with one's `}`)."""
+    if lang == "python":
+        return len(_OVERLOAD_STUB.findall(text)) >= len(_PY_DEF.findall(text)) > 0
+    return lang in ("typescript", "tsx") and not text.rstrip().endswith("}")
 
 
 def extends(cat: Catalog, m: Meta) -> bool:
