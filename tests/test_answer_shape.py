@@ -4,6 +4,7 @@ git repositories, through the library and the command line."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import subprocess
 import sys
@@ -410,3 +411,41 @@ def test_a_merged_instance_or_impl_is_shown_as_its_own_lines(
     assert (shown.start, shown.end) == (9, 10), shown
     assert run_show("src/FromJSON.hs::<LT.Text as FromJSON>", where).view.start == 12
     assert run_show("src/price.rs::<Item as Priced>", where).view.start == 5
+
+
+def test_the_parts_of_a_long_function_are_one_result(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """A semble trial: pydantic's `Field -k 2` was the implementation's first part and its fifth,
+    two of the two results for one function. Parts of one split definition are one result, its
+    parts shown together, and the `k` results are `k` definitions."""
+    steps = "".join(f"    total += weights[{i}] * values[{i}]\n" for i in range(120))
+    body = (
+        "def blend_colour_channels(values, weights):\n    '''Blend the colour channels of a pixel.'''\n"
+        "    total = 0\n"
+        + steps
+        + "    # blend colour channels once more: the alpha channel of the pixel\n"
+        + "    alpha = blend_alpha_channel(values) + colour_channel_bias(weights)\n"
+        + steps
+        + "    return total\n"
+    )
+    others = "".join(
+        f"def helper_{i}(pixel):\n    '''The colour channel {i} of a pixel.'''\n    return pixel[{i}]\n\n\n"
+        for i in range(4)
+    )
+    repo = make_repo(
+        {".cora.toml": "max_tokens = 400\nmin_tokens = 0\n", "src/blend.py": body, "src/channels.py": others}
+    )
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    parts = [
+        r for r in range(len(b.chunks)) if b.chunks.chunk(r).anchor == "src/blend.py::blend_colour_channels"
+    ]
+    assert len(parts) >= 3  # split: the test needs hits on two parts that do not touch
+    ans = run_query("blend colour channels alpha channel of the pixel", Where.of(None, None, repo), k=3)
+    anchors = [r.anchor for r in ans.results]
+    assert len(anchors) == len(set(anchors)) == 3, anchors
+    whole = next(r for r in ans.results if r.anchor == "src/blend.py::blend_colour_channels")
+    shown = {n for n, _ in whole.view.rendered() if n is not None}
+    assert 1 in shown and body[: body.index("alpha =")].count("\n") + 1 in shown  # head and alpha line
+    rows = whole.view.rendered()
+    for (a, _), (b, _) in itertools.pairwise(rows):  # lines left out between parts: a `. . .` there
+        assert a is None or b is None or b == a + 1, (a, b)

@@ -125,8 +125,9 @@ def _mark(lines: list[str], a: int, b: int, marked: dict[int, str]) -> None:
 
 
 def merge(views: list[View]) -> View:
-    """One view of overlapping views of a file: a line shown by any is shown once; a hidden run
-    is marked if any view marked it."""
+    """One view of views of a file: a line shown by any is shown once; a hidden run is marked if
+    any view marked it, and so are the lines between views that do not meet (the parts of a
+    split function, their gap a `. . .` indented like the line after it)."""
     start = min(v.start for v in views)
     end = max(v.end for v in views)
     shown: dict[int, str] = {}
@@ -136,6 +137,14 @@ def merge(views: list[View]) -> View:
             shown.setdefault(n, t)
         for n, t in v.marked.items():
             marked.setdefault(n, t)
+    spans = sorted((v.start, v.end) for v in views)
+    reach = spans[0][1]
+    for a, b in spans[1:]:
+        if a > reach + 1:  # lines reach+1..a-1: in no view
+            after = shown.get(a, "")
+            for n in range(reach + 1, a):
+                marked.setdefault(n, after[: len(after) - len(after.lstrip())] + ELISION)
+        reach = max(reach, b)
     return View(views[0].path, start, end, shown, {n: t for n, t in marked.items() if n not in shown})
 
 

@@ -311,9 +311,11 @@ def _groups(items: list[_Item]) -> list[tuple[View, list[_Item]]]:
     """Merged views, each with the items it is made of: views of one file merge when they show a
     line in common (a skeleton and its member both show the member's signature; two hits on the
     same lines), never across the indexed/current line numbering of a `missing` result, nor
-    across bundles. Ranges that overlap are not enough: module code's range spans the functions
-    it elides, and a hit on one of them is that function, not the file around it (merged, one
-    `_make.py` answer was lines 21-3084)."""
+    across bundles; and parts of one split definition (one anchor) merge wherever they are, so
+    that a long function is one of the `k` results, not two or three (pydantic's `Field -k 2`
+    was its first and its fifth part). Ranges that overlap are not enough: module code's range
+    spans the functions it elides, and a hit on one of them is that function, not the file
+    around it (merged, one `_make.py` answer was lines 21-3084)."""
     pieces = [((it.hit.origin, v.path, it.current), v, it) for it in items if (v := it.view()) is not None]
     pieces.sort(key=lambda p: (p[0], p[1].start, p[1].end))
     root = list(range(len(pieces)))
@@ -331,6 +333,11 @@ def _groups(items: list[_Item]) -> list[tuple[View, list[_Item]]]:
                 break
             if not view.shown.keys().isdisjoint(other.shown.keys()):
                 root[find(j)] = find(i)
+    parts: dict[tuple[tuple[int, str, bool], str], int] = {}
+    for i, (key, _, it) in enumerate(pieces):  # parts of one split definition: one result, not two
+        anchor = it.member[1] if it.member is not None else it.chunk.anchor
+        if anchor is not None and "::" in anchor:
+            root[find(i)] = find(parts.setdefault((key, anchor), i))
     groups: dict[int, list[int]] = {}
     for i in range(len(pieces)):
         groups.setdefault(find(i), []).append(i)
