@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 from cora_ci.build import build
+from cora_ci.chunking import chunk_file
+from cora_ci.config import Config
 from cora_ci.render.query import Where, run_query, run_show
 
 pytestmark = pytest.mark.usefixtures("private_cache")
@@ -373,3 +375,35 @@ def test_a_short_implementation_outranks_longer_typescript_signatures(
     build(repo, model="none")
     first = run_query("parse", Where.of(None, None, repo), k=2).results[0]
     assert first.view.start == ts[: ts.index("input: any")].count("\n") + 1, (first.anchor, first.view.start)
+
+
+def test_an_overloads_anchor_is_its_parameters_without_defaults_or_comments() -> None:
+    """pydantic's `Field` overloads were anchored by their forty parameters as written, defaults and
+    `# noqa` comments included: an anchor no one could type, and one a changed default moved."""
+    py = (
+        "from typing import overload\n\n\n"
+        "@overload\ndef Field(default: int = {d},  # noqa: E501 the default\n"
+        "          *, alias: str | None = None) -> int: ...\n\n\n"
+        "@overload\ndef Field(default: str, *, alias: str | None = None) -> str: ...\n\n\n"
+        "def Field(default=None, *, alias=None):\n    return default\n"
+    )
+    ts = (
+        "export function f(a: number = {d}, b?: string): number;\n"
+        "export function f(a: string, /* why */ b = 'y'): number;\n"
+        "export function f(a: any, b?: any): number {{\n  return 1;\n}}\n"
+    )
+    want = {
+        "a.py": ["a.py::Field(default: int, *, alias: str | None)", "a.py::Field(default: str, *, alias: str | None)",
+                 "a.py::Field(default, *, alias)"],
+        "a.ts": ["a.ts::f(a: number, b?: string)", "a.ts::f(a: string, b)", "a.ts::f(a: any, b?: any)"],
+    }  # fmt: skip
+    for path, src in (("a.py", py), ("a.ts", ts)):
+        for d in (0, 7):  # another default: the same anchors
+            cfg = Config(min_tokens=0)
+            got = [
+                a
+                for c in chunk_file(path, src.format(d=d).encode(), cfg).chunks
+                for a in c.anchors
+                if "(" in a
+            ]
+            assert got == want[path], (path, d, got)

@@ -89,8 +89,9 @@ __all__ = ["FileResult", "chunk_file"]
 # class joined to it, and past a property's `actual`/`expect` (`rereads.py`); 63: Dart's constructors by
 # their own names, bodiless constructors, fields and getters are members, read past Dart 3's `abstract`
 # members and an unnamed `library;`; 64: a shell function is called as a command (`graph/queries._USES`);
-# 65: a Kotlin class header inside a line's `//` comment is none (62 joined a constructor into the comment)
-REVISION = 65
+# 65: a Kotlin class header inside a line's `//` comment is none (62 joined a constructor into the comment);
+# 66: an overload's anchor holds its parameters without their defaults and comments, in every language
+REVISION = 66
 
 
 def __getattr__(name: str) -> Any:

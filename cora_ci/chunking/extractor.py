@@ -27,6 +27,11 @@ _MAX_SIGNATURE = 240
 NESTING = frozenset({"function", "method", "constructor"})
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration", "variable_declarator"})
 _NOT_TYPES = frozenset({"modifiers", "variable_declarator", "line_comment", "block_comment"})
+# The parameter lists an overload's anchor is made of parameter by parameter (`_param`), and the
+# fields that hold a parameter's default there (JavaScript's `a = 1` is an assignment pattern's
+# `right`); a list of another shape (a lambda's) is taken as written.
+_PARAMETER_LISTS = frozenset({"parameters", "formal_parameters", "parameter_list", "method_parameters"})
+_DEFAULT_FIELDS = ("default_value", "value", "right")
 _SIG_TAIL = ("=>", "->", "{", ":", ";", "=", ",")  # what opens a body, cut from a signature's end
 
 
@@ -159,17 +164,26 @@ class Extractor:
             return ""
         if self.spec.typed_params:
             return "(" + ", ".join(self._param_type(c) for c in p.named_children) + ")"
-        if self.spec.generic and self.lang not in C_LANGS:  # os-lib's `call(...)` was 300 characters
-            kept = [c for c in p.named_children if not is_comment(self.spec, c.type)]
-            return "(" + ", ".join(self._param(c) for c in kept) + ")"
-        return squash(text_of(self.src, p))
+        if p.type not in _PARAMETER_LISTS:  # a lambda's lone parameter, a list of another shape
+            return squash(text_of(self.src, p))
+        kept = [c for c in p.named_children if not is_comment(self.spec, c.type)]
+        return "(" + ", ".join(self._param(c) for c in kept) + ")"
 
     def _param(self, param: Node) -> str:
-        """A parameter as an overload's anchor shows it in a grammar of no table: as written, up to
-        its default value (`cwd: Path = null` is `cwd: Path`)."""
-        default = param.child_by_field_name("default_value")
+        """A parameter as an overload's anchor shows it: as written, up to its default value
+        (`cwd: Path = null` is `cwd: Path`), its comments left out. A default or a comment is no
+        part of which overload it is: pydantic's `Field` overloads were anchored by forty
+        parameters with their defaults and their `# noqa` comments, and a changed default moved
+        the anchor (os-lib's `call(...)` was 300 characters)."""
+        default = next((d for f in _DEFAULT_FIELDS if (d := param.child_by_field_name(f)) is not None), None)
         end = default.start_byte if default is not None else param.end_byte
-        return squash(self.src[param.start_byte : end].decode("utf-8", "replace")).rstrip(" =")
+        parts, pos = [], param.start_byte
+        for c in param.children:
+            if is_comment(self.spec, c.type) and c.start_byte < end:
+                parts.append(self.src[pos : c.start_byte])
+                pos = c.end_byte
+        parts.append(self.src[pos:end])
+        return squash(b" ".join(parts).decode("utf-8", "replace")).rstrip(" =")
 
     def _param_type(self, param: Node) -> str:
         """A parameter's type as an overload's anchor shows it: Java's varargs parameter has no
