@@ -407,3 +407,33 @@ def test_an_overloads_anchor_is_its_parameters_without_defaults_or_comments() ->
                 if "(" in a
             ]
             assert got == want[path], (path, d, got)
+
+
+def test_a_sentence_that_matches_a_stub_gets_its_implementation_first(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A doc question of rxjs (`Observable.pipe`, "used to stitch together functional operators
+    into a chain"): its overloads, short and made of `OperatorFunction` parameters, matched the
+    words better than the implementation, which was not in the ten. A stub found by a sentence
+    lends its score to its family's implementation, and follows it."""
+    stubs = "".join(
+        f"export function pipe<{', '.join(f'T{j}' for j in range(i + 2))}>("
+        + ", ".join(f"op{j}: OperatorFunction<T{j}, T{j + 1}>" for j in range(i + 1))
+        + f"): UnaryFunction<T0, T{i + 1}>;\n"
+        for i in range(6)
+    )
+    steps = "".join(f"  const stage{i} = schedule(queue, {i});\n" for i in range(25))
+    ts = (
+        stubs
+        + "export function pipe(...operations: Array<(x: any) => any>): (x: any) => any {\n"
+        + steps
+        + "  return (input) => reduceAll(operations, input);\n}\n\n"
+        + "export function subscribe(observer: (value: number) => void): void {\n  observers.push(observer);\n}\n"
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "src/pipe.ts": ts})
+    build(repo, model="none")
+    ans = run_query(
+        "chain functional operators together with OperatorFunction", Where.of(None, None, repo), k=3
+    )
+    first = ans.results[0]
+    assert first.view.start == stubs.count("\n") + 1, (first.anchor, first.view.start)

@@ -13,6 +13,7 @@ from cora_ci.chunking.model import OVERLOAD
 from cora_ci.files.langs import C_LANGS
 from cora_ci.rebind.view import commented, declaring
 from cora_ci.retrieval.catalog import Catalog, Meta
+from cora_ci.retrieval.select import C
 
 EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
 HEADER = 0.1  # a file's header where the file's definition of the name asked for is found
@@ -122,6 +123,55 @@ def _stub(lang: str, text: str) -> bool:
     if lang == "python":
         return len(_OVERLOAD_STUB.findall(text)) >= len(_PY_DEF.findall(text)) > 0
     return lang in ("typescript", "tsx") and not text.rstrip().endswith("}")
+
+
+def lift_implementations(cat: Catalog, cands: dict[int, C], below: float, add: Callable[[Meta], C | None],
+                         key: Callable[[int], int] = int) -> None:  # fmt: skip
+    """For a sentence, an overload's bare signature (a stub) is how its implementation is called:
+    the family's implementation in its file takes the stub's score when that is higher (`add`
+    makes a candidate of it, None when filters leave it out), and the stub follows (`below`).
+    Short and made of types, a stub matched a question's words better than the code that answers
+    it (rxjs' `Observable.pipe`: an overload of nine `OperatorFunction` parameters first, the
+    implementation not in the ten). Named by the query (a definition bonus), a member is left to
+    its family's order (`principal`)."""
+    for c in sorted(cands.values(), key=lambda c: -c.score):
+        m = c.meta
+        if c.explain.get("definition") or not _overload(m) or not _stub(m.lang, cat.table.text(m.row)):
+            continue
+        impl = _implementation(cat, m)
+        if impl is None:
+            continue
+        outer = cands.get(key(impl.id))
+        if outer is None:
+            outer = add(impl)
+            if outer is None:
+                continue
+            cands[key(impl.id)] = outer
+        if outer.score < c.score:
+            outer.explain["nested"] = round(c.score - outer.score, 6)
+            outer.score = c.score
+        c.score *= below
+        c.explain["demoted"] = c.explain.get("demoted") or "stub"
+
+
+def _overload(m: Meta) -> bool:
+    """One member of an overload family: its anchor carries its parameters (a name its scope repeats)."""
+    return len(m.anchors) == 1 and "::" in m.anchors[0] and "(" in m.anchors[0].split("::", 1)[1]
+
+
+def _implementation(cat: Catalog, m: Meta) -> Meta | None:
+    """The member of `m`'s family in its file that is no stub (of several, the one with the most
+    code), if any."""
+    fam = family(m)
+    best: tuple[tuple[bool, bool, int], Meta] | None = None
+    for row in cat.file_rows(m.path):
+        o = cat.row_meta(row)
+        if o.id == m.id or not _overload(o) or family(o) != fam:
+            continue
+        w = _weight(cat, o)
+        if w[1] and (best is None or w > best[0]):
+            best = (w, o)
+    return None if best is None else best[1]
 
 
 def extends(cat: Catalog, m: Meta) -> bool:

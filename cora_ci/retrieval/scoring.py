@@ -20,6 +20,7 @@ from cora_ci.retrieval.definitions import (
     extends,
     family,
     headers_behind_definitions,
+    lift_implementations,
     principal,
     prototype,
 )
@@ -298,7 +299,9 @@ def lift_nested(cat: Catalog, q: Query, cands: dict[int, Cand], params: Params, 
         def add(m: Meta) -> Cand | None:
             return Cand(m, 0.0, "search", blank(q), origin) if accept(m) else None
 
-        return lift_enclosing(cat, cands, params.nested, add, key)
+        lifted = lift_enclosing(cat, cands, params.nested, add, key)
+        lift_implementations(cat, cands, params.nested, add, key)
+        return lifted
     return {}
 
 
