@@ -437,3 +437,49 @@ def test_a_sentence_that_matches_a_stub_gets_its_implementation_first(
     )
     first = ans.results[0]
     assert first.view.start == stubs.count("\n") + 1, (first.anchor, first.view.start)
+
+
+def test_a_sentence_that_matches_a_prototype_gets_the_definition_first(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A cJSON trial: "minify json text in place" answered with the header's `cJSON_Minify;` (its
+    doc comment holds the words) before the function in `cJSON.c`. A C or C++ prototype found by a
+    sentence lends its score to its definition (among the candidates, or in a file of the header's
+    name) and follows it; a C++ member declared in its class and defined out of line too."""
+    body = "".join(f"    count += step(text, {i});\n" for i in range(20))
+    files = {
+        "include/minify.h": (
+            "/* Minify json text in place: remove whitespace and comments from the text. */\n"
+            "void json_minify(char *text);\n\n"
+            "/* Print a json item to a string with indentation and line breaks. */\n"
+            "char *json_print(const item *value);\n"
+        ),
+        "src/minify.c": (
+            '#include "minify.h"\n\nvoid json_minify(char *text)\n{\n    int count = 0;\n'
+            + body
+            + "}\n\nchar *json_print(const item *value)\n{\n    return render(value, 1);\n}\n"
+        ),
+        "src/table.h": (
+            "namespace store {\nclass Table {\n public:\n"
+            "  // Compact the table: merge its sorted runs into one and drop deleted rows.\n"
+            "  void Compact(int level);\n};\n}\n"
+        ),
+        "src/table.cc": (
+            "namespace store {\nvoid Table::Compact(int level) {\n  int moved = 0;\n"
+            + body.replace("text", "level")
+            + "}\n}\n"
+        ),
+    }
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", **files})
+    build(repo, model="none")
+    where = Where.of(None, None, repo)
+    for query, path in (
+        ("minify json text in place", "src/minify.c"),
+        ("merge sorted runs and drop deleted rows when compacting", "src/table.cc"),
+    ):
+        ans = run_query(query, where, k=3)
+        got = [(r.view.path, r.symbol) for r in ans.results[:2]]
+        assert got[0][0] == path and got[1][0] != path and got[1][1] == got[0][1].rpartition(":")[2], (
+            query,
+            got,
+        )

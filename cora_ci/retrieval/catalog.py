@@ -251,6 +251,17 @@ class Catalog:
         return got
 
     @cached_property
+    def _by_stem(self) -> dict[str, list[str]]:
+        stems: dict[str, list[str]] = {}
+        for path in self.bundle.manifest["files"]["path"]:
+            stems.setdefault(path.rpartition("/")[2].partition(".")[0], []).append(path)
+        return stems
+
+    def same_stem(self, path: str) -> list[str]:
+        """The other files named as `path` but for their extensions (`uv.h`: `src/uv.c`), anywhere."""
+        return [p for p in self._by_stem.get(path.rpartition("/")[2].partition(".")[0], []) if p != path]
+
+    @cached_property
     def _built(self) -> frozenset[str]:
         files = self.bundle.manifest["files"]
         return build_output_dirs(files["path"], files["strategy"])

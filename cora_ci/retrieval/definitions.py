@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import Any, Protocol, TypeVar
 
 from cora_ci.chunking.model import OVERLOAD
 from cora_ci.files.langs import C_LANGS
 from cora_ci.rebind.view import commented, declaring
 from cora_ci.retrieval.catalog import Catalog, Meta
+from cora_ci.retrieval.query import split_qualified, untemplated
 from cora_ci.retrieval.select import C
 
 EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
@@ -127,31 +129,72 @@ def _stub(lang: str, text: str) -> bool:
 
 def lift_implementations(cat: Catalog, cands: dict[int, C], below: float, add: Callable[[Meta], C | None],
                          key: Callable[[int], int] = int) -> None:  # fmt: skip
-    """For a sentence, an overload's bare signature (a stub) is how its implementation is called:
-    the family's implementation in its file takes the stub's score when that is higher (`add`
-    makes a candidate of it, None when filters leave it out), and the stub follows (`below`).
-    Short and made of types, a stub matched a question's words better than the code that answers
-    it (rxjs' `Observable.pipe`: an overload of nine `OperatorFunction` parameters first, the
-    implementation not in the ten). Named by the query (a definition bonus), a member is left to
-    its family's order (`principal`)."""
+    """For a sentence, a stub is how the code it declares is called: an overload's bare signature
+    (its family's implementation in its file) or a C or C++ prototype (the function's definition,
+    among the candidates or in a file of the header's name: `cJSON.h` -> `cJSON.c`). That code
+    takes the stub's score when that is higher (`add` makes a candidate of it, None when filters
+    leave it out), and the stub follows (`below`). Short and made of types, a stub matched a
+    question's words better than the code that answers it (rxjs' `Observable.pipe`: an overload
+    of nine `OperatorFunction` parameters first, the implementation not in the ten; cJSON's
+    "minify json text in place" answered by the header's `cJSON_Minify;` and its comment).
+    Named by the query (a definition bonus), a member is left to its family's order (`principal`)."""
     for c in sorted(cands.values(), key=lambda c: -c.score):
         m = c.meta
-        if c.explain.get("definition") or not _overload(m) or not _stub(m.lang, cat.table.text(m.row)):
+        if c.explain.get("definition") or len(m.anchors) != 1:
             continue
-        impl = _implementation(cat, m)
-        if impl is None:
+        if m.lang in C_LANGS:
+            code = _definition(cat, cands, m) if _declared_only(cat, m) else None
+        elif _overload(m) and _stub(m.lang, cat.table.text(m.row)):
+            code = _implementation(cat, m)
+        else:
             continue
-        outer = cands.get(key(impl.id))
+        if code is None:
+            continue
+        outer = cands.get(key(code.id))
         if outer is None:
-            outer = add(impl)
+            outer = add(code)
             if outer is None:
                 continue
-            cands[key(impl.id)] = outer
+            cands[key(code.id)] = outer
         if outer.score < c.score:
             outer.explain["nested"] = round(c.score - outer.score, 6)
             outer.score = c.score
         c.score *= below
         c.explain["demoted"] = c.explain.get("demoted") or "stub"
+
+
+def _declared_only(cat: Catalog, m: Meta) -> bool:
+    """A C or C++ function declared, not defined, by the chunk (`prototype`)."""
+    name = split_qualified(untemplated(m.symbols[0]))[-1] if m.symbols else ""
+    return m.kind == "method" and bool(name) and prototype(m, name, partial(cat.table.text, m.row))
+
+
+def _c_name(m: Meta) -> str:
+    """A C or C++ function's qualified name as its anchors write it in a header and out of line
+    (`leveldb.SkipList.Insert`, `leveldb.SkipList<Key>::Insert`: `leveldb.SkipList.Insert`)."""
+    return ".".join(split_qualified(untemplated(OVERLOAD.sub("", m.anchors[0].split("::", 1)[-1]))))
+
+
+def _definition(cat: Catalog, cands: Mapping[int, C], m: Meta) -> Meta | None:
+    """The definition of the function prototype `m` declares: the best candidate of its name that
+    is no prototype, else the first in a file named as its header (`cJSON.c` for `cJSON.h`)."""
+    name = _c_name(m)
+    found = [c for c in cands.values() if _defines(cat, c.meta, m, name)]
+    if found:
+        return max(found, key=lambda c: c.score).meta
+    for path in cat.same_stem(m.path):
+        for row in cat.file_rows(path):
+            o = cat.row_meta(row)
+            if _defines(cat, o, m, name):
+                return o
+    return None
+
+
+def _defines(cat: Catalog, o: Meta, m: Meta, name: str) -> bool:
+    return (
+        o.id != m.id and o.lang in C_LANGS and o.kind == "method" and len(o.anchors) == 1
+        and _c_name(o) == name and not _declared_only(cat, o)
+    )  # fmt: skip
 
 
 def _overload(m: Meta) -> bool:
