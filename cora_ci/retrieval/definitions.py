@@ -138,12 +138,20 @@ def lift_implementations(cat: Catalog, cands: dict[int, C], below: float, add: C
     of nine `OperatorFunction` parameters first, the implementation not in the ten; cJSON's
     "minify json text in place" answered by the header's `cJSON_Minify;` and its comment).
     Named by the query (a definition bonus), a member is left to its family's order (`principal`)."""
+    named: dict[str, list[C]] | None = None  # C and C++ functions among the candidates, by name
     for c in sorted(cands.values(), key=lambda c: -c.score):
         m = c.meta
         if c.explain.get("definition") or len(m.anchors) != 1:
             continue
         if m.lang in C_LANGS:
-            code = _definition(cat, cands, m) if _declared_only(cat, m) else None
+            if not m.path.endswith(_HEADERS) or not _declared_only(cat, m):
+                continue
+            if named is None:
+                named = {}
+                for o in cands.values():
+                    if o.meta.lang in C_LANGS and o.meta.kind == "method" and len(o.meta.anchors) == 1:
+                        named.setdefault(_c_name(o.meta), []).append(o)
+            code = _definition(cat, named.get(_c_name(m), []), m)
         elif _overload(m) and _stub(m.lang, cat.table.text(m.row)):
             code = _implementation(cat, m)
         else:
@@ -175,11 +183,15 @@ def _c_name(m: Meta) -> str:
     return ".".join(split_qualified(untemplated(OVERLOAD.sub("", m.anchors[0].split("::", 1)[-1]))))
 
 
-def _definition(cat: Catalog, cands: Mapping[int, C], m: Meta) -> Meta | None:
-    """The definition of the function prototype `m` declares: the best candidate of its name that
-    is no prototype, else the first in a file named as its header (`cJSON.c` for `cJSON.h`)."""
+_HEADERS = (".h", ".hh", ".hpp", ".hxx", ".h++")  # where a prototype's definition is elsewhere
+
+
+def _definition(cat: Catalog, named: list[C], m: Meta) -> Meta | None:
+    """The definition of the function prototype `m` declares: the best of the candidates of its
+    name (`named`) that is no prototype, else the first in a file named as its header (`cJSON.c`
+    for `cJSON.h`)."""
     name = _c_name(m)
-    found = [c for c in cands.values() if _defines(cat, c.meta, m, name)]
+    found = [c for c in named if _defines(cat, c.meta, m, name)]
     if found:
         return max(found, key=lambda c: c.score).meta
     for path in cat.same_stem(m.path):
