@@ -588,6 +588,32 @@ def test_a_rust_mod_tests_is_tests_in_the_file_it_tests(make_repo: Callable[[dic
     assert named[0].anchor == "src/human.rs::tests.size", [r.anchor for r in named]
 
 
+def test_a_rust_function_marked_test_is_a_test_outside_a_mod_tests(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A ripgrep trial: its flag definitions follow each flag with a `#[cfg(test)] #[test] fn
+    test_type_add`, no `mod tests` around it, and "parse the --type-add flag" put that test second,
+    above the flag's own code. A function marked as a test is a test wherever it is; one merely
+    named `test_...` is not."""
+    rs = (
+        "/// The --type-add flag: a file type definition added to the matcher.\n"
+        "pub fn add_type_flag(args: &mut Args, value: &str) {\n    args.types.push(value.to_string());\n}\n\n"
+        "pub fn test_and_set_type_flag(args: &mut Args, value: &str) -> bool {\n"
+        "    let had = args.types.is_empty();\n    args.types.push(value.to_string());\n    had\n}\n\n"
+        "#[cfg(test)]\n#[test]\nfn test_type_add_flag() {\n"
+        '    let args = parse_flags(&["--type-add", "x:*.x"]);\n'
+        '    assert_eq!(args.types, vec!["--type-add type flag"]);\n}\n'
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "src/flags.rs": rs})
+    build(repo, model="none")
+    ranked = run_query("type add flag", Where.of(None, None, repo), k=3).results
+    demoted = {r.anchor: r.hit.explain.get("demoted") for r in ranked}
+    assert demoted.get("src/flags.rs::test_type_add_flag") == "test", demoted
+    assert demoted.get("src/flags.rs::test_and_set_type_flag", "absent") != "test", demoted
+    order = [r.anchor for r in ranked]
+    assert order.index("src/flags.rs::add_type_flag") < order.index("src/flags.rs::test_type_add_flag"), order
+
+
 def test_a_callee_of_merged_siblings_is_named_after_one_it_names(
     make_repo: Callable[[dict[str, str]], Path],
 ) -> None:

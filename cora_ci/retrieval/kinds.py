@@ -6,6 +6,7 @@ the query asks for it (`scoring.demotion`)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import lru_cache
 
 # Path classes ranked lower unless asked for. Directory names, then file-name patterns.
@@ -96,6 +97,23 @@ def in_test_module(lang: str, anchor: str | None) -> bool:
         return False
     parts = anchor.split("::", 1)[1].split(".")
     return "tests" in parts
+
+
+def test_function(lang: str, kind: str, anchor: str | None, text: Callable[[], str]) -> bool:
+    """A Rust function marked as a test outside a `mod tests` (`#[test]`, `#[tokio::test]`,
+    `#[cfg(test)]` above it): ripgrep's flag definitions follow each flag with a `#[cfg(test)]
+    #[test] fn test_type_add`, which ranked second for "parse the --type-add flag", above the flag's
+    own `update`. Only a function named as a test (`test_x`, `x_test`, `x_tests`) has its text read."""
+    if lang != "rust" or kind != "method" or anchor is None or "::" not in anchor:
+        return False
+    name = anchor.split("::", 1)[1].rpartition(".")[2].lower()
+    if not name.startswith("test") and not name.endswith(("test", "tests")):
+        return False
+    head = text()
+    return _RUST_TEST.search(head, 0, max(head.find("fn "), 0)) is not None
+
+
+_RUST_TEST = re.compile(r"#\[\s*(?:cfg\(\s*test\s*\)|(?:\w+::)*test\b|rstest\b|test_case\b)")
 
 
 @lru_cache(maxsize=1 << 16)

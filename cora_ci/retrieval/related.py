@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import partial
 from itertools import chain, zip_longest
 
 import numpy as np
@@ -26,7 +27,7 @@ from cora_ci.chunking.model import chunk_id, later_parts
 from cora_ci.rebind.view import declaring, mentions
 from cora_ci.retrieval.catalog import Catalog, Meta
 from cora_ci.retrieval.expand import graph_scores
-from cora_ci.retrieval.kinds import in_test_module, path_class, prose_class
+from cora_ci.retrieval.kinds import in_test_module, path_class, prose_class, test_function
 
 _REVERSE = 1.0  # callers matter as much as callees here (query weighs them at 0.5)
 _MAX_DEPTH = 4  # levels of bases walked for an override
@@ -61,7 +62,7 @@ def related(cat: Catalog, target: int, k: int = 10, name: str | None = None) -> 
     taken = set(family) | {cid for cid, _ in structural}
     direct: dict[str, list[int]] = {"callee": [], "caller": [], "test": []}
     mentioned: list[int] = []
-    mine = _testing(me)
+    mine = _testing(cat, me)
     for cid in outs:
         if cid not in taken and (mine or not _is_test(cat, cid)):  # code calls no test: a name's twin
             direct["callee"].append(cid)
@@ -72,7 +73,7 @@ def related(cat: Catalog, target: int, k: int = 10, name: str | None = None) -> 
         if prose_class(m.path, m.lang) is not None or path_class(m.path) == "changelog":
             mentioned.append(cid)  # a page that names it: after what runs it
         else:
-            direct["test" if not mine and _testing(m) else "caller"].append(cid)
+            direct["test" if not mine and _testing(cat, m) else "caller"].append(cid)
     weight = {**outs, **ins}
     for ids in direct.values():
         ids.sort(key=lambda c: (-mass.get(c, 0.0), -weight.get(c, 0.0), c))
@@ -186,12 +187,17 @@ def without_import_lines(cat: Catalog, ids: list[int]) -> list[int]:
 
 def _is_test(cat: Catalog, cid: int) -> bool:
     m = cat.meta(cid)
-    return m is not None and _testing(m)
+    return m is not None and _testing(cat, m)
 
 
-def _testing(m: Meta) -> bool:
-    """A test's chunk: by its path, or a Rust `mod tests`'s in the file it tests."""
-    return path_class(m.path) == "test" or in_test_module(m.lang, m.anchor)
+def _testing(cat: Catalog, m: Meta) -> bool:
+    """A test's chunk: by its path, a Rust `mod tests`'s in the file it tests, or a Rust function
+    marked `#[test]`."""
+    return (
+        path_class(m.path) == "test"
+        or in_test_module(m.lang, m.anchor)
+        or test_function(m.lang, m.kind, m.anchor, partial(cat.table.text, m.row))
+    )
 
 
 def _text(cat: Catalog, m: Meta) -> str:
