@@ -483,3 +483,24 @@ def test_a_sentence_that_matches_a_prototype_gets_the_definition_first(
             query,
             got,
         )
+
+
+def test_kotlin_and_swift_overloads_are_anchored_by_their_parameters() -> None:
+    """okio's `Timeout.deadlineNanoTime` getter and setter were `deadlineNanoTime` and
+    `deadlineNanoTime#2`: anchors by order, which an overload added above renumbers. Kotlin's and
+    Swift's overloads are anchored by their parameters, without defaults, as other languages'."""
+    kt = (
+        "class Timeout {\n  fun deadlineNanoTime(): Long = deadline\n"
+        "  fun deadlineNanoTime(deadlineNanoTime: Long, unit: Unit = Unit.NS): Timeout {\n"
+        "    this.deadline = deadlineNanoTime\n    return this\n  }\n}\n"
+    )
+    sw = "struct Box {\n  func shake(times: Int = 1, hard: Bool) {}\n  func shake() {}\n}\n"
+    got = {
+        path: [a for c in chunk_file(path, src.encode(), Config(min_tokens=0)).chunks for a in c.anchors]
+        for path, src in (("Timeout.kt", kt), ("Box.swift", sw))
+    }
+    assert got == {
+        "Timeout.kt": ["Timeout.kt::Timeout", "Timeout.kt::Timeout.deadlineNanoTime()",
+                       "Timeout.kt::Timeout.deadlineNanoTime(deadlineNanoTime: Long, unit: Unit)"],
+        "Box.swift": ["Box.swift::Box", "Box.swift::Box.shake(times: Int, hard: Bool)", "Box.swift::Box.shake()"],
+    }, got  # fmt: skip

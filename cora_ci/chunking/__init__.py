@@ -90,8 +90,9 @@ __all__ = ["FileResult", "chunk_file"]
 # their own names, bodiless constructors, fields and getters are members, read past Dart 3's `abstract`
 # members and an unnamed `library;`; 64: a shell function is called as a command (`graph/queries._USES`);
 # 65: a Kotlin class header inside a line's `//` comment is none (62 joined a constructor into the comment);
-# 66: an overload's anchor holds its parameters without their defaults and comments, in every language
-REVISION = 66
+# 66: an overload's anchor holds its parameters without their defaults and comments, in every language;
+# 67: Kotlin's and Swift's overloads are anchored by their parameters too (they were `f#2`, by their order)
+REVISION = 67
 
 
 def __getattr__(name: str) -> Any:
