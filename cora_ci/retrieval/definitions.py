@@ -14,6 +14,7 @@ from cora_ci.chunking.model import OVERLOAD
 from cora_ci.files.langs import C_LANGS
 from cora_ci.rebind.view import commented, declaring
 from cora_ci.retrieval.catalog import Catalog, Meta
+from cora_ci.retrieval.nesting import lend
 from cora_ci.retrieval.query import split_qualified, untemplated
 from cora_ci.retrieval.select import C
 
@@ -156,19 +157,8 @@ def lift_implementations(cat: Catalog, cands: dict[int, C], below: float, add: C
             code = _implementation(cat, m)
         else:
             continue
-        if code is None:
-            continue
-        outer = cands.get(key(code.id))
-        if outer is None:
-            outer = add(code)
-            if outer is None:
-                continue
-            cands[key(code.id)] = outer
-        if outer.score < c.score:
-            outer.explain["nested"] = round(c.score - outer.score, 6)
-            outer.score = c.score
-        c.score *= below
-        c.explain["demoted"] = c.explain.get("demoted") or "stub"
+        if code is not None:
+            lend(cands, c, code, below, add, key, "stub")
 
 
 def _declared_only(cat: Catalog, m: Meta) -> bool:

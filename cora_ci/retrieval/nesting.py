@@ -46,21 +46,29 @@ def lift_enclosing(cat: Catalog, cands: dict[int, C], below: float, add: Callabl
         if c.explain.get("definition"):
             continue
         top = enclosing_function(cat, c.meta)
-        if top is None:
-            continue
-        outer = cands.get(key(top.id))
-        if outer is None:
-            outer = add(top)
-            if outer is None:
-                continue
-            cands[key(top.id)] = outer
-        if outer.score < c.score:
-            outer.explain["nested"] = round(c.score - outer.score, 6)
-            outer.score = c.score
+        if top is not None and lend(cands, c, top, below, add, key, "nested"):
             lifted[key(top.id)] = key(c.meta.id)
-        c.score *= below
-        c.explain["demoted"] = c.explain.get("demoted") or "nested"
     return lifted
+
+
+def lend(cands: dict[int, C], c: C, to: Meta, below: float, add: Callable[[Meta], C | None],
+         key: Callable[[int], int], why: str) -> bool:  # fmt: skip
+    """Candidate `c` lends its score to chunk `to` (made a candidate by `add` if it is none; None:
+    filters leave it out, and nothing changes) when that is higher, and follows it (`below`,
+    demoted for `why`). True when `to` took `c`'s score."""
+    outer = cands.get(key(to.id))
+    if outer is None:
+        outer = add(to)
+        if outer is None:
+            return False
+        cands[key(to.id)] = outer
+    took = outer.score < c.score
+    if took:
+        outer.explain["nested"] = round(c.score - outer.score, 6)
+        outer.score = c.score
+    c.score *= below
+    c.explain["demoted"] = c.explain.get("demoted") or why
+    return took
 
 
 def together(picked: list[C], cands: dict[int, C], lifted: dict[int, int],
