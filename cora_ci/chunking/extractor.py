@@ -160,10 +160,8 @@ class Extractor:
         ):
             v = n.child_by_field_name("right" if n.type == "assignment_expression" else "value")
             p = v.child_by_field_name("parameters") if v is not None else None
-        if p is None and self.lang in (
-            "kotlin",
-            "swift",
-        ):  # Kotlin's `function_value_parameters`, Swift's own children
+        if p is None and self.lang in ("kotlin", "swift"):
+            # Kotlin's parameters are a `function_value_parameters`, Swift's the declaration's own children
             listed = next((c for c in n.children if c.type == "function_value_parameters"), n)
             kept = [c for c in listed.named_children if c.type == "parameter"]
             listed_at_all = listed is not n or any(c.type == "(" for c in n.children)
