@@ -140,6 +140,7 @@ def lift_implementations(cat: Catalog, cands: dict[int, C], below: float, add: C
     "minify json text in place" answered by the header's `cJSON_Minify;` and its comment).
     Named by the query (a definition bonus), a member is left to its family's order (`principal`)."""
     named: dict[str, list[C]] | None = None  # C and C++ functions among the candidates, by name
+    implemented: dict[tuple[str, str], Meta | None] = {}  # (path, family) -> its implementation
     for c in sorted(cands.values(), key=lambda c: -c.score):
         m = c.meta
         if c.explain.get("definition") or len(m.anchors) != 1:
@@ -154,7 +155,7 @@ def lift_implementations(cat: Catalog, cands: dict[int, C], below: float, add: C
                         named.setdefault(_c_name(o.meta), []).append(o)
             code = _definition(cat, named.get(_c_name(m), []), m)
         elif _overload(m) and _stub(m.lang, cat.table.text(m.row)):
-            code = _implementation(cat, m)
+            code = _implementation(cat, m, implemented)
         else:
             continue
         if code is not None:
@@ -204,19 +205,22 @@ def _overload(m: Meta) -> bool:
     return len(m.anchors) == 1 and "::" in m.anchors[0] and "(" in m.anchors[0].split("::", 1)[1]
 
 
-def _implementation(cat: Catalog, m: Meta) -> Meta | None:
-    """The member of `m`'s family in its file that is no stub (of several, the one with the most
-    code), if any."""
+def _implementation(cat: Catalog, m: Meta, found: dict[tuple[str, str], Meta | None]) -> Meta | None:
+    """The member of `m`'s family that is no stub (of several, the principal's rule), if any; the
+    family's members are `m`'s neighbours in its file (TypeScript's and Python's overloads come
+    together), read outwards from it (a file of zod's holds thousands of chunks); `found` keeps
+    each family's for the query's other stubs of it."""
     fam = family(m)
-    best: tuple[tuple[bool, bool, int], Meta] | None = None
-    for row in cat.file_rows(m.path):
-        o = cat.row_meta(row)
-        if o.id == m.id or not _overload(o) or family(o) != fam:
-            continue
-        w = _weight(cat, o)
-        if w[1] and (best is None or w > best[0]):
-            best = (w, o)
-    return None if best is None else best[1]
+    if (m.path, fam) not in found:
+        rows, best = cat.file_rows(m.path), None
+        for step in (1, -1):
+            row = m.row + step
+            while row in rows and _overload(o := cat.row_meta(row)) and family(o) == fam:
+                if not _stub(o.lang, cat.table.text(o.row)) and (best is None or _better(cat, o, best)):
+                    best = o
+                row += step
+        found[m.path, fam] = best
+    return found[m.path, fam]
 
 
 def extends(cat: Catalog, m: Meta) -> bool:
