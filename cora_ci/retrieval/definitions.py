@@ -206,18 +206,22 @@ def _overload(m: Meta) -> bool:
 
 
 def _implementation(cat: Catalog, m: Meta, found: dict[tuple[str, str], Meta | None]) -> Meta | None:
-    """The member of `m`'s family that is no stub (of several, the principal's rule), if any; the
+    """The member of `m`'s family that is no stub (of several, the principal's rule), if any. The
     family's members are `m`'s neighbours in its file (TypeScript's and Python's overloads come
-    together), read outwards from it (a file of zod's holds thousands of chunks); `found` keeps
-    each family's for the query's other stubs of it."""
+    together, module code and a split class's pieces aside), read outwards from it (a file of
+    zod's holds thousands of chunks); `found` keeps each family's for the query's other stubs."""
     fam = family(m)
     if (m.path, fam) not in found:
         rows, best = cat.file_rows(m.path), None
         for step in (1, -1):
             row = m.row + step
-            while row in rows and _overload(o := cat.row_meta(row)) and family(o) == fam:
-                if not _stub(o.lang, cat.table.text(o.row)) and (best is None or _better(cat, o, best)):
-                    best = o
+            while row in rows:
+                o = cat.row_meta(row)
+                if o.kind == m.kind:  # module code (a comment) or a class's piece between them: skipped
+                    if not _overload(o) or family(o) != fam:
+                        break
+                    if not _stub(o.lang, cat.table.text(o.row)) and (best is None or _better(cat, o, best)):
+                        best = o
                 row += step
         found[m.path, fam] = best
     return found[m.path, fam]
