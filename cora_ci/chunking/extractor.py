@@ -16,6 +16,7 @@ from typing import Any
 from cora_ci.chunking import dialects
 from cora_ci.chunking.model import DECLARATION
 from cora_ci.chunking.nodes import text_of
+from cora_ci.chunking.params import overload_params
 from cora_ci.chunking.specs import LangSpec, is_comment, is_generic_import
 from cora_ci.chunking.symbols import FUNCTION_VALUES, Classifier, squash
 from cora_ci.files.langs import C_LANGS, JS_LANGS
@@ -26,12 +27,6 @@ _MAX_SIGNATURE = 240
 # Functions whose body is read for nested functions and classes (statements that declare one).
 NESTING = frozenset({"function", "method", "constructor"})
 _DECLARATIONS = frozenset({"lexical_declaration", "variable_declaration", "variable_declarator"})
-_NOT_TYPES = frozenset({"modifiers", "variable_declarator", "line_comment", "block_comment"})
-# The parameter lists an overload's anchor is made of parameter by parameter (`_param`), and the
-# fields that hold a parameter's default there (JavaScript's `a = 1` is an assignment pattern's
-# `right`); a list of another shape (a lambda's) is taken as written.
-_PARAMETER_LISTS = frozenset({"parameters", "formal_parameters", "parameter_list", "method_parameters"})
-_DEFAULT_FIELDS = ("default_value", "value", "right")
 _SIG_TAIL = ("=>", "->", "{", ":", ";", "=", ",")  # what opens a body, cut from a signature's end
 
 
@@ -151,56 +146,7 @@ class Extractor:
         return _without_tail(squash(b" ".join(parts).decode("utf-8", errors="replace")))[:_MAX_SIGNATURE]
 
     def params(self, n: Node) -> str:
-        p = n.child_by_field_name("parameters")
-        if p is None and n.type in (
-            "variable_declarator",
-            "pair",
-            "public_field_definition",
-            "assignment_expression",
-        ):
-            v = n.child_by_field_name("right" if n.type == "assignment_expression" else "value")
-            p = v.child_by_field_name("parameters") if v is not None else None
-        if p is None and self.lang in ("kotlin", "swift"):
-            # Kotlin's parameters are a `function_value_parameters`, Swift's the declaration's own children
-            listed = next((c for c in n.children if c.type == "function_value_parameters"), n)
-            kept = [c for c in listed.named_children if c.type == "parameter"]
-            listed_at_all = listed is not n or any(c.type == "(" for c in n.children)
-            return "(" + ", ".join(self._param(c) for c in kept) + ")" if kept or listed_at_all else ""
-        if p is None:
-            return ""
-        if self.spec.typed_params:
-            return "(" + ", ".join(self._param_type(c) for c in p.named_children) + ")"
-        if p.type not in _PARAMETER_LISTS:  # a lambda's lone parameter, a list of another shape
-            return squash(text_of(self.src, p))
-        kept = [c for c in p.named_children if not is_comment(self.spec, c.type)]
-        return "(" + ", ".join(self._param(c) for c in kept) + ")"
-
-    def _param(self, param: Node) -> str:
-        """A parameter as an overload's anchor shows it: as written, up to its default value
-        (`cwd: Path = null` is `cwd: Path`), its comments left out. A default or a comment is no
-        part of which overload it is: pydantic's `Field` overloads were anchored by forty
-        parameters with their defaults and their `# noqa` comments, and a changed default moved
-        the anchor (os-lib's `call(...)` was 300 characters)."""
-        default = next((d for f in _DEFAULT_FIELDS if (d := param.child_by_field_name(f)) is not None), None)
-        end = default.start_byte if default is not None else param.end_byte
-        parts, pos = [], param.start_byte
-        for c in param.children:
-            if is_comment(self.spec, c.type) and c.start_byte < end:
-                parts.append(self.src[pos : c.start_byte])
-                pos = c.end_byte
-        parts.append(self.src[pos:end])
-        return squash(b" ".join(parts).decode("utf-8", "replace")).rstrip(" =")
-
-    def _param_type(self, param: Node) -> str:
-        """A parameter's type as an overload's anchor shows it: Java's varargs parameter has no
-        `type` field, and its whole text (`final T... elements`) made the anchor change with a
-        parameter's name: its type then `...` (`join(T...)`)."""
-        ty = param.child_by_field_name("type")
-        if ty is None and param.type == "spread_parameter":
-            ty = next((c for c in param.named_children if c.type not in _NOT_TYPES), None)
-            if ty is not None:
-                return squash(text_of(self.src, ty)) + "..."
-        return squash(text_of(self.src, ty if ty is not None else param))
+        return overload_params(self.src, self.spec, self.lang, n)
 
     def docstring(self, body: Node | None) -> str:
         if self.lang != "python" or body is None or not body.named_children:
