@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import weakref
 from collections.abc import Collection, Iterable
-from functools import cached_property, lru_cache
+from functools import cached_property, lru_cache, partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
@@ -22,7 +22,7 @@ from cora_ci.bundle.manifest import links_of_row
 from cora_ci.chunking.model import OVERLOAD
 from cora_ci.files.langs import GENERATED_HEAD
 from cora_ci.graph.build import FileLinks, NameFilter
-from cora_ci.retrieval.kinds import build_output_dirs, in_dirs, superseded_dirs
+from cora_ci.retrieval.kinds import build_output_dirs, in_dirs, in_test_module, superseded_dirs, test_function
 from cora_ci.retrieval.query import split_qualified, untemplated
 from cora_ci.retrieval.tested import MOST, Subjects, checkable, confirmed, named_names
 
@@ -269,6 +269,13 @@ class Catalog:
     def built(self, path: str) -> bool:
         """`path` lies in a build's output beside the source it was built from (`build_output_dirs`)."""
         return bool(self._built) and in_dirs(path, self._built)
+
+    def test_by_code(self, m: Meta) -> bool:
+        """A test its path does not tell: a Rust `mod tests`'s chunk, a Rust function marked `#[test]`
+        (ranking and `related` ask the same)."""
+        return in_test_module(m.lang, m.anchor) or test_function(
+            m.lang, m.kind, m.anchor, partial(self.table.text, m.row)
+        )
 
     def generated(self, m: Meta) -> bool:
         """`m`'s file is generated: the chunker flagged it (CORA-CHK-006, on its first chunk) and

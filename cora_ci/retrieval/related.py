@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import partial
 from itertools import chain, zip_longest
 
 import numpy as np
@@ -27,7 +26,7 @@ from cora_ci.chunking.model import chunk_id, later_parts
 from cora_ci.rebind.view import declaring, mentions
 from cora_ci.retrieval.catalog import Catalog, Meta
 from cora_ci.retrieval.expand import graph_scores
-from cora_ci.retrieval.kinds import in_test_module, path_class, prose_class, test_function
+from cora_ci.retrieval.kinds import path_class, prose_class
 
 _REVERSE = 1.0  # callers matter as much as callees here (query weighs them at 0.5)
 _MAX_DEPTH = 4  # levels of bases walked for an override
@@ -193,11 +192,7 @@ def _is_test(cat: Catalog, cid: int) -> bool:
 def _testing(cat: Catalog, m: Meta) -> bool:
     """A test's chunk: by its path, a Rust `mod tests`'s in the file it tests, or a Rust function
     marked `#[test]`."""
-    return (
-        path_class(m.path) == "test"
-        or in_test_module(m.lang, m.anchor)
-        or test_function(m.lang, m.kind, m.anchor, partial(cat.table.text, m.row))
-    )
+    return path_class(m.path) == "test" or cat.test_by_code(m)
 
 
 def _text(cat: Catalog, m: Meta) -> str:

@@ -37,7 +37,7 @@ from cora_ci.retrieval.features import (
     private,
 )
 from cora_ci.retrieval.fusion import Fused
-from cora_ci.retrieval.kinds import in_test_module, path_class, prose_class, test_function
+from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.nesting import lift_enclosing
 from cora_ci.retrieval.params import EXPLAIN_KEYS, Params
 from cora_ci.retrieval.query import Query, signature
@@ -94,20 +94,13 @@ def demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params) 
         return None
     if (thrown := raised(q.text)) and _of_raised(m, thrown):
         return "raised", params.demote  # `JsonSyntaxException: duplicate key: 1` asks where, not what
-    cls = (path_class(m.path) or ("test" if _a_test(cat, m) else None)
+    cls = (path_class(m.path) or ("test" if cat.test_by_code(m) else None)
            or ("generated" if cat.built(m.path) or cat.generated(m) else None) or prose_class(m.path, m.lang)
            or ("legacy" if cat.legacy(m.path) else None))  # fmt: skip
     if cls is None or cls in q.wants or (cls == "migration" and last_stem(m.path).lower() in q.words):
         return None  # a migration the query names ("auth.0011_update_proxy_permissions") is asked for
     factor = {"docs": params.docs, "stub": params.stub}.get(cls, params.demote)
     return (cls, factor) if factor != 1.0 else None
-
-
-def _a_test(cat: Catalog, m: Meta) -> bool:
-    """A test its path does not tell: a Rust `mod tests`'s chunk, a Rust function marked `#[test]`."""
-    return in_test_module(m.lang, m.anchor) or test_function(
-        m.lang, m.kind, m.anchor, partial(cat.table.text, m.row)
-    )
 
 
 def _in_dir(path: str, d: str) -> bool:
