@@ -569,6 +569,43 @@ def test_a_question_word_is_not_a_name(tmp_path: Path) -> None:
     assert anchor_of(b, search(b, "where is `Where` defined", k=1)[0].chunk_id) == "src/where.py::Where"
 
 
+def test_a_classs_fields_are_data_to_a_sentence_an_interfaces_members_are_its_api(tmp_path: Path) -> None:
+    """A class's fields are lowered for a sentence as a file's constants are (requests' three-line
+    `max_redirects: int` block came before `resolve_redirects` for "how are redirects followed");
+    an interface's members, behind a doc comment too, are what it offers and are not."""
+    files = {
+        "src/sessions.py": """\
+            class Session:
+                redirect_limit: int
+                trust_env: bool
+
+                def send(self, request, history):
+                    if len(history) > self.redirect_limit:
+                        raise RuntimeError("too many redirects")
+                    return self.adapter.send(request)
+            """,
+        "src/reporter.ts": """\
+            /**
+             * What a reporter is told.
+             */
+            export interface Reporter<
+              T extends object,
+            > {
+              /** Called when the redirect limit is reached. */
+              onRedirectLimit?: (limit: number) => void
+            }
+            """,
+    }
+    repo = init_repo(tmp_path / "repo", dedent_files(files))
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    for query, lowered in (("where is the redirect limit used", "data"), ("redirect_limit", None)):
+        hits = {anchor_of(b, h.chunk_id): h for h in search(b, query, k=5, expand=False)}
+        assert hits["src/sessions.py::Session.redirect_limit"].explain["demoted"] == lowered
+        assert hits["src/reporter.ts::Reporter.onRedirectLimit"].explain["demoted"] is None
+        assert hits["src/sessions.py::Session.send"].explain["demoted"] is None
+
+
 def test_a_request_verb_is_not_a_name(tmp_path: Path) -> None:
     files = {
         ".cora.toml": "min_tokens = 0\n",

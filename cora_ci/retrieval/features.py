@@ -215,12 +215,27 @@ def private(m: Meta) -> bool:
     return bool(m.symbols) and all(_underscored(s) for s in m.symbols)
 
 
-def file_data(m: Meta) -> bool:
-    """A chunk of a file's own variables and constants (`DEFAULT_TIMEOUT = 30`, Go's `var (...)`):
-    a question in words asks what code does, and such a name matches its words as well as the
+def data(m: Meta, parent: Callable[[], str]) -> bool:
+    """A chunk of variables, constants or fields: a file's own (`DEFAULT_TIMEOUT = 30`, Go's `var
+    (...)`) or a class's state (requests' `max_redirects: int` beside `trust_env: bool`). A
+    question in words asks what code does, and such a name matches its words as well as the
     function that uses the value (a bare `FORMAT_VERSION` came before `check_format` for "where is
-    the format version checked"), so it comes a little lower unless the sentence names it."""
-    return m.kind == "field" and bool(m.names) and all(len(name) == 1 for name in m.names)
+    the format version checked", the three-line `max_redirects` block before `resolve_redirects`
+    for "how are redirects followed"), so it comes a little lower unless the sentence names it.
+    An interface's, trait's or protocol's members are not: they are its API (vitest's
+    `Reporter.onTestCaseResult`). `parent` gives the enclosing chunk's text, read only for a
+    member field."""
+    if m.kind != "field" or not m.names:
+        return False
+    if all(len(name) == 1 for name in m.names):
+        return True
+    head = parent()[:_HEAD].split("{", 1)[0].splitlines()
+    return not any(_API.search(line) for line in head if not _COMMENT.match(line))
+
+
+_HEAD = 600  # characters of the enclosing declaration that hold its keyword, past a doc comment
+_API = re.compile(r"\b(?:interface|trait|protocol)\b")
+_COMMENT = re.compile(r"\s*(?:#|//|/\*|\*)")
 
 
 def _underscored(name: str) -> bool:

@@ -34,7 +34,7 @@ class Params:
     docs: float = 0.3  # ... for prose (Markdown, reStructuredText, plain text)
     stub: float = 0.4  # ... for type stubs and declaration files (.pyi, .d.ts)
     private: float = 0.85  # ... for a private symbol (`_helper`) when a sentence does not name it
-    data: float = 0.8  # ... for a file's own variables and constants when a sentence does not name them
+    data: float = 0.8  # ... for variables, constants and a class's fields when a sentence does not name them
     nested: float = 0.9  # ... for a function nested in a function, whose enclosing one takes its score
     dir_boost: float = 1.5  # multiplier for chunks under a `dir:` boost
     kind: float = 1.5  # multiplier for chunks of the kind a sentence asks for (`Query.kind`)

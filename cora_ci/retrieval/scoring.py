@@ -30,8 +30,8 @@ from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import (
     EXACT,
     by_its_own_name,
+    data,
     definition_level,
-    file_data,
     last_stem,
     name_match,
     private,
@@ -200,12 +200,18 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
             if private(c.meta) and not q.report:
                 c.score *= params.private
                 c.explain["demoted"] = "private"
-            if file_data(c.meta):  # a private one both
+            if data(c.meta, partial(_parent_text, cat, c.meta)):  # a private one both
                 c.score *= params.data
                 c.explain["demoted"] = "data"
     _behind_principals(cands, first_part, members)
     if told is not None and told.at:
         in_clue_order(cands, told)
+
+
+def _parent_text(cat: Catalog, m: Meta) -> str:
+    """The text of the chunk that encloses `m` ("" for none)."""
+    p = cat.meta(m.parent) if m.parent is not None else None
+    return cat.table.text(p.row) if p is not None else ""
 
 
 def _signed(anchor: str | None) -> str | None:
