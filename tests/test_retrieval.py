@@ -331,6 +331,35 @@ def test_a_table_auto_generated_by_a_script_ranks_lower(make_repo) -> None:  # t
     assert hits["src/cells.py"].explain["demoted"] is None
 
 
+def test_hidden_configuration_ranks_lower_unless_asked_for(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """A hidden file or directory holds tooling (CI, linters, coding agents' notes): Slim's
+    `.coveralls.yml` key `json_path` came third for "where is the request body parsed as JSON".
+    An issue form keeps its own class; a question about the CI asks for it."""
+    for path in (
+        ".coveralls.yml",
+        ".github/workflows/tests.yml",
+        ".agents/skills/app/SKILL.md",
+        "src/.eslintrc.js",
+    ):
+        assert path_class(path) == "tooling", path
+    assert path_class(".github/ISSUE_TEMPLATE/bug.md") == "template"
+    assert path_class("src/body.py") is None
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        ".github/workflows/json.yml": "name: json body\non: push\njobs:\n  parse:\n    runs-on: ubuntu-latest\n",
+        "src/body.py": "import json\n\n\ndef parse_body(request):\n    return json.loads(request.body)\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    for query, lowered in (
+        ("parse the json body", "tooling"),
+        ("which ci workflow parses the json body", None),
+    ):
+        hits = {path_of(b, h.chunk_id): h for h in search(b, query, k=5, expand=False)}
+        assert hits[".github/workflows/json.yml"].explain["demoted"] == lowered, query
+        assert hits["src/body.py"].explain["demoted"] is None
+
+
 def test_a_builds_output_ranks_lower_than_its_source(make_repo) -> None:  # type: ignore[no-untyped-def]
     """An npm package's `dist/` (rxjs: `dist/cjs`, `dist/esm`, `dist/esm5` beside `src/`) holds a
     compiled copy of every function: for "debounceTime implementation" two of its re-exports came

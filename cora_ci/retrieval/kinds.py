@@ -1,5 +1,5 @@
 """What a path is, for ranking: test, benchmark, example, vendored, generated, changelog,
-translation, template, migration (`path_class`); prose or a type stub (`prose_class`); or a
+translation, template, migration, tooling (`path_class`); prose or a type stub (`prose_class`); or a
 directory holding an older copy of the code (`superseded_dirs`). Each ranks below the code unless
 the query asks for it (`scoring.demotion`)."""
 
@@ -119,7 +119,10 @@ _RUST_TEST = re.compile(r"#\[\s*(?:cfg\(\s*test\s*\)|(?:\w+::)*test\b|rstest\b|t
 @lru_cache(maxsize=1 << 16)
 def path_class(path: str) -> str | None:
     """test | benchmark | example | vendored | generated | changelog | translation | template |
-    migration (by path alone), or None for ordinary code and docs. Cached: a query asks it of
+    migration | tooling (by path alone), or None for ordinary code and docs. Tooling is what a
+    hidden file or directory holds: the configuration of CI, linters, editors and coding agents
+    (`.github/`, `.coveralls.yml`, `.agents/skills/`), which answered "where is the request body
+    parsed as JSON" with `.coveralls.yml`'s `json_path` third. Cached: a query asks it of
     every candidate, ~0.3 ms a 100 (a regex a class), and candidates share files, queries share
     repositories."""
     *dirs, name = path.split("/")
@@ -146,6 +149,8 @@ def path_class(path: str) -> str | None:
         return "test"
     if _BENCHMARK_FILE.search(name):
         return "benchmark"
+    if name.startswith(".") or any(d.startswith(".") and d.strip(".") for d in dirs):
+        return "tooling"
     return None
 
 

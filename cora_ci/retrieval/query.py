@@ -99,9 +99,12 @@ _WANTS = {
     "translation": "translation translations translate locale i18n l10n gettext po",
     "template": "template issue_template",
     "stub": "stub stubs pyi typings",
+    "tooling": "ci workflow workflows github gitlab circleci travis lint linter linting eslint prettier"
+    " editorconfig precommit dependabot renovate devcontainer vscode agent agents skill skills",
     "legacy": "legacy deprecated obsolete v1 v2 v3 v4 v5 v6 v7 v8 v9",
 }
 WANTS = {cls: frozenset(words.split()) for cls, words in _WANTS.items()}
+_ANYWHERE = ("legacy", "tooling")  # classes named by a word anywhere, not only ending a phrase
 
 
 class Query(NamedTuple):
@@ -210,10 +213,11 @@ def analyse(text: str) -> Query:
     raw = {t for t in all_terms}
     # A question that names tests or docs asks for them; a bug report mentions them in passing
     # ("my tests fail", "the docs say") and asks for the code to change; one that names an older
-    # version (`pydantic.v1`, "the legacy API") is about that version's code.
+    # version (`pydantic.v1`, "the legacy API") is about that version's code, one that names a
+    # tool ("the CI workflow", "eslint rules") about its configuration.
     report = len(all_terms) > ASKING
     heads = frozenset() if report else _heads(text)
-    wants = frozenset(k for k, v in WANTS.items() if (raw if k == "legacy" else heads) & v)
+    wants = frozenset(k for k, v in WANTS.items() if (raw if k in _ANYWHERE else heads) & v)
     named, asked = (_named(text) if identifier is None else None) or (None, None)
     asks = _QUESTION.match(text) is not None or text.endswith("?")
     question = asks and identifier is None and not report
