@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import re
 import subprocess
 import sys
 import textwrap
@@ -449,3 +450,15 @@ def test_the_parts_of_a_long_function_are_one_result(make_repo: Callable[[dict[s
     rows = whole.view.rendered()
     for (a, _), (b, _) in itertools.pairwise(rows):  # lines left out between parts: a `. . .` there
         assert a is None or b is None or b == a + 1, (a, b)
+    # its commentary says which parts it holds and their lines, not only the best one's "Part 3 of 5."
+    spans = whole.view.spans
+    assert len(spans) >= 2 and all(b + 1 < c for (_, b), (c, _) in itertools.pairwise(spans)), spans
+    assert {n for n, _ in rows if n is not None} <= {n for a, b in spans for n in range(a, b + 1)}
+    question = "blend colour channels alpha channel of the pixel"
+    cora = _cora("query", "-k", "3", "--format", "cora", question, cwd=repo).stdout
+    assert (
+        f'lines="{spans[0][0]}-{spans[-1][1]}"' in cora
+    )  # the metadata's one range, as the Cora spec has it
+    parts = re.search(r"Parts ([\d, ]+) and (\d+) of (\d+), lines ([\d, -]+)\.", cora)
+    assert parts is not None and len(spans) <= len(parts[1].split(", ")) + 1 <= int(parts[3]), cora
+    assert parts[4] == ", ".join(f"{a}-{b}" for a, b in spans)

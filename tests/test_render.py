@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from collections.abc import Callable
@@ -17,7 +18,7 @@ from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.chunking.model import ELISION, chunk_id
 from cora_ci.chunking.tokens import default_counter
 from cora_ci.rebind import WorkTree
-from cora_ci.rebind.view import signature
+from cora_ci.rebind.view import View, merge, signature
 from cora_ci.render.answer import Result, pack
 from cora_ci.render.formats import as_cora, as_json, as_text, doc_sentence
 from cora_ci.render.source import BundleChunks
@@ -289,3 +290,18 @@ def test_a_file_chunk_is_described_by_the_file_own_docstring(bundle: Bundle) -> 
     readme = next(t.chunk(r) for r in range(len(t)) if t.chunk(r).path == "README.md")
     empty = as_cora(pack([Hit(readme.id, 1.0)], BundleChunks(bundle, None), None))
     assert "\n\n" not in empty.split("<cora:content>")[0]  # no blank commentary line
+
+
+@given(ranges=st.lists(st.tuples(st.integers(1, 60), st.integers(0, 12)), min_size=1, max_size=6))
+def test_merged_views_spans_are_the_ranges_they_are_made_of(ranges: list[tuple[int, int]]) -> None:
+    """A merged view's spans: sorted, apart (a gap of a line at least between two), together
+    exactly the lines of the views merged; one span when they meet, as any single view has."""
+    views = [View("a.py", a, a + n, {i: f"line {i}" for i in range(a, a + n + 1)}) for a, n in ranges]
+    merged = merge(views)
+    spans = merged.spans
+    assert list(spans) == sorted(spans) and all(b + 1 < c for (_, b), (c, _) in itertools.pairwise(spans))
+    assert {n for a, b in spans for n in range(a, b + 1)} == {
+        n for v in views for n in range(v.start, v.end + 1)
+    }
+    assert (spans[0][0], spans[-1][1]) == (merged.start, merged.end)
+    assert merge([merged, views[0]]).spans == spans  # merging again changes nothing

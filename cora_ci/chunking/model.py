@@ -86,6 +86,15 @@ def part_key(key: str, k: int) -> str:
     return key if k == 1 else f"{key}@part{k}"
 
 
+PART = re.compile(r"Part (\d+) of (\d+)\.$")  # how a split symbol's header ends (`assemble`)
+
+
+def part_of(header: str) -> tuple[int, int] | None:
+    """(k, n) of a split symbol's part k of n, from its chunk's header; None for a whole one."""
+    m = PART.search(header)
+    return (int(m.group(1)), int(m.group(2))) if m else None
+
+
 def later_parts(path: str, qual: str, exists: Callable[[int], bool]) -> list[int]:
     """The ids of parts 2, 3, ... of the symbol `path::qual`, as long as `exists(id)`."""
     out: list[int] = []

@@ -12,14 +12,13 @@ so, never the lines now there.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from cora_ci.chunking.model import Chunk
+from cora_ci.chunking.model import Chunk, part_of
 from cora_ci.config import Config
 from cora_ci.files.langs import chunked_from_view
 from cora_ci.files.names import fs_name
@@ -28,7 +27,6 @@ from cora_ci.rebind.view import View, from_chunk, from_rows
 
 Stale = Literal["moved", "missing"] | None
 T = TypeVar("T")
-_PART = re.compile(r"Part (\d+) of (\d+)\.$")
 _ANONYMOUS = ("module", "lines")
 
 
@@ -243,8 +241,8 @@ def _relocate(
         rows, quiet = own_rows(skeleton, keep_signatures=True)
         return from_rows(chunk.path, cur.lines, rows, quiet, tail_to=sym.end)
     start, end = sym.start, sym.end
-    if m := _PART.search(chunk.header):
-        first_line = part_start(chunk.path, _qual(chunk.anchors[0])) if m.group(1) != "1" else None
+    if part := part_of(chunk.header):
+        first_line = part_start(chunk.path, _qual(chunk.anchors[0])) if part[0] != 1 else None
         offset = chunk.start_line - (first_line or chunk.start_line)
         length = chunk.end_line - chunk.start_line
         start = min(sym.start + max(offset, 0), sym.end)

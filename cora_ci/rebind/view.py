@@ -29,6 +29,14 @@ class View:
     end: int
     shown: dict[int, str]
     marked: dict[int, str] = field(default_factory=dict)
+    parts: tuple[tuple[int, int], ...] = ()  # merged views' ranges, when they do not meet
+
+    @property
+    def spans(self) -> tuple[tuple[int, int], ...]:
+        """The line ranges this view is made of: its own, or those of the views merged into it
+        that do not meet (a split function's first and last parts: 103-142 and 875-882, not
+        103-882)."""
+        return self.parts or ((self.start, self.end),)
 
     def rendered(self) -> list[tuple[int | None, str]]:
         """(line number, text) in order; markers have no number."""
@@ -137,15 +145,19 @@ def merge(views: list[View]) -> View:
             shown.setdefault(n, t)
         for n, t in v.marked.items():
             marked.setdefault(n, t)
-    spans = sorted((v.start, v.end) for v in views)
-    reach = spans[0][1]
+    spans = sorted(s for v in views for s in v.spans)
+    joined = [list(spans[0])]
     for a, b in spans[1:]:
+        reach = joined[-1][1]
         if a > reach + 1:  # lines reach+1..a-1: in no view
             after = shown.get(a, "")
             for n in range(reach + 1, a):
                 marked.setdefault(n, after[: len(after) - len(after.lstrip())] + ELISION)
-        reach = max(reach, b)
-    return View(views[0].path, start, end, shown, {n: t for n, t in marked.items() if n not in shown})
+            joined.append([a, b])
+        else:
+            joined[-1][1] = max(reach, b)
+    parts = tuple((a, b) for a, b in joined) if len(joined) > 1 else ()
+    return View(views[0].path, start, end, shown, {n: t for n, t in marked.items() if n not in shown}, parts)
 
 
 _OPENERS = (":", "{", "=>", "=", "(", ",")

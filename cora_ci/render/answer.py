@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Literal, Protocol
 
-from cora_ci.chunking.model import Chunk, later_parts
+from cora_ci.chunking.model import Chunk, later_parts, part_of
 from cora_ci.chunking.tokens import default_counter
 from cora_ci.rebind.bind import Bound, Stale
 from cora_ci.rebind.view import View, commented, declaring, from_chunk, merge, signature
@@ -72,6 +72,7 @@ class Result:
     parent: Parent | None  # the symbol around the best hit (context, outside the result's lines)
     members: list[int] = field(default_factory=list)  # chunk ids of all hits merged here
     named: tuple[str, str | None] | None = None  # (symbol, anchor) of the member of the chunk that matched
+    parts: tuple[int, ...] = ()  # the parts of the best hit's split symbol merged here, when several
 
     @property
     def text(self) -> str:
@@ -367,6 +368,14 @@ class _Cost:
         return total
 
 
+def _parts(best: _Item, members: list[_Item]) -> tuple[int, ...]:
+    """The part numbers of `best`'s split symbol among `members`, when more than one merged."""
+    parts = {
+        p[0] for it in members if it.chunk.anchor == best.chunk.anchor and (p := part_of(it.chunk.header))
+    }
+    return tuple(sorted(parts)) if len(parts) > 1 else ()
+
+
 def _results(items: list[_Item], words: Sequence[str],
              groups: list[tuple[View, list[_Item]]] | None = None) -> list[Result]:  # fmt: skip
     ranked: list[tuple[int, Result]] = []
@@ -378,6 +387,8 @@ def _results(items: list[_Item], words: Sequence[str],
         ids = [it.chunk.id for it in sorted(members, key=lambda it: it.rank)]
         elided = best.mode == "sig" and best.view() is not best.bound.view  # cut, not short
         member = best.member or named(best.chunk, words)
-        result = Result(view, best.chunk, best.hit, elided, stale, best.parent, ids, member)
+        result = Result(
+            view, best.chunk, best.hit, elided, stale, best.parent, ids, member, _parts(best, members)
+        )
         ranked.append((best.rank, result))
     return [r for _, r in sorted(ranked, key=lambda t: t[0])]

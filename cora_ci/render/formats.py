@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from cora_ci.chunking.model import Chunk
+from cora_ci.chunking.model import PART, Chunk, part_of
 from cora_ci.chunking.sentences import first_sentence
 from cora_ci.rebind.view import declaring
 from cora_ci.render.answer import Overhead, Parent, Result
@@ -99,6 +99,9 @@ def commentary(r: Result, explain: bool, commit: str | None) -> list[str]:
     """Header, doc sentence, parent, staleness and (with --explain) the ranking's reasons."""
     out: list[str] = []
     header = r.chunk.header.strip()
+    if r.parts and (part := part_of(header)):  # "Part 38 of 38." of a result holding parts 1, 16 and 38
+        spans = ", ".join(f"{a}-{b}" for a, b in r.view.spans)
+        header = PART.sub(f"Parts {_listed(r.parts)} of {part[1]}, lines {spans}.", header)
     doc = doc_sentence(r.chunk, r.symbol)
     if doc and header.endswith(" " + doc):
         header = header[: -len(doc) - 1]
@@ -149,6 +152,11 @@ def explain_text(ex: dict[str, Any]) -> str:
             continue
         parts.append(f"{k}={_score(v) if isinstance(v, float) else v}")
     return ", ".join(parts) or "(none)"
+
+
+def _listed(numbers: Sequence[int]) -> str:
+    *before, last = numbers
+    return f"{', '.join(map(str, before))} and {last}" if before else str(last)
 
 
 def _lines(r: Result) -> str:
