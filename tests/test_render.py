@@ -292,6 +292,27 @@ def test_a_file_chunk_is_described_by_the_file_own_docstring(bundle: Bundle) -> 
     assert "\n\n" not in empty.split("<cora:content>")[0]  # no blank commentary line
 
 
+def test_a_directive_or_an_attribute_is_no_doc_comment(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """`#` starts a comment in Python, not in C or Rust: a C file's `#include` lines were its doc
+    ("include include "util.h"), a Rust crate's `//! Utilities.` after `#![allow(...)]` read as
+    "! Utilities.", and a `#define` above a function was that function's doc."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "util.c": '#include <stdio.h>\n#include "util.h"\n\nstatic int counter = 0;\n\n'
+                  "#define STEP 1\nint bump(void) {\n    return counter += STEP;\n}\n",
+        "lib.rs": "#![allow(dead_code)]\n//! Utilities.\n\n/// Adds one.\n#[inline]\npub fn bump(x: u32) -> u32 {\n    x + 1\n}\n",
+        "tool.py": "# Tools for counting.\nimport os\n\n\n# Add one.\ndef bump(x):\n    return x + 1\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    t = open_bundle(repo / ".cora" / "index").chunks
+    docs = {(c.path, c.symbol or c.kind): doc_sentence(c) for c in (t.chunk(r) for r in range(len(t)))}
+    assert docs[("util.c", "bump")] == "" and all(d == "" for (p, _), d in docs.items() if p == "util.c")
+    assert docs[("lib.rs", "bump")] == "Adds one."
+    assert "Utilities." in {d for (p, _), d in docs.items() if p == "lib.rs"}
+    assert docs[("tool.py", "bump")] == "Add one."
+    assert "Tools for counting." in {d for (p, _), d in docs.items() if p == "tool.py"}
+
+
 @given(ranges=st.lists(st.tuples(st.integers(1, 60), st.integers(0, 12)), min_size=1, max_size=6))
 def test_merged_views_spans_are_the_ranges_they_are_made_of(ranges: list[tuple[int, int]]) -> None:
     """A merged view's spans: sorted, apart (a gap of a line at least between two), together

@@ -8,7 +8,7 @@ import re
 
 # a comment's marker opening a line, and XML tags (`<see cref="X"/>`); a closing `*/` is cut apart:
 # as one alternation, a line of 100,000 spaces was read from each of them (quadratic)
-_DOC_MARKER = re.compile(r"^\s*(///?|//!|/\*\*?|\*/|\*|#+|\"\"\"|\'\'\'|--)\s?")
+_DOC_MARKER = re.compile(r"^\s*(//!|///?|/\*\*?|\*/|\*|#+|\"\"\"|\'\'\'|--)\s?")
 _TAG = re.compile(r"</?\w++[^<>]*+>")
 _SENTENCE = re.compile(r"(.+?[.!?])(\s|$)")
 
