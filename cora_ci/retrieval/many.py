@@ -138,7 +138,9 @@ def _candidates(parts: list[Part], cats: list[Catalog], q: Query, k: int, filter
         p, cat = parts[o], cats[o]
         # each bundle's share of the candidates: twice an even split of one search's pool (the
         # union is what the features then rank), never fewer than 3k
-        pool = max(3 * k, -(-2 * pool_size(len(cat), k, filters, params) // len(parts)))
+        pool = max(
+            3 * k, -(-2 * pool_size(len(cat), k, filters, params, q.identifier is not None) // len(parts))
+        )
         lex = bm25(p.bundle, q, pool) if params.lexical else []
         qv = queried.get(id(p.embedder))
         vec = p.bundle.vectors.search(qv, pool) if qv is not None and p.bundle.vectors is not None else []

@@ -24,6 +24,7 @@ class Params:
     vectors: bool = True
     features: bool = True
     pool: int = 100  # candidates taken from each side
+    pool_named: int = 50  # ... for a query that is one identifier (`search.pool_size`)
     keep: int = 6  # ... of which a sentence that names no code scores this many times k, best fused first
     rarity: float = 0.5  # a query word's weight in its vector: (its IDF here / the most) to this
     definition: float = 2.0  # added for the defining chunk of an identifier query: it comes first
