@@ -5,9 +5,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 import numpy as np
+import numpy.typing as npt
 
 from cora_ci.graph.build import Graph
 
+Ints = npt.NDArray[np.int64]
+Floats = npt.NDArray[np.float64]
 NEGLIGIBLE = 1e-9  # scores below this are left out of the result
 _TOLERANCE = 1e-12  # L1 change at which the iteration has converged
 
@@ -28,15 +31,24 @@ def personalized_pagerank(
     for cid, weight in seeds.items():
         if cid in node and weight > 0:
             teleport[node[cid]] += weight
-    total = teleport.sum()
-    if n == 0 or total <= 0:
-        return {}
-    teleport /= total
     indptr = np.asarray(g.indptr, dtype=np.int64)
     dst = np.asarray(g.indices, dtype=np.int64)
+    x = pagerank_arrays(indptr, dst, np.asarray(g.weights, dtype=np.float64), teleport, alpha, iters)
+    return {g.ids[i]: float(x[i]) for i in np.flatnonzero(x > NEGLIGIBLE).tolist()}
+
+
+def pagerank_arrays(indptr: Ints, dst: Ints, w: Floats, teleport: Floats, alpha: float = 0.85,
+                    iters: int = 30) -> Floats:  # fmt: skip
+    """`personalized_pagerank` on a CSR graph of nodes 0..n-1 given as arrays, `teleport` the seeds'
+    weights by node: each node's score (all zero when no seed weighs anything). Query time calls
+    it on a neighbourhood it has as arrays already (`retrieval.expand`), without lists between."""
+    n = len(teleport)
+    total = teleport.sum()
+    if n == 0 or total <= 0:
+        return np.zeros(n)
+    teleport = teleport / total
     out_deg = np.diff(indptr)
     src = np.repeat(np.arange(n), out_deg)
-    w = np.asarray(g.weights, dtype=np.float64)
     row_sum = np.bincount(src, weights=w, minlength=n)
     share = w / np.where(row_sum[src] > 0, row_sum[src], 1.0)
     dangling = row_sum <= 0
@@ -48,5 +60,4 @@ def personalized_pagerank(
         x = nxt
         if done:
             break
-    hits = np.flatnonzero(x > NEGLIGIBLE)
-    return {g.ids[i]: float(x[i]) for i in hits.tolist()}
+    return x

@@ -13,7 +13,7 @@ import numpy as np
 import numpy.typing as npt
 
 from cora_ci.arrays import sorted_unique
-from cora_ci.graph import Graph, personalized_pagerank
+from cora_ci.graph.rank import NEGLIGIBLE, pagerank_arrays
 from cora_ci.retrieval.catalog import GraphArrays
 
 MAX_NODES = 1000  # neighbourhood cap: hubs reach much of a repository in two hops; bounds the cost
@@ -73,9 +73,11 @@ def graph_scores(g: GraphArrays, seeds: dict[int, float], reverse: float, hops: 
         src, dst = src[first], dst[first]
     indptr = np.zeros(len(nodes) + 1, dtype=np.int64)
     np.cumsum(np.bincount(src, minlength=len(nodes)), out=indptr[1:])
-    sub = Graph(ids=list(range(len(nodes))), indptr=indptr.tolist(), indices=dst.tolist(), weights=w.tolist())
     ids = g.ids[nodes].tolist()
     where = np.searchsorted(nodes, seed_nodes).tolist()
-    local_seeds = {i: seeds[int(ids[i])] for i in where}
-    ranks = personalized_pagerank(sub, local_seeds, alpha=ALPHA, iters=ITERS)
-    return {int(ids[i]): mass for i, mass in ranks.items() if i not in local_seeds}
+    teleport = np.zeros(len(nodes))
+    for i in where:
+        teleport[i] += max(seeds[int(ids[i])], 0.0)
+    x = pagerank_arrays(indptr, dst, w, teleport, alpha=ALPHA, iters=ITERS)
+    seeded = set(where)
+    return {int(ids[i]): float(x[i]) for i in np.flatnonzero(x > NEGLIGIBLE).tolist() if i not in seeded}
