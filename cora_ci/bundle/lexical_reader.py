@@ -179,6 +179,13 @@ class LexicalIndex:
         n = self._searcher.num_docs
         return min(1.0, idf(n, max(named, self.frequency(term))) / idf(n, named))
 
+    def _absent(self, field: str, term: str) -> bool:
+        """Whether no chunk's `field` (a name or a path) holds `term`: its clause would match nothing
+        and still cost a look-up in every segment. A sentence's words and their other forms are a
+        third of its ~37 clauses (a path holds few of them): left out, the hits are the same and
+        tantivy's share of a 50k-chunk sentence ~0.2 ms less (`frequency` remembers each answer)."""
+        return field != "body" and self.frequency(term, field) == 0
+
     def holding(self, term: str, k: int) -> list[int]:
         """Up to `k` chunks whose body has the term `term` as it is, most by BM25 first."""
         with _unreadable(self._name):
@@ -212,7 +219,7 @@ class LexicalIndex:
              tantivy.Query.boost_query(tantivy.Query.term_query(self._schema, field, w),
                                        boost * wt * rarity(field, w)))
             for field, boost in FIELDS.items() for w, wt in sorted(weight.items())
-            if field == "body" or w not in body_only
+            if (field == "body" or w not in body_only) and not (whole and self._absent(field, w))
         ]  # fmt: skip
         out = []
         with _unreadable(self._name):
