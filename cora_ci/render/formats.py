@@ -65,7 +65,7 @@ def _score(x: float) -> str:
 
 
 def _comment(line: str, lang: str) -> bool:
-    """Whether `line` is a comment's in `lang`."""
+    """Whether `line` is a comment line in `lang`."""
     m = _COMMENT.match(line)
     return m is not None and not (m.group(1) == "#" and lang in _HASH_NOT_COMMENT)
 

@@ -130,8 +130,8 @@ def pool_size(chunks: int, k: int, filters: Filters, params: Params = PARAMS, na
     """Candidates taken from each side: ten times deeper when a filter will drop some. Half as many
     for a query that is one identifier (`named`): BM25 puts its definitions among its first few
     (the name field weighs three times), no vector side is fused, and each candidate's features
-    cost what made such a query's time (at 50k chunks, in-process p50 ~6.4 -> ~3.5 ms; the
-    definitions by name of 18 repositories and the quality set's identifiers unchanged)."""
+    cost what made such a query's time (at 50k chunks, identifiers' in-process p50 ~6.0 -> ~4.5
+    ms; the definitions by name of 18 repositories and the quality set's identifiers unchanged)."""
     pool = max(params.pool_named if named else params.pool, 3 * k)
     return min(max(pool * 10, 1000), max(chunks, 1)) if active(filters) else pool
 
