@@ -326,3 +326,21 @@ def test_merged_views_spans_are_the_ranges_they_are_made_of(ranges: list[tuple[i
     }
     assert (spans[0][0], spans[-1][1]) == (merged.start, merged.end)
     assert merge([merged, views[0]]).spans == spans  # merging again changes nothing
+
+
+def test_a_split_functions_doc_sentence_is_said_once(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """A long function's first part has a header ending "Part 1 of 6.": its doc sentence, which
+    the header holds before that, was printed there and again on its own line (jsoup's
+    `consumeCharacterReference` under a budget)."""
+    steps = "".join(f"    total += weights[{i}] * values[{i}]\n" for i in range(150))
+    body = "def blend(values, weights):\n    '''Blend the colour channels of a pixel.'''\n    total = 0\n"
+    repo = make_repo({".cora.toml": "max_tokens = 400\nmin_tokens = 0\n", "src/blend.py": body + steps})
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    t = b.chunks
+    first = next(t.chunk(r) for r in range(len(t)) if re.search(r"Part 1 of \d+\.$", t.chunk(r).header))
+    assert "Blend the colour channels of a pixel." in first.header
+    out = as_cora(pack([Hit(first.id, 1.0)], BundleChunks(b, None), None))
+    notes = out.split("<cora:commentary>")[1].split("</cora:commentary>")[0]
+    assert notes.count("Blend the colour channels of a pixel.") == 1, notes
+    assert re.search(r"Part 1 of \d+\.", notes)

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from cora_ci.chunking.model import PART, Chunk, part_of
+from cora_ci.chunking.model import PART, Chunk
 from cora_ci.chunking.sentences import first_sentence
 from cora_ci.files.langs import C_LANGS, JS_LANGS
 from cora_ci.rebind.view import declaring
@@ -112,12 +112,15 @@ def commentary(r: Result, explain: bool, commit: str | None) -> list[str]:
     """Header, doc sentence, parent, staleness and (with --explain) the ranking's reasons."""
     out: list[str] = []
     header = r.chunk.header.strip()
-    if r.parts and (part := part_of(header)):  # "Part 38 of 38." of a result holding parts 1, 16 and 38
+    part = PART.search(header)  # a split symbol's "Part 1 of 2.", after its doc sentence
+    head, tail = (header[: part.start()].rstrip(), part.group()) if part else (header, "")
+    if r.parts and part:  # "Part 38 of 38." of a result holding parts 1, 19 and 38
         spans = ", ".join(f"{a}-{b}" for a, b in r.view.spans)
-        header = PART.sub(f"Parts {_listed(r.parts)} of {part[1]}, lines {spans}.", header)
+        tail = f"Parts {_listed(r.parts)} of {part.group(2)}, lines {spans}."
     doc = doc_sentence(r.chunk, r.symbol)
-    if doc and header.endswith(" " + doc):
-        header = header[: -len(doc) - 1]
+    if doc and (head == doc or head.endswith(" " + doc)):  # said once, on its own line
+        head = head[: -len(doc)].rstrip()
+    header = " ".join(x for x in (head, tail) if x)
     if header:
         out.append(header)
     if doc:
