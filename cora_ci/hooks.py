@@ -33,6 +33,7 @@ FAILED = "cora-ci-sync.failed"  # in the git directory: a background sync's warn
 _HANDED = "CORA_HOOK_LOCK"  # the descriptor of the bundle's lock, held, that a hook hands its sync
 _WAIT = 60.0  # seconds a hook that git waits for gives an update already running (a background sync)
 _WAIT_BACKGROUND = 1800.0  # seconds a background sync waits for its turn
+_ROUNDS = 5  # updates a background sync makes while HEAD keeps moving under it, at most
 _MAX_TOLD = 2000  # bytes of a failure record read
 
 
@@ -95,13 +96,23 @@ def start_sync(repo: Path, checkout_type: str | None = None, rewrite_command: st
 
 def background_sync(repo: Path) -> None:
     """The process `start_sync` starts: the update under the lock it was handed (or, when another
-    update held it, once that one is done), its failure left in `FAILED` for the next hook to tell."""
+    update held it, once that one is done), its failure left in `FAILED` for the next hook to tell.
+    It lets the lock go only with the bundle at HEAD: a checkout while it ran (a commit's sync still
+    running) had its own sync wait for the lock, and whoever else waited for it (`cora-ci index`,
+    a query's user, a test) could take it first and find the bundle a commit behind."""
     out, record, _ = _places(repo)
     try:
         handed = os.environ.pop(_HANDED, None)
-        if handed is not None:
-            adopt(out, int(handed))
-        _update(repo, "rev", _WAIT_BACKGROUND)
+        fd = int(handed) if handed is not None else acquire(out, _WAIT_BACKGROUND)
+        try:
+            for _ in range(_ROUNDS):
+                at = _head(repo)
+                adopt(out, os.dup(fd))  # the update closes its copy; the lock stays held by `fd`
+                _update(repo, "rev", 0.0)
+                if _head(repo) == at:
+                    break
+        finally:
+            os.close(fd)
     except Exception as e:
         line = (_failure(e, False).line or "").replace(": warning: ", ": warning: the last sync failed: ", 1)
         tmp = record.with_name(f".{record.name}.{os.getpid()}")
@@ -109,6 +120,13 @@ def background_sync(repo: Path) -> None:
         os.replace(tmp, record)
     else:
         record.unlink(missing_ok=True)
+
+
+def _head(repo: Path) -> str:
+    """The commit HEAD names now ("" when it names none yet)."""
+    out = subprocess.run(["git", "rev-parse", "-q", "--verify", "HEAD"], cwd=repo, capture_output=True,
+                         text=True, check=False)  # fmt: skip
+    return out.stdout.strip()
 
 
 class _Places(NamedTuple):

@@ -649,3 +649,37 @@ def test_a_hook_with_nothing_to_index_loads_no_parser_stemmer_or_model(
     assert run(repo, env, sys.executable, "-c", _LOADED, "sync").stdout.split() == [
         "cora_ci.chunking.secret_rules"
     ]
+
+
+def test_a_background_sync_lets_the_lock_go_only_with_the_bundle_at_head(
+    tmp_path: Path, base_env: dict[str, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """HEAD moved (a checkout) while a commit's background sync updated the bundle: the checkout's
+    own sync waited for the lock, and whoever else waited for it could take it first and find the
+    bundle a commit behind (the pre-commit set-up test failed so in a CI run under load). The sync
+    updates again before it lets the lock go."""
+    from cora_ci import hooks
+
+    for key, value in base_env.items():  # git's isolated config for the sync's own git calls
+        monkeypatch.setenv(key, value)
+    repo = new_repo(tmp_path / "repo", base_env)
+    write(repo, {"a.py": "def a():\n    return 1\n"})
+    run(repo, base_env, "git", "add", "-A")
+    run(repo, base_env, "git", "commit", "-qm", "a")
+    real, kinds = hooks._update, []
+
+    def moved_after_the_first(at: Path, kind: str, wait: float) -> str | None:
+        got = real(at, kind, wait)
+        kinds.append(kind)
+        if len(kinds) == 1:  # the user commits on while the first update finishes
+            write(repo, {"b.py": "def b():\n    return 2\n"})
+            run(repo, base_env, "git", "add", "-A")
+            run(repo, base_env, "git", "commit", "-qm", "b")
+        return got
+
+    monkeypatch.setattr(hooks, "_update", moved_after_the_first)
+    monkeypatch.setenv("CORA_HOOK_LOCK", str(acquire(repo / ".cora" / "index")))  # as the hook hands it
+    hooks.background_sync(repo)
+    assert kinds == ["rev", "rev"]
+    assert "b.py::b" in assert_at_head(repo, base_env)
+    assert not (repo / ".git" / FAILED).exists()
