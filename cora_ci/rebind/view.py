@@ -232,7 +232,7 @@ _COMMENTED = re.compile(r"\s*(?://|/\*|\*(?:\s|/|$)|--(?:\s|$)|;;|\(\*|\{-|<!--)
 _HASH_COMMENT = re.compile(r"\s*#(?!\[)")
 _HASH_LANGS = frozenset({
     "python", "ruby", "perl", "bash", "fish", "r", "elixir", "julia", "powershell", "nim", "make",
-    "cmake", "dockerfile", "starlark", "hcl", "terraform", "nix", "php", "yaml", "toml", "ini",
+    "cmake", "dockerfile", "starlark", "hcl", "terraform", "nix", "php", "yaml", "toml", "ini", "graphql",
 })  # fmt: skip
 _PROSE = frozenset({"markdown", "rst", "asciidoc", "text"})
 

@@ -17,19 +17,12 @@ import click
 
 from cora_ci.chunking.model import PART, Chunk
 from cora_ci.chunking.sentences import first_sentence
-from cora_ci.files.langs import C_LANGS, JS_LANGS
-from cora_ci.rebind.view import declaring
+from cora_ci.rebind.view import commented, declaring
 from cora_ci.render.answer import Overhead, Parent, Result
 from cora_ci.render.bundles import BundleRef
 from cora_ci.render.source import Shown
 
 _TAG = re.compile(r"<(/?cora:)")
-_COMMENT = re.compile(r"^\s*(//!|///?|/\*\*?|\*|#|--)")
-# languages whose `#` starts a directive or an attribute, never a comment: C's `#include`, Rust's
-# `#[cfg(doc)]` and `#![allow(...)]`, C#'s `#region` (they were read as a doc: "include include")
-_HASH_NOT_COMMENT = frozenset({*C_LANGS, "csharp", "rust", "go", "java", "kotlin", "swift", "scala", "dart",
-                               *JS_LANGS, "zig", "haskell", "lua", "sql", "proto", "solidity"})  # fmt: skip
-
 _DOCSTRING = re.compile(r"^\s*[rRuUbB]{0,2}(\"\"\"|''')")
 
 
@@ -64,12 +57,6 @@ def _score(x: float) -> str:
     return f"{x:.4f}".rstrip("0").rstrip(".") if x else "0"
 
 
-def _comment(line: str, lang: str) -> bool:
-    """Whether `line` is a comment line in `lang`."""
-    m = _COMMENT.match(line)
-    return m is not None and not (m.group(1) == "#" and lang in _HASH_NOT_COMMENT)
-
-
 def doc_sentence(chunk: Chunk, symbol: str | None = None) -> str:
     """The first sentence of the symbol's doc comment or docstring (of `symbol`, one of the chunk's,
     else its first), if its code has one."""
@@ -82,8 +69,8 @@ def doc_sentence(chunk: Chunk, symbol: str | None = None) -> str:
         return ""
     above: list[str] = []
     i = at - 1
-    while i >= 0 and (_comment(lines[i], chunk.lang) or lines[i].lstrip().startswith(("@", "[", "#["))):
-        if _comment(lines[i], chunk.lang) and not lines[i].lstrip().startswith(("#[", "[")):
+    while i >= 0 and (commented(lines[i], chunk.lang) or lines[i].lstrip().startswith(("@", "[", "#["))):
+        if commented(lines[i], chunk.lang) and not lines[i].lstrip().startswith(("#[", "[")):
             above.append(lines[i])
         i -= 1
     if above:
@@ -103,7 +90,7 @@ def _head_doc(lines: list[str], lang: str) -> str:
     if i < len(lines) and _DOCSTRING.match(lines[i]):
         return first_sentence("\n".join(lines[i : i + 12]))
     j = i
-    while j < len(lines) and _comment(lines[j], lang):
+    while j < len(lines) and commented(lines[j], lang):
         j += 1
     return first_sentence("\n".join(lines[i:j])) if j > i else ""
 

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from cora_ci.bundle.stems import WEIGHT, stem
 from cora_ci.bundle.terms import terms
 from cora_ci.errors import CoraError
+from cora_ci.rebind.view import commented
 from cora_ci.retrieval.catalog import Meta
 from cora_ci.retrieval.query import Query, name_words
 from cora_ci.retrieval.types import Filters
@@ -231,7 +232,7 @@ def data(m: Meta, parent: Callable[[], str]) -> bool:
     if all(len(name) == 1 for name in m.names) or m.lang not in _API_LANGS:
         return True
     head = parent()[:_HEAD].split("{", 1)[0].splitlines()
-    return not any(_API.search(line) for line in head if not _COMMENT.match(line))
+    return not any(_API.search(line) for line in head if not commented(line, m.lang))
 
 
 _HEAD = 600  # characters of the enclosing declaration that hold its keyword, past a doc comment
@@ -239,7 +240,6 @@ _API = re.compile(r"\b(?:interface|trait|protocol)\b")
 # languages with interfaces, traits or protocols whose members a chunker may make fields
 _API_LANGS = frozenset({"typescript", "tsx", "java", "kotlin", "swift", "csharp", "php", "rust", "scala",
                         "dart", "groovy", "solidity", "objc"})  # fmt: skip
-_COMMENT = re.compile(r"\s*(?:#|//|/\*|\*)")
 
 
 def _underscored(name: str) -> bool:
