@@ -52,7 +52,7 @@ def _referencing(new: Bundle, cat: Catalog, anchor: str, name: str, k: int) -> l
     family = _family(cat, me)
     _, ins = _neighbours(cat, family)
     named = without_import_lines(cat, [c for c in ins if name in _refs(cat, c)])
-    mass = graph_scores(cat.graph, dict.fromkeys(family, 1.0), 1.0)
+    mass = graph_scores(cat.graph, dict.fromkeys(family, 1.0), 1.0, incoming=cat.incoming())
     ranked = sorted(named, key=lambda c: (-mass.get(c, 0.0), -ins[c], c))[:k]
     return [_impact(cat, c, "references it") for c in ranked]
 

@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from cora_ci.arrays import sorted_unique
 from cora_ci.graph.rank import NEGLIGIBLE, pagerank_arrays
-from cora_ci.retrieval.catalog import GraphArrays
+from cora_ci.retrieval.catalog import GraphArrays, Incoming
 
 MAX_NODES = 1000  # neighbourhood cap: hubs reach much of a repository in two hops; bounds the cost
 ALPHA = 0.85
@@ -34,26 +34,31 @@ def _spans(indptr: IntArray, rows: IntArray) -> IntArray:
     return out
 
 
-def _grow(g: GraphArrays, nodes: IntArray) -> IntArray:
-    """`nodes` with what they reference and what references them. One pass over the edge targets
-    (a lookup table, ~0.3 ms for 300k edges) instead of a transposed copy of the graph."""
+def _grow(g: GraphArrays, nodes: IntArray, incoming: Incoming | None = None) -> IntArray:
+    """`nodes` with what they reference and what references them: from `incoming` where there is
+    one, else by one pass over the edge targets (a lookup table, ~0.3 ms at 200k edges)."""
+    outs = g.indices[_spans(g.indptr, nodes)]
+    if incoming is not None:
+        return sorted_unique(np.concatenate([nodes, outs, incoming.sources[_spans(incoming.indptr, nodes)]]))
     member = np.zeros(len(g.ids), dtype=bool)
     member[nodes] = True
     ins = g.sources[member[g.indices]]
-    member[g.indices[_spans(g.indptr, nodes)]] = True
+    member[outs] = True
     member[ins] = True
     grown: IntArray = np.flatnonzero(member)
     return grown
 
 
-def graph_scores(g: GraphArrays, seeds: dict[int, float], reverse: float, hops: int = 2) -> dict[int, float]:
-    """Chunk id -> PageRank mass of the non-seed chunks in the neighbourhood of `seeds`."""
+def graph_scores(g: GraphArrays, seeds: dict[int, float], reverse: float, hops: int = 2,
+                 incoming: Incoming | None = None) -> dict[int, float]:  # fmt: skip
+    """Chunk id -> PageRank mass of the non-seed chunks in the neighbourhood of `seeds` (the same
+    with `incoming`, `g`'s edges by target, or without: it only saves time)."""
     seed_nodes = g.nodes(list(seeds))
     if not len(seed_nodes):
         return {}
     nodes = sorted_unique(seed_nodes)
     for _ in range(hops):
-        grown = _grow(g, nodes)
+        grown = _grow(g, nodes, incoming)
         if len(grown) > MAX_NODES:
             break
         nodes = grown

@@ -55,7 +55,7 @@ def related(cat: Catalog, target: int, k: int = 10, name: str | None = None) -> 
         me = me._replace(symbols=(name,))
     family = _family(cat, me)
     g = cat.graph
-    mass = graph_scores(g, dict.fromkeys(family, 1.0), _REVERSE)
+    mass = graph_scores(g, dict.fromkeys(family, 1.0), _REVERSE, incoming=cat.incoming())
     outs, ins = _neighbours(cat, family)
     structural = _structural(cat, me, ins, outs)
     taken = set(family) | {cid for cid, _ in structural}

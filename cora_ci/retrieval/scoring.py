@@ -355,7 +355,7 @@ def expand_graph(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filter
     if seeds is None:
         ranked = sorted(cands.values(), key=lambda c: (-c.score, c.meta.id))[: params.seeds]
         seeds = {c.meta.id: c.score for c in ranked if c.score > 0}
-    mass = graph_scores(cat.graph, seeds, params.reverse)
+    mass = graph_scores(cat.graph, seeds, params.reverse, incoming=cat.incoming())
     if mass and params.hubs > 0:  # what all the code refers to is near every seed, and says little
         pop = cat.popularity(list(mass))
         mass = {cid: m * (1.0 - params.hubs * pop.get(cid, 0.0)) for cid, m in mass.items()}
