@@ -57,12 +57,13 @@ TOP_COLUMNS = (
 # A shard's file table: the rest of each row (`path` again, so a shard says which files it holds).
 SHARD_COLUMNS = ("path", "diagnostics", "imports", "data")
 FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build handles it
-# Buckets of 1,024-2,048 chunks: each BM25 segment repeats its own term dictionary (a third of
-# BM25), so fewer, larger buckets make a smaller bundle, and an update re-indexes every document of
-# a bucket it touches. 512 -> 1,024 took click 1.02x -> 0.98x the source (2,048: 0.94x) for ~0.1 s
-# more a five-file update at 1,000 files (2,048: ~0.2-0.5 s more, past issue 4's 1.0 s) (bench/
-# RESULTS.md, 2026-11-30). Beyond 128 segments queries slow down.
-_BUCKET_CHUNKS = 1024
+# Buckets of 2,048-4,096 chunks. An update re-indexes every document of a bucket it touches, and
+# every query and term look-up visits every segment (each repeats its own term dictionary): at 50k
+# chunks 32 -> 16 segments took the in-process p50 5.96-6.28 -> 5.39-5.61 ms and BM25 8.1 -> 7.3
+# MB, for ~0.03 s more a one-file update and ~0.16 s more a five-file one at 1,000 files (0.54 s,
+# issue 4's target 1.0 s; 1,024 was chosen when that update took 0.84 s). bench/RESULTS.md,
+# 2026-11-30. Beyond 128 segments queries slow down.
+_BUCKET_CHUNKS = 2048
 _MAX_BUCKETS = 128
 # Columns of the per-file `data` blob, one entry per chunk, in three parts (8.0): what ranking reads
 # of many files (`chunks`, the light columns) first, then the file's graph links, then what only a
