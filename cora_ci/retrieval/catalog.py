@@ -246,6 +246,13 @@ class Catalog:
         files = self.bundle.manifest["files"]
         return NameFilter(dict(zip(files["path"], files["defs_h"], strict=True)))
 
+    @cached_property
+    def users(self) -> NameFilter:
+        """Which files' code may use a name (the top manifest's per-file hashes of the names their
+        chunks reference; imports are not among them)."""
+        files = self.bundle.manifest["files"]
+        return NameFilter(dict(zip(files["path"], files["refs_h"], strict=True)))
+
     def defining(self, names: Iterable[str], most: int | None = None) -> dict[str, dict[str, list[int]]]:
         """Per file that defines one of `names` (of the files whose name hashes may hold one, the
         first `most` by path), the ids of the symbols defining each of them there."""

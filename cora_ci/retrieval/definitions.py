@@ -272,10 +272,11 @@ def headers_behind_definitions(cands: Mapping[K, Candidate]) -> set[K]:
     """A file's header chunk (package, namespace, imports) named after its file matches a name
     asked for as the file's definition of it does (`IMediator.cs`'s `namespace MediatR;` came
     second to `interface IMediator`): where that definition is found, the header adds nothing
-    and ranks behind the file's other chunks. The keys of the headers lowered, which take no
-    share of their file's score (`scoring._file_share`); a class that lowered one already (a
-    test's header) keeps its name in `explain`."""
-    defined = {c.meta.path for c in cands.values() if c.explain["definition"]}
+    and ranks behind the file's other chunks. Where no other chunk of its file defines it, the
+    header's is the file's definition (a module re-exporting a dependency's name). The keys of the
+    headers lowered, which take no share of their file's score (`scoring._file_share`); a class
+    that lowered one already (a test's header) keeps its name in `explain`."""
+    defined = {c.meta.path for c in cands.values() if c.explain["definition"] and c.meta.kind != "file"}
     lowered = set()
     for key, c in cands.items():
         if c.meta.kind == "file" and c.meta.path in defined:

@@ -34,6 +34,7 @@ from cora_ci.retrieval.query import Query, analyse, query_vector, rarity
 from cora_ci.retrieval.scoring import (
     Cand,
     add_pointed,
+    add_reexporting,
     blank,
     demotion,
     expand_graph,
@@ -94,6 +95,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
         for o, (p, cat) in enumerate(zip(parts, cats, strict=True)):
             told = told_by[o] = pointed(cat, query, q.title) if params.evidence > 0 else Pointed({}, {})
             add_pointed(cat, q, cands, told, accept, partial(_key, o), o)
+            add_reexporting(cat, q, cands, accept, params.definition, partial(_key, o), o)
             mine = {key: c for key, c in cands.items() if c.origin == o}
             score_features(cat, q, mine, filters, p.boosts, params, told)
             to_related(cat, q, mine, filters, params, accept, partial(_key, o), o)

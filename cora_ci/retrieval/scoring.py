@@ -41,6 +41,7 @@ from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.nesting import lift_enclosing
 from cora_ci.retrieval.params import EXPLAIN_KEYS, Params
 from cora_ci.retrieval.query import Query, signature
+from cora_ci.retrieval.reexports import publishing
 from cora_ci.retrieval.related import neighbours_of
 from cora_ci.retrieval.tested import lend
 from cora_ci.retrieval.types import Boost, Filters
@@ -115,6 +116,22 @@ def add_pointed(cat: Catalog, q: Query, cands: dict[int, Cand], told: Pointed, a
             m = cat.meta(cid)
             if m is not None and accept(m):
                 cands[key(cid)] = Cand(m, 0.0, "search", blank(q), origin)
+
+
+def add_reexporting(cat: Catalog, q: Query, cands: dict[int, Cand], accept: Any, bonus: float,
+                    key: Callable[[int], int] = int, origin: int = 0) -> None:  # fmt: skip
+    """A name asked for that the bundle defines nowhere (a dependency's: axum's `FromRequest` is
+    `axum_core`'s) is defined, as far as this code says, where a module publishes it
+    (`reexports.py`): that module's code is a candidate with the bonus of a definition."""
+    asked = q.identifier or q.named
+    for m in publishing(cat, asked[-1]) if asked else ():
+        c = cands.get(key(m.id))
+        if c is None:
+            if not accept(m):
+                continue
+            c = cands[key(m.id)] = Cand(m, 0.0, "search", blank(q), origin)
+        c.explain["definition"] = round(bonus, 6)
+        c.score += bonus
 
 
 def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filters,

@@ -38,6 +38,7 @@ from cora_ci.retrieval.query import Query, analyse, query_vector, rarity, title_
 from cora_ci.retrieval.scoring import (
     Cand,
     add_pointed,
+    add_reexporting,
     blank,
     expand_graph,
     explained,
@@ -110,6 +111,7 @@ def _ranked(bundle: Bundle, cat: Catalog, q: Query, query: str, depth: int, embe
     if params.features:
         told = pointed(cat, query, q.title) if params.evidence > 0 else told
         add_pointed(cat, q, cands, told, accept)
+        add_reexporting(cat, q, cands, accept, params.definition)
         score_features(cat, q, cands, filters, boosts, params, told)
         to_related(cat, q, cands, filters, params, accept)
         lifted = lift_nested(cat, q, cands, params, accept)
