@@ -124,8 +124,8 @@ class Incoming(NamedTuple):
 
     @classmethod
     def of(cls, g: GraphArrays) -> Incoming:
-        """~6 ms at 200k edges (a sort of the edge targets): what two hops of a pass over every
-        edge cost a dozen queries (`Catalog.incoming` says when it is made)."""
+        """~6 ms at 200k edges (a sort of the edge targets), what a dozen queries' passes over
+        every edge cost (`Catalog.incoming` says when it is made)."""
         indptr = np.zeros(len(g.ids) + 1, dtype=np.int64)
         np.cumsum(np.bincount(g.indices, minlength=len(g.ids)), out=indptr[1:])
         order = np.argsort(g.indices)  # the order within a target is of no use: `expand._grow` takes a set

@@ -20,6 +20,7 @@ from cora_ci.retrieval.catalog import Catalog, Meta
 _FILES = 24  # files whose module code is read, at most
 _HOLDING = 50  # chunks holding the name taken from BM25 (a Python import is no reference)
 _MODULE = ("file", "module")  # the kinds of chunk that hold a file's module-level statements
+_PACKAGES = frozenset({"__init__", "index", "mod", "lib", "prelude"})  # files named for their package
 
 # A statement that publishes names, per language family: Rust's `pub use` (any visibility), up to
 # its `;`; JavaScript's and TypeScript's `export { ... }` and `export * as X`; Python's imports
@@ -52,9 +53,6 @@ def publishing(cat: Catalog, name: str) -> list[Meta]:
             if m.kind in _MODULE and reexports(name, m.lang, m.path, cat.table.text(row)):
                 out.append(m)
     return out
-
-
-_PACKAGES = frozenset({"__init__", "index", "mod", "lib", "prelude"})
 
 
 def _stem(path: str) -> str:
