@@ -441,8 +441,8 @@ def test_a_report_whose_title_names_a_module_by_its_stem_points_at_it(
     make_repo: Callable[[dict[str, str]], Path], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """`sqlreport` is the command's file (Django's "sqlmigrate wraps its output ..."): a mention of
-    it lifts it over the page that names it too, though its code says none of the report's words;
-    its test and its page are not code and are not named."""
+    it lifts it, though its code says none of the report's words; its test and its page are not
+    code and are not named (and a report's page ranks below the code anyway)."""
     repo = _named_repo(make_repo)
     ans = run_query(NAMED_REPORT, Where.of(None, None, repo), k=4)
     got = [r.anchor for r in ans.results]
@@ -450,10 +450,12 @@ def test_a_report_whose_title_names_a_module_by_its_stem_points_at_it(
     told = {r.anchor: r.hit.explain["evidence"] for r in ans.results}
     assert told["shop/commands/sqlreport.py::Command"] == pytest.approx(0.3 * MENTION)
     assert told["docs/sqlreport.md::sqlreport"] is None and told["shop/db/schema.py::Editor.execute"] is None
-    # a word many chunks hold is the language's, not a name: the page comes first again
+    # a word many chunks hold is the language's, not a name: nothing lifts the command then
     monkeypatch.setattr(evidence, "RARE", 1)
-    common = [r.anchor for r in run_query(NAMED_REPORT, Where.of(None, None, repo), k=10).results]
-    assert common.index("shop/commands/sqlreport.py::Command") > common.index("docs/sqlreport.md::sqlreport")
+    common = {r.anchor: r.hit for r in run_query(NAMED_REPORT, Where.of(None, None, repo), k=10).results}
+    lifted = {r.anchor: r.hit for r in ans.results}
+    command = "shop/commands/sqlreport.py::Command"
+    assert common[command].explain["evidence"] is None and common[command].score < lifted[command].score
 
 
 def test_the_innermost_frame_is_not_ranked_below_an_outer_one(

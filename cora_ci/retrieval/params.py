@@ -33,6 +33,7 @@ class Params:
     name: float = 0.2  # times the share of query words in the chunk's symbol or file name
     demote: float = 0.3  # multiplier for tests, examples, vendored and generated code
     docs: float = 0.3  # ... for prose (Markdown, reStructuredText, plain text)
+    docs_report: float = 0.3  # ... and this more in a bug report: it asks which code to change
     stub: float = 0.4  # ... for type stubs and declaration files (.pyi, .d.ts)
     private: float = 0.85  # ... for a private symbol (`_helper`) when a sentence does not name it
     data: float = 0.8  # ... for variables, constants and a class's fields when a sentence does not name them

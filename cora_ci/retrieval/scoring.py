@@ -101,6 +101,8 @@ def demotion(cat: Catalog, q: Query, m: Meta, filters: Filters, params: Params) 
     if cls is None or cls in q.wants or (cls == "migration" and last_stem(m.path).lower() in q.words):
         return None  # a migration the query names ("auth.0011_update_proxy_permissions") is asked for
     factor = {"docs": params.docs, "stub": params.stub}.get(cls, params.demote)
+    if cls == "docs" and q.report:
+        factor *= params.docs_report
     return (cls, factor) if factor != 1.0 else None
 
 
