@@ -448,7 +448,9 @@ def test_a_report_whose_title_names_a_module_by_its_stem_points_at_it(
     got = [r.anchor for r in ans.results]
     assert got.index("shop/commands/sqlreport.py::Command") < got.index("docs/sqlreport.md::sqlreport"), got
     told = {r.anchor: r.hit.explain["evidence"] for r in ans.results}
-    assert told["shop/commands/sqlreport.py::Command"] == pytest.approx(0.3 * MENTION)
+    assert told["shop/commands/sqlreport.py::Command"] == pytest.approx(
+        MENTION
+    )  # its chunk holding the title's words
     assert told["docs/sqlreport.md::sqlreport"] is None and told["shop/db/schema.py::Editor.execute"] is None
     # a word many chunks hold is the language's, not a name: nothing lifts the command then
     monkeypatch.setattr(evidence, "RARE", 1)
@@ -456,6 +458,47 @@ def test_a_report_whose_title_names_a_module_by_its_stem_points_at_it(
     lifted = {r.anchor: r.hit for r in ans.results}
     command = "shop/commands/sqlreport.py::Command"
     assert common[command].explain["evidence"] is None and common[command].score < lifted[command].score
+
+
+_INSPECT_REPORT = """inspectdb should generate related_name on same relation links
+
+After generating models we get clashes between reverse accessors of fields that point to the same
+model. Maybe the generated fields could all be given an attribute name so that accessors differ.
+"""
+
+
+def test_a_file_a_report_s_title_names_is_a_candidate_at_its_chunk_holding_the_title_s_words(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """Django's "inspectdb should generate related_name ...": the command's file was named, but
+    none of its chunks was among BM25's candidates (the report's words are the model checks'),
+    so its mention lifted nothing. The chunk holding most of the title's words stands for it."""
+    from cora_ci.bundle import open_bundle
+    from cora_ci.retrieval.catalog import catalog
+
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "shop/commands/inspectdb.py": textwrap.dedent('''\
+            class Command:
+                def handle(self, **options):
+                    for line in self.handle_inspection(options):
+                        self.stdout.write(line)
+
+                def relations(self, table):
+                    extra = {}
+                    if table in self.seen:
+                        extra["related_name"] = "%s_set" % table
+                    return extra
+            '''),
+        "shop/models/checks.py": "def check_accessors(field):\n    \"\"\"Reverse accessors of fields"
+                                 " to the same model must not clash.\"\"\"\n    return []\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    cat = catalog(b)
+    told = evidence.pointed(cat, _INSPECT_REPORT, _INSPECT_REPORT.splitlines()[0])
+    at = {cat.meta(cid).symbols[0]: w for cid, w in told.at.items()}  # type: ignore[union-attr]
+    assert at == {"relations": pytest.approx(MENTION)}
 
 
 def test_the_innermost_frame_is_not_ranked_below_an_outer_one(

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from functools import cached_property
 from typing import Any, NamedTuple, Protocol, TypeVar
 
+from cora_ci.bundle.terms import terms
 from cora_ci.retrieval.catalog import Catalog, Meta
 from cora_ci.retrieval.definitions import leading
 from cora_ci.retrieval.emitted import CALLED, RARE, coded, named_by_errors, said
@@ -290,7 +291,8 @@ def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
             files[m.path] = max(files.get(m.path, 0.0), weight)
     if not found and title is None:
         return Pointed(at, files)
-    for path, weight in named(cat, title, paths).items() if title else ():
+    titled = named(cat, title, paths) if title else {}
+    for path, weight in titled.items():
         files[path] = max(files.get(path, 0.0), weight)
     if CALLED in called.values():  # a call Python refused (`f() got an unexpected keyword argument`)
         # never ran: the function it names is the innermost place, the frame that called it one
@@ -301,6 +303,10 @@ def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
         cid = _chunk_at(cat, r.path, r.name, r.line, r.frame, r.owner)
         if cid is not None:
             at[cid] = max(at.get(cid, 0.0), r.weight)
+    pointed_in = {m.path for m in map(cat.meta, at) if m is not None}
+    for path, weight in titled.items():  # a candidate though no word found it, unless a clue is there
+        if title and path not in pointed_in and (cid := _titled(cat, path, title)) is not None:
+            at[cid] = max(at.get(cid, 0.0), weight)
     return Pointed(at, files)
 
 
@@ -329,6 +335,21 @@ def _code(cat: Catalog, path: str) -> bool:
     rows = cat.file_rows(path)
     return (bool(rows) and path_class(path) is None and not cat.built(path)
             and prose_class(path, cat.row_meta(rows[0]).lang) is None)  # fmt: skip
+
+
+def _titled(cat: Catalog, path: str, title: str) -> int | None:
+    """The chunk of a file a report's title names that holds most of the title's words (Django's
+    `inspectdb.py` for "inspectdb should generate related_name ...": its relations' code), its
+    first code chunk if none holds one."""
+    words = set(terms(title))
+    best: tuple[int, int] | None = None
+    for row in cat.file_rows(path):
+        m = cat.row_meta(row)
+        if m.kind != "file":
+            held = len(words.intersection(terms(cat.table.text(row))))
+            if best is None or held > best[0]:
+                best = (held, m.id)
+    return best[1] if best is not None else None
 
 
 def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None, frame: bool = False,
