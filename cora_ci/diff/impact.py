@@ -13,7 +13,6 @@ from dataclasses import dataclass
 
 from cora_ci.bundle import Bundle
 from cora_ci.diff import Changed
-from cora_ci.graph.build import NameFilter
 from cora_ci.render.source import BundleChunks
 from cora_ci.retrieval.catalog import Catalog, catalog
 from cora_ci.retrieval.expand import graph_scores
@@ -37,7 +36,7 @@ def impact(new: Bundle, change: Changed, k: int = 5) -> list[Impact]:
         out += _referencing(new, cat, change.new.anchor, change.new.name, k)
     if change.old is not None and change.change in ("removed", "renamed"):
         seen = {i.anchor for i in out}
-        out += [i for i in _still_named(new, cat, change.old.name, k) if i.anchor not in seen]
+        out += [i for i in _still_named(cat, change.old.name, k) if i.anchor not in seen]
     return out[:k]
 
 
@@ -64,10 +63,9 @@ def _refs(cat: Catalog, cid: int) -> list[str]:
     return links.refs.get(cid, []) if links is not None else []
 
 
-def _still_named(new: Bundle, cat: Catalog, name: str, k: int) -> list[Impact]:
-    files = new.manifest["files"]
+def _still_named(cat: Catalog, name: str, k: int) -> list[Impact]:
     found: list[int] = []
-    for path in NameFilter(dict(zip(files["path"], files["refs_h"], strict=True))).paths_with([name]):
+    for path in cat.users.paths_with([name]):
         links = cat.links(path)
         if links is None:
             continue

@@ -243,15 +243,17 @@ class Catalog:
     @cached_property
     def definers(self) -> NameFilter:
         """Which files may define a name (the top manifest's per-file name hashes)."""
-        files = self.bundle.manifest["files"]
-        return NameFilter(dict(zip(files["path"], files["defs_h"], strict=True)))
+        return self._name_filter("defs_h")
 
     @cached_property
     def users(self) -> NameFilter:
         """Which files' code may use a name (the top manifest's per-file hashes of the names their
         chunks reference; imports are not among them)."""
+        return self._name_filter("refs_h")
+
+    def _name_filter(self, column: str) -> NameFilter:
         files = self.bundle.manifest["files"]
-        return NameFilter(dict(zip(files["path"], files["refs_h"], strict=True)))
+        return NameFilter(dict(zip(files["path"], files[column], strict=True)))
 
     def defining(self, names: Iterable[str], most: int | None = None) -> dict[str, dict[str, list[int]]]:
         """Per file that defines one of `names` (of the files whose name hashes may hold one, the

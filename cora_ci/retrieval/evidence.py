@@ -303,7 +303,7 @@ def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
         cid = _chunk_at(cat, r.path, r.name, r.line, r.frame, r.owner)
         if cid is not None:
             at[cid] = max(at.get(cid, 0.0), r.weight)
-    pointed_in = {m.path for m in map(cat.meta, at) if m is not None}
+    pointed_in = {m.path for m in map(cat.meta, at) if m is not None} if titled else set()
     for path, weight in titled.items():  # a candidate though no word found it, unless a clue is there
         if title and path not in pointed_in and (cid := _titled(cat, path, title)) is not None:
             at[cid] = max(at.get(cid, 0.0), weight)

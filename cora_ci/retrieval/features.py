@@ -111,14 +111,14 @@ def _last_parts(names: tuple[tuple[str, ...], ...]) -> frozenset[str]:
     return frozenset(p for name in names if name for p in {name[-1].lower(), _folded(name[-1])})
 
 
-def _file_name(path: str) -> str:
+def file_stem(path: str) -> str:
     """`src/werkzeug/http.py` -> `http`."""
     return path.rsplit("/", 1)[-1].split(".", 1)[0]
 
 
 @lru_cache(maxsize=1 << 16)
 def _name_terms(symbols: tuple[str, ...], path: str) -> frozenset[str]:
-    return frozenset(terms(" ".join((*symbols, _file_name(path)))))
+    return frozenset(terms(" ".join((*symbols, file_stem(path)))))
 
 
 def name_match(q: Query, m: Meta) -> float:

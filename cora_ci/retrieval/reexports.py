@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from cora_ci.files.langs import JS_LANGS
 from cora_ci.retrieval.catalog import Catalog, Meta
+from cora_ci.retrieval.features import file_stem
 
 _FILES = 24  # files whose module code is read, at most
 _HOLDING = 50  # chunks holding the name taken from BM25 (a Python import is no reference)
@@ -44,7 +45,7 @@ def publishing(cat: Catalog, name: str) -> list[Meta]:
         m = cat.meta(cid)
         if m is not None and m.kind in _MODULE:
             paths[m.path] = None
-    for path in sorted(cat.users.paths_with([name]), key=lambda p: (_stem(p) not in _PACKAGES, p)):
+    for path in sorted(cat.users.paths_with([name]), key=lambda p: (file_stem(p) not in _PACKAGES, p)):
         paths[path] = None
     out: list[Meta] = []
     for path in list(paths)[:_FILES]:
@@ -53,10 +54,6 @@ def publishing(cat: Catalog, name: str) -> list[Meta]:
             if m.kind in _MODULE and reexports(name, m.lang, m.path, cat.table.text(row)):
                 out.append(m)
     return out
-
-
-def _stem(path: str) -> str:
-    return path.rpartition("/")[2].split(".", 1)[0]
 
 
 def reexports(name: str, lang: str, path: str, text: str) -> bool:
