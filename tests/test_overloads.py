@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from cora_ci.build import build
+from cora_ci.bundle import open_bundle
 from cora_ci.chunking import chunk_file
 from cora_ci.config import Config
 from cora_ci.render.query import Where, run_query, run_show
@@ -504,3 +505,25 @@ def test_kotlin_and_swift_overloads_are_anchored_by_their_parameters() -> None:
                        "Timeout.kt::Timeout.deadlineNanoTime(deadlineNanoTime: Long, unit: Unit)"],
         "Box.swift": ["Box.swift::Box", "Box.swift::Box.shake(times: Int, hard: Bool)", "Box.swift::Box.shake()"],
     }, got  # fmt: skip
+
+
+def test_a_sentence_that_matches_merged_stubs_gets_their_implementation_first(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A doc question of click ("Returns the current click context."): `get_current_context`'s two
+    `@overload` stubs, small siblings, are one chunk with two anchors, and it came first, above the
+    implementation. Stubs of one family merged lend their score as a lone stub does."""
+    body = "".join(f"    frame{i} = _stack.peek({i}, depth, limit)\n" for i in range(16))
+    py = (
+        "from typing import Literal, overload\n\n\n"
+        "@overload\ndef current_context(silent: Literal[False] = False) -> Context: ...\n\n\n"
+        "@overload\ndef current_context(silent: bool = ...) -> Context | None: ...\n\n\n"
+        f"def current_context(silent: bool = False) -> Context | None:\n{body}    return frame0\n"
+    )
+    repo = make_repo({"app/state.py": py})
+    build(repo, model="none")
+    chunks = open_bundle(repo / ".cora" / "index").chunks
+    merged = [chunks.chunk(row) for row in range(len(chunks)) if len(chunks.chunk(row).anchors) == 2]
+    assert [(c.start_line, c.end_line) for c in merged] == [(4, 9)]  # the two stubs, one chunk
+    got = run_query("the current context, or None when silent", Where.of(None, None, repo), k=3).results
+    assert [r.view.start for r in got[:2]] == [12, 4], [(r.anchor, r.view.start) for r in got]

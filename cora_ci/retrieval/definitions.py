@@ -143,10 +143,10 @@ def lift_implementations(cat: Catalog, cands: dict[int, C], below: float, add: C
     implemented: dict[tuple[str, str], Meta | None] = {}  # (path, family) -> its implementation
     for c in sorted(cands.values(), key=lambda c: -c.score):
         m = c.meta
-        if c.explain.get("definition") or len(m.anchors) != 1:
+        if c.explain.get("definition"):
             continue
         if m.lang in C_LANGS:
-            if not m.path.endswith(_HEADERS) or not _declared_only(cat, m):
+            if len(m.anchors) != 1 or not m.path.endswith(_HEADERS) or not _declared_only(cat, m):
                 continue
             if named is None:
                 named = {}
@@ -201,8 +201,12 @@ def _defines(cat: Catalog, o: Meta, m: Meta, name: str) -> bool:
 
 
 def _overload(m: Meta) -> bool:
-    """One member of an overload family: its anchor carries its parameters (a name its scope repeats)."""
-    return len(m.anchors) == 1 and "::" in m.anchors[0] and "(" in m.anchors[0].split("::", 1)[1]
+    """Members of one overload family: each anchor carries its parameters (a name its scope
+    repeats), and a chunk of several merged holds that family's alone (click's two bare
+    `get_current_context` signatures, small siblings in one chunk, above the implementation)."""
+    if not m.anchors or not all("::" in a and "(" in a.split("::", 1)[1] for a in m.anchors):
+        return False
+    return len(m.anchors) == 1 or len({OVERLOAD.sub("", a) for a in m.anchors}) == 1
 
 
 def _implementation(cat: Catalog, m: Meta, found: dict[tuple[str, str], Meta | None]) -> Meta | None:
