@@ -2008,18 +2008,28 @@ def test_joined_pairs_are_the_held_adjacent_words_in_order_once() -> None:
     assert stems.joined("a b is a", lambda t: True) == []  # pairs of fewer than 5 letters name nothing
 
 
-WORDS = ["client", "Session", "as", "dict", "a", "b", "x1", "caf\u00e9", "_", "-", "  ", "client_session"]
-JOINS = ["clientsession", "asdict", "sessionas", "dictclient", "ab", "sessioncaf", "x1client", "clientx"]
+def test_an_article_between_two_words_is_passed_over_when_they_join() -> None:
+    """A name leaves out the article a sentence puts between its words: attrs' "Return the attribute
+    values of inst as a dict" asks for `asdict`; an article joins nothing itself."""
+    held = {"asdict", "isinstance", "readline", "adict", "theline"}
+    got = stems.joined("values as a dict, is an instance, read the line", held.__contains__)
+    assert got == ["asdict", "isinstance", "readline"]
+
+
+WORDS = ["client", "Session", "as", "dict", "a", "The", "b", "x1", "caf\u00e9", "_", "-", " ", "client_session"]  # fmt: skip
+JOINS = ["clientsession", "asdict", "sessionas", "dictclient", "ab", "sessioncaf", "x1client", "clientx", "adict",
+         "theclient"]  # fmt: skip
 
 
 @given(st.lists(st.sampled_from(WORDS), max_size=12), st.sets(st.sampled_from(JOINS)))
 def test_joined_pairs_are_held_adjacent_plain_words_each_once(parts: list[str], held: set[str]) -> None:
     """Whatever the text: only what the index holds, each once, each two plain (ASCII, letters
-    only) words written next to each other or across an underscore, and every such pair that is
-    held; a word with other letters or digits (`café`, `x1`) joins nothing, not even a fragment."""
+    only) words written next to each other or across an underscore or an article, and every such
+    pair that is held; a word with other letters or digits (`café`, `x1`) joins nothing, not even
+    a fragment, and an article joins nothing."""
     text = " ".join(parts)
     got = stems.joined(text, held.__contains__)
-    words = re.findall(r"[^\W_]+", text.lower())  # `client_session`: two words
+    words = [w for w in re.findall(r"[^\W_]+", text.lower()) if w not in ("a", "an", "the")]
     pairs = {a + b for a, b in pairwise(words) if re.fullmatch("[a-z]+", a) and re.fullmatch("[a-z]+", b)}
     assert len(got) == len(set(got)) and set(got) <= held
     assert set(got) == {p for p in pairs if len(p) >= 5} & held

@@ -10,7 +10,9 @@ identifier is searched as written. Measured in bench/RESULTS.md (2026-11-25).
 Two adjacent words are also one identifier's other form: "client session" is `ClientSession`,
 "as dict" `asdict`, "file name" `filename` (an identifier is indexed whole beside its parts, so
 the index holds `clientsession`). A phrase that spells an identifier says more than its two words
-apart; the pairs the index holds are searched at the same lower weight (2026-11-27).
+apart; the pairs the index holds are searched at the same lower weight (2026-11-27). An article
+between the two is passed over: a name drops it ("as a dict" is `asdict`, "is an instance"
+`isinstance`, "read a line" `readline`).
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ _MIN = 4  # shorter words (`get`, `set`, `id`) have too many unrelated forms
 _LIMIT = 200  # index words read per prefix, the most frequent first
 _JOINED_MIN = 5  # shorter joined pairs (`a` + `b`, `is` + `a`) name nothing
 _WORDS = re.compile(r"[^\W_]+")  # `header_rows` is two words: `HeaderRows` is `headerrows`
+_ARTICLES = frozenset(("a", "an", "the"))  # what a name leaves out between its words
 
 
 @cache
@@ -60,8 +63,10 @@ def forms(word: str, prefixed: Callable[[str, int], list[str]]) -> list[str]:
 
 def joined(text: str, holds: Callable[[str], bool]) -> list[str]:
     """Two adjacent words of `text` written as one, where the index `holds` it (`client session`:
-    `clientsession`, and `fixed_width`: `FixedWidth`'s `fixedwidth`), in the order written, each
-    once; a word of other letters or with digits (`café`, `utf8`) joins nothing."""
-    words = [w if w.isascii() and w.isalpha() else "" for w in _WORDS.findall(text.lower())]
+    `clientsession`, and `fixed_width`: `FixedWidth`'s `fixedwidth`), an article between them
+    passed over and joining nothing itself (`as a dict`: `asdict`, not `adict`), in the order
+    written, each once; a word of other letters or with digits (`café`, `utf8`) joins nothing."""
+    found = _WORDS.findall(text.lower())
+    words = [w if w.isascii() and w.isalpha() else "" for w in found if w not in _ARTICLES]
     pairs = dict.fromkeys(a + b for a, b in pairwise(words) if a and b and len(a) + len(b) >= _JOINED_MIN)
     return [p for p in pairs if holds(p)]
