@@ -128,7 +128,7 @@ def unpack_meta(blob: bytes, ids: list[int]) -> dict[str, list[Any]]:
     """A file blob's light chunk columns (no texts, nothing only rendering needs): ranking reads
     these from many files. They come first (8.0), so the blob is inflated no further than them.
     Checked against the file's chunk `ids` (ValueError if they do not fit)."""
-    u = _unpacker(blob)
+    u = _unpacker(blob, use_list=False)
     out: Any = None
     for _ in range(u.read_map_header()):
         if u.unpack() == "chunks":
@@ -138,11 +138,12 @@ def unpack_meta(blob: bytes, ids: list[int]) -> dict[str, list[Any]]:
     return schema.check_chunk_columns(out, _LIGHT, ids)
 
 
-def _unpacker(blob: bytes) -> msgpack.Unpacker:
+def _unpacker(blob: bytes, use_list: bool = True) -> msgpack.Unpacker:
     """A streaming decoder of a file blob (`pack_blob`), inflating it as far as it is read, within
-    `schema.MAX_BLOB_BYTES`."""
+    `schema.MAX_BLOB_BYTES`; arrays as tuples unless `use_list`."""
     return msgpack.Unpacker(schema.Inflating(blob), read_size=_READ, raw=False, strict_map_key=False,
-                            max_buffer_size=schema.MAX_BLOB_BYTES, ext_hook=schema.no_ext)  # fmt: skip
+                            max_buffer_size=schema.MAX_BLOB_BYTES, ext_hook=schema.no_ext,
+                            use_list=use_list)  # fmt: skip
 
 
 def file_row(f: FileEntry, links: FileLinks, defs_h: bytes, refs_h: bytes) -> dict[str, Any]:

@@ -89,7 +89,7 @@ def _map(v: Any, what: str, keys: tuple[str, ...]) -> dict[str, Any]:
 def _columns(v: Any, what: str, names: tuple[str, ...], rows: int | None) -> dict[str, list[Any]]:
     """A column table: every column in `names` a list, all of one length (`rows` if given)."""
     t = _map(v, what, names)
-    lengths = {len(t[k]) if isinstance(t[k], list) else -1 for k in names}
+    lengths = {len(t[k]) if isinstance(t[k], _SEQ) else -1 for k in names}
     need(-1 not in lengths, f"{what}: columns must be lists")
     need(len(lengths) <= 1, f"{what}: columns of different lengths")
     need(rows is None or lengths <= {rows}, f"{what}: {lengths} rows, expected {rows}")
@@ -113,7 +113,7 @@ def _types(values: Iterable[Any]) -> set[type]:
 
 
 def _string_list(v: Any) -> bool:
-    return isinstance(v, list) and all(isinstance(s, str) for s in v)
+    return isinstance(v, _SEQ) and all(isinstance(s, str) for s in v)
 
 
 def _strings(col: list[Any]) -> bool:
@@ -130,16 +130,20 @@ def _sized(col: list[Any], unit: int) -> bool:
     return _types(col) <= _BYTES and not any(len(b) % unit for b in col)
 
 
-_INT, _STR, _LIST, _BYTES = {int}, {str}, {list}, {bytes}
+_INT, _STR, _BYTES = {int}, {str}, {bytes}
+# Arrays decode as lists, or as tuples where a reader asks for them (`manifest.unpack_meta`: a
+# tuple of strings is no object the garbage collector walks again); either passes the same checks.
+_SEQ = (list, tuple)
+_LIST = set(_SEQ)
 
 
 def _diagnostic(d: Any) -> bool:
-    return (isinstance(d, list) and len(d) == 3 and isinstance(d[0], str) and isinstance(d[1], str)
+    return (isinstance(d, _SEQ) and len(d) == 3 and isinstance(d[0], str) and isinstance(d[1], str)
             and (d[2] is None or is_int(d[2])))  # fmt: skip
 
 
 def _diagnostics(v: Any) -> bool:
-    return isinstance(v, list) and all(_diagnostic(d) for d in v)
+    return isinstance(v, _SEQ) and all(_diagnostic(d) for d in v)
 
 
 def check_version(v: Any) -> tuple[int, int]:
@@ -312,8 +316,8 @@ _CHUNK_CHECKS: dict[str, Any] = {
     "header": lambda v: isinstance(v, str),
     "diagnostics": _diagnostics,
     "elided": lambda v: (
-        isinstance(v, list)
-        and all(isinstance(r, list) and len(r) == 2 and is_int(r[0]) and is_int(r[1]) for r in v)
+        isinstance(v, _SEQ)
+        and all(isinstance(r, _SEQ) and len(r) == 2 and is_int(r[0]) and is_int(r[1]) for r in v)
     ),
     "text": lambda v: isinstance(v, str),
 }
