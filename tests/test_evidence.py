@@ -331,6 +331,9 @@ def test_a_report_leans_on_its_words_more_than_a_question() -> None:
          ["The circuit is now open and is not allowing calls."]),  # printed alone above its trace (Polly)
         ("Here is the stack trace of it:\n   at A.B.C()\n", []),  # a heading, not a message
         ("boom\n--- End of stack trace from previous location ---\n   at A.B.C()\n", []),
+        ('  File "/home/me/.venv/lib/python3.11/site-packages/grid/layout.py", line 3, in widths\n'
+         "ZeroDivisionError: division by zero\n", ["division by zero"]),  # a frame's quoted path: no message
+        ("see `grid.layout.column_widths.share.ratio` for it\n", []),  # a quoted name, whatever its parts
     ],
 )  # fmt: skip
 def test_the_messages_a_report_quotes(report: str, quoted: list[str]) -> None:
@@ -1502,3 +1505,67 @@ def test_a_jvm_frame_is_the_jvm_source_sets_code_and_a_merged_members_own_lines(
     assert first.hit.explain["evidence"] == 1.0, [(r.view.path, r.anchor) for r in ans.results]
     assert first.anchor == "okio/src/jvmMain/kotlin/okio/Buffer.kt::Buffer.readByte"
     assert (first.view.start, first.view.end) == (8, 9)  # its annotation and its line
+
+
+LAYOUT = {
+    "grid/layout.py": """\
+        def column_widths(columns, width):
+            ratios = [c.ratio or 0 for c in columns if c.flexible]
+            share = width / sum(ratios)
+            return [round(r * share) for r in ratios]
+
+
+        def render(table, width):
+            widths = column_widths(table.columns, width)
+            return [cell.ljust(w) for cell, w in zip(table.cells, widths)]
+        """,
+    "grid/console.py": """\
+        from grid.layout import render
+
+
+        def show(table, width=80):
+            lines = render(table, width)
+            print("\\n".join(lines))
+        """,
+    "tests/test_tracebacks.py": """\
+        def test_a_traceback_is_printed_with_its_message(capsys):
+            try:
+                1 / 0
+            except ZeroDivisionError:
+                print_traceback()
+            out = capsys.readouterr().out
+            assert "ZeroDivisionError" in out and "division by zero" in out
+        """,
+    "docs/tracebacks.md": "# Tracebacks\n\nAn error prints its trace and message, as in\n"
+    "`ZeroDivisionError: division by zero`, below the frames.\n",
+}
+LAYOUT_REPORT = """\
+A grid whose columns are all flexible crashes in a narrow console
+
+Traceback (most recent call last):
+  File "/home/me/app.py", line 3, in <module>
+    show(table, width=5)
+  File "/home/me/.venv/lib/python3.11/site-packages/grid/console.py", line 5, in show
+    lines = render(table, width)
+  File "/home/me/.venv/lib/python3.11/site-packages/grid/layout.py", line 8, in render
+    widths = column_widths(table.columns, width)
+  File "/home/me/.venv/lib/python3.11/site-packages/grid/layout.py", line 3, in column_widths
+    share = width / sum(ratios)
+ZeroDivisionError: division by zero
+"""
+
+
+def test_a_message_that_only_tests_and_docs_write_is_no_clue(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A rich trial: Python's own `ZeroDivisionError: division by zero` ended a traceback, and the
+    tests and docs that quote it took a message's clue, third and fourth above the frames' other
+    code. Code that writes a message emits it; a message only tests and prose write is the
+    language's or a dependency's, and no clue."""
+    repo = make_repo({p: textwrap.dedent(t) for p, t in LAYOUT.items()})
+    build(repo, model="none")
+    got = run_query(LAYOUT_REPORT, Where.of(None, None, repo), k=4).results
+    assert [r.anchor for r in got[:3]] == [
+        "grid/layout.py::column_widths", "grid/layout.py::render", "grid/console.py::show"
+    ], [r.anchor for r in got]  # fmt: skip
+    assert all(r.hit.explain["evidence"] != MESSAGE for r in got)

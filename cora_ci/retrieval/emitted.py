@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from cora_ci.chunking.model import OVERLOAD
 from cora_ci.retrieval.catalog import Catalog
-from cora_ci.retrieval.kinds import path_class
+from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.related import neighbours_of
 
 MAX_CHARS = 100_000  # a report is read this far for clues (the query's words stop much earlier)
@@ -129,6 +129,8 @@ def messages(text: str) -> list[str]:
     for msg, level in ((f.strip(), level) for f, level in leveled + quoted):
         if _SUMMARY.match(msg):  # "1 validation error for Model": a count, the messages follow
             continue
+        if not level and " " not in msg:  # a frame's quoted path, a quoted name: one token, no sentence
+            continue
         if len(_words(msg)) >= (_HEAD if level else _RUN) and not any(msg in o for o in out):
             out.append(msg)
     alone = head.strip()
@@ -193,6 +195,8 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
                 matched[cid] = head
         for cid in _framing(cat, matched):
             del matched[cid]
+        if not any(_code(cat, cid) for cid in matched):
+            continue  # the language's or a dependency's message ("division by zero"): tests quote it
         best = max(matched.values(), default=0)
         for cid, n in matched.items():
             weight = MESSAGE if n == best else MESSAGE / 2
@@ -200,6 +204,20 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
             for user in _users(cat, cid):
                 at[user] = max(at.get(user, 0.0), weight)
     return at
+
+
+def _code(cat: Catalog, cid: int) -> bool:
+    """The chunk is code that may emit a message: not a test's, nor documentation, nor what a
+    path sets apart (an example, a changelog). A message only these write is not this code's
+    own: rich's tests check a traceback of Python's `ZeroDivisionError: division by zero`, and a
+    report quoting it had them third and fourth, above the frames' other code."""
+    m = cat.meta(cid)
+    return (
+        m is not None
+        and path_class(m.path) is None
+        and prose_class(m.path, m.lang) is None
+        and not cat.test_by_code(m)
+    )
 
 
 def _framing(cat: Catalog, matched: dict[int, int]) -> list[int]:
