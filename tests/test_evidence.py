@@ -1569,3 +1569,68 @@ def test_a_message_that_only_tests_and_docs_write_is_no_clue(
         "grid/layout.py::column_widths", "grid/layout.py::render", "grid/console.py::show"
     ], [r.anchor for r in got]  # fmt: skip
     assert all(r.hit.explain["evidence"] != MESSAGE for r in got)
+
+
+SETTINGS = {
+    "go.mod": "module github.com/u/conf\n\ngo 1.22\n",
+    "conf.go": """\
+        package conf
+
+        var v = New()
+
+        type Conf struct {
+            values map[string]any
+            env    map[string]string
+        }
+
+        func New() *Conf { return &Conf{values: map[string]any{}} }
+
+        // AllSettings merges every source into one map.
+        func AllSettings() map[string]any { return v.AllSettings() }
+
+        func (c *Conf) AllSettings() map[string]any {
+            out := map[string]any{}
+            for key, value := range c.values {
+                out[key] = value
+            }
+            for key := range c.env {
+                deepSet(out, key, c.env[key])
+            }
+            return out
+        }
+        """,
+    "util.go": """\
+        package conf
+
+        func deepSet(m map[string]any, key string, value any) {
+            var inner map[string]any
+            inner[key] = value
+            m[key] = inner
+        }
+        """,
+}
+SETTINGS_PANIC = """\
+panic: assignment to entry in nil map
+
+goroutine 1 [running]:
+github.com/u/conf.deepSet(0x0, {0x4b1, 0x3})
+	/home/me/go/pkg/mod/github.com/u/conf@v1.2.0/util.go:7 +0x1c5
+github.com/u/conf.(*Conf).AllSettings(0xc0000c6000)
+	/home/me/go/pkg/mod/github.com/u/conf@v1.2.0/conf.go:41 +0x2b5
+main.main()
+	/home/me/app/main.go:22 +0x125
+"""
+
+
+def test_a_go_methods_frame_finds_the_method_not_the_function_of_its_name(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A viper trial: `(*Viper).AllSettings` in a panic of another version (its line holds nothing
+    of this one's) found the package function `AllSettings` that calls the method, two lines
+    of a forwarding call; the frame's receiver names the method's type."""
+    repo = make_repo({p: textwrap.dedent(t) for p, t in SETTINGS.items()})
+    build(repo, model="none")
+    got = run_query(SETTINGS_PANIC, Where.of(None, None, repo), k=3).results
+    assert [r.anchor for r in got[:2]] == ["util.go::deepSet", "conf.go::Conf.AllSettings"], [
+        r.anchor for r in got
+    ]

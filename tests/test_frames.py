@@ -194,6 +194,19 @@ def test_the_innermost_frame_comes_first_in_every_format(
     assert (c.path, c.name, c.line, c.frame) == (*first, True)
 
 
+def test_a_go_methods_frame_names_its_receivers_type() -> None:
+    """`pkg.(*T).M` is the method M of T (viper's `(*Viper).AllSettings`, beside a package function
+    `AllSettings` that calls it): the type is the frame's owner, as a JVM frame's class is; a
+    plain function's frame has none."""
+    trace = (
+        "panic: boom\n\ngoroutine 1 [running]:\nshop/cart.(*Cart).Watch.func1()\n\t/u/cart.go:16 +0x1d\n"
+        "shop/cart.(Tree[...]).Walk(...)\n\t/u/tree.go:9 +0x10\nshop/cart.Total()\n\t/u/cart.go:3 +0x9\n"
+    )
+    assert [(c.name, c.dotted) for c in clues(trace)] == [
+        ("Watch", ("Cart", "Watch")), ("Walk", ("Tree", "Walk")), ("Total", ())
+    ]  # fmt: skip
+
+
 def test_a_reports_frames_are_evidence_not_words() -> None:
     """An httpx trial: a report's traceback words (paths, functions) outweighed its prose, and the
     helper to fix ranked 37th (21st without them). A frame is blanked from the query's words,

@@ -159,6 +159,7 @@ def _clues(text: str) -> tuple[Clue, ...]:
 
 _ANONYMOUS = re.compile(r"\$\d+$|\$lambda")  # the JVM's anonymous classes and lambdas
 _GO_CLOSURE = re.compile(r"func\d+")
+_GO_RECEIVER = re.compile(r"\.\(\*?(\w+)(?:\[[^\]\n]*\])?\)$")  # `pkg.(*T)`, `pkg.(T[...])`: a method's type
 
 
 def _base(path: str | None) -> str | None:
@@ -230,6 +231,8 @@ def _clue(m: re.Match[str]) -> Clue | None:
         name, dotted = None, ()  # class's method names no symbol of the file; its line says which holds it
     if name is not None and _GO_CLOSURE.fullmatch(name):  # Go's `cmd.glob..func1`: a function literal
         name = None  # of a package variable (a cobra command's `RunE`): no symbol; its line says which
+    if name is not None and (receiver := _GO_RECEIVER.search(groups.get("qual") or "")):
+        dotted = (receiver[1], name)  # viper's `(*Viper).AllSettings`: the method, not the function beside it
     return Clue(path, name, int(m["line"]), True, dotted)
 
 
