@@ -527,3 +527,40 @@ def test_a_sentence_that_matches_merged_stubs_gets_their_implementation_first(
     assert [(c.start_line, c.end_line) for c in merged] == [(4, 9)]  # the two stubs, one chunk
     got = run_query("the current context, or None when silent", Where.of(None, None, repo), k=3).results
     assert [r.view.start for r in got[:2]] == [12, 4], [(r.anchor, r.view.start) for r in got]
+
+
+def test_a_sentence_that_matches_a_forwarder_gets_the_method_it_calls_first(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """A viper trial: "how are config files watched for changes" answered with the package's
+    `func WatchConfig() { v.WatchConfig() }` (its doc comment holds the words) and the method that
+    watches seventh. A function whose code is one call of its own name on something else (a
+    package's default instance: logrus' `Info` in exported.go, Python's `logging.info`) lends its
+    score to that method, in its file or its directory, and follows it."""
+    body = "".join(f"\tstep{i} := c.poll({i}, delay)\n\t_ = step{i}\n" for i in range(12))
+    files = {
+        "conf/exported.go": (
+            "package conf\n\nvar std = New()\n\n"
+            "// WatchFiles starts watching the config files for changes and reloads them.\n"
+            "func WatchFiles() { std.WatchFiles() }\n"
+        ),
+        "conf/conf.go": (
+            "package conf\n\ntype Conf struct{ paths []string }\n\nfunc New() *Conf { return &Conf{} }\n\n"
+            f"func (c *Conf) WatchFiles() {{\n\tdelay := 10\n{body}}}\n"
+        ),
+        "log/log.py": (
+            "class Logger:\n    def warn(self, msg):\n"
+            + "".join(f"        self.emit({i}, msg, self.level)\n" for i in range(12))
+            + "\n\nroot = Logger()\n\n\ndef warn(msg):\n"
+            '    """Log a warning message on the root logger of the program."""\n    root.warn(msg)\n'
+        ),
+    }
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", **files})
+    build(repo, model="none")
+    where = Where.of(None, None, repo)
+    for query, first, then in (
+        ("start watching the config files for changes and reload them", "conf/conf.go", "conf/exported.go"),
+        ("log a warning message on the root logger", "log/log.py::Logger.warn", "log/log.py::warn"),
+    ):
+        got = [r.anchor for r in run_query(query, where, k=3).results]
+        assert got[0].startswith(first) and got[1].startswith(then), (query, got)

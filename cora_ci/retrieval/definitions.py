@@ -156,10 +156,47 @@ def lift_implementations(cat: Catalog, cands: dict[int, C], below: float, add: C
             code = _definition(cat, named.get(_c_name(m), []), m)
         elif _overload(m) and _stub(m.lang, cat.table.text(m.row)):
             code = _implementation(cat, m, implemented)
+        elif _forwards(cat, m):
+            code = _forwarded(cat, m)
         else:
             continue
         if code is not None:
             lend(cands, c, code, below, add, key, "stub")
+
+
+_FORWARD_LINES = 3  # code lines of a forwarder at most: its signature, the call, a closing brace
+
+
+def _forwards(cat: Catalog, m: Meta) -> bool:
+    """A function whose code is one call of its own name on something else: viper's package-level
+    `func WatchConfig() { v.WatchConfig() }` over its default instance, Python's `def info(msg):
+    root.info(msg)`. Only a short chunk's text is read."""
+    if m.kind != "method" or len(m.anchors) != 1 or not m.symbols or m.end_line - m.start_line > 8:
+        return False
+    name = split_qualified(m.symbols[0])[-1] if m.symbols[0] else ""
+    code = [ln for ln in cat.table.text(m.row).split("\n") if ln.strip() and not commented(ln, m.lang)]
+    return (
+        bool(name)
+        and len(code) <= _FORWARD_LINES
+        and re.search(rf"\.{re.escape(name)}\(", "\n".join(code)) is not None
+    )
+
+
+def _forwarded(cat: Catalog, m: Meta) -> Meta | None:
+    """The method of the same name a forwarder calls: a type's, in its file or its directory (a
+    Go package's: logrus' `Info` in exported.go calls `(*Logger).Info` in logger.go), the first
+    part of a split one. The call's receiver has no type the graph knows (`v`, `std`)."""
+    name = split_qualified(m.symbols[0])[-1]
+    here = m.path.rpartition("/")[0]
+    found = [
+        o for path, defs in cat.defining([name], _FORWARD_FILES).items() if path.rpartition("/")[0] == here
+        for cid in defs[name] if (o := cat.meta(cid)) is not None and o.id != m.id and o.kind == "method"
+        and any(len(n) > 1 and n[-1] == name for n in o.names)
+    ]  # fmt: skip
+    return min(found, key=lambda o: (o.path != m.path, o.path, o.start_line)) if found else None
+
+
+_FORWARD_FILES = 50  # files that may define a forwarded name, read for it
 
 
 def _declared_only(cat: Catalog, m: Meta) -> bool:
