@@ -867,6 +867,38 @@ def test_a_file_s_header_does_not_stand_second_to_its_definition(tmp_path: Path)
     assert hits["file"].explain["file"] is None and hits["type"].explain["demoted"] is None
 
 
+def test_a_files_top_level_code_that_defines_nothing_stands_behind_its_definition(tmp_path: Path) -> None:
+    """guzzle's `RetryMiddleware.php` opens with `<?php namespace GuzzleHttp;`, top-level code of
+    no name: asked `RetryMiddleware`, the file's name lifted it to third, above the tests that
+    use the class. It is the file's header as much as its `use` lines are."""
+    methods = "".join(
+        f"    private function step{i}(RequestInterface $request): int\n    {{\n        return $this->delay * {i};\n    }}\n\n"
+        for i in range(6)
+    )
+    files = {
+        "src/RetryMiddleware.php": (
+            "<?php\n\nnamespace Shop;\n\nuse Psr\\Http\\Message\\RequestInterface;\n\n"
+            "/** Retries requests a decider says should be retried. */\nclass RetryMiddleware\n{\n"
+            "    private $delay = 1;\n\n" + methods + "}\n"
+        ),
+        "src/Middleware.php": (
+            "<?php\n\nnamespace Shop;\n\nfinal class Middleware\n{\n    public static function retry(callable $decider)\n"
+            "    {\n        return static function (callable $handler) use ($decider) {\n"
+            "            return new RetryMiddleware($decider, $handler);\n        };\n    }\n}\n"
+        ),
+    }
+    repo = init_repo(tmp_path / "repo", files)
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    cat = catalog(b)
+    found = [
+        (m.path, m.kind, m.anchor) for m in (cat.meta(h.chunk_id) for h in search(b, "RetryMiddleware", k=10))
+    ]
+    top = ("src/RetryMiddleware.php", "module", None)
+    named = [i for i, (_, _, anchor) in enumerate(found) if anchor is not None and "::" in anchor]
+    assert top in found and found.index(top) > max(named), found  # behind every definition found
+
+
 def test_a_stopword_is_not_a_name(tmp_path: Path) -> None:
     """A workflow's `on:` key, a method named `is_`: a sentence's "on" and "is" matched them at
     the name field's weight (httpx's publish.yml came third for "retry on connection failure")."""

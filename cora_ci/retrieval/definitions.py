@@ -313,6 +313,12 @@ def _code_of(line: str) -> str:
     return (line[:cut] if cut >= 0 else line).rstrip()
 
 
+def _heading(m: Meta) -> bool:
+    """A file's header, or its top-level code that defines nothing (PHP's `<?php namespace X;`
+    above its `use` lines, which came third for guzzle's `RetryMiddleware`, by its file's name)."""
+    return m.kind == "file" or (m.kind == "module" and not m.anchors)
+
+
 def headers_behind_definitions(cands: Mapping[K, Candidate]) -> set[K]:
     """A file's header chunk (package, namespace, imports) named after its file matches a name
     asked for as the file's definition of it does (`IMediator.cs`'s `namespace MediatR;` came
@@ -324,7 +330,7 @@ def headers_behind_definitions(cands: Mapping[K, Candidate]) -> set[K]:
     defined = {c.meta.path for c in cands.values() if c.explain["definition"] and c.meta.kind != "file"}
     lowered = set()
     for key, c in cands.items():
-        if c.meta.kind == "file" and c.meta.path in defined:
+        if _heading(c.meta) and c.meta.path in defined:
             c.score *= HEADER
             c.explain["demoted"] = c.explain["demoted"] or "header"
             lowered.add(key)
