@@ -169,6 +169,7 @@ _FORWARD_LINES = 3  # code lines of a forwarder at most: its signature, the call
 # each look reads a text (its file's whole blob, the first time): all of a sentence's short
 # functions took the in-process p50 at 50k chunks 5.5 -> 6.5 ms.
 _FORWARD_SEEN = 10
+_FORWARD_FILES = 50  # files that may define a forwarded name, read for it
 
 
 def _forwards(cat: Catalog, m: Meta) -> bool:
@@ -179,11 +180,7 @@ def _forwards(cat: Catalog, m: Meta) -> bool:
         return False
     name = m.names[0][0]
     code = [ln for ln in cat.table.text(m.row).split("\n") if ln.strip() and not commented(ln, m.lang)]
-    return (
-        bool(name)
-        and len(code) <= _FORWARD_LINES
-        and re.search(rf"\.{re.escape(name)}\(", "\n".join(code)) is not None
-    )
+    return len(code) <= _FORWARD_LINES and re.search(rf"\.{re.escape(name)}\(", "\n".join(code)) is not None
 
 
 def _forwarded(cat: Catalog, m: Meta) -> Meta | None:
@@ -198,9 +195,6 @@ def _forwarded(cat: Catalog, m: Meta) -> Meta | None:
         and any(len(n) > 1 and n[-1] == name for n in o.names)
     ]  # fmt: skip
     return min(found, key=lambda o: (o.path != m.path, o.path, o.start_line)) if found else None
-
-
-_FORWARD_FILES = 50  # files that may define a forwarded name, read for it
 
 
 def _declared_only(cat: Catalog, m: Meta) -> bool:
