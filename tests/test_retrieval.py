@@ -306,12 +306,14 @@ def test_path_classes() -> None:
     assert path_class("src/contest.py") is None
     # test runners' own names, beside the code as some projects keep them
     for test in ("src/FilesystemTest.php", "lib/foo_test.rb", "lib/foo_test.exs", "test_parse.c", "x_test.dart",
-                 "base/strings_unittest.cc", "lua/path_spec.lua", "test/cli.bats", "Tests/ParserTests.swift"):  # fmt: skip
+                 "base/strings_unittest.cc", "lua/path_spec.lua", "test/cli.bats", "Tests/ParserTests.swift",
+                 "test.c", "tests.cc"):  # fmt: skip
         assert path_class(test) == "test", test
     assert path_class("Tests/Support/Fixtures.swift") == "test"  # SwiftPM's capitalised directories
     assert path_class("Benchmarks/Parse.cs") == "benchmark"
     # code whose name ends like a test's in another language's convention
-    for code in ("src/FunSpec.kt", "src/TypeSpec.java", "ops/tensor_spec.py", "src/TestCase.php", "latest.go"):  # fmt: skip
+    for code in ("src/FunSpec.kt", "src/TypeSpec.java", "ops/tensor_spec.py", "src/TestCase.php", "latest.go",
+                 "src/werkzeug/test.py", "django/core/management/commands/test.py", "src/contest.c"):  # fmt: skip
         assert path_class(code) is None, code
 
 

@@ -64,13 +64,15 @@ _VENDORED_FILE = re.compile(r"^(jquery|bootstrap|lodash|underscore|moment|d3|ang
 # groups; `tested.subject_stem`): pytest's `test_x.py`, Go's `x_test.go`, Google's `x_unittest.cc`,
 # Jest's `x.test.ts`, tsd's type tests `x.test-d.ts`, JUnit's, PHPUnit's and XCTest's `XTest.java`,
 # `XTest.php`, `XTests.swift`, RSpec's and busted's `x_spec.rb`, `x_spec.lua`; and pytest's
-# `conftest.py`, Bats' `x.bats`.
-# Not `XSpec.kt` (kotlinpoet's `FunSpec` is code) nor `x_spec.py` (TensorFlow's `tensor_spec`).
+# `conftest.py`, Bats' `x.bats`, a C project's one test program (hiredis' `test.c`).
+# Not `XSpec.kt` (kotlinpoet's `FunSpec` is code) nor `x_spec.py` (TensorFlow's `tensor_spec`), nor
+# a `test.py` (werkzeug's test client, Django's `test` command).
 TEST_NAME = re.compile(
     r"^test_(?P<a>.+)\.(py|rb|c|cc|cpp|lua)$|^(?P<b>.+?)_(unit)?tests?\.\w+$"
     r"|^(?P<c>.+?)\.(test|spec|test-d)\.[cm]?[jt]sx?$"
     r"|^(?P<d>.*?)Tests?\.(java|cs|kt|kts|swift|php|scala|groovy|m|mm)$|^(?P<e>.+?)_spec\.(rb|lua)$"
     r"|^conftest\.py$|\.bats$"
+    r"|^tests?\.(c|cc|cpp)$"
 )
 # a benchmark times the code it calls, as a test checks it: neither is what a question asks for
 _BENCHMARK_FILE = re.compile(
