@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import weakref
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from functools import cached_property, lru_cache, partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -255,12 +255,15 @@ class Catalog:
         files = self.bundle.manifest["files"]
         return NameFilter(dict(zip(files["path"], files[column], strict=True)))
 
-    def defining(self, names: Iterable[str], most: int | None = None) -> dict[str, dict[str, list[int]]]:
-        """Per file that defines one of `names` (of the files whose name hashes may hold one, the
-        first `most` by path), the ids of the symbols defining each of them there."""
+    def defining(self, names: Iterable[str], most: int | None = None,
+                 where: Callable[[str], bool] | None = None) -> dict[str, dict[str, list[int]]]:  # fmt: skip
+        """Per file that defines one of `names` (of the files whose name hashes may hold one and
+        that `where` takes, the first `most` by path), the ids of the symbols defining each of
+        them there."""
         wanted = set(names)
         out: dict[str, dict[str, list[int]]] = {}
-        for path in self.definers.paths_with(wanted)[:most]:
+        paths = self.definers.paths_with(wanted)
+        for path in (paths if where is None else list(filter(where, paths)))[:most]:
             links = self.links(path)
             defs = {n: links.defs[n] for n in wanted & links.defs.keys()} if links is not None else {}
             if defs:

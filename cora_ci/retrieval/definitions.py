@@ -189,9 +189,10 @@ def _forwarded(cat: Catalog, m: Meta) -> Meta | None:
     part of a split one. The call's receiver has no type the graph knows (`v`, `std`)."""
     name = m.names[0][0]
     here = m.path.rpartition("/")[0]
+    near = cat.defining([name], _FORWARD_FILES, lambda path: path.rpartition("/")[0] == here)
     found = [
-        o for path, defs in cat.defining([name], _FORWARD_FILES).items() if path.rpartition("/")[0] == here
-        for cid in defs[name] if (o := cat.meta(cid)) is not None and o.id != m.id and o.kind == "method"
+        o for defs in near.values() for cid in defs[name]
+        if (o := cat.meta(cid)) is not None and o.id != m.id and o.kind == "method"
         and any(len(n) > 1 and n[-1] == name for n in o.names)
     ]  # fmt: skip
     return min(found, key=lambda o: (o.path != m.path, o.path, o.start_line)) if found else None

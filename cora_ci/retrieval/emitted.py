@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 from cora_ci.chunking.model import OVERLOAD
 from cora_ci.retrieval.catalog import Catalog
-from cora_ci.retrieval.kinds import path_class, prose_class
+from cora_ci.retrieval.kinds import path_class, set_apart
 from cora_ci.retrieval.related import neighbours_of
 
 MAX_CHARS = 100_000  # a report is read this far for clues (the query's words stop much earlier)
@@ -212,12 +212,7 @@ def _code(cat: Catalog, cid: int) -> bool:
     own: rich's tests check a traceback of Python's `ZeroDivisionError: division by zero`, and a
     report quoting it had them third and fourth, above the frames' other code."""
     m = cat.meta(cid)
-    return (
-        m is not None
-        and path_class(m.path) is None
-        and prose_class(m.path, m.lang) is None
-        and not cat.test_by_code(m)
-    )
+    return m is not None and not set_apart(m.path, m.lang) and not cat.test_by_code(m)
 
 
 def _framing(cat: Catalog, matched: dict[int, int]) -> list[int]:

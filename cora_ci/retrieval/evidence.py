@@ -32,7 +32,7 @@ from cora_ci.retrieval.definitions import leading
 from cora_ci.retrieval.emitted import CALLED, RARE, coded, named_by_errors, said
 from cora_ci.retrieval.features import last_stem, stem_parts
 from cora_ci.retrieval.frames import Clue, clues
-from cora_ci.retrieval.kinds import path_class, prose_class
+from cora_ci.retrieval.kinds import set_apart
 from cora_ci.retrieval.query import STOPWORDS
 
 
@@ -333,8 +333,7 @@ _TITLE_WORD = re.compile(r"(?<![\w.])[A-Za-z_][A-Za-z0-9_]{3,}(?!\w|\.\w|\()")  
 def _code(cat: Catalog, path: str) -> bool:
     """`path` is code: not a test, an example, vendored or generated, a build's output, nor prose."""
     rows = cat.file_rows(path)
-    return (bool(rows) and path_class(path) is None and not cat.built(path)
-            and prose_class(path, cat.row_meta(rows[0]).lang) is None)  # fmt: skip
+    return bool(rows) and not cat.built(path) and not set_apart(path, cat.row_meta(rows[0]).lang)
 
 
 def _titled(cat: Catalog, path: str, title: str) -> int | None:

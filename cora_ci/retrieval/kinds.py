@@ -160,6 +160,12 @@ _PROSE_LANGS = frozenset({"markdown", "rst", "asciidoc", "org"})
 _STUB = re.compile(r"\.(pyi|d\.[cm]?ts)$")
 
 
+def set_apart(path: str, lang: str) -> bool:
+    """Not code by its path or language (`path_class`, `prose_class`): a test, an example,
+    vendored or generated code, a changelog, ..., prose or a type stub."""
+    return path_class(path) is not None or prose_class(path, lang) is not None
+
+
 def prose_class(path: str, lang: str) -> str | None:
     """docs (prose: Markdown, reStructuredText, plain text files) | stub (.pyi, .d.ts) | None."""
     if _STUB.search(path):
