@@ -332,6 +332,31 @@ def test_the_budget_counts_what_is_printed_and_keeps_rank_order(repo: Path) -> N
     assert elided == sorted(elided)  # never a result in full below an elided one
 
 
+def test_results_the_budget_leaves_out_are_said_and_the_note_is_counted(repo: Path) -> None:
+    """A flask trial's `-k 5 --budget 600` printed one result and nothing of the four left out."""
+    from cora_ci.chunking.tokens import default_counter
+    from cora_ci.render.formats import as_json, code_budget, overhead
+
+    whole = run_query("registry item value", Where.of(None, None, repo), k=8)
+    assert len(whole.results) == 8 and not whole.notes
+    tight = run_query("registry item value", Where.of(None, None, repo), k=8, budget=120)
+    left = 8 - len(tight.results)
+    assert left > 0 and tight.notes == [
+        f"{left} more results did not fit the token budget: a larger budget shows them"
+    ]
+    loose = run_query("registry item value", Where.of(None, None, repo), k=8, budget=100_000)
+    assert len(loose.results) == 8 and not loose.notes
+    counter, bundle = default_counter(), str(repo / ".cora" / "index")
+    for budget in range(380, 700, 7):  # JSON prints the note among the results: it counts, as `query` does
+        ans = run_query("registry item value", Where.of(None, None, repo), k=8,
+                        budget=code_budget("json", budget, whole.query, bundle), overhead=overhead("json", k=8))  # fmt: skip
+        out = as_json(ans.query, bundle, ans.results, False, ans.bundle_id, (), ans.notes)
+        printed = sum(counter.count_lines(out.split("\n")))
+        assert printed <= budget or len(ans.results) == 1, budget  # (the best is shown whatever it costs)
+    text = _cora("query", "registry item value", "--format", "text", "-k", "8", "--budget", "400", cwd=repo)
+    assert text.returncode == 0 and re.search(r"^note: \d+ more results? did not fit", text.stderr, re.M)
+
+
 def test_boosted_results_come_beyond_the_k(repo: Path) -> None:
     ans = run_query("registry item value", Where.of(None, None, repo), k=3, boosts=("path:src/auth.py",))
     pinned = [r for r in ans.results if r.hit.full]

@@ -115,7 +115,8 @@ def test_stdio_lists_the_four_tools_and_each_answers(shop: Path, env: dict[str, 
 
 def test_answers_are_compact_and_a_long_query_is_not_sent_back(shop: Path, env: dict[str, str]) -> None:
     """A starlette trial: the SDK's indented JSON made an outline cost more than the file it
-    outlines, and every search sent a pasted traceback back whole."""
+    outlines, and every search sent a pasted traceback back whole. Results a budget leaves out
+    are said."""
 
     async def run() -> None:
         async with stdio(shop, env) as c:
@@ -130,6 +131,10 @@ def test_answers_are_compact_and_a_long_query_is_not_sent_back(shop: Path, env: 
             assert echoed.startswith("save fails for a stripped item") and len(echoed) < 220 < len(report)
             o = await c.call_tool("outline", {"path": "shop/base.py"})
             assert "\n" not in o.content[0].text  # type: ignore[union-attr]
+            tight = await call(c, "search", query="store an item", k=3, budget=1)  # the best is kept
+            assert len(tight["results"]) == 1 and tight["notes"] == [
+                "2 more results did not fit the token budget: a larger budget shows them"
+            ]
 
     anyio.run(run)
 

@@ -85,7 +85,7 @@ def query(
     filters = Filters(langs, kinds, paths, excludes)
     query_text = as_text(sys.stdin.read().strip() if query_text == "-" else query_text)
     fmt = fmt or default_format()
-    printed = overhead(fmt, explain) if budget is not None else None  # the budget is what is printed
+    printed = overhead(fmt, explain, k) if budget is not None else None  # the budget is what is printed
     if budget is not None:
         budget = code_budget(fmt, budget, query_text, str(ws[0].bundle))
     ans, _ = run_query_many(query_text, ws, k=k, budget=budget, boosts=boosts, filters=filters, model=model,

@@ -14,7 +14,9 @@ elided while a lower-ranked one is printed whole. The budget counts what is prin
 (its lines and `. . .` markers) and, when `overhead` is given, each result's metadata and
 commentary, with the embedding model's tokenizer (the unit of a chunk's `tokens`). Hits with
 `full` (boosts) are always verbatim and may exceed the budget by themselves, and so may the best
-hit's signature: an answer is never empty for a small budget.
+hit's signature: an answer is never empty for a small budget. Results the budget leaves out are
+counted (`Packed.left`) and said in a note (`left_out`): an agent that got two of the five results
+it asked for knows to ask again with more tokens rather than think there were two.
 """
 
 from __future__ import annotations
@@ -122,12 +124,37 @@ class _Item:
         return self.bound.view
 
 
-Overhead = Callable[[Result], int]
+class Overhead(Protocol):
+    """What the answer prints besides the code, in tokens: for each result (its metadata and
+    commentary), and `note`, for the note saying results were left out when the format prints it
+    among the results (JSON's `notes`)."""
+
+    note: int
+
+    def __call__(self, result: Result, /) -> int: ...
+
+
+@dataclass
+class Packed:
+    results: list[Result]
+    left: int = 0  # results within `k` the budget left out, not even a signature printed
+
+
+def left_out(n: int) -> str:
+    """The note for `n` results the budget left out."""
+    return f"{n} more result{'s' if n != 1 else ''} did not fit the token budget: a larger budget shows them"
 
 
 def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None,
          k: int | None = None, overhead: Overhead | None = None,
          words: Sequence[str] = (), asked: Asked = None) -> list[Result]:  # fmt: skip
+    """`packed`'s results."""
+    return packed(hits, source, budget, k, overhead, words, asked).results
+
+
+def packed(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: int | None,
+           k: int | None = None, overhead: Overhead | None = None,
+           words: Sequence[str] = (), asked: Asked = None) -> Packed:  # fmt: skip
     """The answer for `hits` (best first) within `budget` tokens (None: everything verbatim), at most
     `k` results once overlapping hits are merged; with several bundles, `source` has one source
     per bundle and each hit's `origin` says which. `words`: the query's, to name a result holding
@@ -147,25 +174,30 @@ def pack(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget: i
     for i in items:
         i.parent = parent_of(sources[i.hit.origin], i.chunk, i.bound)
     rest = [i for i in items if not i.hit.full]
-    if budget is not None:
-        _spend(rest, items, budget, _Cost(overhead, words))
-    return _results(items, words)
+    if budget is None:
+        return Packed(_results(items, words))
+    whole, cost = len(_groups(items)), _Cost(overhead, words)
+    _spend(rest, items, budget, cost)
+    if overhead is not None and overhead.note and len(_groups(items)) < whole:
+        _spend(rest, items, budget - overhead.note, cost)  # the note is printed too: room for it
+    results = _results(items, words)
+    return Packed(results, max(0, whole - len(results)))
 
 
-def filled(k: int, attempt: Callable[[int], tuple[list[Hit], list[Result]]]) -> list[Result]:
+def filled(k: int, attempt: Callable[[int], tuple[list[Hit], Packed]]) -> Packed:
     """`k` results when the ranking has them: `attempt(n)` ranks `n` hits (of the candidates
     gathered for `k`) and packs at most `k` results; hits that merge (overlapping lines) leave
     fewer, so the ranking is asked again for twice as many hits, or as many more as were merged
     away twice over if that is more, up to five times (a large file's neighbouring members can
-    merge by the dozen)."""
+    merge by the dozen). Results the budget left out count: more hits would not print."""
     want = k
     for _ in range(6):
-        hits, results = attempt(want)
-        ranked = sum(not h.full for h in hits)
-        if len(results) >= k or ranked < want:
+        hits, got = attempt(want)
+        ranked, have = sum(not h.full for h in hits), len(got.results) + got.left
+        if have >= k or ranked < want:
             break
-        want = max(want + 2 * (k - len(results)), 2 * want)
-    return results
+        want = max(want + 2 * (k - have), 2 * want)
+    return got
 
 
 def _spend(rest: list[_Item], items: list[_Item], budget: int, cost: _Cost) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import textwrap
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
@@ -18,7 +19,7 @@ import click
 from cora_ci.chunking.model import PART, Chunk
 from cora_ci.chunking.sentences import first_sentence
 from cora_ci.rebind.view import commented, declaring
-from cora_ci.render.answer import Overhead, Parent, Result
+from cora_ci.render.answer import Overhead, Parent, Result, left_out
 from cora_ci.render.bundles import BundleRef
 from cora_ci.render.source import Shown
 
@@ -298,28 +299,43 @@ def as_text(results: Iterable[Result], explain: bool = False, commit: str | None
         yield ""
 
 
-def overhead(fmt: str, explain: bool = False) -> Overhead:
+class _Printed:
     """What a result prints in `fmt` besides its code, in tokens, for the budget to count: its
-    metadata, commentary and, in text, line numbers (the printed block less its code)."""
-    from cora_ci.chunking.tokens import default_counter
+    metadata, commentary and, in text, line numbers (the printed block less its code); and the
+    note on results left out, which JSON prints among them (the other formats on stderr)."""
 
-    counter = default_counter()
-    seen: dict[tuple[object, ...], int] = {}
+    def __init__(self, fmt: str, explain: bool, k: int) -> None:
+        from cora_ci.chunking.tokens import default_counter
 
-    def printed(r: Result) -> str:
-        if fmt == "json":
-            return json.dumps(result_dict(r, explain), indent=2, ensure_ascii=False)
-        if fmt == "cora":
-            return as_cora([r], explain)
-        return "\n".join(click.unstyle(line) for line in as_text([r], explain))
+        self._fmt, self._explain, self._counter = fmt, explain, default_counter()
+        self._seen: dict[tuple[object, ...], int] = {}
+        self.note = self._tokens(_noted(left_out(k))) - self._tokens(_noted(None)) if fmt == "json" else 0
 
-    def cost(r: Result) -> int:
+    def _tokens(self, text: str) -> int:
+        return sum(self._counter.count_lines(text.split("\n")))
+
+    def _printed(self, r: Result) -> str:
+        if self._fmt == "json":  # as it is printed: in the list of results, indented, a comma after
+            dumped = json.dumps(result_dict(r, self._explain), indent=2, ensure_ascii=False)
+            return textwrap.indent(dumped, "    ") + ","
+        if self._fmt == "cora":
+            return as_cora([r], self._explain)
+        return "\n".join(click.unstyle(line) for line in as_text([r], self._explain))
+
+    def __call__(self, r: Result) -> int:
         key = (r.hit.origin, r.chunk.id, r.elided, r.view.start, r.view.end, r.named, r.stale, r.parent)
-        if key not in seen:
-            seen[key] = max(0, sum(counter.count_lines(printed(r).split("\n"))) - r.tokens)
-        return seen[key]
+        if key not in self._seen:
+            self._seen[key] = max(0, self._tokens(self._printed(r)) - r.tokens)
+        return self._seen[key]
 
-    return cost
+
+def _noted(note: str | None) -> str:
+    return as_json("", "", [], notes=[note] if note else ())
+
+
+def overhead(fmt: str, explain: bool = False, k: int = 10) -> Overhead:
+    """What the answer prints besides the code, for the budget (`_Printed`); `k` sizes the note."""
+    return _Printed(fmt, explain, k)
 
 
 def code_budget(fmt: str, budget: int, query: str, bundle: str) -> int:
@@ -329,5 +345,5 @@ def code_budget(fmt: str, budget: int, query: str, bundle: str) -> int:
         return budget
     from cora_ci.chunking.tokens import default_counter
 
-    frame = as_json(query, bundle, [], bundle_id="0" * 64)
+    frame = as_json(query, bundle, [], bundle_id="0a" * 32)  # as many tokens as any sha256 takes, or more
     return max(1, budget - sum(default_counter().count_lines(frame.split("\n"))))

@@ -17,7 +17,7 @@ from typing import Any, TypeVar
 from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.config import dependency_bundles
 from cora_ci.errors import CoraError
-from cora_ci.render.answer import Overhead, Result, filled, pack
+from cora_ci.render.answer import Overhead, Packed, filled, left_out, packed
 from cora_ci.render.bundles import BundleRef, first_answer, refs_of
 from cora_ci.render.members import asked_by
 from cora_ci.render.outline import Outline, outline
@@ -115,13 +115,14 @@ def answer_many(many: Many, text: str, embedders: list[Any], k: int, budget: int
     q = analyse(text)
     words, wanted = sorted(q.words), asked_by(q, text)
 
-    def attempt(n: int) -> tuple[list[Hit], list[Result]]:
+    def attempt(n: int) -> tuple[list[Hit], Packed]:
         hits = search_many(parts, text, k=n, filters=filters, depth=k)
-        return hits, pack(hits, sources, budget, k, overhead, words, wanted)
+        return hits, packed(hits, sources, budget, k, overhead, words, wanted)
 
-    results = filled(k, attempt)
+    got = filled(k, attempt)
     first = many.refs[0]
-    return Answer(text, first.path, results, first.commit, first.bundle_id, many.refs, list(many.notes))
+    notes = [*many.notes, left_out(got.left)] if got.left else list(many.notes)
+    return Answer(text, first.path, got.results, first.commit, first.bundle_id, many.refs, notes)
 
 
 def _embedders(many: Many, model: str | None) -> list[Any]:

@@ -17,7 +17,7 @@ from cora_ci.bundle import Bundle, open_bundle
 from cora_ci.errors import CoraError
 from cora_ci.files.walk import git_toplevel
 from cora_ci.rebind.bind import WorkTree
-from cora_ci.render.answer import Overhead, Result, filled, pack
+from cora_ci.render.answer import Overhead, Packed, Result, filled, left_out, packed
 from cora_ci.render.bundles import BundleRef
 from cora_ci.render.members import asked_by
 from cora_ci.render.outline import Outline, outline
@@ -187,13 +187,13 @@ def answer_with(bundle: Bundle, text: str, tree: WorkTree | None, embedder: Any,
     q = analyse(text)
     words, wanted = sorted(q.words), asked_by(q, text)
 
-    def attempt(n: int) -> tuple[list[Hit], list[Result]]:
+    def attempt(n: int) -> tuple[list[Hit], Packed]:
         hits = search(bundle, text, k=n, embedder=embedder, filters=filters, boosts=boosts, depth=k)
-        return hits, pack(hits, source, budget, k, overhead, words, wanted)
+        return hits, packed(hits, source, budget, k, overhead, words, wanted)
 
-    results = filled(k, attempt)
+    got = filled(k, attempt)
     commit = (bundle.manifest.get("source") or {}).get("commit")
-    return Answer(text, name, results, commit, bundle.id)
+    return Answer(text, name, got.results, commit, bundle.id, notes=[left_out(got.left)] if got.left else [])
 
 
 class _Ahead:
