@@ -190,6 +190,73 @@ def test_same_file_definition_wins_and_sibling_methods_link() -> None:
     assert targets(files, "a.py::Auth.check") == set()  # its own class is its parent, not a reference
 
 
+def test_a_forwarder_calls_the_method_of_its_own_name_and_recursion_links_nothing() -> None:
+    """viper's package-level `func WatchConfig() { v.WatchConfig() }` had no edge to the method it
+    calls (its own name was dropped as a definition), so `related` listed no caller of it."""
+    go = {
+        "viper.go": """
+            package viper
+
+            var v *Viper
+
+            type Viper struct{ watching bool }
+
+            func WatchConfig() { v.WatchConfig() }
+
+            func (v *Viper) WatchConfig() {
+                v.watching = true
+            }
+
+            func walk(n int) int {
+                if n == 0 {
+                    return 0
+                }
+                return walk(n - 1)
+            }
+            """,
+        "tree.go": """
+            package viper
+
+            type tree struct{}
+
+            func (t *tree) walk(n int) int { return n }
+            """,
+    }
+    got = edges(go)
+    assert ("viper.go::WatchConfig", "viper.go::Viper.WatchConfig") in got
+    assert not {b for a, b in got if a == "viper.go::walk"}  # recursion, not the other file's method
+    py = {
+        "client.py": """
+            class Session:
+                def prepare_request(self, request):
+                    return request
+
+            _session = Session()
+
+            def prepare_request(request):
+                return _session.prepare_request(request)
+            """,
+        "tests/test_views.py": """
+            def test_one(app):
+                class Index:
+                    def get(self):
+                        return "one"
+
+                app.add_url_rule("/", view_func=Index.as_view("index"))
+
+            def test_two(app):
+                class Index:
+                    def get(self):
+                        return "two"
+
+                app.add_url_rule("/", view_func=Index.as_view("index"))
+            """,
+    }
+    got = edges(py)
+    assert ("client.py::prepare_request", "client.py::Session.prepare_request") in got
+    assert not {(a, b) for a, b in got if a.endswith(".Index") and b.endswith(".Index")}  # each names itself
+
+
 def test_a_shell_function_is_called_as_a_command() -> None:
     """An nvm trial: nvm.sh's 118 functions call each other as commands, which no identifier
     query read (30 edges in the whole repository, `related` empty); a variable or an argument that

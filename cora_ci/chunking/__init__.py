@@ -91,8 +91,9 @@ __all__ = ["FileResult", "chunk_file"]
 # members and an unnamed `library;`; 64: a shell function is called as a command (`graph/queries._USES`);
 # 65: a Kotlin class header inside a line's `//` comment is none (62 joined a constructor into the comment);
 # 66: an overload's anchor holds its parameters without their defaults and comments, in every language;
-# 67: Kotlin's and Swift's overloads are anchored by their parameters too (they were `f#2`, by their order)
-REVISION = 67
+# 67: Kotlin's and Swift's overloads are anchored by their parameters too (they were `f#2`, by their order);
+# 68: a definition calling its own name as a member of something else references it (`extract._delegated`)
+REVISION = 68
 
 
 def __getattr__(name: str) -> Any:

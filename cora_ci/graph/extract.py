@@ -74,22 +74,52 @@ def extract_refs(path: str, lang: str, data: bytes, chunks: list[Chunk], tree: A
     offsets = _line_offsets(src)
     owners, lo, hi = _byte_ranges(chunks, offsets)
     _narrow_slices(chunks, src, owners, lo, hi)
-    use_names, bind_names = uses.slices(lo, hi), binds.slices(lo, hi)
+    use_at, bind_names = uses.spans(lo, hi), binds.slices(lo, hi)
     counts: dict[int, Counter[bytes]] = {}
     bound: dict[tuple[str, ...] | int, set[bytes]] = {}  # per symbol: its parts share parameters
+    ranges: dict[int, list[tuple[int, int]]] = {}
     for k, owner in enumerate(owners):
-        counts.setdefault(owner, Counter()).update(use_names[k])
+        a, b = use_at[k]
+        counts.setdefault(owner, Counter()).update(uses.names[a:b])
         bound.setdefault(_symbol_key(chunks[owner]), set()).update(bind_names[k])
+        ranges.setdefault(owner, []).append(use_at[k])
     refs: dict[int, list[str]] = {}
     cache: dict[bytes, str | None] = {}
     for k, c in enumerate(chunks):
         if k not in counts:
             continue
         skip = bound[_symbol_key(c)].union(s.encode() for s in defined_names(c))
+        skip -= _delegated(c, counts[k], uses, ranges[k], src)
         picked = _pick(counts[k], skip, cache)
         if picked:
             refs[c.id] = picked
     return FileRefs(_imports(lang, src, caps), refs)
+
+
+def _delegated(c: Chunk, counts: Counter[bytes], uses: _Occurrences, ranges: list[tuple[int, int]],
+               src: bytes) -> set[bytes]:  # fmt: skip
+    """The names `c` defines that it also calls as a member of something else (`x.name`, `x->name`).
+    A function that forwards to the method of its own name (viper's package-level
+    `func WatchConfig() { v.WatchConfig() }`, flask's `json.dumps` calling its app's provider's
+    `dumps`) calls that method: dropped as a definition, the forwarder had no edge to it, and
+    `related` no caller. Only as a member: a bare use of its own name is recursion, or another
+    definition of the name in the file (a Rust impl's `type Error = Error;`, flask's test classes
+    `Index` of one name, each naming itself), which a name alone cannot tell apart."""
+    declared = Counter(_QUALIFIER.split(OVERLOAD.sub("", a.split("::", 1)[-1]))[-1] for a in c.anchors)
+    out: set[bytes] = set()
+    for n in defined_names(c):
+        w = n.encode()
+        if counts[w] > max(1, declared[n]) and any(
+            uses.names[i] == w and _member(src, int(uses.starts[i])) for a, b in ranges for i in range(a, b)
+        ):
+            out.add(w)
+    return out
+
+
+def _member(src: bytes, at: int) -> bool:
+    """Whether the name at byte `at` follows `.` or `->` (spaces and line breaks between)."""
+    before = src[max(0, at - 80) : at].rstrip()
+    return before.endswith((b".", b"->")) and not before.endswith(b"..")
 
 
 def _minified(chunks: list[Chunk]) -> bool:
@@ -172,11 +202,15 @@ class _Occurrences:
         kept_ends = ends[keep][order]
         self.names = [src[s:e] for s, e in zip(self.starts.tolist(), kept_ends.tolist(), strict=True)]
 
-    def slices(self, lo: np.ndarray[Any, Any], hi: np.ndarray[Any, Any]) -> list[list[bytes]]:
-        """The names inside each range [lo[k], hi[k])."""
+    def spans(self, lo: np.ndarray[Any, Any], hi: np.ndarray[Any, Any]) -> list[tuple[int, int]]:
+        """The indexes [a, b) of the names inside each range [lo[k], hi[k])."""
         i = np.searchsorted(self.starts, lo).tolist()
         j = np.searchsorted(self.starts, hi).tolist()
-        return [self.names[a:b] for a, b in zip(i, j, strict=True)]
+        return list(zip(i, j, strict=True))
+
+    def slices(self, lo: np.ndarray[Any, Any], hi: np.ndarray[Any, Any]) -> list[list[bytes]]:
+        """The names inside each range [lo[k], hi[k])."""
+        return [self.names[a:b] for a, b in self.spans(lo, hi)]
 
 
 def _inside(starts: np.ndarray[Any, Any], spans: Sequence[Any]) -> np.ndarray[Any, Any]:
