@@ -564,3 +564,40 @@ def test_a_sentence_that_matches_a_forwarder_gets_the_method_it_calls_first(
     ):
         got = [r.anchor for r in run_query(query, where, k=3).results]
         assert got[0].startswith(first) and got[1].startswith(then), (query, got)
+
+
+def test_a_bare_name_asks_for_the_top_level_definition_before_members_of_that_name(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """serde_json's `from_str` answered `Deserializer::from_str` before the crate's `from_str`,
+    the two equal on BM25: a bare name is the whole name of the top-level one. A test's helper of
+    the name is no such definition: the member stays first."""
+    rs_body = "".join(f"        let step{i} = compute({i}, s, options);\n" for i in range(30))
+    py_body = "".join(f"        step{i} = compute({i}, text, options)\n" for i in range(30))
+    short_rs, short_py = rs_body[: rs_body.index("let step4")], py_body[: py_body.index("step4")]  # fmt: skip
+    repo = make_repo({
+        "src/de.rs": (
+            "pub struct Deserializer { read: String }\n\n"
+            "impl Deserializer {\n"
+            "    /// Creates a JSON deserializer from a `&str`.\n"
+            f"    pub fn from_str(s: &str) -> Self {{\n{short_rs}        Deserializer {{ read: s.to_string() }}\n    }}\n}}\n\n"
+            "/// Deserialize an instance of type `T` from a string of JSON text.\n"
+            "pub fn from_str(s: &str) -> Result<Value, Error> {\n"
+            f"{rs_body.replace('        ', '    ')}    from_trait(read::StrRead::new(s))\n}}\n"
+        ),
+        "src/codec.py": (
+            "class Encoder:\n"
+            f'    def dumps(self, text):\n        """Write the value."""\n{py_body}        return step1\n\n\n'
+            "class Decoder:\n"
+            f'    def loads(self, text):\n        """Read the text."""\n{short_py}        return step1\n\n\n'
+            f"def loads(text):\n{py_body.replace('        ', '    ')}    return _decode(text)\n"
+        ),
+        "tests/test_codec.py": f"def dumps(text):\n{py_body.replace('        ', '    ')}    return str(text)\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    first = {
+        q: run_query(q, Where.of(None, None, repo), k=3).results[0].anchor
+        for q in ("from_str", "loads", "dumps")
+    }
+    assert first == {"from_str": "src/de.rs::from_str", "loads": "src/codec.py::loads",
+                     "dumps": "src/codec.py::Encoder.dumps"}  # fmt: skip

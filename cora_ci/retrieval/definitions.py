@@ -21,6 +21,7 @@ from cora_ci.retrieval.select import C
 EXTENSIONS = ("impl:", "extension:")  # hierarchy entries (`label:name`) of blocks that extend a type
 HEADER = 0.1  # a file's header where the file's definition of the name asked for is found
 DECLARED = 0.5  # of the bonus, a C or C++ function declared without its body (`prototype`)
+MEMBER = 0.9  # of the bonus, a member named as a top-level definition is (`top_level`)
 K = TypeVar("K")
 
 
@@ -76,6 +77,14 @@ def principal(cat: Catalog, cands: Mapping[K, Candidate], constructors: bool = F
             if have is None or _better(cat, c.meta, cands[have].meta):
                 best[fam] = key
     return best
+
+
+def top_level(cands: Mapping[K, Candidate], name: str, code: Callable[[Meta], bool]) -> bool:
+    """Whether `code` (not a test, not a legacy copy) defines the bare `name` at the top level, a
+    whole qualified name: a member of that name is then behind it (`MEMBER`). serde_json's
+    `from_str` answered `Deserializer::from_str` before the crate's `from_str`, the two equal on
+    BM25; a bare name is all of the top-level one's name, a part of the member's."""
+    return any((name,) in c.meta.names and code(c.meta) for c in cands.values())
 
 
 def leading(cat: Catalog, metas: Sequence[Meta]) -> Meta:

@@ -17,12 +17,14 @@ from cora_ci.chunking.model import OVERLOAD
 from cora_ci.retrieval.catalog import Catalog, Meta, constructor, impl_member
 from cora_ci.retrieval.definitions import (
     DECLARED,
+    MEMBER,
     extends,
     family,
     headers_behind_definitions,
     lift_implementations,
     principal,
     prototype,
+    top_level,
 )
 from cora_ci.retrieval.emitted import raised
 from cora_ci.retrieval.evidence import Pointed, in_clue_order
@@ -144,6 +146,10 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
     idents += [(c, params.definition_in_text) for c in q.codey if c != q.named]
     bare = bool(idents) and all(len(ident) == 1 for ident, _ in idents)  # `MethodSpec`, not `.MethodSpec`
     first_part = principal(cat, cands, bare) if idents else {}  # only a named definition has a family
+    code = partial(_code, cat, q, filters, params)
+    tops = {
+        i for i, _ in idents if len(i) == 1 and top_level(cands, i[0], code)
+    }  # a member of its name behind
     if q.signed is not None:  # one overload written with its types (`abbreviate(String, String, int)`)
         for key, c in cands.items():
             if _signed(c.meta.anchor) == q.signed:
@@ -171,6 +177,8 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
                     share *= 0.5  # a bare `parseJSON` asks for the class's declaration, not an instance's
                 elif len(ident) == 1 and m.kind == "method" and constructor(m.anchor or ""):
                     share *= 0.5  # a bare `Status` asks for the class, not its constructors (leveldb)
+                elif ident in tops and ident not in m.names:
+                    share *= MEMBER  # a bare `from_str`: the crate's function before `Deserializer::from_str`
                 if prototype(m, ident[-1], partial(cat.table.text, m.row)):
                     share *= DECLARED  # `uv_run`'s definition in core.c before its prototype in uv.h
                 bonus = max(bonus, weight * share)
@@ -225,6 +233,10 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
     _behind_principals(cands, first_part, members)
     if told is not None and told.at:
         in_clue_order(cands, told)
+
+
+def _code(cat: Catalog, q: Query, filters: Filters, params: Params, m: Meta) -> bool:
+    return demotion(cat, q, m, filters, params) is None
 
 
 def _parent_text(cat: Catalog, m: Meta) -> str:
