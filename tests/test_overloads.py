@@ -601,3 +601,32 @@ def test_a_bare_name_asks_for_the_top_level_definition_before_members_of_that_na
     }
     assert first == {"from_str": "src/de.rs::from_str", "loads": "src/codec.py::loads",
                      "dumps": "src/codec.py::Encoder.dumps"}  # fmt: skip
+
+
+def test_a_file_standing_for_a_qualifier_stands_for_its_top_level_names_only(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """Alamofire's `Session.request` put `Session.Upload.request`, a nested type's property in
+    Session.swift, above the class's own overloads of `request`; viper's `viper.Get` was the
+    method `Viper.Get` as much as the package's function `Get`."""
+    body = "".join(f"        let step{i} = compute({i}, convertible)\n" for i in range(20))
+    go_body = "".join(f"\tstep{i} := compute({i}, key)\n" for i in range(20))
+    repo = make_repo({
+        "Source/Session.swift": (
+            "open class Session {\n"
+            "    struct Upload {\n        let request: any URLRequestConvertible\n        let retries: Int\n    }\n\n"
+            f"    func request(_ convertible: URLConvertible) -> DataRequest {{\n{body}        return step1\n    }}\n\n"
+            f"    func request(for task: URLSessionTask) -> Request? {{\n{body}        return step2\n    }}\n"
+            "}\n"
+        ),
+        "viper/viper.go": (
+            "package viper\n\nvar v *Viper\n\ntype Viper struct{ config map[string]any }\n\n"
+            "// Get returns the value of a key.\nfunc Get(key string) any { return v.Get(key) }\n\n"
+            f"// Get returns the value of a key.\nfunc (v *Viper) Get(key string) any {{\n{go_body}\treturn step1\n}}\n"
+        ),
+    })  # fmt: skip
+    build(repo, model="none")
+    top = [r.anchor for r in run_query("Session.request", Where.of(None, None, repo), k=3).results][:2]
+    assert all((a or "").startswith("Source/Session.swift::Session.request(") for a in top), top
+    first = run_query("viper.Get", Where.of(None, None, repo), k=2).results[0]
+    assert first.anchor == "viper/viper.go::Get", first.anchor

@@ -61,11 +61,17 @@ def _folded(part: str) -> str:
 
 
 def _names(ident: tuple[str, ...], m: Meta, fold: bool) -> bool:
-    """An anchor of `m` ends with `ident`, or with a tail of it whose head is the file's module path."""
+    """An anchor of `m` ends with `ident`, or is a tail of it whose head is the file's module path
+    (`werkzeug.http.parse_cookie`): all of the anchor, not its end. `Session.request` in
+    Alamofire's Session.swift was `Session.Upload.request` too, a nested type's property, before
+    the class's own overloads of `request`; viper's `viper.Get` was the method `Viper.Get` as much
+    as the package's function."""
     if by_its_own_name(ident, m, fold):
         return True
     return any(
-        _ends_with(name, ident[cut:], fold) and _ends_with(stem_parts(m.path), ident[:cut], fold)
+        len(name) == len(ident) - cut
+        and _ends_with(name, ident[cut:], fold)
+        and _ends_with(stem_parts(m.path), ident[:cut], fold)
         for name in m.names
         for cut in range(1, len(ident))
     )
