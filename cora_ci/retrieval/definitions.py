@@ -112,13 +112,15 @@ def _better(cat: Catalog, m: Meta, h: Meta) -> bool:
 _DEPRECATED = re.compile(r"@Deprecated\b|#\[deprecated\b|\[Obsolete\b|@deprecated\b")
 
 
-def _weight(cat: Catalog, m: Meta) -> tuple[bool, bool, int]:
+def _weight(cat: Catalog, m: Meta) -> tuple[bool, bool, int, bool]:
     """Not deprecated (Java's and Kotlin's `@Deprecated`, Rust's `#[deprecated]`, C#'s `[Obsolete]`,
     a javadoc's `@deprecated`), not a stub, then the lines that hold code: not blank, not a
-    comment's."""
+    comment's; of as many, the documented one (fmt's `format(format_string, args...)`, whose
+    comment says what it does, over the `format(locale_ref, ...)` above it)."""
     text = cat.table.text(m.row)
-    code = sum(1 for line in text.split("\n") if line.strip() and not commented(line, m.lang))
-    return _DEPRECATED.search(text) is None, not _stub(m.lang, text), code
+    lines = [line for line in text.split("\n") if line.strip()]
+    code = sum(1 for line in lines if not commented(line, m.lang))
+    return _DEPRECATED.search(text) is None, not _stub(m.lang, text), code, code < len(lines)
 
 
 # A Python `@overload` (`typing.overload`, `t.overload`) only types a call: its implementation is the
