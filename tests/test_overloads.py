@@ -630,3 +630,44 @@ def test_a_file_standing_for_a_qualifier_stands_for_its_top_level_names_only(
     assert all((a or "").startswith("Source/Session.swift::Session.request(") for a in top), top
     first = run_query("viper.Get", Where.of(None, None, repo), k=2).results[0]
     assert first.anchor == "viper/viper.go::Get", first.anchor
+
+
+def test_of_overloads_as_long_the_documented_one_is_the_principal(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """fmt's bare `format` answered `format(locale_ref, format_string, args...)`, first in the file,
+    before the documented `format(format_string, args...)` below it, as long: a comment saying
+    what an overload does marks the one the library offers."""
+    repo = make_repo({
+        "include/fmt/format.h": (
+            "#include <string>\n\n"
+            "template <typename... T>\n"
+            "FMT_INLINE auto format(locale_ref loc, format_string<T...> fmt, T&&... args)\n"
+            "    -> std::string {\n  return vformat(loc, fmt.str, vargs<T...>{{args...}});\n}\n\n"
+            "/**\n * Formats `args` according to specifications in `fmt` and returns the result\n"
+            " * as a string.\n */\n"
+            "template <typename... T>\n"
+            "FMT_NODISCARD FMT_INLINE auto format(format_string<T...> fmt, T&&... args)\n"
+            "    -> std::string {\n  return vformat(fmt.str, vargs<T...>{{args...}});\n}\n"
+        ),
+    })  # fmt: skip
+    build(repo, model="none")
+    first = run_query("format", Where.of(None, None, repo), k=2).results[0]
+    assert first.view.text().lstrip().startswith("/**"), first.view.text()
+
+
+def test_a_go_package_is_its_directory(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """gin's `render.JSON` is render/json.go's type `JSON`: a Go qualifier names the package, its
+    directory, not the file; it answered the method `JSON.Render` first."""
+    methods = "".join(
+        f"// Render{i} writes the data as JSON.\nfunc (r JSON) Render{i}(w http.ResponseWriter) error {{\n"
+        "\treturn WriteJSON(w, r.Data)\n}\n\n"
+        for i in range(3)
+    )
+    repo = make_repo({
+        "render/json.go": f"package render\n\n// JSON contains the given interface object.\ntype JSON struct {{\n\tData any\n}}\n\n{methods}",
+        "binding/json.go": "package binding\n\n// JSON binds a JSON body.\ntype JSON struct {\n\tStrict bool\n}\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    first = run_query("render.JSON", Where.of(None, None, repo), k=3).results[0]
+    assert first.anchor == "render/json.go::JSON", first.anchor

@@ -39,6 +39,12 @@ def stem_parts(path: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
+def module_parts(path: str, lang: str) -> tuple[str, ...]:
+    """What a qualifier names of the file's code: its module path (`stem_parts`), and of Go's, its
+    directory, the package (`render.JSON` is render/json.go's `JSON`)."""
+    return tuple(path.split("/")[:-1]) if lang == "go" else stem_parts(path)
+
+
 def last_stem(path: str) -> str:
     """`stem_parts(path)[-1]` without the tuple or the cache: an index of every path of a bundle
     calls it once a path (~2.5x faster at 100,000 paths)."""
@@ -71,7 +77,7 @@ def _names(ident: tuple[str, ...], m: Meta, fold: bool) -> bool:
     return any(
         len(name) == len(ident) - cut
         and _ends_with(name, ident[cut:], fold)
-        and _ends_with(stem_parts(m.path), ident[:cut], fold)
+        and _ends_with(module_parts(m.path, m.lang), ident[:cut], fold)
         for name in m.names
         for cut in range(1, len(ident))
     )
