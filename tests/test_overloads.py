@@ -656,9 +656,13 @@ def test_of_overloads_as_long_the_documented_one_is_the_principal(
     assert first.view.text().lstrip().startswith("/**"), first.view.text()
 
 
-def test_a_go_package_is_its_directory(make_repo: Callable[[dict[str, str]], Path]) -> None:
+def test_a_go_package_and_a_cpp_library_are_their_directories(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
     """gin's `render.JSON` is render/json.go's type `JSON`: a Go qualifier names the package, its
-    directory, not the file; it answered the method `JSON.Render` first."""
+    directory, not the file; it answered the method `JSON.Render` first. fmt opens its namespace
+    with a macro (`FMT_BEGIN_NAMESPACE`), so `fmt::format` is read from include/fmt/; it answered
+    the C API's `fmt_format`."""
     methods = "".join(
         f"// Render{i} writes the data as JSON.\nfunc (r JSON) Render{i}(w http.ResponseWriter) error {{\n"
         "\treturn WriteJSON(w, r.Data)\n}\n\n"
@@ -667,7 +671,19 @@ def test_a_go_package_is_its_directory(make_repo: Callable[[dict[str, str]], Pat
     repo = make_repo({
         "render/json.go": f"package render\n\n// JSON contains the given interface object.\ntype JSON struct {{\n\tData any\n}}\n\n{methods}",
         "binding/json.go": "package binding\n\n// JSON binds a JSON body.\ntype JSON struct {\n\tStrict bool\n}\n",
+        "include/fmt/format.h": (
+            "FMT_BEGIN_NAMESPACE\n\ntemplate <typename... T>\n"
+            "FMT_NODISCARD FMT_INLINE auto format(format_string<T...> fmt, T&&... args)\n"
+            "    -> std::string {\n  return vformat(fmt.str, vargs<T...>{{args...}});\n}\n\nFMT_END_NAMESPACE\n"
+        ),
+        "include/fmt/fmt-c.h": (
+            "/* fmt::format for C: format a string with fmt. */\n"
+            "int fmt_format(char* buffer, size_t size, const char* fmt, ...);\n"
+        ),
     })  # fmt: skip
     build(repo, model="none")
-    first = run_query("render.JSON", Where.of(None, None, repo), k=3).results[0]
-    assert first.anchor == "render/json.go::JSON", first.anchor
+    first = {
+        q: run_query(q, Where.of(None, None, repo), k=3).results[0].anchor
+        for q in ("render.JSON", "fmt::format")
+    }
+    assert first == {"render.JSON": "render/json.go::JSON", "fmt::format": "include/fmt/format.h::format"}

@@ -40,9 +40,14 @@ def stem_parts(path: str) -> tuple[str, ...]:
 
 
 def module_parts(path: str, lang: str) -> tuple[str, ...]:
-    """What a qualifier names of the file's code: its module path (`stem_parts`), and of Go's, its
-    directory, the package (`render.JSON` is render/json.go's `JSON`)."""
-    return tuple(path.split("/")[:-1]) if lang == "go" else stem_parts(path)
+    """What a qualifier names of the file's code: its module path (`stem_parts`); of Go's, its
+    directory, the package (`render.JSON` is render/json.go's `JSON`); of C++'s, its directory,
+    where a library's namespace opened by a macro is read from (fmt's `FMT_BEGIN_NAMESPACE` in
+    include/fmt/: `fmt::format`)."""
+    return tuple(path.split("/")[:-1]) if lang in _PACKAGE_DIRS else stem_parts(path)
+
+
+_PACKAGE_DIRS = frozenset({"go", "cpp"})
 
 
 def last_stem(path: str) -> str:
