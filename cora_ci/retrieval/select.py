@@ -53,6 +53,10 @@ def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, places: 
     of a file already shown (sinatra, whose `base.rb` holds most of its code, answered "how are
     route handlers compiled" with its `route!` and then a module header, a logger's `require`).
 
+    A build's output or a vendored file (demoted as such) whose symbol is one already picked is a
+    copy of it and adds nothing: it stands after the rest (`COPY`; axios' "how does axios pick the
+    adapter" answered its `getAdapter` and then the same function in three `dist/` bundles).
+
     The `places` (`graph_places`) go to the best chunks that only the graph found, while there
     are any: reference expansion adds context that no query word names. Each pick depends only
     on the picks before it, so the first `k` of a longer answer are this answer.
@@ -64,14 +68,20 @@ def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, places: 
     """
     skipped = set(skip)
     least = floor * max((c.score for key, c in cands.items() if key not in skipped), default=0.0)
+    names: set[str] = set()  # the symbols picked
 
-    def discounted(c: C, n: int) -> float:
+    def discounted(c: C, n: int, copy: bool) -> float:
         if pointed is not None and (c.explain.get("evidence") or 0.0) > pointed:
             return c.score
+        if copy:
+            return c.score * decay**n * COPY
         got = c.score * decay**n
         return max(got, least) if c.score >= least else got
 
-    heap = [(-c.score, -c.score, key, 0) for key, c in cands.items() if key not in skipped]
+    def copied(c: C) -> bool:
+        return c.explain.get("demoted") in _COPIES and any(n[-1] in names for n in c.meta.names if n)
+
+    heap = [(-c.score, -c.score, key, (0, False)) for key, c in cands.items() if key not in skipped]
     heapq.heapify(heap)
     taken: dict[tuple[int, str], int] = {}
     graph_left = any(c.source == "graph" for key, c in cands.items() if key not in skipped)
@@ -87,14 +97,15 @@ def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, places: 
             if graph_only and c.source != "graph":
                 passed.append(entry)
                 continue
-            n = taken.get((c.origin, c.meta.path), 0)
-            if n != seen:  # the file gained picks since this entry was pushed: re-rank it
-                heapq.heappush(heap, (-discounted(c, n), raw, cid, n))
+            state = (taken.get((c.origin, c.meta.path), 0), copied(c))
+            if state != seen:  # its file gained picks, or its name was picked: re-rank it
+                heapq.heappush(heap, (-discounted(c, *state), raw, cid, state))
                 continue
-            if n and decay != 1.0 and -neg != c.score:
-                c.explain["diversity"] = round(-neg / c.score, 6) if c.score else round(decay**n, 6)
+            if ((state[0] and decay != 1.0) or state[1]) and -neg != c.score:
+                c.explain["diversity"] = round(-neg / c.score, 6) if c.score else round(decay ** state[0], 6)
             c.score = -neg
-            taken[(c.origin, c.meta.path)] = n + 1
+            taken[(c.origin, c.meta.path)] = state[0] + 1
+            names.update(n[-1] for n in c.meta.names if n)
             got = c
             break
         for entry in passed:
@@ -113,6 +124,10 @@ def diverse(cands: dict[int, C], k: int, skip: list[int], decay: float, places: 
             break
         out.append(c)
     return out
+
+
+COPY = 0.25  # a build's output or a vendored copy of a symbol already picked: after the rest
+_COPIES = frozenset({"generated", "vendored"})
 
 
 def pinned_ids(cat: Catalog, boosts: tuple[Boost, ...]) -> list[int]:
