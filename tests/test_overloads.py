@@ -660,7 +660,8 @@ def test_a_go_package_and_a_cpp_library_are_their_directories(
     make_repo: Callable[[dict[str, str]], Path],
 ) -> None:
     """gin's `render.JSON` is render/json.go's type `JSON`: a Go qualifier names the package, its
-    directory, not the file; it answered the method `JSON.Render` first. fmt opens its namespace
+    directory, not the file; it answered the method `JSON.Render` first. At the root, the package
+    is named by go.mod's module path (`gin.Context`). fmt opens its namespace
     with a macro (`FMT_BEGIN_NAMESPACE`), so `fmt::format` is read from include/fmt/; it answered
     the C API's `fmt_format`."""
     methods = "".join(
@@ -671,6 +672,13 @@ def test_a_go_package_and_a_cpp_library_are_their_directories(
     repo = make_repo({
         "render/json.go": f"package render\n\n// JSON contains the given interface object.\ntype JSON struct {{\n\tData any\n}}\n\n{methods}",
         "binding/json.go": "package binding\n\n// JSON binds a JSON body.\ntype JSON struct {\n\tStrict bool\n}\n",
+        "go.mod": "module github.com/gin-gonic/gin/v2\n\ngo 1.22\n",
+        "context.go": "package gin\n\n// Context carries a request.\ntype Context struct {\n\tKeys map[string]any\n}\n",
+        "gin.go": (
+            "package gin\n\n// HandleContext re-enters a context that has been rewritten.\n"
+            "func (engine *Engine) HandleContext(c *Context) {\n\tengine.handleHTTPRequest(c)\n}\n"
+        ),
+        "render/context.go": "package render\n\n// Context is what a renderer writes with.\ntype Context struct {\n\tW Writer\n}\n",
         "include/fmt/format.h": (
             "FMT_BEGIN_NAMESPACE\n\ntemplate <typename... T>\n"
             "FMT_NODISCARD FMT_INLINE auto format(format_string<T...> fmt, T&&... args)\n"
@@ -682,8 +690,7 @@ def test_a_go_package_and_a_cpp_library_are_their_directories(
         ),
     })  # fmt: skip
     build(repo, model="none")
-    first = {
-        q: run_query(q, Where.of(None, None, repo), k=3).results[0].anchor
-        for q in ("render.JSON", "fmt::format")
-    }
-    assert first == {"render.JSON": "render/json.go::JSON", "fmt::format": "include/fmt/format.h::format"}
+    asked = ("render.JSON", "gin.Context", "fmt::format")
+    first = {q: run_query(q, Where.of(None, None, repo), k=3).results[0].anchor for q in asked}
+    assert first == {"render.JSON": "render/json.go::JSON", "gin.Context": "context.go::Context",
+                     "fmt::format": "include/fmt/format.h::format"}  # fmt: skip

@@ -46,6 +46,10 @@ def _qualified(anchor: str) -> tuple[str, ...]:
     return parts
 
 
+_GO_MODULE = re.compile(r"^\s*module\s+\"?([^\s\"]+)", re.M)
+_GO_MAJOR = re.compile(r"v\d+")
+
+
 def impl_member(anchor: str) -> bool:
     """The anchor names a member of a trait impl (`<Bool as FromJSON>.parseJSON`): what qualifies
     it is `<Type as Trait>`, not a type or module of its own."""
@@ -291,6 +295,16 @@ class Catalog:
     def same_stem(self, path: str) -> list[str]:
         """The other files named as `path` but for their extensions (`uv.h`: `src/uv.c`), anywhere."""
         return [p for p in self._by_stem.get(path.rpartition("/")[2].partition(".")[0], []) if p != path]
+
+    @cached_property
+    def go_root(self) -> str:
+        """The package name of Go code at the repository's root: its `go.mod`'s module path's last
+        element, a major version suffix aside (`github.com/go-chi/chi/v5`: `chi`), which Go code
+        names it by (`gin.Context`); "" without one."""
+        rows = self.file_rows("go.mod")
+        found = _GO_MODULE.search(self.table.text(rows.start)) if rows else None
+        parts = [p for p in found.group(1).split("/") if not _GO_MAJOR.fullmatch(p)] if found else []
+        return parts[-1] if parts else ""
 
     @cached_property
     def _built(self) -> frozenset[str]:

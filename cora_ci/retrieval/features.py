@@ -39,12 +39,16 @@ def stem_parts(path: str) -> tuple[str, ...]:
     return tuple(parts)
 
 
-def module_parts(path: str, lang: str) -> tuple[str, ...]:
+def module_parts(path: str, lang: str, root: str = "") -> tuple[str, ...]:
     """What a qualifier names of the file's code: its module path (`stem_parts`); of Go's, its
-    directory, the package (`render.JSON` is render/json.go's `JSON`); of C++'s, its directory,
-    where a library's namespace opened by a macro is read from (fmt's `FMT_BEGIN_NAMESPACE` in
-    include/fmt/: `fmt::format`)."""
-    return tuple(path.split("/")[:-1]) if lang in _PACKAGE_DIRS else stem_parts(path)
+    directory, the package (`render.JSON` is render/json.go's `JSON`), at the root the package
+    `root` (`Catalog.go_root`: `gin.Context`); of C++'s, its directory, where a library's
+    namespace opened by a macro is read from (fmt's `FMT_BEGIN_NAMESPACE` in include/fmt/:
+    `fmt::format`)."""
+    if lang not in _PACKAGE_DIRS:
+        return stem_parts(path)
+    dirs = tuple(path.split("/")[:-1])
+    return (root,) if not dirs and root and lang == "go" else dirs
 
 
 _PACKAGE_DIRS = frozenset({"go", "cpp"})
@@ -71,7 +75,7 @@ def _folded(part: str) -> str:
     return part.lower().rstrip("?!=")
 
 
-def _names(ident: tuple[str, ...], m: Meta, fold: bool) -> bool:
+def _names(ident: tuple[str, ...], m: Meta, fold: bool, root: str = "") -> bool:
     """An anchor of `m` ends with `ident`, or is a tail of it whose head is the file's module path
     (`werkzeug.http.parse_cookie`): all of the anchor, not its end. `Session.request` in
     Alamofire's Session.swift was `Session.Upload.request` too, a nested type's property, before
@@ -82,7 +86,7 @@ def _names(ident: tuple[str, ...], m: Meta, fold: bool) -> bool:
     return any(
         len(name) == len(ident) - cut
         and _ends_with(name, ident[cut:], fold)
-        and _ends_with(module_parts(m.path, m.lang), ident[:cut], fold)
+        and _ends_with(module_parts(m.path, m.lang, root), ident[:cut], fold)
         for name in m.names
         for cut in range(1, len(ident))
     )
@@ -95,7 +99,8 @@ def by_its_own_name(ident: tuple[str, ...], m: Meta, fold: bool = False) -> bool
     return any(_ends_with(name, ident, fold) for name in m.names)
 
 
-def definition_level(ident: tuple[str, ...], m: Meta, text: Callable[[], str] | None = None) -> int:
+def definition_level(ident: tuple[str, ...], m: Meta, text: Callable[[], str] | None = None,
+                     root: str = "") -> int:  # fmt: skip
     """How well the chunk defines the identifier `ident` (parts of `a.B.c`): EXACT, FOLDED, NAME_ONLY, 0.
 
     EXACT: an anchor's qualified name ends with the parts, or ends with a tail of them and the
@@ -109,9 +114,9 @@ def definition_level(ident: tuple[str, ...], m: Meta, text: Callable[[], str] | 
     # Every name that `_names` matches ends with `ident`'s last part: most chunks are out at once.
     last = _last_parts(m.names)
     named = not ident or ident[-1].lower() in last
-    if named and _names(ident, m, False):
+    if named and _names(ident, m, False, root):
         return EXACT
-    if (named or _folded(ident[-1]) in last) and _names(ident, m, True):
+    if (named or _folded(ident[-1]) in last) and _names(ident, m, True, root):
         return FOLDED
     if len(ident) > 1:
         if (text is not None and m.kind == "type" and not m.children and _names(ident[:-1], m, False)

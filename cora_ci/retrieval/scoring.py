@@ -163,7 +163,7 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
         m, ex = c.meta, c.explain
         bonus = 0.0
         for ident, weight in idents:
-            level = definition_level(ident, m, partial(cat.table.text, m.row))
+            level = definition_level(ident, m, partial(cat.table.text, m.row), cat.go_root)
             if level:  # a family's other members, and a block extending a type declared elsewhere: half
                 extension = m.kind == "type" and extends(cat, m)
                 fam = family(m, bare, ident[-1])
