@@ -90,6 +90,10 @@ from cora_ci.retrieval.frames import clues
         ("** (ArithmeticError) bad argument in arithmetic expression\n"
          "    (shop 0.1.0) lib/shop/cart.ex:12: Shop.Cart.total/1\n    (elixir 1.16.0) lib/enum.ex:1: Enum.map/2",
          ("lib/shop/cart.ex", "total", 12)),
+        ("** (FunctionClauseError) no function clause matching in Shop.Cart.total/1\n"
+         "    (shop 0.1.0) lib/shop/cart.ex:12: Shop.Cart.total(%Shop.Cart{items: nil})\n"
+         "    (shop 0.1.0) lib/shop/checkout.ex:5: Shop.Checkout.run/1",
+         ("lib/shop/cart.ex", "total", 12)),  # the arguments in place of the arity (phoenix trial)
         ("Unhandled exception:\nNull check operator used on a null value\n"
          "#0      Cart.total (package:shop/src/cart.dart:12:5)\n#1      main (file:///home/u/shop/bin/main.dart:5:3)",
          ("src/cart.dart", "total", 12)),

@@ -12,7 +12,8 @@ line; closures `F.func1.2`, a `go` statement's `F.gowrap1`, `created by F in gor
 (`panicked at src/x.rs:3:5`, before 1.73 `panicked at 'msg', src/x.rs:3:5`; a backtrace's `3:
 a::B::f` with or without its `at ./src/x.rs:3:5`), Ruby (`x.rb:3:in 'C#f'`), PHP (`... in
 /x/C.php:3`, `#0 /x/C.php(3): C->f()`), C and C++ (AddressSanitizer's `#0 0x4f5a in f x.c:3:5`,
-gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app 0.1.0) lib/x.ex:3: A.B.f/2`), Dart (`#0 C.f
+gdb's `#0 f (a=1) at x.c:3`), Elixir (`(app 0.1.0) lib/x.ex:3: A.B.f/2`, or `A.B.f(1, 2)` where a
+FunctionClauseError gives the arguments), Dart (`#0 C.f
 (package:p/x.dart:3:5)`), Lua (`x.lua:3: in function 'f'`), Swift (`file x.swift, line 3`), Zig
 (`x.zig:3:5: 0x1f in f (main)`) and Unity's console (`Cart:Total () (at Assets/Cart.cs:3)`). A file
 of the standard library or of another package matches nothing in the bundle and falls away there; a
@@ -107,7 +108,7 @@ def _formats() -> _Formats:
         c(rf"^[ \t]*#\d+[ \t]+(?:0x[0-9a-fA-F]+ in )?(?P<name>{_NAME})(?:{_ARGS})?(?: {_ARGS})?"
           rf" (?:at )?(?P<path>{_PATH}):(?P<line>\d+)", re.M),  # AddressSanitizer, gdb
         c(rf"^[ \t]*\([\w.-]+(?: [\w.+-]+)?\) (?P<path>{_PATH}):(?P<line>\d+): "
-          r"(?P<name>[\w.]+[?!]?)/\d+", re.M),  # Elixir
+          r"(?P<name>[\w.]+[?!]?)(?:/\d+|\()", re.M),  # Elixir (the arguments for the arity, where known)
         c(rf"^#\d+[ \t]++(?P<name>[\w.<>][\w.<> ]*?) \((?:package:[\w-]+/|file://)?(?P<path>{_PATH})"
           r":(?P<line>\d+)(?::\d+)?\)", re.M),  # Dart
         c(rf"^[ \t]*(?P<path>{_PATH}):(?P<line>\d+): in (?:function|method|local|upvalue|field) "
