@@ -103,8 +103,8 @@ def definition_level(ident: tuple[str, ...], m: Meta, text: Callable[[], str] | 
                      root: str = "") -> int:  # fmt: skip
     """How well the chunk defines the identifier `ident` (parts of `a.B.c`): EXACT, FOLDED, NAME_ONLY, 0.
 
-    EXACT: an anchor's qualified name ends with the parts, or ends with a tail of them and the
-    rest is the file's module path (`werkzeug.http.parse_cookie`); FOLDED: the same ignoring case,
+    EXACT: an anchor's qualified name ends with the parts, or is a tail of them and the rest is
+    the file's module path (`werkzeug.http.parse_cookie`, `module_parts`); FOLDED: the same ignoring case,
     or a type small enough to be one chunk that defines the member (`Session.login` in the
     chunk of `Session`, checked in its `text`); NAME_ONLY: a qualified query whose last part is
     defined here under another qualifier.

@@ -146,10 +146,8 @@ def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filt
     idents += [(c, params.definition_in_text) for c in q.codey if c != q.named]
     bare = bool(idents) and all(len(ident) == 1 for ident, _ in idents)  # `MethodSpec`, not `.MethodSpec`
     first_part = principal(cat, cands, bare) if idents else {}  # only a named definition has a family
-    code = partial(_code, cat, q, filters, params)
-    tops = {
-        i for i, _ in idents if len(i) == 1 and top_level(cands, i[0], code)
-    }  # a member of its name behind
+    code = partial(_code, cat, q, filters, params)  # a bare name's top-level definition in code:
+    tops = {i for i, _ in idents if len(i) == 1 and top_level(cands, i[0], code)}  # members behind
     if q.signed is not None:  # one overload written with its types (`abbreviate(String, String, int)`)
         for key, c in cands.items():
             if _signed(c.meta.anchor) == q.signed:
