@@ -1408,3 +1408,21 @@ def test_kotlin_top_level_properties_getters_and_typealiases() -> None:
         12,
     )
     assert "local" not in got and "Path.local" not in got
+
+
+def test_a_kotlin_declarations_kdoc_after_the_imports_or_package_is_its_own() -> None:
+    """tree-sitter-kotlin folds the comments after the imports (or the package line) into them:
+    okhttp's `CertificatePinner` was a class without its doc, its 120 lines of KDoc the file's
+    header. A comment apart from the class (a blank line between) stays the file's."""
+    body = "class CertificatePinner {\n  fun check(hostname: String) {\n    println(hostname)\n  }\n}\n"
+    doc = "/**\n * Constrains which certificates are trusted: pinning.\n */\n"
+    for head in ("package okhttp3\n\nimport java.io.File\n\n", "package okhttp3\n\n"):
+        r = run_chunk("okhttp3/CertificatePinner.kt", head + doc + body, min_tokens=0)
+        (cls,) = [c for c in r.chunks if c.anchor == "okhttp3/CertificatePinner.kt::CertificatePinner"]
+        assert cls.start_line == head.count("\n") + 1 and "pinning" in cls.text, (head, cls.start_line)
+        assert all("pinning" not in c.text for c in r.chunks if c is not cls and c.kind in ("file", "module"))
+    r = run_chunk(
+        "okhttp3/Pinner.kt", "package okhttp3\n\nimport java.io.File\n\n// ---- pins ----\n\n" + body
+    )
+    (cls,) = [c for c in r.chunks if c.kind == "type"]
+    assert cls.start_line == 7 and "pins ----" not in cls.text

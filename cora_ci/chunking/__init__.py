@@ -92,8 +92,9 @@ __all__ = ["FileResult", "chunk_file"]
 # 65: a Kotlin class header inside a line's `//` comment is none (62 joined a constructor into the comment);
 # 66: an overload's anchor holds its parameters without their defaults and comments, in every language;
 # 67: Kotlin's and Swift's overloads are anchored by their parameters too (they were `f#2`, by their order);
-# 68: a definition calling its own name as a member of something else references it (`extract._delegated`)
-REVISION = 68
+# 68: a definition calling its own name as a member of something else references it (`extract._delegated`);
+# 69: a Kotlin declaration takes in its KDoc where the grammar folds it into the imports or package
+REVISION = 69
 
 
 def __getattr__(name: str) -> Any:

@@ -84,6 +84,26 @@ def last_node(lang: str, n: Node) -> Node:
 KOTLIN_ACCESSORS = frozenset({"getter", "setter"})
 
 
+def folded_comments(lang: str, n: Node) -> list[Node]:
+    """The comments a grammar folds into the end of the statement before them: Kotlin's
+    `package_header` and `import_header` end with the KDoc of the declaration that follows (okhttp's
+    `CertificatePinner` was a class without its 120 lines of doc, the doc the file's header)."""
+    if lang != "kotlin" or n.type not in _KOTLIN_HEADERS:
+        return []
+    while n.type == "import_list" and n.named_children:
+        n = n.named_children[-1]
+    out: list[Node] = []
+    for c in reversed(n.named_children):
+        if c.type not in _KOTLIN_COMMENTS:
+            break
+        out.append(c)
+    return out[::-1]
+
+
+_KOTLIN_HEADERS = frozenset({"package_header", "import_list", "import_header"})
+_KOTLIN_COMMENTS = frozenset({"multiline_comment", "line_comment"})
+
+
 def attaches(lang: str, n: Node, src: bytes) -> bool:
     """An Elixir `@doc`, `@spec` or `@impl` above a `def`, a Haskell type signature above its
     function: part of it, like a decorator."""

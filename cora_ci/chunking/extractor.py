@@ -171,7 +171,10 @@ class Extractor:
         while sib is not None:
             is_doc = is_comment(self.spec, sib.type)
             attached = sib.type in self.spec.attributes or dialects.attaches(self.lang, sib, self.src)
-            if not (is_doc or attached) or last_row(sib) < start - 1 - self._doc_gap(sib, start, docs):
+            if not (is_doc or attached):
+                start, docs = self._folded_docs(sib, start, docs)
+                break
+            if last_row(sib) < start - 1 - self._doc_gap(sib, start, docs):
                 break
             before = sib.prev_named_sibling
             if is_doc and before is not None and last_row(before) == sib.start_point[0]:
@@ -183,6 +186,16 @@ class Extractor:
             start = sib.start_point[0]
             sib = before
         return start, head, "\n".join(reversed(docs))
+
+    def _folded_docs(self, sib: Node, start: int, docs: list[str]) -> tuple[int, list[str]]:
+        """`expand_up` past the doc comments the grammar folded into the end of `sib` (Kotlin's
+        imports: `dialects.folded_comments`), those adjacent to the definition."""
+        for c in reversed(dialects.folded_comments(self.lang, sib)):
+            if last_row(c) < start - 1 - self._doc_gap(c, start, docs):
+                break
+            docs.append(text_of(self.src, c))
+            start = c.start_point[0]
+        return start, docs
 
     def extent(self, outer: Node, n: Node) -> tuple[int, int, str, int]:
         """A symbol's rows: (start, head start, docs, end) over the docs and attributes above it and
@@ -245,8 +258,10 @@ class Extractor:
                 continue
             t = n.type
             if t in self.spec.imports or (self.spec.generic and is_generic_import(t)) or self._required(n):
-                if not in_type:
-                    self.imports.update(range(n.start_point[0], last_row(n) + 1))
+                if not in_type:  # less the comments folded into it: the next definition's doc
+                    folded = dialects.folded_comments(self.lang, n)
+                    end = folded[0].start_point[0] - 1 if folded else last_row(n)
+                    self.imports.update(range(n.start_point[0], end + 1))
                 continue
             if is_comment(self.spec, t):
                 continue
