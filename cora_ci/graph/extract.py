@@ -88,16 +88,17 @@ def extract_refs(path: str, lang: str, data: bytes, chunks: list[Chunk], tree: A
     for k, c in enumerate(chunks):
         if k not in counts:
             continue
-        skip = bound[_symbol_key(c)].union(s.encode() for s in defined_names(c))
-        skip -= _delegated(c, counts[k], uses, ranges[k], src)
+        defined = defined_names(c)
+        skip = bound[_symbol_key(c)].union(s.encode() for s in defined)
+        skip -= _delegated(c, defined, counts[k], uses, ranges[k], src)
         picked = _pick(counts[k], skip, cache)
         if picked:
             refs[c.id] = picked
     return FileRefs(_imports(lang, src, caps), refs)
 
 
-def _delegated(c: Chunk, counts: Counter[bytes], uses: _Occurrences, ranges: list[tuple[int, int]],
-               src: bytes) -> set[bytes]:  # fmt: skip
+def _delegated(c: Chunk, defined: list[str], counts: Counter[bytes], uses: _Occurrences,
+               ranges: list[tuple[int, int]], src: bytes) -> set[bytes]:  # fmt: skip
     """The names `c` defines that it also calls as a member of something else (`x.name`, `x->name`).
     A function that forwards to the method of its own name (viper's package-level
     `func WatchConfig() { v.WatchConfig() }`, flask's `json.dumps` calling its app's provider's
@@ -105,9 +106,12 @@ def _delegated(c: Chunk, counts: Counter[bytes], uses: _Occurrences, ranges: lis
     `related` no caller. Only as a member: a bare use of its own name is recursion, or another
     definition of the name in the file (a Rust impl's `type Error = Error;`, flask's test classes
     `Index` of one name, each naming itself), which a name alone cannot tell apart."""
+    again = [n for n in defined if counts[n.encode()] > 1]  # most chunks name themselves once
+    if not again:
+        return set()
     declared = Counter(_QUALIFIER.split(OVERLOAD.sub("", a.split("::", 1)[-1]))[-1] for a in c.anchors)
     out: set[bytes] = set()
-    for n in defined_names(c):
+    for n in again:
         w = n.encode()
         if counts[w] > max(1, declared[n]) and any(
             uses.names[i] == w and _member(src, int(uses.starts[i])) for a, b in ranges for i in range(a, b)

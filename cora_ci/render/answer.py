@@ -178,9 +178,10 @@ def packed(hits: list[Hit], source: ChunkSource | Sequence[ChunkSource], budget:
         return Packed(_results(items, words))
     whole, cost = len(_groups(items)), _Cost(overhead, words)
     _spend(rest, items, budget, cost)
-    if overhead is not None and overhead.note and len(_groups(items)) < whole:
-        _spend(rest, items, budget - overhead.note, cost)  # the note is printed too: room for it
     results = _results(items, words)
+    if overhead is not None and overhead.note and len(results) < whole:
+        _spend(rest, items, budget - overhead.note, cost)  # the note is printed too: room for it
+        results = _results(items, words)
     return Packed(results, max(0, whole - len(results)))
 
 
