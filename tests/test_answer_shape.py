@@ -103,6 +103,25 @@ def test_a_chunk_of_several_members_is_named_after_the_one_asked_for(repo: Path)
     assert (r["symbol"], r["anchor"]) == ("login", "src/auth.py::Auth.login")
 
 
+def test_a_chunk_of_several_members_is_named_after_the_one_whose_lines_the_words_are_in(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """requests' fourteen small exceptions share a chunk: "the server sent an invalid chunk" is
+    `ChunkedEncodingError`'s doc, not the first of them whose name holds "invalid"."""
+    errors = {
+        "InvalidSchema": "The URL scheme provided is either invalid or unsupported.",
+        "InvalidURL": "The URL provided was somehow invalid.",
+        "ChunkedEncodingError": "The server declared chunked encoding but sent an invalid chunk.",
+        "ContentDecodingError": "Failed to decode response content.",
+    }
+    src = "".join(f'class {n}(RequestException):\n    """{doc}"""\n\n\n' for n, doc in errors.items())
+    repo = make_repo({"src/exceptions.py": "class RequestException(IOError):\n    pass\n\n\n" + src})
+    build(repo, model="none")
+    (r,) = run_query("the server sent an invalid chunk", Where.of(None, None, repo), k=1).results
+    assert len(r.chunk.symbols) > 2 and "ChunkedEncodingError" in r.chunk.symbols  # merged
+    assert (r.symbol, r.anchor) == ("ChunkedEncodingError", "src/exceptions.py::ChunkedEncodingError")
+
+
 @pytest.mark.parametrize("query", ["login", "Auth.login", "where is `login` defined"])
 def test_a_name_asked_for_is_its_own_lines_where_small_siblings_share_a_chunk(repo: Path, query: str) -> None:
     """`hash` and `login` are one chunk: asked for by name, `login` is its own two lines, not

@@ -108,6 +108,7 @@ class _Item:
     mode: Mode | None = None
     member: tuple[str, str | None] | None = None  # the one member of merged siblings it shows
     _sig: View | None = None
+    _named: tuple[tuple[str, str | None] | None] | None = None
 
     @property
     def current(self) -> bool:
@@ -122,6 +123,16 @@ class _Item:
                 self._sig = signature(self.bound.view, self.chunk.symbol, self.chunk.lang)
             return self._sig
         return self.bound.view
+
+    def named(self, words: Sequence[str]) -> tuple[str, str | None] | None:
+        """The member it is named after: the one it shows, else the one `words` name most of the
+        siblings merged in its chunk (`members.named`; worked out once, a budget costs the
+        answer many times)."""
+        if self.member is not None:
+            return self.member
+        if self._named is None:
+            self._named = (named(self.chunk, words, self.bound.view),)
+        return self._named[0]
 
 
 class Overhead(Protocol):
@@ -419,7 +430,7 @@ def _results(items: list[_Item], words: Sequence[str],
             stale = "moved"
         ids = [it.chunk.id for it in sorted(members, key=lambda it: it.rank)]
         elided = best.mode == "sig" and best.view() is not best.bound.view  # cut, not short
-        member = best.member or named(best.chunk, words)
+        member = best.named(words)
         result = Result(
             view, best.chunk, best.hit, elided, stale, best.parent, ids, member, _parts(best, members)
         )

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from cora_ci.chunking.model import OVERLOAD, Chunk
 from cora_ci.rebind.bind import Bound
+from cora_ci.rebind.view import View
 
 if TYPE_CHECKING:
     from cora_ci.retrieval.query import Query
@@ -88,18 +89,34 @@ def _qualified_as(anchor: str, asked: str) -> bool:
     return qual == asked or qual.endswith("." + asked)
 
 
-def named(chunk: Chunk, words: Sequence[str]) -> Member | None:
+def named(chunk: Chunk, words: Sequence[str], view: View | None = None) -> Member | None:
     """For a chunk of several members (small siblings merged), the member the query's `words` name
-    most, if it is not the first: `Auth.login` for a query about logging in, not `Auth.hash`."""
+    most, if it is not the first: each word its name holds counts thrice, one its own lines hold
+    (`view`: the chunk's lines) once, a word by its stem (`Auth.login` for a query about logging in,
+    not `Auth.hash`; requests' `ChunkedEncodingError`, whose doc says "sent an invalid chunk", for
+    "the server sent an invalid chunk", not `InvalidSchema`, the first of fourteen exceptions merged
+    whose name holds a word of it)."""
     if len(chunk.symbols) < 2 or not words:
         return None
+    from cora_ci.bundle.stems import stem
     from cora_ci.bundle.terms import terms
+    from cora_ci.render.source import sibling
 
-    wanted = {w.lower() for w in words}
-    scores = [len(wanted & set(terms(s))) for s in chunk.symbols]
+    wanted = {stem(w.lower()) for w in words}
+
+    def held(text: str) -> int:
+        return len(wanted.intersection(stem(t) for t in terms(text)))
+
+    if view is not None and len(chunk.anchors) == len(chunk.symbols):
+        pairs = list(zip(chunk.symbols, chunk.anchors, strict=True))
+        scores = [2 * held(s) + held(sibling(view, chunk, a).text()) for s, a in pairs]
+        members: list[Member] = list(pairs)
+    else:  # no lines to read (or anchors that do not pair with the symbols): by name alone
+        members = [(s, _anchor(chunk, s)) for s in chunk.symbols]
+        scores = [3 * held(s) for s in chunk.symbols]
     best = max(range(len(scores)), key=lambda i: (scores[i], -i))
-    if best == 0 or scores[best] == 0:
-        return None
-    symbol = chunk.symbols[best]
-    anchor = next((a for a in chunk.anchors if a.endswith(("." + symbol, "::" + symbol))), chunk.anchor)
-    return symbol, anchor
+    return members[best] if best > 0 and scores[best] > 0 else None
+
+
+def _anchor(chunk: Chunk, symbol: str) -> str | None:
+    return next((a for a in chunk.anchors if a.endswith(("." + symbol, "::" + symbol))), chunk.anchor)
