@@ -5,6 +5,7 @@ the graph and re-bound, and nothing else changes."""
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,7 +14,7 @@ from conftest import cora, first_result, run_chunk, uncovered
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from cora_ci.chunking.macros import blank_alone, blank_exports, blank_macros
+from cora_ci.chunking.macros import blank_alone, blank_exports, blank_guard, blank_macros
 from cora_ci.chunking.outline import _read, _walk, parse, parser_for
 from cora_ci.rebind.locator import locate
 
@@ -183,7 +184,6 @@ def test_c_export_macros_are_blanked_and_types_named_in_capitals_are_not() -> No
         "HANDLE CreateFileW(LPCWSTR name);\n",  # the type, then the name
         "FILE *fopen(const char *path, const char *mode);\n",
         "BOOL\nfoo(void) { return TRUE; }\n",  # a type on the line above its function
-        "FMT_INLINE\nstatic int f(void) { return 1; }\n",  # an attribute of what follows
         'extern "C" {\nint f(void);\n}\n',  # a C++ file's own, not split over two #ifdefs
     ]:
         assert blank_macros(src.encode(), "c") == src.encode(), src
@@ -219,7 +219,6 @@ def test_definitions_behind_a_scope_macro_are_chunked_with_the_text_as_written()
 def test_only_a_line_that_no_declaration_follows_is_blanked() -> None:
     kept = [
         "enum color {\n  RED,\n  BLUE\n};\n",  # an enumerator alone: the line before goes on
-        "FMT_INLINE\nstatic int f(void) { return 1; }\n",  # an attribute of what follows
         "#define TWICE(x) \\\n  DOUBLE(x)\nint y;\n",  # a macro's continued body
         "int x = FOO +\n  BAR\n  ;\n",
         "TEST(Suite, Name)\n{\n  EXPECT_TRUE(1);\n}\n",  # a test defined by a macro, brace below
@@ -232,6 +231,8 @@ def test_only_a_line_that_no_declaration_follows_is_blanked() -> None:
         ("FMT_END_EXPORT\r\n\r\nnamespace detail {\r\n}\r\n", ["FMT_END_EXPORT"]),
         ("ABSL_NAMESPACE_BEGIN\r\nLIB_EXPORT\r\n/* a box */\r\nclass Box;\r\n", ["ABSL_", "LIB_EXPORT"]),
         ('FMT_VISIBILITY("hidden")  // an ld warning\ntemplate <typename T> void f();\n', ["FMT_VISIBILITY"]),
+        ("FMT_INLINE\nstatic int f(void) { return 1; }\n", ["FMT_INLINE"]),  # an attribute of what follows
+        ("/* a box */\nLIB_TPL_DECLARATION\nclass Box;\n", ["LIB_TPL"]),  # after a comment's end
     ]:
         out = blank_alone(src.encode())
         assert len(out) == len(src.encode()) and out.count(b"\n") == src.count("\n")
@@ -252,7 +253,7 @@ def test_a_file_that_parses_or_that_blanking_makes_worse_is_read_as_written() ->
 
 
 LINES = st.sampled_from([
-    "FMT_BEGIN_NAMESPACE", "FMT_END_EXPORT", "Q_OBJECT", 'FMT_VISIBILITY("hidden")', "namespace detail {",
+    "#ifndef LIB_H_", "#define LIB_H_", "FMT_BEGIN_NAMESPACE", "FMT_END_EXPORT", "Q_OBJECT", 'FMT_VISIBILITY("hidden")', "namespace detail {",
     "}", "};", "template <typename T>", "int f(T x) { return x; }", "enum e { A,", "  B", "};",
     "#define X 1", "#if FOO", "#endif", "class C {", " public:", "  int g();", "", "// BAR", "int v = W +",
     "  ZED", "  ;", "static int h(void)", "{", "  return 0;",
@@ -549,3 +550,60 @@ def test_annotation_macros_after_parameters_and_before_an_out_of_line_constructo
         assert f"src/port.h::{name}" in anchors, sorted(anchors)
     out = blank_exports(src.encode())
     assert b"ARRAY_SIZE(words)" in out and b"CHECK_OK(n)" in out and b"EXCLUSIVE_LOCK_FUNCTION" not in out
+
+
+def test_a_class_behind_a_template_macro_and_members_behind_attribute_macros_are_read_past() -> None:
+    """nlohmann/json's `json.hpp`: the class behind `NLOHMANN_BASIC_JSON_TPL_DECLARATION` (a doc
+    comment's `*/` above it was taken for code going on into the line) was a function named after
+    the macro, and a member behind an attribute macro on the line above it (`JSON_HEDLEY_WARN_UNUSED_RESULT`)
+    was named `basic_json meta`. googletest's two sanitizer attributes stay with their function
+    and the comment above them; a scope's macro does not join what follows it."""
+    src = """\
+        /*!
+        @brief namespace for the library
+        */
+        LIB_JSON_NAMESPACE_BEGIN
+
+        /*!
+        @brief a class to store JSON values
+        */
+        LIB_BASIC_JSON_TPL_DECLARATION
+        class basic_json
+        {
+          public:
+            /// @brief returns version information on the library
+            LIB_WARN_UNUSED_RESULT
+            static basic_json meta()
+            {
+                basic_json result;
+                return result;
+            }
+
+            // Make sure AddressSanitizer does not tamper with the stack here.
+            LIB_ATTRIBUTE_NO_SANITIZE_ADDRESS_
+            LIB_ATTRIBUTE_NO_SANITIZE_HWADDRESS_
+            static bool stack_grows_down() {
+                int dummy = 0;
+                return dummy > 0;
+            }
+        };
+
+        LIB_JSON_NAMESPACE_END
+    """
+    r = run_chunk("include/json.hpp", src, min_tokens=0)
+    found = {a: (c.start_line, c.end_line) for c in r.chunks for a in c.anchors}
+    assert found["include/json.hpp::basic_json"] == (6, 28)  # its doc and its template's macro
+    assert found["include/json.hpp::basic_json.meta"] == (13, 19)
+    assert found["include/json.hpp::basic_json.stack_grows_down"] == (21, 27)
+    assert uncovered(r, textwrap.dedent(src).encode()) == []  # every line in a chunk
+
+
+def test_an_include_guards_opening_alone_is_blanked() -> None:
+    """`blank_guard`: the `#ifndef` of a guard that opens the file (after comments), its `#define`
+    after it; nothing in a file without one, or whose first code is something else."""
+    guarded = b"// lib.h\n/* licence */\n#ifndef LIB_H_\n#define LIB_H_\nint f(void);\n#endif  // LIB_H_\n"
+    out = blank_guard(guarded)
+    assert out == guarded.replace(b"#ifndef LIB_H_", b" " * 14)
+    for src in (b"#pragma once\nint f(void);\n", b"int x;\n#ifndef LIB_H_\n#define LIB_H_\n#endif\n",
+                b"#ifndef LIB_H_\n#define OTHER_H_\n#endif\n"):  # fmt: skip
+        assert blank_guard(src) is src

@@ -94,7 +94,10 @@ __all__ = ["FileResult", "chunk_file"]
 # 67: Kotlin's and Swift's overloads are anchored by their parameters too (they were `f#2`, by their order);
 # 68: a definition calling its own name as a member of something else references it (`extract._delegated`);
 # 69: a Kotlin declaration takes in its KDoc where the grammar folds it into the imports or package
-REVISION = 69
+# line (`dialects.folded_comments`); 70: C and C++ read a header without its include guard where the
+# guard's block was one error over most of the file (`outline._unguarded`), C++ past a stand-alone
+# macro after a comment and an attribute macro on the line above a function (nlohmann/json)
+REVISION = 70
 
 
 def __getattr__(name: str) -> Any:

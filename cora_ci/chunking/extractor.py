@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from cora_ci.chunking import dialects
+from cora_ci.chunking import dialects, macros
 from cora_ci.chunking.model import DECLARATION
 from cora_ci.chunking.nodes import text_of
 from cora_ci.chunking.params import overload_params
@@ -158,9 +158,9 @@ class Extractor:
 
     def expand_up(self, outer: Node) -> tuple[int, int, str]:
         """Rows taking in adjacent doc comments and attributes above `outer`: (start, head start, docs)."""
-        start = head = outer.start_point[0]
-        docs: list[str] = []
         sib = outer.prev_named_sibling
+        start = head = self._read_past(outer.start_point[0], last_row(sib) if sib is not None else -1)
+        docs: list[str] = []
         if (
             sib is None
             and self.lang == "python"
@@ -186,6 +186,17 @@ class Extractor:
             start = sib.start_point[0]
             sib = before
         return start, head, "\n".join(reversed(docs))
+
+    def _read_past(self, start: int, floor: int) -> int:
+        """The row `start`, or in C and C++ that of the stand-alone macros right above it that the
+        tree read past (blanked: `macros.py`), below `floor`: attributes of the definition
+        (googletest's `GTEST_ATTRIBUTE_NO_SANITIZE_ADDRESS_` over `static bool StackGrowsDown()`),
+        which keep it with the comment above them."""
+        if self.lang not in C_LANGS:
+            return start
+        while start - 1 > floor and macros.attribute(self.src_lines[start - 1].rstrip(b"\r")):
+            start -= 1
+        return start
 
     def _folded_docs(self, sib: Node, start: int, docs: list[str]) -> tuple[int, list[str]]:
         """`expand_up` past the doc comments the grammar folded into the end of `sib` (Kotlin's

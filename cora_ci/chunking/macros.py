@@ -238,6 +238,23 @@ def _opening(src: bytes, close: int) -> int | None:
     return None
 
 
+# A header's include guard: `#ifndef NAME` then `#define NAME` first (after comments).
+_GUARD = re.compile(
+    _COMMENTS + rb"(?P<m>#[ \t]*ifndef[ \t]+(?P<n>\w+))[ \t]*\r?\n[ \t]*#[ \t]*define[ \t]+(?P=n)\b", re.S
+)
+
+
+def blank_guard(src: bytes) -> bytes:
+    """`src` with the `#ifndef` line of its include guard blanked (`src` itself when it has none).
+    The grammar reads the whole file as the guard's block, and an error it cannot recover from
+    inside can make that block, the whole file, one error: nlohmann/json's `json.hpp` (5,259
+    lines) was, its class cut short at its 660th line and later members read as the file's
+    functions. Without its `#ifndef`, the grammar recovers around each of its small errors (its
+    `#endif`, left alone, is one more at the end: with both blanked, the file was one error again)."""
+    opened = _GUARD.match(src)
+    return _blank(src, iter([opened.span("m")])) if opened is not None else src
+
+
 def _mid_if(src: bytes) -> Iterator[tuple[int, int]]:
     """The directive lines of each `_MID_IF` block that the code before it goes on into."""
     for m in _MID_IF.finditer(src):
@@ -282,12 +299,28 @@ def _closing(src: bytes, at: int) -> int | None:
     return None
 
 
+def attribute(line: bytes) -> bool:
+    """The line (without its end) is a macro standing alone, as `blank_alone` may blank it, that
+    does not open or close a scope (`FMT_BEGIN_NAMESPACE`, `G_END_DECLS`): an attribute of what
+    follows it."""
+    m = _ALONE.fullmatch(line)
+    return m is not None and _SCOPE_WORD.search(m.group("name")) is None
+
+
+_SCOPE_WORD = re.compile(rb"(?:^|_)(?:BEGIN|END|NAMESPACE|DECLS)(?:_|$)")
+
+
 def blank_alone(src: bytes) -> bytes:
-    """`src` with each stand-alone macro line that a scope or a declaration keyword follows
-    replaced by spaces (the same length, line ends kept); `src` itself when there is none."""
-    return _blank_lines(src, (_NEXT,), c=False)
+    """`src` with each stand-alone macro line that a scope, a declaration keyword or a function's
+    declaration follows replaced by spaces (the same length, line ends kept); `src` itself when
+    there is none."""
+    return _blank_lines(src, _CPP_FOLLOWS, c=False)
 
 
+# C++ also reads past an attribute macro on the line above a function (nlohmann/json's
+# `JSON_HEDLEY_WARN_UNUSED_RESULT` over `static basic_json meta()`, read as its type: the member
+# was named `basic_json meta` and its class's error ran on from it).
+_CPP_FOLLOWS = (_NEXT, re.compile(_COMMENTS + _DECL, re.S))
 _C_FOLLOWS = (_NEXT, _FIELD, _APART)
 
 
@@ -312,9 +345,9 @@ def _continued(src: bytes, start: int, c: bool) -> bool:
     i = start - 1
     while i >= 0 and src[i] in _SPACE:
         i -= 1
-    if i < 0 or src[i] not in _CONTINUES:
+    if i < 0 or src[i] not in _CONTINUES or src[i - 1 : i + 1] == b"*/":
         return False
     if not c:
         return True
     line = src[src.rfind(b"\n", 0, i) + 1 : i + 1]
-    return src[i - 1 : i + 1] != b"*/" and (not line.lstrip().startswith(b"#") or src[i] == ord("\\"))
+    return not line.lstrip().startswith(b"#") or src[i] == ord("\\")

@@ -84,6 +84,13 @@ def _read(lang: str, src: bytes, lines: list[str] | None) -> _Read:
     if lang not in C_LANGS or not tree.root_node.has_error:
         return _Read(tree, None)
     lines = src.decode("utf-8", "replace").split("\n") if lines is None else lines
+    got, read, blanked = _unmacroed(lang, src, read, tree, lines)
+    return _unguarded(lang, src, (blanked, read), got, lines)
+
+
+def _unmacroed(lang: str, src: bytes, read: bytes, tree: Any, lines: list[str]) -> tuple[_Read, bytes, bytes]:
+    """Of a C file's readings with an error (`tree`, of `read`), the one whose outline loses least:
+    as written, its export macros blanked, its other macros too; and the texts of the last two."""
     walked: _Walk | None = None  # the walk of `tree`, where choosing it needed one
     if read != src:  # an export macro's blanking, kept only where it reads no less than the file as written
         raw = _bounded(lang, src)
@@ -95,15 +102,34 @@ def _read(lang: str, src: bytes, lines: list[str] | None) -> _Read:
             walked = exported
     blanked = macros.blank_macros(read, lang)
     if blanked is read:
-        return _Read(tree, walked)
+        return _Read(tree, walked), read, blanked
     other = _bounded(lang, blanked)
     if not other.root_node.has_error:
-        return _Read(other, None)
+        return _Read(other, None), read, blanked
     # A tree that counts fewer errors can still read less: the grammar may recover a blanked
     # header as one error around intact declarations, or lose a function's body further down.
     mine, plain = _walk(lang, src, other, lines), walked or _walk(lang, src, tree, lines)
-    better = _loss(mine) < _loss(plain)
-    return _Read(other, mine) if better else _Read(tree, plain)
+    return (_Read(other, mine) if _loss(mine) < _loss(plain) else _Read(tree, plain)), read, blanked
+
+
+def _unguarded(lang: str, src: bytes, texts: tuple[bytes, ...], got: _Read, lines: list[str]) -> _Read:
+    """`got`, or a reading of one of `texts` without its include guard (`macros.blank_guard`)
+    where `got` has an error over half the file or more and that reading loses less. Only then: a
+    whole header's error may still wrap intact declarations (fmt's `base.h` read without its guard
+    lost 37 of its 442 symbols), and each other reading costs a parse."""
+    errors = _errors(got.tree.root_node)[0]
+    if not errors or 2 * max(e.end_byte - e.start_byte for e in errors) < len(src):
+        return got
+    best = got if got.walked is not None else _Read(got.tree, _walk(lang, src, got.tree, lines))
+    for text in dict.fromkeys(texts):
+        other_text = macros.blank_guard(text)
+        if other_text is text:
+            continue
+        other = _bounded(lang, other_text)
+        mine = _walk(lang, src, other, lines)
+        if best.walked is not None and _loss(mine) < _loss(best.walked):
+            best = _Read(other, mine)
+    return best
 
 
 def _reread(lang: str, src: bytes, tree: Any) -> Any:
