@@ -417,6 +417,32 @@ def test_a_package_that_ships_only_its_build_is_its_code() -> None:
     assert build_output_dirs(paths, ["structural"] * 4) == {"packages/a/dist", "packages/b/dist"}
 
 
+def test_a_header_librarys_amalgamation_ranks_below_its_headers(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """nlohmann/json's `single_include/nlohmann/json.hpp` joins its headers into one for users to
+    copy: `parse` was first there, in 25,000 lines, before the header that is edited."""
+    from cora_ci.retrieval.kinds import build_output_dirs
+
+    parser = (
+        "namespace lib {\n/// Parse a JSON text into a value.\n"
+        "inline value parse(const char* text, bool allow_exceptions = true) {\n"
+        "  return parser(text, allow_exceptions).parse();\n}\n}  // namespace lib\n"
+    )
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "include/lib/parse.hpp": parser,
+        "include/lib/value.hpp": "namespace lib {\nstruct value {\n  int kind = 0;\n};\n}  // namespace lib\n",
+        "single_include/lib/json.hpp": "// #include <lib/value.hpp>\n" + parser,
+    })  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "parse", k=2, expand=False)
+    assert [path_of(b, h.chunk_id) for h in hits] == ["include/lib/parse.hpp", "single_include/lib/json.hpp"]
+    assert hits[1].explain["demoted"] == "generated"
+    paths = ["include/a.hpp", "single_include/a.hpp", "singleheader/b.h", "lib/amalgamation/c.c", "single.c"]
+    built = {"single_include", "singleheader", "lib/amalgamation"}
+    assert build_output_dirs(paths, ["structural"] * 5) == built
+
+
 def test_generated_files_rank_lower_by_their_header(shop: Bundle) -> None:
     """The chunker flags the file on its first chunk only; every chunk of the file is demoted."""
     hits = search(shop, "schema_field_5", expand=False)
