@@ -1279,11 +1279,21 @@ def test_lua_functions_bound_by_assignment() -> None:
 
         local handlers = { on_exit = function() end, on_error = function() end }
 
+        M.commands = {
+          clear = function()
+            Manage.clear()
+            View.show()
+          end,
+          ["health"] = true,
+        }
+
         return M
     """, min_tokens=2)  # fmt: skip
     labels = _labels(r)
     assert labels["M.greet"] == ("function:M.greet", 3, 7) and labels["helper"][0] == "function:helper"
-    assert "handlers" not in labels  # a table of functions is data, not a function
+    assert "handlers" not in labels and "M.commands" not in labels  # a table of functions is data,
+    assert labels["on_exit"][0] == "function:on_exit"  # its functions are functions (lazy.nvim's commands)
+    assert labels["clear"] == ("function:clear", 16, 19) and "health" not in labels
 
 
 def test_language_detection_by_extension_shebang_and_content() -> None:

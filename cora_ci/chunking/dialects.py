@@ -42,7 +42,7 @@ def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, s
     if lang == "haskell":
         return _haskell(n, src, in_type)
     if lang == "lua" and (fn := _lua_function(n)) is not None:
-        names = child(n, "variable_list")
+        names = n.child_by_field_name("name") if n.type == "field" else child(n, "variable_list")
         return ("method", "function", text_of(src, names)) if names is not None and fn else None
     if lang == "objc":
         return _objc(n, src, in_type)
@@ -248,7 +248,11 @@ def _haskell(n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
 
 
 def _lua_function(n: Node) -> Node | None:
-    """`name = function(...) ... end` (one name, one value): the function bound."""
+    """`name = function(...) ... end` (one name, one value), in a statement or a table (lazy.nvim's
+    `M.commands = { clear = function() ... end, ... }`, its commands): the function bound."""
+    if n.type == "field" and n.child_by_field_name("name") is not None:
+        fn = n.child_by_field_name("value")
+        return fn if fn is not None and fn.type == "function_definition" else None
     if n.type != "assignment_statement":
         return None
     names, values = child(n, "variable_list"), child(n, "expression_list")
