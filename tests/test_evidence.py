@@ -334,6 +334,11 @@ def test_a_report_leans_on_its_words_more_than_a_question() -> None:
         ('  File "/home/me/.venv/lib/python3.11/site-packages/grid/layout.py", line 3, in widths\n'
          "ZeroDivisionError: division by zero\n", ["division by zero"]),  # a frame's quoted path: no message
         ("see `grid.layout.column_widths.share.ratio` for it\n", []),  # a quoted name, whatever its parts
+        ("terminate called after throwing an instance of 'lib::detail::type_error'\n"
+         "  what():  [lib.type_error.302] type must be string, but is number\n",
+         ["[lib.type_error.302] type must be string, but is number"]),  # C++'s uncaught, libstdc++
+        ("libc++abi: terminating due to uncaught exception of type lib::detail::type_error: "
+         "type must be string, but is number\n", ["type must be string, but is number"]),  # libc++
     ],
 )  # fmt: skip
 def test_the_messages_a_report_quotes(report: str, quoted: list[str]) -> None:
@@ -846,6 +851,52 @@ def test_a_message_written_in_several_places_finds_them_all(
     got = {r.anchor: r.hit.explain["evidence"] for r in ans.results}
     assert got == dict.fromkeys([f"shop/routing.py::{n}.__init__" for n in ("Route", "Mount", "WebSocketRoute")],
                                 MESSAGE), got  # fmt: skip
+
+
+def test_a_message_its_tests_and_documentation_quote_whole_finds_the_code_that_writes_it(
+    make_repo: Callable[[dict[str, str]], Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An nlohmann/json trial: C++'s uncaught `type_error` ("type must be string, but is number")
+    was no clue (libstdc++'s `what():` line was not read as a message), then BM25's best for its
+    words were the documentation's, which says each of them more often, and the tests', which
+    quote it whole: the code holding every word of one of its runs is read too, and the one that
+    writes the longest run of it has the whole clue whatever its tests and documentation quote.
+    (In json's 9,000 chunks its words' holders were too many to read: here BM25 is given room for
+    one and the holders of its rarest words are not read.)"""
+    import cora_ci.retrieval.emitted as emitted
+
+    throw = '    JSON_THROW(type_error::create(302, concat("type must be string, but is ", j.type_name()), &j));\n'
+    docs = "# Exceptions\n\n" + "".join(
+        f"### json.exception.type_error.{n}\n\nDuring implicit or explicit value conversion, the JSON type must"
+        f" be compatible to the target type. For instance, a JSON string can only be converted into string"
+        f" types, but not into numbers or boolean types.\n\n```\n[json.exception.type_error.{n}] type must be"
+        f" object, but is null\n[json.exception.type_error.{n}] type must be string, but is object\n```\n\n"
+        for n in range(301, 313)
+    )
+    tests = "".join(
+        f'TEST_CASE("conversion {n}")\n{{\n    CHECK_THROWS_WITH(j.get<std::string>(), '
+        f'"[json.exception.type_error.302] type must be string, but is number");\n}}\n\n'
+        for n in range(12)
+    )
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "include/lib/from_json.hpp": "namespace lib {\ntemplate<typename BasicJsonType>\n"
+                                     "void from_json(const BasicJsonType& j, std::string& s)\n{\n"
+                                     "  if (!j.is_string())\n  {\n" + throw + "  }\n  s = *j.get_ptr();\n}\n}\n",
+        "docs/exceptions.md": docs,
+        "tests/src/unit-conversions.cpp": tests,
+    })  # fmt: skip
+    build(repo, model="none")
+    monkeypatch.setattr(emitted, "_SEARCHED", 1)
+    monkeypatch.setattr(emitted, "_RAREST", 0)
+    report = ("Crash reading a number\n\nterminate called after throwing an instance of "
+              "'lib::json_abi_v3_11_2::detail::type_error'\n"
+              "  what():  [json.exception.type_error.302] type must be string, but is number\n")  # fmt: skip
+    ans = run_query(report, Where.of(None, None, repo), k=3)
+    assert ans.results[0].anchor == "include/lib/from_json.hpp::lib.from_json", [
+        r.anchor for r in ans.results
+    ]
+    assert ans.results[0].hit.explain["evidence"] == MESSAGE
 
 
 def test_a_short_message_finds_the_literal_it_begins_with(

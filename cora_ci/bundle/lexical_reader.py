@@ -192,6 +192,22 @@ class LexicalIndex:
             query = tantivy.Query.term_query(self._schema, "body", term)
             return [self._chunk_of(a) for _, a in self._searcher.search(query, k).hits]
 
+    def holding_any(self, groups: list[list[str]], k: int) -> list[int]:
+        """Up to `k` chunks whose body has every term of one of `groups` as it is, most by BM25
+        first (a message's runs of words, each in one chunk: `emitted.said`)."""
+        with _unreadable(self._name):
+            each = [
+                tantivy.Query.boolean_query(
+                    [(tantivy.Occur.Must, tantivy.Query.term_query(self._schema, "body", t)) for t in group]
+                )
+                for group in groups
+                if group
+            ]
+            if not each:
+                return []
+            query = tantivy.Query.boolean_query([(tantivy.Occur.Should, q) for q in each])
+            return [self._chunk_of(a) for _, a in self._searcher.search(query, k).hits]
+
     def _chunk_of(self, addr: Any) -> int:
         """The chunk id of a hit's document address (its segment's n-th document)."""
         ids = self._doc_ids(addr.segment_ord)

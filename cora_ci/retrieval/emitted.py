@@ -37,6 +37,13 @@ _MESSAGE = re.compile(
 # parts or more, and pydantic's validation errors (`  value is not a valid IPv4 address [type=...`):
 # read as a quoted message is (five words or more). The category's shape is `_categorized`'s: as one
 # pattern, a long CamelCase run took quadratic time.
+# C++'s uncaught exception, as libstdc++ (`terminate called after throwing an instance of 'X'`, then
+# `  what():  msg`) and libc++ (`... terminating due to uncaught exception of type X: msg`) print it
+_THROWN = re.compile(
+    r"throwing an instance of '(?P<cls>[\w:<>, ]+)'[ \t]*\r?\n[ \t]*what\(\):[ \t]*(?P<msg>.+)$"
+    r"|uncaught exception of type (?P<cls2>[\w:<>]+): (?P<msg2>.+)$",
+    re.M,
+)
 _INVALID = r"^[ \t]++(?P<invalid>[^\n\[]+?) \[type=\w+"  # possessive: a line of spaces took quadratic time
 # a name's colon (not `A::B`'s), or a validation error
 _CATEGORY = re.compile(r"(?:^[ \t>|]*|[ \t])(?P<category>[\w.]++)[ \t]*+:(?!:)|" + _INVALID, re.M)
@@ -122,6 +129,7 @@ def messages(text: str) -> list[str]:
     out: list[str] = []
     head = text[:MAX_CHARS]
     leveled = [(m["msg"] or m["check"] or m["rust"] or m["rust2"], True) for m in _MESSAGE.finditer(head)]
+    leveled += [(m["msg"] or m["msg2"], True) for m in _THROWN.finditer(head)]
     quoted = [(m["d"] or m["s"] or m["b"] or m["t"], False) for m in _QUOTED.finditer(head)]
     quoted += [(c.msg or c.invalid or "", False) for c in _categorized(head)]
     quoted += [(m["msg"], False) for m in _PROGRAM.finditer(head)]
@@ -155,6 +163,8 @@ def raised(text: str) -> frozenset[str]:
     for `com.google.gson.JsonSyntaxException: duplicate key: 1`): what was raised, not where."""
     head = text[:MAX_CHARS]
     leveled = [(m["raised"], m["msg"]) for m in _MESSAGE.finditer(head)]
+    thrown = [(m["cls"] or m["cls2"], m["msg"] or m["msg2"]) for m in _THROWN.finditer(head)]
+    leveled += [(cls.replace("::", "."), msg) for cls, msg in thrown]  # `lib::detail::type_error`
     named = [(c.category, c.msg) for c in _categorized(head)]
     return frozenset(
         name.rsplit(".", 1)[-1] for name, msg in leveled + named if name and msg and len(_words(msg)) >= _HEAD
@@ -177,6 +187,11 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
         words = _words(msg)
         runs = _runs(words)
         found = [cid for cid, _ in lexical.search(msg, _SEARCHED)]
+        # and the code holding every word of one of its runs: BM25's ten for nlohmann/json's "type
+        # must be string, but is number" were its documentation's, which says each word more often,
+        # and its tests quote the message whole
+        holders = lexical.holding_any([sorted(set(run)) for run in sorted(runs)], _HOLDERS)
+        found += [cid for cid in holders if _code(cat, cid)]
         # its words as indexed (`EnumSet` is indexed as `enum` and `set`), the rarest first
         held = sorted((n, w) for w in set(words) if len(w) > 2 and (n := lexical.frequency(w)) > 0)
         for n, rarest in held[:_RAREST]:
@@ -195,11 +210,12 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
                 matched[cid] = head
         for cid in _framing(cat, matched):
             del matched[cid]
-        if not any(_code(cat, cid) for cid in matched):
+        coded = [n for cid, n in matched.items() if _code(cat, cid)]
+        if not coded:
             continue  # the language's or a dependency's message ("division by zero"): tests quote it
-        best = max(matched.values(), default=0)
+        best = max(coded)  # of the code (its tests and documentation quote the message whole)
         for cid, n in matched.items():
-            weight = MESSAGE if n == best else MESSAGE / 2
+            weight = MESSAGE if n >= best else MESSAGE / 2
             at[cid] = max(at.get(cid, 0.0), weight)
             for user in _users(cat, cid):
                 at[user] = max(at.get(user, 0.0), weight)
