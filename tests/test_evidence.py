@@ -1483,6 +1483,42 @@ def test_a_frame_on_another_versions_lines_is_its_own_classs_method(
     assert told == [("Factory.Second.read", 1.0)], told
 
 
+def test_a_python_frame_on_another_versions_lines_is_the_function_its_code_line_is_in(
+    make_repo: Callable[[dict[str, str]], Path],
+) -> None:
+    """Several functions of a file share a frame's name and none holds its line (the report's
+    file is another version): the one holding the line of code the trace prints under the frame
+    (django 4.0.5's `_fetch_all` trace is `QuerySet._fetch_all`, not 4.0's `RawQuerySet._fetch_all`
+    nearer its line), else the one nearest its line (requests' `sessions.py, line 703, in send`
+    is `Session.send`, not the mixin's stub `send` on line 132, the file's first)."""
+    body = "".join(f"    def helper_{i}(self):\n        return {i}\n\n" for i in range(40))
+    py = (
+        "class RedirectMixin:\n    def send(self, request, **kwargs): ...\n\n\n"
+        "class QuerySet:\n    def _fetch_all(self):\n        if self._result_cache is None:\n"
+        "            self._result_cache = list(self._iterable_class(self))\n\n"
+        + body
+        + "\nclass RawQuerySet:\n    def _fetch_all(self):\n        if self._result_cache is None:\n"
+        "            self._result_cache = list(self.iterator())\n\n\n"
+        "class Session(RedirectMixin):\n    def send(self, request, **kwargs):\n"
+        "        adapter = self.get_adapter(url=request.url)\n        return adapter.send(request, **kwargs)\n"
+    )
+    repo = make_repo({".cora.toml": "min_tokens = 0\n", "shop/query.py": py})
+    build(repo, model="none")
+    lines = py.splitlines()
+    raw = next(n for n, t in enumerate(lines, 1) if t == "class RawQuerySet:")
+    sent = next(n for n, t in enumerate(lines, 1) if t == "class Session(RedirectMixin):")
+    where = Where.of(None, None, repo)
+    for frame, code, place in [
+        ("_fetch_all", "    self._result_cache = list(self._iterable_class(self))\n", "shop/query.py::QuerySet._fetch_all"),
+        ("send", "", "shop/query.py::Session.send"),  # no code line: the nearest
+    ]:  # fmt: skip
+        at = raw + 6 if frame == "_fetch_all" else sent - 4  # in no definition of the name
+        report = (f'Traceback (most recent call last):\n  File "/venv/site-packages/shop/query.py", line {at},'
+                  f" in {frame}\n{code}KeyError: 'id'\n")  # fmt: skip
+        told = {r.anchor: r.hit.explain["evidence"] for r in run_query(report, where, k=3).results}
+        assert told.get(place) == 1.0, (frame, told)
+
+
 def test_the_graph_does_not_lift_a_weaker_clue_over_a_stronger_one_across_bundles(
     make_repo: Callable[[dict[str, str]], Path], tmp_path: Path
 ) -> None:

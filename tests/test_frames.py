@@ -305,3 +305,21 @@ def test_a_rich_panels_folded_header_is_one_frame() -> None:
         ("/srv/shop/cart.py", "total", 9),
         ("/srv/shop/cart.py", None, 12),
     ]  # wrapped at a space where the next word does not fit
+
+
+def test_a_python_frame_holds_the_line_of_code_printed_under_it() -> None:
+    """What tells a frame's function from others of its name where the file is another version
+    (`evidence._saying`); not a marker line, not the next frame, not a line too short to tell."""
+    report = (
+        'Traceback (most recent call last):\n  File "/srv/app.py", line 3, in <module>\n    main()\n'
+        '  File "/venv/site-packages/shop/query.py", line 1507, in _fetch_all\n'
+        "    self._result_cache = list(self._iterable_class(self))\n"
+        "                         ^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^^\n"
+        '  File "/venv/site-packages/shop/query.py", line 88, in __iter__\n'
+        "KeyError: 'id'\n"
+    )
+    assert [(c.name, c.code) for c in clues(report) if c.frame] == [
+        ("__iter__", None),  # the error's line is no code
+        ("_fetch_all", "self._result_cache = list(self._iterable_class(self))"),
+        (None, None),  # a module's code (`main()`: too short to tell)
+    ]

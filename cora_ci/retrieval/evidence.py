@@ -28,7 +28,7 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 
 from cora_ci.bundle.terms import terms
 from cora_ci.retrieval.catalog import Catalog, Meta
-from cora_ci.retrieval.definitions import leading
+from cora_ci.retrieval.definitions import family, leading
 from cora_ci.retrieval.emitted import CALLED, RARE, coded, named_by_errors, said
 from cora_ci.retrieval.features import last_stem, stem_parts
 from cora_ci.retrieval.frames import Clue, clues
@@ -43,6 +43,7 @@ class Resolved(NamedTuple):
     weight: float  # how strongly the report points at it (1.0: the innermost frame)
     frame: bool = False  # a traceback frame's (its code runs there), not a mention's
     owner: str | None = None  # the class or module it names the function of (`Outer$Inner.read`: Inner)
+    code: str | None = None  # the line of code a Python frame prints
 
 
 class Paths:
@@ -237,7 +238,7 @@ def resolve(located: list[Located], outer: int = 0) -> list[Resolved]:
         frames += c.frame and len(files) == 1 and not same
         owner = c.dotted[-2] if len(c.dotted) > 1 else None
         line = None if same else line  # its place is the named frame's chunk: its file's clue only
-        out.extend(Resolved(f, c.name, line, weight / len(files), c.frame, owner) for f in files)
+        out.extend(Resolved(f, c.name, line, weight / len(files), c.frame, owner, c.code) for f in files)
     return out
 
 
@@ -300,7 +301,7 @@ def pointed(cat: Catalog, text: str, title: str | None = None) -> Pointed:
         resolved = resolve(located, outer=1)
     for r in resolved:
         files[r.path] = max(files.get(r.path, 0.0), r.weight)
-        cid = _chunk_at(cat, r.path, r.name, r.line, r.frame, r.owner)
+        cid = _chunk_at(cat, r.path, r.name, r.line, r.frame, r.owner, r.code)
         if cid is not None:
             at[cid] = max(at.get(cid, 0.0), r.weight)
     pointed_in = {m.path for m in map(cat.meta, at) if m is not None} if titled else set()
@@ -352,23 +353,25 @@ def _titled(cat: Catalog, path: str, title: str) -> int | None:
 
 
 def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None, frame: bool = False,
-              owner: str | None = None) -> int | None:  # fmt: skip
+              owner: str | None = None, code: str | None = None) -> int | None:  # fmt: skip
     """The chunk of `path` defining `name`, `owner`'s if the file has one of its name (gson's
-    `ReflectiveTypeAdapterFactory$Adapter.read` among its file's `read`s): the one holding
-    `line`; a frame's when none does, or it has no line: of overloads, the implementation, where
-    a trace runs, not the first signature in the file (the report's file is another version of
-    this one, or its runtime printed no lines); a mention's, the first. Else the innermost chunk
-    holding `line`."""
+    `ReflectiveTypeAdapterFactory$Adapter.read` among its file's `read`s), one whose text holds
+    the frame's `code` if one does (the report's file may be another version of this one): the
+    one holding `line`; a frame's when none does, or it has no line: the nearest (`_nearest`), of
+    overloads the implementation, where a trace runs, not the first signature in the file (or its
+    runtime printed no lines); a mention's, the first. Else the innermost chunk holding `line`."""
     metas = [cat.row_meta(r) for r in cat.file_rows(path)]
     if name:
         named = [m for m in metas if name in m.symbols and m.kind != "file"]
         owned = [m for m in named if owner and any(n[-2:] == (owner, name) for n in m.names)]
         named = owned or named
+        if code is not None and len(named) > 1:
+            named = _saying(cat, named, code) or named
         holding = [m for m in named if line is not None and m.start_line <= line <= m.end_line]
         if holding:
             return min(holding, key=lambda m: m.start_line).id
         if named and (frame or line is not None):
-            return leading(cat, named).id
+            return leading(cat, _nearest(named, line)).id
         if named:  # a name mentioned (a dotted name, maybe with its overload's types)
             return min(named, key=lambda m: m.start_line).id
     if line is not None:
@@ -376,6 +379,25 @@ def _chunk_at(cat: Catalog, path: str, name: str | None, line: int | None, frame
         if holding:
             return min(holding, key=lambda m: m.end_line - m.start_line).id
     return None
+
+
+def _saying(cat: Catalog, metas: list[Meta], code: str) -> list[Meta]:
+    """Those of `metas` whose text holds the line `code`, spaces aside: django's 4.0.5 trace's
+    `query.py, line 1507, in _fetch_all` under `self._result_cache = list(self._iterable_class(self))`
+    is `QuerySet._fetch_all`, 4.0's `RawQuerySet._fetch_all` nearer the line."""
+    want = "".join(code.split())
+    return [m for m in metas if want in "".join(cat.table.text(m.row).split())]
+
+
+def _nearest(named: list[Meta], line: int | None) -> list[Meta]:
+    """Of definitions of one name none of which holds `line` (the report's file is another
+    version), those of the family nearest it: a requests trace's `sessions.py, line 703, in send`
+    was the mixin's `def send(...) -> Response: ...` on line 132, the file's first `send`, not
+    `Session.send` on lines 752-829. All of them when there is no line."""
+    if line is None:
+        return named
+    near = min(named, key=lambda m: (min(abs(line - m.start_line), abs(line - m.end_line)), m.start_line))
+    return [m for m in named if family(m) == family(near)]
 
 
 class Ranked(Protocol):

@@ -140,6 +140,7 @@ class Clue(NamedTuple):
     line: int | None
     frame: bool  # a traceback frame (not a mere mention)
     dotted: tuple[str, ...] = ()  # `pkg.module.Class.method` as parts, its module to be found
+    code: str | None = None  # the line of code a Python frame prints under it
 
 
 def clues(text: str) -> list[Clue]:
@@ -182,7 +183,7 @@ def _frames(text: str, rich: list[Clue]) -> Iterator[Clue]:
     # 0x7f3a (most recent call first):`) prints it first
     for block in _PY_BLOCK.split(text):
         py = sorted((m.start(), m) for pattern in f.python for m in pattern.finditer(block))
-        read = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for _, m in py]
+        read = [Clue(m["path"], _last(m["name"]), int(m["line"]), True, code=_code(block, m)) for _, m in py]
         yield from read if _FIRST_FIRST.match(block) else reversed(read)
     yield from reversed(rich)
     pytest = [Clue(m["path"], _last(m["name"]), int(m["line"]), True) for m in f.pytest.finditer(text)]
@@ -204,6 +205,24 @@ def _frames(text: str, rich: list[Clue]) -> Iterator[Clue]:
     causes = [m.start() for m in _CAUSED_BY.finditer(text)]
     order = sorted(found, key=lambda at: (-bisect.bisect(causes, at), at))
     yield from (c for at in order if (c := found[at]) is not None)
+
+
+def _code(block: str, m: re.Match[str]) -> str | None:
+    """The line of code a Python traceback prints under a frame's header (`File "x.py", line 3, in
+    f`, then `    return g(x)`): what tells a frame's function from others of its name where the
+    report's file is another version; None for another format, or no such line."""
+    if not m.group().startswith("File"):
+        return None
+    end = block.find("\n", m.end())
+    nxt = block.find("\n", end + 1) if end >= 0 else -1
+    line = block[end + 1 : nxt if nxt >= 0 else len(block)] if end >= 0 else ""
+    code = line.strip()
+    if not line[:1].isspace() or len(code) < _CODE_CHARS or code.startswith(("File ", "^", "~")):
+        return None
+    return code
+
+
+_CODE_CHARS = 8  # a shorter line (`main()`, `f(x)`) says too little to tell two functions apart
 
 
 def _clue(m: re.Match[str]) -> Clue | None:
