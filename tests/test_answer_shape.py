@@ -18,6 +18,7 @@ import pytest
 from cora_ci.build import build
 from cora_ci.bundle import open_bundle
 from cora_ci.render.query import Where, run_query
+from cora_ci.render.source import sibling, siblings
 
 pytestmark = pytest.mark.usefixtures("private_cache")
 
@@ -115,11 +116,15 @@ def test_a_chunk_of_several_members_is_named_after_the_one_whose_lines_the_words
         "ContentDecodingError": "Failed to decode response content.",
     }
     src = "".join(f'class {n}(RequestException):\n    """{doc}"""\n\n\n' for n, doc in errors.items())
-    repo = make_repo({"src/exceptions.py": "class RequestException(IOError):\n    pass\n\n\n" + src})
+    text = "class RequestException(IOError):\n    pass\n\n\n" + src
+    repo = make_repo({"src/exceptions.py": text})
     build(repo, model="none")
     (r,) = run_query("the server sent an invalid chunk", Where.of(None, None, repo), k=1).results
     assert len(r.chunk.symbols) > 2 and "ChunkedEncodingError" in r.chunk.symbols  # merged
     assert (r.symbol, r.anchor) == ("ChunkedEncodingError", "src/exceptions.py::ChunkedEncodingError")
+    own = siblings(r.view, r.chunk)  # each member's lines, found in one pass as one by one
+    assert own == [sibling(r.view, r.chunk, a) for a in r.chunk.anchors]
+    assert [v.start for v in own] == [n for n, t in enumerate(text.splitlines(), 1) if t.startswith("class")]
 
 
 @pytest.mark.parametrize("query", ["login", "Auth.login", "where is `login` defined"])

@@ -100,7 +100,7 @@ def named(chunk: Chunk, words: Sequence[str], view: View | None = None) -> Membe
         return None
     from cora_ci.bundle.stems import stem
     from cora_ci.bundle.terms import terms
-    from cora_ci.render.source import sibling
+    from cora_ci.render.source import siblings
 
     wanted = {stem(w.lower()) for w in words}
 
@@ -108,9 +108,9 @@ def named(chunk: Chunk, words: Sequence[str], view: View | None = None) -> Membe
         return len(wanted.intersection(stem(t) for t in terms(text)))
 
     if view is not None and len(chunk.anchors) == len(chunk.symbols):
-        pairs = list(zip(chunk.symbols, chunk.anchors, strict=True))
-        scores = [2 * held(s) + held(sibling(view, chunk, a).text()) for s, a in pairs]
-        members: list[Member] = list(pairs)
+        own = siblings(view, chunk)
+        scores = [2 * held(s) + held(v.text()) for s, v in zip(chunk.symbols, own, strict=True)]
+        members: list[Member] = list(zip(chunk.symbols, chunk.anchors, strict=True))
     else:  # no lines to read (or anchors that do not pair with the symbols): by name alone
         members = [(s, _anchor(chunk, s)) for s in chunk.symbols]
         scores = [3 * held(s) for s in chunk.symbols]

@@ -328,7 +328,7 @@ def _stub(view: View, lang: str) -> bool:
 def naming_member(view: View, chunk: Chunk, name: str) -> tuple[str, str, View] | None:
     """Of small siblings merged in `chunk`, the one member whose own lines name `name` (its
     symbol, anchor and lines); None when none or several do."""
-    members = [(s, a, sibling(view, chunk, a)) for s, a in zip(chunk.symbols, chunk.anchors, strict=True)]
+    members = list(zip(chunk.symbols, chunk.anchors, siblings(view, chunk), strict=True))
     naming = [(s, a, v) for s, a, v in members if any(mentions(t, name) for _, t in v.rendered())]
     return naming[0] if len(naming) == 1 else None
 
@@ -341,11 +341,26 @@ def sibling(view: View, chunk: Chunk, anchor: str) -> View:
     if not rows:
         return view
     k = chunk.anchors.index(anchor) if anchor in chunk.anchors else 0
-    starts = _declarations(rows, chunk.symbols[: k + 2], chunk.lang)
+    return _cut(view, rows, _declarations(rows, chunk.symbols[: k + 2], chunk.lang), k, chunk.lang)
+
+
+def siblings(view: View, chunk: Chunk) -> list[View]:
+    """`sibling`'s lines of each of the chunk's anchors, in their order, the declarations found in
+    one pass (each member's own search is quadratic in the members: 2.7 ms for requests' fourteen
+    exceptions)."""
+    rows = sorted(view.shown.items())
+    if not rows:
+        return [view for _ in chunk.anchors]
+    starts = _declarations(rows, chunk.symbols[: len(chunk.anchors) + 1], chunk.lang)
+    return [_cut(view, rows, starts, k, chunk.lang) for k in range(len(chunk.anchors))]
+
+
+def _cut(view: View, rows: list[tuple[int, str]], starts: list[int | None], k: int, lang: str) -> View:
+    """The `k`-th member's lines of `rows`, given where each member is declared (`starts`)."""
     mine, after = starts[k], starts[k + 1] if k + 1 < len(starts) else None
     at = _opened(rows, mine, 0) if mine is not None else 0
     nxt = _opened(rows, after, at + 1) if after is not None and after > at else len(rows)
-    attached = _ATTACHED_JS if chunk.lang in JS_LANGS else _ATTACHED
+    attached = _ATTACHED_JS if lang in JS_LANGS else _ATTACHED
     while nxt - 1 > at and rows[nxt - 1][1].lstrip().startswith(attached):
         nxt -= 1
     while at > 0 and rows[at - 1][1].lstrip().startswith(attached):
