@@ -843,6 +843,28 @@ def test_r_functions_are_named_by_what_they_are_assigned_to() -> None:
     assert names == ["greet", "shout"]
 
 
+def test_an_r_functions_roxygen_doc_is_its_own() -> None:
+    """A tidyverse trial (glue): the `#'` block above `glue_collapse <- function(...)` was the
+    file's module code, the function its three lines (the assignment, not the function inside
+    it, stands where the doc ends)."""
+    r = run_chunk("R/glue.R", """
+        library(stats)
+
+        #' Collapse a character vector
+        #'
+        #' @param x The character vector to collapse.
+        #' @param sep a character string to separate the terms.
+        #' @export
+        glue_collapse <- function(x, sep = "") {
+          paste0(x, collapse = sep)
+        }
+
+        doubled <- lapply(1:3, function(i) i * 2)
+    """, min_tokens=0)  # fmt: skip
+    (c,) = [c for c in r.chunks if c.symbols == ["glue_collapse"]]
+    assert (c.start_line, c.end_line) == (3, 10) and c.text.startswith("#' Collapse a character vector")
+
+
 HELPERS = "".join(
     f"inline int helper{i}(int a) {{\n  int b = a * {i};\n  return b + {i};\n}}\n\n" for i in range(8)
 )

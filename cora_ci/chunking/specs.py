@@ -181,6 +181,9 @@ _GENERIC_IMPORT = re.compile(r"(import|include|using_directive|package_(clause|d
 # above it) is its function's or class's, and a namespace is one, as C#'s is.
 _CPP_LIKE = ("cpp", "cuda")
 _GENERIC_WRAPPERS = dict.fromkeys(_CPP_LIKE, frozenset({"template_declaration"}))
+# R binds a function by assignment (`add <- function(x, y)`): the assignment is the definition, and
+# the roxygen comments (`#'`) above it are its doc
+_GENERIC_WRAPPERS["r"] = frozenset({"binary_operator"})
 _GENERIC_NAMESPACES = {lang: {"namespace_definition": "namespace"} for lang in _CPP_LIKE}
 
 
