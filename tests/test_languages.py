@@ -1458,3 +1458,82 @@ def test_a_kotlin_declarations_kdoc_after_the_imports_or_package_is_its_own() ->
     )
     (cls,) = [c for c in r.chunks if c.kind == "type"]
     assert cls.start_line == 7 and "pins ----" not in cls.text
+
+
+def test_ocaml_erlang_clojure_and_julia_definitions_are_symbols() -> None:
+    """Their grammars' definitions are no node the generic rule names (OCaml's `let` binding,
+    Erlang's clause, Clojure's `(defn ...)` list, Julia's function named inside its signature):
+    a file of any of them was one module chunk (`functional.py`)."""
+    ocaml = run_chunk("lib/shapes.ml", """
+        (** Add two numbers. *)
+        let add x y = x + y
+
+        let origin = (0, 0)
+
+        type shape = Circle of float | Square of float
+
+        module Geometry = struct
+          (** The area of a shape. *)
+          let area = function
+            | Circle r -> 3.14 *. r *. r
+            | Square s -> s *. s
+        end
+    """, min_tokens=0)  # fmt: skip
+    assert _labels(ocaml) == {
+        "add": ("function:add", 1, 2), "origin": ("value:origin", 4, 4), "shape": ("type:shape", 6, 6),
+        "Geometry": ("module:Geometry", 8, 13), "Geometry.area": ("function:area", 9, 12),
+    }  # fmt: skip
+    mli = run_chunk("lib/shapes.mli", "(** Add two numbers. *)\nval add : int -> int -> int\n", min_tokens=0)
+    assert _labels(mli) == {"add": ("declaration:add", 1, 2)}
+    erlang = run_chunk("src/shapes.erl", """
+        -module(shapes).
+        -export([area/1]).
+
+        %% @doc The area of a shape.
+        area({circle, R}) ->
+            3.14 * R * R;
+        area({square, S}) ->
+            S * S.
+    """, min_tokens=0)  # fmt: skip
+    assert _labels(erlang) == {"area": ("function:area", 4, 6), "area#2": ("function:area", 7, 8)}
+    clojure = run_chunk("src/shapes/core.clj", """
+        (ns shapes.core)
+
+        (defn area
+          "The area of a shape."
+          [shape]
+          (* 3.14 (:r shape) (:r shape)))
+
+        (def unit 1)
+
+        (defrecord Circle [r])
+    """, min_tokens=0)  # fmt: skip
+    assert _labels(clojure) == {
+        "area": ("function:area", 3, 6), "unit": ("var:unit", 8, 8), "Circle": ("record:Circle", 10, 10),
+    }  # fmt: skip
+    julia = run_chunk("src/Shapes.jl", '''
+        module Shapes
+
+        """
+            area(s)
+
+        Compute the area of a shape.
+        """
+        function area(s::Circle)
+            return pi * s.r^2
+        end
+
+        struct Circle <: Shape
+            r::Float64
+        end
+
+        perimeter(s::Circle) = 2pi * s.r
+        Base.show(io::IO, s::Circle) = print(io, "Circle")
+
+        end
+    ''', min_tokens=0)  # fmt: skip
+    assert _labels(julia) == {
+        "Shapes": ("module:Shapes", 1, 19), "Shapes.area": ("function:area", 3, 10),
+        "Shapes.Circle": ("struct:Circle", 12, 14), "Shapes.perimeter": ("function:perimeter", 16, 16),
+        "Shapes.show": ("function:show", 17, 17),
+    }  # fmt: skip

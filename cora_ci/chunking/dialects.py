@@ -12,10 +12,11 @@ for a definition's body, its last node and the attributes above it."""
 
 from __future__ import annotations
 
+from cora_ci.chunking import functional
 from cora_ci.chunking.model import DECLARATION
 from cora_ci.chunking.nodes import Node, child, text_of
 
-LANGS = frozenset({"elixir", "zig", "dart", "haskell", "lua", "objc"})
+LANGS = frozenset({"elixir", "zig", "dart", "haskell", "lua", "objc"}) | functional.LANGS
 _ELIXIR_TYPES = {"defmodule": "module", "defprotocol": "protocol", "defimpl": "impl"}
 _ELIXIR_FUNCTIONS = {
     "def": "function", "defp": "function", "defdelegate": "function", "defmacro": "macro",
@@ -33,6 +34,8 @@ _HASKELL_TYPES = {"data_type": "data", "newtype": "newtype", "type_synomym": "ty
 
 def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
     """(kind, label, name) when `n` defines a symbol in `lang`'s own way, else None."""
+    if lang in functional.LANGS:
+        return functional.classify(lang, n, src)
     if lang == "elixir":
         return _elixir(n, src)  # a module's functions are functions: Elixir has no methods
     if lang == "zig":
@@ -51,6 +54,8 @@ def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, s
 
 def body(lang: str, n: Node) -> Node | None:
     """The node holding a definition's members or statements, where no `body` field says so."""
+    if lang in functional.LANGS:
+        return functional.body(lang, n)
     if lang == "elixir" and n.type == "call":
         return child(n, "do_block")
     if lang == "zig" and n.type == "Decl":
@@ -107,6 +112,8 @@ _KOTLIN_COMMENTS = frozenset({"multiline_comment", "line_comment"})
 def attaches(lang: str, n: Node, src: bytes) -> bool:
     """An Elixir `@doc`, `@spec` or `@impl` above a `def`, a Haskell type signature above its
     function: part of it, like a decorator."""
+    if lang in functional.LANGS:
+        return functional.attaches(lang, n)
     if lang == "haskell":  # a class's own signatures are its methods, not a default's attribute
         return n.type == "signature" and (n.parent is None or n.parent.type != "class_declarations")
     if lang != "elixir" or n.type != "unary_operator" or text_of(src, n)[:1] != "@":

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 
-from cora_ci.chunking import dialects
+from cora_ci.chunking import dialects, functional
 from cora_ci.chunking.c_names import (
     C_DECLARATIONS,
     C_MACRO,
@@ -133,6 +133,8 @@ class Classifier:
             return self._scala(n, in_type)
         if t in dialects.OBJC_MEMBERS and self.lang == "objc":  # not the generic rule's `struct` type
             return dialects.classify(self.lang, n, self.src, in_type)
+        if self.lang in functional.LANGS:  # the generic rule's names of theirs are wrong or none
+            return functional.classify(self.lang, n, self.src)
         if t in s.types:
             kind, label = "type", s.types[t]
         elif t in s.namespaces:
