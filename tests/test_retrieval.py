@@ -2329,3 +2329,22 @@ def test_a_shorter_answer_is_the_start_of_a_longer_one(
     full = [h.chunk_id for h in search(b, query, k=10, embedder=emb)]
     for k in (1, 2, 3, 5):
         assert [h.chunk_id for h in search(b, query, k=k, embedder=emb)] == full[:k], k
+
+
+def test_an_ocaml_interface_ranks_as_a_type_stub_below_its_implementation(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """A yojson trial: `val to_float : t -> float` in `util.mli`, one line, answered "how are
+    floats written" before `write.ml`'s `write_float`. An interface file declares as a `.pyi`
+    does: it ranks lower unless asked for."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "lib/write.ml": "(** Floats are written with enough digits to be read back. *)\nlet write_float ob x =\n"
+                        "  if x <> x then raise (Failure \"NaN is not JSON\")\n  else Buffer.add_string ob (string_of_float x)\n",
+        "lib/util.mli": "(** Read a JSON number as a float. *)\nval to_float : t -> float\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    hits = search(b, "how are floats written", k=2, expand=False)
+    assert [path_of(b, h.chunk_id) for h in hits] == ["lib/write.ml", "lib/util.mli"]
+    assert hits[1].explain["demoted"] == "stub"
+    asked = search(b, "float in the mli", k=1, expand=False)
+    assert path_of(b, asked[0].chunk_id) == "lib/util.mli"

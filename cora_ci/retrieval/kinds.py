@@ -157,7 +157,7 @@ def path_class(path: str) -> str | None:
 
 
 _PROSE_LANGS = frozenset({"markdown", "rst", "asciidoc", "org"})
-_STUB = re.compile(r"\.(pyi|d\.[cm]?ts)$")
+_STUB = re.compile(r"\.(pyi|mli|d\.[cm]?ts)$")  # OCaml's interface: its `val` declarations, as a `.pyi`'s
 
 
 def set_apart(path: str, lang: str) -> bool:
@@ -167,7 +167,7 @@ def set_apart(path: str, lang: str) -> bool:
 
 
 def prose_class(path: str, lang: str) -> str | None:
-    """docs (prose: Markdown, reStructuredText, plain text files) | stub (.pyi, .d.ts) | None."""
+    """docs (prose: Markdown, reStructuredText, plain text files) | stub (.pyi, .mli, .d.ts) | None."""
     if _STUB.search(path):
         return "stub"
     name = path.rsplit("/", 1)[-1]

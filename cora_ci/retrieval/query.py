@@ -98,7 +98,7 @@ _WANTS = {
     "changelog": "changelog changes history news release releases released deprecated",
     "translation": "translation translations translate locale i18n l10n gettext po",
     "template": "template issue_template",
-    "stub": "stub stubs pyi typings",
+    "stub": "stub stubs pyi mli typings",
     "tooling": "ci workflow workflows github gitlab circleci travis lint linter linting eslint prettier"
     " editorconfig precommit dependabot renovate devcontainer vscode agent agents skill skills",
     "legacy": "legacy deprecated obsolete v1 v2 v3 v4 v5 v6 v7 v8 v9",
