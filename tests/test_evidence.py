@@ -19,6 +19,7 @@ from cora_ci.retrieval.emitted import MESSAGE, messages
 from cora_ci.retrieval.evidence import FRAME_DECAY, MENTION
 from cora_ci.retrieval.frames import Clue, clues
 from cora_ci.retrieval.noise import without_noise
+from cora_ci.retrieval.paths import Paths
 
 pytestmark = pytest.mark.usefixtures("private_cache")
 
@@ -674,7 +675,7 @@ def test_what_a_title_names(make_repo: Callable[[dict[str, str]], Path]) -> None
 
     repo = _named_repo(make_repo)
     cat = catalog(open_bundle(repo / ".cora" / "index"))
-    paths = evidence.Paths(cat)
+    paths = Paths(cat)
     assert evidence.named(cat, "sqlreport breaks", paths) == {"shop/commands/sqlreport.py": MENTION}
     assert evidence.named(cat, "A crash in sqlreport.", paths) == {"shop/commands/sqlreport.py": MENTION}
     assert evidence.named(cat, "sqlreport and the schema", paths) == {
@@ -1064,7 +1065,7 @@ def test_a_reports_own_file_of_a_name_the_repository_has_once_is_not_its_frame(
         "setup.py": "from setuptools import setup\n\nsetup()\n",
     })  # fmt: skip
     build(repo, model="none")
-    paths = evidence.Paths(catalog(open_bundle(repo / ".cora" / "index")))
+    paths = Paths(catalog(open_bundle(repo / ".cora" / "index")))
     assert paths.match("/home/me/proj/app/tasks.py") == []
     assert paths.match("/srv/checkout/examples/celery/src/task_app/tasks.py") == [
         "examples/celery/src/task_app/tasks.py"
@@ -1392,7 +1393,7 @@ def test_a_rust_backtrace_without_files_points_at_its_functions(
     from cora_ci.bundle import open_bundle
     from cora_ci.retrieval.catalog import catalog
 
-    paths = evidence.Paths(catalog(open_bundle(repo / ".cora" / "index")))
+    paths = Paths(catalog(open_bundle(repo / ".cora" / "index")))
     registry = "/home/u/.cargo/registry/src/index-1ecc/grep-matcher-0.1.5/src/lib.rs"
     assert paths.match(registry) == ["crates/matcher/src/lib.rs"]
     assert len(paths.match("/home/u/proj/src/lib.rs")) == 3  # no package named: any of them

@@ -18,7 +18,7 @@ FunctionClauseError gives the arguments), Dart (`#0 C.f
 (`x.zig:3:5: 0x1f in f (main)`) and Unity's console (`Cart:Total () (at Assets/Cart.cs:3)`). A file
 of the standard library or of another package matches nothing in the bundle and falls away there; a
 frame without a file (or with one the repository no longer has) is found by its owner and name
-(`evidence.Paths.defined`).
+(`paths.Paths.defined`).
 """
 
 from __future__ import annotations
