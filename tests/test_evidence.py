@@ -14,12 +14,12 @@ from conftest import init_repo
 
 from cora_ci.build import build
 from cora_ci.render.query import Where, run_query
-from cora_ci.retrieval import emitted, evidence
-from cora_ci.retrieval.emitted import MESSAGE, messages
+from cora_ci.retrieval import emitted, evidence, quoted
 from cora_ci.retrieval.evidence import FRAME_DECAY, MENTION
 from cora_ci.retrieval.frames import Clue, clues
 from cora_ci.retrieval.noise import without_noise
 from cora_ci.retrieval.paths import Paths
+from cora_ci.retrieval.quoted import MESSAGE, messages
 
 pytestmark = pytest.mark.usefixtures("private_cache")
 
@@ -699,7 +699,7 @@ def test_what_a_title_names(make_repo: Callable[[dict[str, str]], Path]) -> None
     ],
 )  # fmt: skip
 def test_the_diagnostic_codes_a_report_names(report: str, named: list[tuple[str, str]]) -> None:
-    assert emitted.codes(report) == named
+    assert quoted.codes(report) == named
 
 
 ADMIN_CHECKS = """\
@@ -746,17 +746,17 @@ def test_a_report_that_names_a_check_code_finds_the_check(
     ("report", "named"),
     [
         ("TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'",
-         [(("RST", "__init__"), emitted.CALLED)]),
-        ("TypeError: parse() missing 1 required positional argument: 'text'", [(("parse",), emitted.CALLED)]),
+         [(("RST", "__init__"), quoted.CALLED)]),
+        ("TypeError: parse() missing 1 required positional argument: 'text'", [(("parse",), quoted.CALLED)]),
         ("TypeError: Reader.read() takes 2 positional arguments but 3 were given",
-         [(("Reader", "read"), emitted.CALLED)]),
+         [(("Reader", "read"), quoted.CALLED)]),
         ("AttributeError: 'Line3D' object has no attribute '_verts3d'", [(("Line3D",), MESSAGE)]),
         # a bare dunder names no function; a call's parentheses in code are not a message
         ("TypeError: __init__() got an unexpected keyword argument 'x'\nx = f() + g()", []),
     ],
 )  # fmt: skip
 def test_what_pythons_messages_blame(report: str, named: list[tuple[tuple[str, ...], float]]) -> None:
-    assert emitted.blamed(report) == named
+    assert quoted.blamed(report) == named
 
 
 FORMATS = {
@@ -822,7 +822,7 @@ def test_a_report_whose_error_names_a_method_finds_it(make_repo: Callable[[dict[
     told = [(r.anchor, r.hit.explain["evidence"]) for r in ans.results]
     # the call never ran: the function it names is innermost, its caller's frame one further out
     assert told[:2] == [
-        ("tables/rst.py::RST.__init__", emitted.CALLED),
+        ("tables/rst.py::RST.__init__", quoted.CALLED),
         ("tables/ui.py::get_writer", FRAME_DECAY),
     ]
     plain = run_query(BLAME_REPORT.replace("RST.__init__()", "the writer"), Where.of(None, None, repo), k=3)
@@ -1459,7 +1459,7 @@ def test_a_refused_call_names_the_function_of_the_file_its_traceback_runs_throug
         r.anchor: r.hit.explain["evidence"]
         for r in run_query(report, Where.of(None, None, repo), k=4).results
     }
-    assert next(iter(told.items())) == ("shop/printing/latex.py::LatexPrinter._print_Beam", emitted.CALLED), (
+    assert next(iter(told.items())) == ("shop/printing/latex.py::LatexPrinter._print_Beam", quoted.CALLED), (
         told
     )
     assert told["shop/printing/printer.py::Printer._print"] == FRAME_DECAY, told

@@ -17,7 +17,7 @@ from cora_ci.chunking.markup import asciidoc
 from cora_ci.chunking.sentences import first_sentence
 from cora_ci.files.langs import _RST_TITLE
 from cora_ci.rebind.view import _code_end
-from cora_ci.retrieval import emitted, noise, query, related
+from cora_ci.retrieval import emitted, noise, query, quoted, related
 from cora_ci.retrieval.frames import Clue, clues
 
 
@@ -155,16 +155,16 @@ def test_a_reports_heading_is_read_as_before(line: str) -> None:
 @given(st.text(alphabet="AaBb1.x: \t\n[]=type", max_size=40))
 def test_a_messages_category_is_read_as_before(text: str) -> None:
     before = [(m["category"], m["msg"], m["invalid"]) for m in _BEFORE["category"].finditer(text)]
-    assert [tuple(c) for c in emitted._categorized(text)] == before
+    assert [tuple(c) for c in quoted._categorized(text)] == before
 
 
 def test_a_name_that_is_no_category_is_looked_past_on_its_line() -> None:
     """The audit's possessive pattern took a line's first `name:` with the rest of the line, so
     `ERROR: ValidationError: ...` lost its category (the property above found `A1A::`'s twin)."""
-    assert [tuple(c) for c in emitted._categorized("ERROR: ValidationError: value is not a valid email")] == [
+    assert [tuple(c) for c in quoted._categorized("ERROR: ValidationError: value is not a valid email")] == [
         ("ValidationError", "value is not a valid email", None)
     ]
-    assert emitted._categorized("x\n" + "a: " * 30_000) == []  # each candidate read once
+    assert quoted._categorized("x\n" + "a: " * 30_000) == []  # each candidate read once
 
 
 @given(st.text(alphabet="%-#+ 0123.dsq(x){}$", max_size=24))
@@ -194,16 +194,16 @@ def test_hostile_runs_are_read_in_one_pass() -> None:
     failure."""
     assert macros._ALONE.search(b"FOO" + b" " * 20_000 + b"x\n") is None
     assert noise._HEADING.match("#" + " " * 20_000 + "#") is None
-    assert emitted._categorized("x\n" + "AaA" * 30_000) == []
-    assert emitted.messages(" " * 50_000 + "x") == [] and emitted._ABOVE.search(" " * 50_000 + "x") is None
+    assert quoted._categorized("x\n" + "AaA" * 30_000) == []
+    assert quoted.messages(" " * 50_000 + "x") == [] and quoted._ABOVE.search(" " * 50_000 + "x") is None
     assert (
         related._CALL.findall("$" * 50_000) == [] and query._GO_METHOD.sub("", "." * 50_000) == "." * 50_000
     )
     assert secrets._KEY_BODY.match(" " * 100_000 + "x") is None  # a key block's line
     assert not any(c.frame for c in clues("1\n    at " + "<a>/" * 25_000 + "x.ts:1"))  # placeholders
     assert emitted._PLACEHOLDER.split("a %" + "0" * 50_000 + "!") == ["a %" + "0" * 50_000 + "!"]
-    assert emitted.messages(" \u201c" * 50_000) == []
-    assert emitted.messages("a" + " b" * 50_000) == []  # one line, no value: no message pasted alone
+    assert quoted.messages(" \u201c" * 50_000) == []
+    assert quoted.messages("a" + " b" * 50_000) == []  # one line, no value: no message pasted alone
     assert asciidoc(["= x" + " " * 50_000 + "y"])[0].name.endswith("y")
     assert macros._APART.match(b"\n" * 50_000 + b"1") is None
     assert macros._FIELD.match(b"// " + b"a" * 50_000) is None

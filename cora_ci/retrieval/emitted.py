@@ -1,181 +1,31 @@
-"""What the code says that a report quotes: an error or warning message (`messages`, `said`) and
-a diagnostic's code (`codes`, `coded`), each found in the chunks that write it as the code does,
-and the definitions Python's own messages blame (`blamed`, `named_by_errors`): each the clue of a
-mention, a call's error somewhat more (`evidence.py` joins them to a report's other clues).
-"""
+"""The code that says what a report quotes (`quoted.py` reads the report): the chunks that write an
+error or warning message as the code does (`said`), that hold a diagnostic's code (`coded`), and
+the definitions Python's own messages blame (`named_by_errors`): each the clue of a mention, a
+call's error somewhat more (`evidence.py` joins them to a report's other clues)."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterator
-from functools import lru_cache
-from typing import NamedTuple
 
 from cora_ci.chunking.model import OVERLOAD
 from cora_ci.retrieval.catalog import Catalog
 from cora_ci.retrieval.kinds import path_class, set_apart
+from cora_ci.retrieval.quoted import HEAD, MESSAGE, RUN, blamed, codes, messages, word_list
 from cora_ci.retrieval.related import neighbours_of
 
-MAX_CHARS = 100_000  # a report is read this far for clues (the query's words stop much earlier)
-MESSAGE = 0.4  # a chunk that emits a message the report quotes, or holds a code it names
 RARE = 50  # chunks whose text holds a word: more, and it is a word of the language, not a name
+_CODES = 3  # codes looked for, of the first ten named
 
 
-# A quoted error or warning: an exception's (`ValueError: ...`, `Uncaught TypeError: ...`,
-# `... java.lang.IllegalStateException: ...`), a log's or a compiler's level (`WARNING: ...`,
-# `HINT: ...`), Go's `panic: ...`, Rust's panic (`panicked at 'msg', src/x.rs:3:5`, or since 1.73
-# on the line after `panicked at src/x.rs:3:5:`), a system check's id (Django's `(models.W042) ...`);
-# not a path (`Error::io_error`, a Rust or C++ name, was read as an error's message).
-_LEVEL = r"(?:(?P<raised>[\w.$]*(?:Error|Exception|Warning|Failure))|WARNING|ERROR|HINT|FATAL|CRITICAL|panic)"
-_MESSAGE = re.compile(
-    rf"(?:^[ \t>|]*|[ \t]){_LEVEL}[ \t]*:(?!:)[ \t]*(?P<msg>.+)$|\((?:\w+\.)?[A-Z]\d{{3}}\)\s*(?P<check>.+)$"
-    r"|panicked at '(?P<rust>[^'\n]+)'|panicked at \S+:\d+:\d+:\n(?P<rust2>.+)$",
-    re.M,
-)
-# Messages under a name the code gives its own warnings or errors (pydantic's
-# `PydanticDeprecatedSince20: ...`, also after a warning's `path:line: `), a name of two capitalised
-# parts or more, and pydantic's validation errors (`  value is not a valid IPv4 address [type=...`):
-# read as a quoted message is (five words or more). The category's shape is `_categorized`'s: as one
-# pattern, a long CamelCase run took quadratic time.
-# C++'s uncaught exception, as libstdc++ (`terminate called after throwing an instance of 'X'`, then
-# `  what():  msg`) and libc++ (`... terminating due to uncaught exception of type X: msg`) print it
-_THROWN = re.compile(
-    r"throwing an instance of '(?P<cls>[\w:<>, ]+)'[ \t]*\r?\n[ \t]*what\(\):[ \t]*(?P<msg>.+)$"
-    r"|uncaught exception of type (?P<cls2>[\w:<>]+): (?P<msg2>.+)$",
-    re.M,
-)
-_INVALID = r"^[ \t]++(?P<invalid>[^\n\[]+?) \[type=\w+"  # possessive: a line of spaces took quadratic time
-# a name's colon (not `A::B`'s), or a validation error
-_CATEGORY = re.compile(r"(?:^[ \t>|]*|[ \t])(?P<category>[\w.]++)[ \t]*+:(?!:)|" + _INVALID, re.M)
-_INVALID_AT = re.compile(_INVALID, re.M)
-# A message printed alone on the line above its trace's first frame (.NET's `ex.Message` then
-# `ex.StackTrace`, as Polly's users paste "The circuit is now open and is not allowing calls."):
-# not a frame, a heading (`Stack trace:`, `Caused by: ...`: a colon) nor a `--- End of ... ---` rule.
-_ABOVE = re.compile(r"^(?![ \t]*(?:at |-))(?P<msg>[^\n:]*[^\s:])[ \t]*\n[ \t]+at [\w$<]", re.M)
-_CAMEL = re.compile(r"[A-Z][a-z\d]+(?:[A-Z][a-z\d]*)+")  # two capitalised parts or more, at a name's end
-_CATEGORY_CHARS = 100  # of a category's end, read for its shape
-
-
-class Categorized(NamedTuple):
-    """A message a line gives under its category's name, or a validation error's text."""
-
-    category: str | None
-    msg: str | None  # the rest of the category's line
-    invalid: str | None  # a pydantic validation error's text
-
-
-def _categorized(head: str) -> list[Categorized]:
-    """The categories of two capitalised parts or more that a line of `head` begins a message with
-    (the first on its line: the message runs to its end, and a category inside it is its text),
-    and pydantic's validation errors. A name that is no category (`ERROR: ValidationError: ...`)
-    is looked past, not taken with the line: each candidate is read once, the message only of
-    the one kept, so the time is linear in the text."""
-    out: list[Categorized] = []
-    pos = end = 0
-    while (m := _CATEGORY.search(head, pos)) is not None:
-        if m["invalid"] is not None:
-            out.append(Categorized(None, None, m["invalid"]))
-            pos = m.end()
-            continue
-        if m.end() > end:  # the line's end, found once a line
-            end = head.find("\n", m.end())
-            end = len(head) if end < 0 else end
-        empty = m.end() >= end  # nothing after the colon: no message
-        if empty or not _camel_end(m["category"]):
-            if (v := _INVALID_AT.match(head, m.start())) is not None:  # the other reading of the place
-                out.append(Categorized(None, None, v["invalid"]))
-                pos = v.end()
-            else:
-                pos = m.end() if empty else m.end("category")  # past it, on its line (a colon is no start)
-            continue
-        rest = head[m.end() : end]
-        msg = rest.lstrip(" \t") or rest[-1]  # the text after the colon and its spaces, or a space
-        out.append(Categorized(m["category"], msg, None))
-        pos = end
-    return out
-
-
-def _camel_end(name: str) -> bool:
-    tail = name[-_CATEGORY_CHARS:]
-    return any(m.end() == len(tail) for m in _CAMEL.finditer(tail))
-
-
-# A command's own error line, prefixed by its name as Unix tools print one (`rg: error parsing flag
-# ...`, `git: ...`, `fatal: ...` after it): read as a quoted message is (five words or more).
-_PROGRAM = re.compile(
-    r"^(?P<prog>[a-z][a-z0-9._-]{0,15}): (?:(?:error|fatal|warning): )?(?P<msg>[^\n]+)$", re.M
-)  # a command's name: lower case (`accounts.User: (models.W042) ...` is Django's check)
-_SUMMARY = re.compile(r"\d+ (?:\w+ )?errors? (?:for|in|occurred)\b")
-_RUN = 5  # words of a message in a row, as the code that emits it writes them
-_MESSAGES = 3  # quoted messages looked for
 _SEARCHED = 10  # chunks a message's words find, whose texts are read
-
-
-# A message quoted without its level: in double, single, typographic quotes or backticks on one
-# line ("the form says “Enter a list of values.”"), not an apostrophe's span (`doesn't ... isn't`:
-# a quote opens after no word character and closes before none), nor a path (a backslash, but in
-# an escaped quote: `Left "Error in $: key \"email\" not found"`, as Haskell and JSON show a message).
-_QUOTED = re.compile(
-    r"""(?<![\w'"`])(?:"(?P<d>(?:[^"\n\\]|\\")+)"|'(?P<s>[^'\n\\]+)'|`(?P<b>[^`\n\\]+)`|“(?P<t>[^“”\n\\]+)”)(?![\w'"`])"""
-)
-
-
-def messages(text: str) -> list[str]:
-    """The error and warning messages `text` quotes, the first `_MESSAGES` of `_RUN` words or more:
-    those a level introduces (`ValueError: ...`) first, then those only put in quotes. A quoted
-    sentence that the code does not write finds nothing (`said` wants its words in a row). A
-    level's message may be shorter, down to `_HEAD` words (Java's `duplicate key: 1`): the code's
-    string literal it begins with is then what finds it (`_written`)."""
-    out: list[str] = []
-    head = text[:MAX_CHARS]
-    leveled = [(m["msg"] or m["check"] or m["rust"] or m["rust2"], True) for m in _MESSAGE.finditer(head)]
-    leveled += [(m["msg"] or m["msg2"], True) for m in _THROWN.finditer(head)]
-    quoted = [(m["d"] or m["s"] or m["b"] or m["t"], False) for m in _QUOTED.finditer(head)]
-    quoted += [(c.msg or c.invalid or "", False) for c in _categorized(head)]
-    quoted += [(m["msg"], False) for m in _PROGRAM.finditer(head)]
-    quoted += [(m["msg"], False) for m in _ABOVE.finditer(head)]
-    for msg, level in ((f.strip(), level) for f, level in leveled + quoted):
-        if _SUMMARY.match(msg):  # "1 validation error for Model": a count, the messages follow
-            continue
-        if not level and " " not in msg:  # a frame's quoted path, a quoted name: one token, no sentence
-            continue
-        if len(_words(msg)) >= (_HEAD if level else _RUN) and not any(msg in o for o in out):
-            out.append(msg)
-    alone = head.strip()
-    short = len(alone) <= _ALONE_CHARS and 3 <= len(alone.split()) <= 15  # first: the pattern's runs
-    if not out and short and _ALONE.fullmatch(alone) and not _ASKING.match(alone):
-        out.append(alone)  # a message pasted alone: `Invalid color code: z`
-    return out[:_MESSAGES]
-
-
-# A query that may be a message pasted alone, without its level or quotes (nvm's `Invalid color code:
-# z` found its emitter fourth): one line of three to fifteen words apart (a name's parts are not:
-# `_resolve_lazy_default`) with a value or a colon in it, not a question (a sentence describing code,
-# "Return the default value.", took a clue from literals that say its words).
-_ALONE = re.compile(r"[^\n?]*[A-Za-z][^\n?]*[:'\"\d][^\n?]*")
-_ASKING = re.compile(r"(?:how|what|where|which|why|when|who|does|do|is|are|can|find|show|list)\b", re.I)
-_ALONE_CHARS = 300
-
-
-@lru_cache(maxsize=16)  # asked of every candidate of a query
-def raised(text: str) -> frozenset[str]:
-    """The classes of the exceptions and warnings `text` quotes a message of (`JsonSyntaxException`
-    for `com.google.gson.JsonSyntaxException: duplicate key: 1`): what was raised, not where."""
-    head = text[:MAX_CHARS]
-    leveled = [(m["raised"], m["msg"]) for m in _MESSAGE.finditer(head)]
-    thrown = [(m["cls"] or m["cls2"], m["msg"] or m["msg2"]) for m in _THROWN.finditer(head)]
-    leveled += [(cls.replace("::", "."), msg) for cls, msg in thrown]  # `lib::detail::type_error`
-    named = [(c.category, c.msg) for c in _categorized(head)]
-    return frozenset(
-        name.rsplit(".", 1)[-1] for name, msg in leveled + named if name and msg and len(_words(msg)) >= _HEAD
-    )
 
 
 def said(cat: Catalog, text: str) -> dict[int, float]:
     """The chunks that emit a message `text` quotes: among the chunks its words find (BM25's
     best, and all that hold its rarest word when few do: starlette raises "Routed paths must
     start with '/'" in three places, and BM25's ten were tests that say "start" and "paths"),
-    those whose text holds `_RUN` of its words in a row (a message is written whole in the code,
+    those whose text holds `RUN` of its words in a row (a message is written whole in the code,
     its values aside: `f"... by default '{x}'."` for "... by default 'django.db.models.AutoField'."),
     or a string literal the message begins with (`"duplicate key: " + key`, `"Dangling name: "`).
     Of those, the ones that write more of it in a row have the whole clue, the others half:
@@ -184,7 +34,7 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
     at: dict[int, float] = {}
     lexical = cat.bundle.lexical
     for msg in messages(text):
-        words = _words(msg)
+        words = word_list(msg)
         runs = _runs(words)
         found = [cid for cid, _ in lexical.search(msg, _SEARCHED)]
         # and the code holding every word of one of its runs: BM25's ten for nlohmann/json's "type
@@ -203,7 +53,7 @@ def said(cat: Catalog, text: str) -> dict[int, float]:
             if row is None:
                 continue
             code = cat.table.text(row)
-            said_words = _words(code)
+            said_words = word_list(code)
             if not runs.isdisjoint(_runs(said_words)):  # as many as the literal that writes it holds
                 matched[cid] = max(_longest(words, said_words), _written(words, code))
             elif head := _written(words, code):
@@ -263,9 +113,9 @@ def _users(cat: Catalog, cid: int) -> list[int]:
 
 
 def _longest(words: list[str], said: list[str]) -> int:
-    """The most words of `words` in a row that `said` holds in a row, for one known to hold `_RUN`."""
-    longest = _RUN
-    for n in range(_RUN + 1, len(words) + 1):
+    """The most words of `words` in a row that `said` holds in a row, for one known to hold `RUN`."""
+    longest = RUN
+    for n in range(RUN + 1, len(words) + 1):
         grams = {tuple(said[i : i + n]) for i in range(len(said) - n + 1)}
         if not any(tuple(words[i : i + n]) in grams for i in range(len(words) - n + 1)):
             break
@@ -273,7 +123,6 @@ def _longest(words: list[str], said: list[str]) -> int:
     return longest
 
 
-_HEAD = 2  # words a string literal's constant head needs to be a message's beginning
 _HOLDERS = 200  # chunks holding a message's rarest word that are read, when no more hold it
 _RAREST = 3  # its rarest words whose chunks are read (a warning's class appends its own tail)
 # A string literal: an escape (`\"`) or any character but its quote, a backslash or a line break, so
@@ -316,14 +165,14 @@ def _written(words: list[str], code: str) -> int:
     writes it, its values aside (Go's `"unknown command %q for %q"` for `unknown command
     "version" for "app"`, its `"requires at least %d arg(s)"` for `requires at least 2 arg(s)`;
     literals joined around values as one, `_templates`), or that it begins with, up to the
-    literal's first value (`"duplicate key: " + key`): `_HEAD` words or more and at least half of
+    literal's first value (`"duplicate key: " + key`): `HEAD` words or more and at least half of
     the message's; 0 when none is."""
     best = 0
     said = " " + " ".join(words) + " "
     for literal in _templates(code):
-        parts = [" ".join(w) for p in _PLACEHOLDER.split(literal) if (w := _words(p))]
+        parts = [" ".join(w) for p in _PLACEHOLDER.split(literal) if (w := word_list(p))]
         count = sum(p.count(" ") + 1 for p in parts)
-        if count <= best or count < _HEAD or 2 * count < len(words) or f" {parts[0]} " not in said:
+        if count <= best or count < HEAD or 2 * count < len(words) or f" {parts[0]} " not in said:
             continue
         gap = rf" (?:[a-z]+ ){{0,{_VALUE_WORDS}}}"
         if len(parts) == 1 or re.search(" " + gap.join(parts) + " ", said):
@@ -331,18 +180,6 @@ def _written(words: list[str], code: str) -> int:
         elif said.startswith(f" {parts[0]} ") and 2 * (head := parts[0].count(" ") + 1) >= len(words):
             best = max(best, head)
     return best
-
-
-# A diagnostic's code: Django's system checks (`admin.E108`, `models.W042`), flake8's `E501`,
-# pylint's `C0301`, TypeScript's `TS2322`, rustc's `E0502`, C#'s `CS0246`.
-_CODE = re.compile(r"(?<![\w.-])(?:[a-z_]+\.)?(?P<code>[A-Z]{1,4}\d{3,5})(?![\w-])")
-_CODES = 3  # codes looked for, of the first ten named
-
-
-def codes(text: str) -> list[tuple[str, str]]:
-    """The diagnostic codes `text` names, as written and bare (`("templates.E003", "E003")`), the
-    first ten."""
-    return list(dict.fromkeys((m[0], m["code"]) for m in _CODE.finditer(text[:MAX_CHARS])))[:10]
 
 
 def coded(cat: Catalog, text: str) -> dict[int, float]:
@@ -363,34 +200,8 @@ def coded(cat: Catalog, text: str) -> dict[int, float]:
     return at
 
 
-# Python's own messages about a call or an attribute name the function or class at fault:
-# `RST.__init__() got an unexpected keyword argument 'header_rows'`, `f() missing 1 required
-# positional argument`, `'Line3D' object has no attribute '_verts3d'`. The fix is most often
-# there (a parameter or an attribute it lacks); builtins (`NoneType`) and names the code does not
-# define find nothing.
-_CALLED = re.compile(
-    r"(?<![\w.])(?P<call>[^\W\d]\w*(?:\.[^\W\d]\w*)*)\(\) (?:got an unexpected keyword argument|"
-    r"missing \d+ required|takes (?:from \d+ to )?\d+ positional|got multiple values for|takes no "
-    r"(?:keyword )?arguments|got some positional-only)"
-    r"|'(?P<owner>[^\W\d]\w*)' object has no attribute '(?P<attr>\w+)'"
-)
-CALLED = 0.7  # a function a call's error names: Python says which; the caller may be at fault too
-_BLAMED = 3  # names looked for
 _DEFINED_IN = 2  # files defining one: more, and the message does not say which
 _DEFINED_NEAR = 64  # ... of which the frames' files are looked for (each file's links are read)
-
-
-def blamed(text: str) -> list[tuple[tuple[str, ...], float]]:
-    """The functions and classes Python's messages in `text` name, as qualified parts, with the
-    weight of the clue: `CALLED` for a call's (`("RST", "__init__")`), a mention's for a missing
-    attribute's owner (`("Line3D",)`: the code that reads it may be wrong as well); the first
-    `_BLAMED`, a bare `__init__()` none."""
-    out: dict[tuple[str, ...], float] = {}
-    for m in _CALLED.finditer(text[:MAX_CHARS]):
-        parts = tuple(m["call"].split(".")) if m["call"] else (m["owner"],)
-        if not (len(parts) == 1 and parts[0].startswith("__")) and parts not in out:
-            out[parts] = CALLED if m["call"] else MESSAGE
-    return list(out.items())[:_BLAMED]
 
 
 def named_by_errors(cat: Catalog, text: str, near: Collection[str] = ()) -> dict[int, float]:
@@ -415,9 +226,5 @@ def named_by_errors(cat: Catalog, text: str, near: Collection[str] = ()) -> dict
     return at
 
 
-def _words(text: str) -> list[str]:
-    return re.findall(r"[a-z]+", text.lower())
-
-
 def _runs(words: list[str]) -> set[tuple[str, ...]]:
-    return {tuple(words[i : i + _RUN]) for i in range(len(words) - _RUN + 1)}
+    return {tuple(words[i : i + RUN]) for i in range(len(words) - RUN + 1)}

@@ -28,11 +28,12 @@ from typing import Any, NamedTuple, Protocol, TypeVar
 from cora_ci.bundle.terms import terms
 from cora_ci.retrieval.catalog import Catalog, Meta
 from cora_ci.retrieval.definitions import family, leading
-from cora_ci.retrieval.emitted import CALLED, RARE, coded, named_by_errors, said
+from cora_ci.retrieval.emitted import RARE, coded, named_by_errors, said
 from cora_ci.retrieval.frames import Clue, clues
 from cora_ci.retrieval.kinds import set_apart
 from cora_ci.retrieval.paths import JVM_EXTS, NAMED_MOST, Paths
 from cora_ci.retrieval.query import STOPWORDS
+from cora_ci.retrieval.quoted import CALLED
 
 
 class Resolved(NamedTuple):

@@ -29,8 +29,8 @@ from collections.abc import Iterator
 from functools import cache, lru_cache
 from typing import NamedTuple
 
-from cora_ci.retrieval.emitted import MAX_CHARS
 from cora_ci.retrieval.pasted import unpasted
+from cora_ci.retrieval.quoted import MAX_CHARS
 
 _EXT = (r"(?:py|pyi|pyx|js|jsx|mjs|cjs|ts|tsx|vue|svelte|java|kt|kts|scala|groovy|cs|go|rs|rb|php"
         r"|c|h|cc|cpp|cxx|hh|hpp|hxx|swift|m|mm|ex|exs|erl|dart|lua|zig)")  # fmt: skip

@@ -26,7 +26,6 @@ from cora_ci.retrieval.definitions import (
     prototype,
     top_level,
 )
-from cora_ci.retrieval.emitted import raised
 from cora_ci.retrieval.evidence import Pointed, in_clue_order
 from cora_ci.retrieval.expand import graph_scores
 from cora_ci.retrieval.features import (
@@ -43,6 +42,7 @@ from cora_ci.retrieval.kinds import path_class, prose_class
 from cora_ci.retrieval.nesting import lift_enclosing
 from cora_ci.retrieval.params import EXPLAIN_KEYS, Params
 from cora_ci.retrieval.query import Query, signature
+from cora_ci.retrieval.quoted import raised
 from cora_ci.retrieval.reexports import publishing
 from cora_ci.retrieval.related import neighbours_of
 from cora_ci.retrieval.tested import lend
