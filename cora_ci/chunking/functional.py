@@ -8,7 +8,7 @@ of them was one module chunk. `dialects` hands these languages here."""
 from __future__ import annotations
 
 from cora_ci.chunking.model import DECLARATION
-from cora_ci.chunking.nodes import Node, child, text_of
+from cora_ci.chunking.nodes import Node, child, first_below, text_of
 
 LANGS = frozenset({"ocaml", "ocaml_interface", "erlang", "clojure", "julia"})
 _CLOJURE = {
@@ -108,7 +108,7 @@ def _julia(n: Node, src: bytes) -> tuple[str, str, str] | None:
         return ("method", "function", text_of(src, name)) if name is not None else None
     if t in _JULIA_TYPES:
         head = child(n, "type_head")
-        name = _first(head, "identifier") if head is not None else None
+        name = first_below(head, "identifier") if head is not None else None  # `Point{T} <: Shape`
         return ("type", _JULIA_TYPES[t], text_of(src, name)) if name is not None else None
     if t == "module_definition" and (name := n.child_by_field_name("name")) is not None:
         return "type", "module", text_of(src, name)
@@ -128,14 +128,3 @@ def _called(n: Node | None) -> Node | None:
     if callee is not None and callee.type == "field_expression":
         callee = callee.named_children[-1] if callee.named_children else None
     return callee if callee is not None and callee.type in ("identifier", "operator") else None
-
-
-def _first(n: Node, kind: str) -> Node | None:
-    """The first node of type `kind` in `n`, depth first (a struct's `Point{T} <: Shape` head)."""
-    todo = [n]
-    while todo:
-        m = todo.pop()
-        if m.type == kind:
-            return m
-        todo.extend(reversed(m.named_children))
-    return None
