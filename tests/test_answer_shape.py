@@ -18,7 +18,7 @@ import pytest
 from cora_ci.build import build
 from cora_ci.bundle import open_bundle
 from cora_ci.render.query import Where, run_query
-from cora_ci.render.source import sibling, siblings
+from cora_ci.render.siblings import sibling, siblings
 
 pytestmark = pytest.mark.usefixtures("private_cache")
 

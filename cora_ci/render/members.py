@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from cora_ci.chunking.model import OVERLOAD, Chunk
 from cora_ci.rebind.bind import Bound
 from cora_ci.rebind.view import View
+from cora_ci.render.siblings import implementation, naming_member, sibling, siblings
 
 if TYPE_CHECKING:
     from cora_ci.retrieval.query import Query
@@ -57,8 +58,6 @@ def own(chunk: Chunk, bound: Bound, names: Asked, related: bool) -> tuple[Bound,
         first = next((a for s, a in names if s in (None, stem) and a.rsplit(".", 1)[-1] in c.symbols), None)
         return own(chunk, bound, first, related) if first is not None else None
     name = names.rsplit(".", 1)[-1]
-    from cora_ci.render.source import implementation, sibling
-
     if name not in c.symbols:
         return _user(chunk, bound, name) if related else None
     mine = [a for s, a in zip(c.symbols, c.anchors, strict=True) if s == name]
@@ -74,8 +73,6 @@ def _user(chunk: Chunk, bound: Bound, name: str) -> tuple[Bound, Member] | None:
     """A caller or callee of `name` ("what uses `keyDelimiter`") among merged siblings: the one
     member whose lines name it, its own lines and named after it (it was named after the chunk's
     first member: viper's `find` for the `split` beside it that uses the constant)."""
-    from cora_ci.render.source import naming_member
-
     found = naming_member(bound.view, chunk, name)
     if found is None:
         return None
@@ -100,7 +97,6 @@ def named(chunk: Chunk, words: Sequence[str], view: View | None = None) -> Membe
         return None
     from cora_ci.bundle.stems import stem
     from cora_ci.bundle.terms import terms
-    from cora_ci.render.source import siblings
 
     wanted = {stem(w.lower()) for w in words}
 

@@ -22,7 +22,8 @@ from cora_ci.rebind.view import View, commented, mentions
 from cora_ci.render import nested
 from cora_ci.render.formats import attr, escape_text, guard, visible
 from cora_ci.render.nested import Inner
-from cora_ci.render.source import BundleChunks, sibling
+from cora_ci.render.siblings import sibling
+from cora_ci.render.source import BundleChunks
 
 _SIGNATURE_CHARS = 200
 

@@ -13,7 +13,8 @@ from cora_ci.chunking.model import Chunk
 from cora_ci.rebind.view import View, mentions, signature
 from cora_ci.render.anchors import meant, refused
 from cora_ci.render.answer import Result
-from cora_ci.render.source import BundleChunks, naming_member, sibling
+from cora_ci.render.siblings import naming_member, sibling
+from cora_ci.render.source import BundleChunks
 from cora_ci.retrieval.catalog import catalog
 from cora_ci.retrieval.related import related
 from cora_ci.retrieval.types import Hit
