@@ -34,8 +34,6 @@ _HASKELL_TYPES = {"data_type": "data", "newtype": "newtype", "type_synomym": "ty
 
 def classify(lang: str, n: Node, src: bytes, in_type: bool) -> tuple[str, str, str] | None:
     """(kind, label, name) when `n` defines a symbol in `lang`'s own way, else None."""
-    if lang in functional.LANGS:
-        return functional.classify(lang, n, src)
     if lang == "elixir":
         return _elixir(n, src)  # a module's functions are functions: Elixir has no methods
     if lang == "zig":

@@ -3,7 +3,8 @@ all: OCaml's `let` bindings, types and modules (and an interface's `val` declara
 function clauses and records; Clojure's `(defn ...)` and other `def` forms, which are lists like
 any call; Julia's functions (named inside their signature's call), short-form definitions
 (`f(x) = ...`), structs and modules, and the docstring written above a definition. A file of any
-of them was one module chunk. `dialects` hands these languages here."""
+of them was one module chunk. `symbols.Classifier` asks `classify` before the generic rule (whose
+names of theirs are wrong or none); `dialects` asks for a module's body and the docstring above."""
 
 from __future__ import annotations
 
