@@ -1492,10 +1492,16 @@ def test_ocaml_erlang_clojure_and_julia_definitions_are_symbols() -> None:
         %% @doc The area of a shape.
         area({circle, R}) ->
             3.14 * R * R;
+        %% a square's
         area({square, S}) ->
             S * S.
+        -spec area(number(), number()) -> number().
+        area(W, H) ->
+            W * H.
     """, min_tokens=0)  # fmt: skip
-    assert _labels(erlang) == {"area": ("function:area", 4, 6), "area#2": ("function:area", 7, 8)}
+    # a function's clauses are one function (of one name and arity: `area/2` is another), its
+    # `-spec` with it
+    assert _labels(erlang) == {"area": ("function:area", 4, 9), "area#2": ("function:area", 10, 12)}
     clojure = run_chunk("src/shapes/core.clj", """
         (ns shapes.core)
 

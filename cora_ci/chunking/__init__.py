@@ -99,8 +99,9 @@ __all__ = ["FileResult", "chunk_file"]
 # macro after a comment and an attribute macro on the line above a function (nlohmann/json); 71: a
 # Lua table's functions (`M.commands = { clear = function() ... end }`, lazy.nvim's) are functions;
 # 72: an R function's assignment is its definition, its roxygen doc above it its own (glue's); 73:
-# OCaml's, Erlang's, Clojure's and Julia's definitions are symbols (`functional.py`; they had none)
-REVISION = 73
+# OCaml's, Erlang's, Clojure's and Julia's definitions are symbols (`functional.py`; they had none);
+# 74: an Erlang function's clauses are one symbol (`functional.last_node`)
+REVISION = 74
 
 
 def __getattr__(name: str) -> Any:

@@ -81,6 +81,8 @@ def last_node(lang: str, n: Node) -> Node:
     if lang == "kotlin" and n.type == "property_declaration":
         while (after := n.next_named_sibling) is not None and after.type in KOTLIN_ACCESSORS:
             n = after
+    if lang in functional.LANGS:
+        return functional.last_node(lang, n)
     return n
 
 

@@ -49,8 +49,8 @@ def body(lang: str, n: Node) -> Node | None:
 
 
 def attaches(lang: str, n: Node) -> bool:
-    """A Julia docstring: the string written right above a definition is part of it."""
-    return lang == "julia" and n.type == "string_literal"
+    """A Julia docstring, an Erlang `-spec`: written right above a definition, part of it."""
+    return (lang == "julia" and n.type == "string_literal") or (lang == "erlang" and n.type == "spec")
 
 
 def _ocaml(n: Node, src: bytes) -> tuple[str, str, str] | None:
@@ -75,10 +75,42 @@ def _ocaml(n: Node, src: bytes) -> tuple[str, str, str] | None:
     return None
 
 
+def last_node(lang: str, n: Node) -> Node:
+    """The node a definition ends with: an Erlang function's last clause (the grammar makes each
+    clause a declaration of its own; `area({circle, R}) -> ...; area({square, S}) -> ...` is one
+    function)."""
+    if lang == "erlang" and n.type == "fun_decl":
+        while (after := _past_comments(n, 1)) is not None and _clause_of(after) == _clause_of(n):
+            n = after
+    return n
+
+
+def _past_comments(n: Node, step: int) -> Node | None:
+    """The next (`step` 1) or previous (-1) named sibling of `n` that is no comment (a comment
+    between two clauses of one Erlang function does not end it)."""
+    m = n.next_named_sibling if step > 0 else n.prev_named_sibling
+    while m is not None and m.type == "comment":
+        m = m.next_named_sibling if step > 0 else m.prev_named_sibling
+    return m
+
+
+def _clause_of(n: Node) -> tuple[str, int] | None:
+    """An Erlang clause's function: its name's text and its arity (`area/1`); None for another node."""
+    clause = child(n, "function_clause") if n.type == "fun_decl" else None
+    name = clause.child_by_field_name("name") if clause is not None else None
+    if clause is None or name is None or name.text is None:
+        return None
+    args = clause.child_by_field_name("args")
+    return name.text.decode("utf-8", "replace"), len(args.named_children) if args is not None else 0
+
+
 def _erlang(n: Node, src: bytes) -> tuple[str, str, str] | None:
     if n.type == "fun_decl" and (clause := child(n, "function_clause")) is not None:
         name = clause.child_by_field_name("name")
-        return ("method", "function", text_of(src, name)) if name is not None else None
+        before = _past_comments(n, -1)
+        if name is None or (before is not None and _clause_of(before) == _clause_of(n)):
+            return None  # a later clause of the function the first one's symbol is
+        return "method", "function", text_of(src, name)
     if n.type == "record_decl" and (name := n.child_by_field_name("name")) is not None:
         return "type", "record", text_of(src, name)
     return None
