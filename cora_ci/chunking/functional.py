@@ -1,10 +1,11 @@
 """Definitions in functional languages' grammars, which the generic rule names wrongly or not at
 all: OCaml's `let` bindings, types and modules (and an interface's `val` declarations); Erlang's
-function clauses and records; Clojure's `(defn ...)` and other `def` forms, which are lists like
-any call; Julia's functions (named inside their signature's call), short-form definitions
-(`f(x) = ...`), structs and modules, and the docstring written above a definition. A file of any
-of them was one module chunk. `symbols.Classifier` asks `classify` before the generic rule (whose
-names of theirs are wrong or none); `dialects` asks for a module's body and the docstring above."""
+functions (the grammar's clauses of one, with its `-spec`) and records; Clojure's `(defn ...)`
+and other `def` forms, which are lists like any call; Julia's functions (named inside their
+signature's call), short-form definitions (`f(x) = ...`), structs and modules, and the docstring
+written above a definition. A file of any of them was one module chunk. `symbols.Classifier` asks
+`classify` before the generic rule (whose names of theirs are wrong or none); `dialects` asks for
+a module's body, a definition's last node and what is written above it."""
 
 from __future__ import annotations
 
