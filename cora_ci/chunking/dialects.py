@@ -72,7 +72,7 @@ def body(lang: str, n: Node) -> Node | None:
     return None
 
 
-def last_node(lang: str, n: Node) -> Node:
+def last_node(lang: str, n: Node, src: bytes) -> Node:
     """The node a definition ends with: a Dart signature's body, which follows it; a Kotlin
     property's `get()`/`set()` on the lines below it, which the grammar makes its siblings (okio's
     `actual val isAbsolute: Boolean` was shown without its `get() = commonIsAbsolute()`)."""
@@ -82,7 +82,7 @@ def last_node(lang: str, n: Node) -> Node:
         while (after := n.next_named_sibling) is not None and after.type in KOTLIN_ACCESSORS:
             n = after
     if lang in functional.LANGS:
-        return functional.last_node(lang, n)
+        return functional.last_node(lang, n, src)
     return n
 
 

@@ -214,7 +214,7 @@ class Extractor:
         takes in the wrapper's opening rows and the docs above it, the last its closing rows, so
         that no row of the block is left to the file's code."""
         start, head, doc = self.expand_up(outer)
-        end = last_row(dialects.last_node(self.lang, outer))
+        end = last_row(dialects.last_node(self.lang, outer, self.src))
         shared = self._shared.get(n.id)
         if shared is not None:
             wrapper, first, last = shared

@@ -76,12 +76,12 @@ def _ocaml(n: Node, src: bytes) -> tuple[str, str, str] | None:
     return None
 
 
-def last_node(lang: str, n: Node) -> Node:
+def last_node(lang: str, n: Node, src: bytes) -> Node:
     """The node a definition ends with: an Erlang function's last clause (the grammar makes each
     clause a declaration of its own; `area({circle, R}) -> ...; area({square, S}) -> ...` is one
     function)."""
     if lang == "erlang" and n.type == "fun_decl":
-        while (after := _past_comments(n, 1)) is not None and _clause_of(after) == _clause_of(n):
+        while (after := _past_comments(n, 1)) is not None and _clause_of(after, src) == _clause_of(n, src):
             n = after
     return n
 
@@ -95,21 +95,21 @@ def _past_comments(n: Node, step: int) -> Node | None:
     return m
 
 
-def _clause_of(n: Node) -> tuple[str, int] | None:
-    """An Erlang clause's function: its name's text and its arity (`area/1`); None for another node."""
+def _clause_of(n: Node, src: bytes) -> tuple[str, int] | None:
+    """An Erlang clause's function: its name and its arity (`area/1`); None for another node."""
     clause = child(n, "function_clause") if n.type == "fun_decl" else None
     name = clause.child_by_field_name("name") if clause is not None else None
-    if clause is None or name is None or name.text is None:
+    if clause is None or name is None:
         return None
     args = clause.child_by_field_name("args")
-    return name.text.decode("utf-8", "replace"), len(args.named_children) if args is not None else 0
+    return text_of(src, name), len(args.named_children) if args is not None else 0
 
 
 def _erlang(n: Node, src: bytes) -> tuple[str, str, str] | None:
     if n.type == "fun_decl" and (clause := child(n, "function_clause")) is not None:
         name = clause.child_by_field_name("name")
         before = _past_comments(n, -1)
-        if name is None or (before is not None and _clause_of(before) == _clause_of(n)):
+        if name is None or (before is not None and _clause_of(before, src) == _clause_of(n, src)):
             return None  # a later clause of the function the first one's symbol is
         return "method", "function", text_of(src, name)
     if n.type == "record_decl" and (name := n.child_by_field_name("name")) is not None:

@@ -120,16 +120,16 @@ def _unguarded(lang: str, src: bytes, texts: tuple[bytes, ...], got: _Read, line
     errors = _errors(got.tree.root_node)[0]
     if not errors or 2 * max(e.end_byte - e.start_byte for e in errors) < len(src):
         return got
-    best = got if got.walked is not None else _Read(got.tree, _walk(lang, src, got.tree, lines))
+    tree, walk = got.tree, got.walked or _walk(lang, src, got.tree, lines)
     for text in dict.fromkeys(texts):
         other_text = macros.blank_guard(text)
         if other_text is text:
             continue
         other = _bounded(lang, other_text)
         mine = _walk(lang, src, other, lines)
-        if best.walked is not None and _loss(mine) < _loss(best.walked):
-            best = _Read(other, mine)
-    return best
+        if _loss(mine) < _loss(walk):
+            tree, walk = other, mine
+    return _Read(tree, walk)
 
 
 def _reread(lang: str, src: bytes, tree: Any) -> Any:
