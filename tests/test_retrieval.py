@@ -310,10 +310,18 @@ def test_path_classes() -> None:
                  "test.c", "tests.cc"):  # fmt: skip
         assert path_class(test) == "test", test
     assert path_class("Tests/Support/Fixtures.swift") == "test"  # SwiftPM's capitalised directories
+    # a build's test source sets: Kotlin Multiplatform's, Android's, Gradle's, .NET's; helpers named as code
+    for helper in ("okhttp/src/jvmTest/kotlin/okhttp3/MockHttp2Peer.kt", "okio/src/commonTest/kotlin/Fakes.kt",
+                   "app/src/androidTest/java/FakeDb.java", "lib/src/androidUnitTest/kotlin/Rules.kt",
+                   "src/integrationTest/java/Server.java", "lib/src/testFixtures/java/Users.java",
+                   "src/UnitTests/Builders.cs", "src/IntegrationTests/Host.cs"):  # fmt: skip
+        assert path_class(helper) == "test", helper
     assert path_class("Benchmarks/Parse.cs") == "benchmark"
     # code whose name ends like a test's in another language's convention
     for code in ("src/FunSpec.kt", "src/TypeSpec.java", "ops/tensor_spec.py", "src/TestCase.php", "latest.go",
-                 "src/werkzeug/test.py", "django/core/management/commands/test.py", "src/contest.c"):  # fmt: skip
+                 "src/werkzeug/test.py", "django/core/management/commands/test.py", "src/contest.c",
+                 "okio/src/jvmMain/kotlin/Okio.kt", "src/latest/mod.rs", "src/LoadTest/Runner.cs",
+                 "pytest/src/_pytest/main.py", "googletest/src/gtest.cc"):  # fmt: skip
         assert path_class(code) is None, code
 
 

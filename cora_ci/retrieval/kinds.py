@@ -23,6 +23,14 @@ _DIRS = {
 # a directory of tests named for what they test: Django's `js_tests/`, `integration_tests/`,
 # `tests_unit/`, a .NET solution's `MyApp.Tests/`
 _TESTS_NAMED = re.compile(r"^(tests?[_-].+|.+[_.-]tests?)$", re.IGNORECASE)
+# a build's test source set: Gradle's and Kotlin Multiplatform's `<target>Test` (okio's `jvmTest/`
+# and `commonTest/`, Android's `androidTest/` and `androidUnitTest/`, a Gradle `integrationTest/`),
+# Gradle's `testFixtures/`, and .NET's `UnitTests/`, `IntegrationTests/`; a test's helpers there
+# (okhttp's `jvmTest/.../MockHttp2Peer.kt`) are named like code, and one came first for "websocket
+# frames reading and writing"
+_TEST_SOURCE_SET = re.compile(
+    r"^([a-z][a-z0-9]*([A-Z][a-z0-9]*)*Tests?|test(Fixtures|Utils)|([A-Z][a-z]+)+Tests)$"
+)
 # Not code, yet full of code's names: the history of a project, its messages in other languages,
 # its issue forms, and copies of well-known libraries. They rank below source unless asked for.
 _TEXT_EXT = r"(\.(md|rst|txt|adoc|asciidoc|markdown|org))?$"
@@ -143,7 +151,7 @@ def path_class(path: str) -> str | None:
         for cls, names in _DIRS.items():
             if d in names or bare in names or lower in names:
                 return cls
-        if _TESTS_NAMED.match(bare):
+        if _TESTS_NAMED.match(bare) or _TEST_SOURCE_SET.match(bare):
             return "test"
     if _MIGRATION_FILE.match(name) and any(d.lower() in _MIGRATION_DIRS for d in dirs):
         return "migration"
