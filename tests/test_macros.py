@@ -529,6 +529,48 @@ def test_fmts_directives_inside_a_declaration_and_macros_before_constructors_are
         assert f"include/fmt/format.h::detail.{name}" in anchors, sorted(anchors)
 
 
+def test_a_macro_standing_for_constexpr_between_if_and_its_condition_is_read_past() -> None:
+    """fmt's `args.h`: `if FMT_CONSTEXPR20 (need_copy<T>::value) {` (`if constexpr` where the
+    language has it) is no `if` to the grammar; the class around it ended at that method, so the
+    reading as written (one function named `namespace` holding the file) read no less, and
+    `dynamic_format_arg_store` was named `FMT_EXPORT`. A directive's `#if MACRO (x)` is left alone."""
+    src = """\
+#ifndef FMT_ARGS_H_
+#define FMT_ARGS_H_
+
+FMT_BEGIN_NAMESPACE
+namespace detail {
+template <typename T> struct node {
+  virtual ~node() = default;
+};
+}  // namespace detail
+
+FMT_EXPORT template <typename Context> class dynamic_format_arg_store {
+ public:
+  template <typename T> void push_back(const T& arg) {
+    if FMT_CONSTEXPR20 (need_copy<T>::value) {
+      emplace_arg(arg);
+    } else {
+      emplace_arg(arg);
+    }
+  }
+
+  void clear() { data_.clear(); }
+};
+
+FMT_END_NAMESPACE
+
+#endif  // FMT_ARGS_H_
+"""
+    r = run_chunk("include/fmt/args.h", src, min_tokens=0)
+    found = {a: (c.start_line, c.end_line) for c in r.chunks for a in c.anchors}
+    name = "include/fmt/args.h::dynamic_format_arg_store"
+    assert found[name] == (11, 22), sorted(found)
+    assert found[f"{name}.push_back"] == (13, 19) and found[f"{name}.clear"] == (21, 21)
+    assert found["include/fmt/args.h::detail.node"] == (6, 8)
+    assert b"#if FMT_HAS_FEATURE (x)" in blank_macros(b"#if FMT_HAS_FEATURE (x)\n#endif\n", "cpp")
+
+
 def test_annotation_macros_after_parameters_and_before_an_out_of_line_constructor_are_read_past() -> None:
     """leveldb's `void Lock() EXCLUSIVE_LOCK_FUNCTION() { ... }` was a function named after the
     macro, googletest's `... RegisterOwner(const void* o)\n GTEST_LOCK_EXCLUDED_(g_gmock_mutex) {`

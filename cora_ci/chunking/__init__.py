@@ -100,8 +100,9 @@ __all__ = ["FileResult", "chunk_file"]
 # Lua table's functions (`M.commands = { clear = function() ... end }`, lazy.nvim's) are functions;
 # 72: an R function's assignment is its definition, its roxygen doc above it its own (glue's); 73:
 # OCaml's, Erlang's, Clojure's and Julia's definitions are symbols (`functional.py`; they had none);
-# 74: an Erlang function's clauses are one symbol (`functional.last_node`)
-REVISION = 74
+# 74: an Erlang function's clauses are one symbol (`functional.last_node`); 75: C++ reads past a macro
+# between `if` and its condition (fmt's `if FMT_CONSTEXPR20 (...)`, `macros._IF_MACRO`)
+REVISION = 75
 
 
 def __getattr__(name: str) -> Any:

@@ -76,6 +76,11 @@ _OUT_OF_LINE_CTOR = re.compile(
     rb"(?=(?:[A-Za-z_]\w*::)*(?P<n>[A-Za-z_]\w*)::~?(?P=n)[ \t]*\()",
     re.M,
 )
+# A macro between `if` and its condition, standing for `constexpr` where the language has it (fmt's
+# `if FMT_CONSTEXPR20 (need_copy<T>::value) {`): the grammar reads no `if` there, and the class
+# around it ended at that method, the rest of its members read as functions of the file. Not a
+# directive's `#if MACRO (x)`.
+_IF_MACRO = re.compile(rb"^[^#\n]*?\bif[ \t]+(?P<m>[A-Z_][A-Z0-9_]{2,})[ \t]*\(", re.M)
 _CLASS_NAME = re.compile(rb"\b(?:class|struct)[ \t]+(?:[A-Z_][A-Z0-9_]{2,}[ \t]+)?(?P<name>[A-Za-z_]\w*)")
 # A macro around a whole declaration (`UV_UNUSED(static int uv__stat(const char* p)) {`, libuv's
 # `HEAP_EXPORT(void heap_init(struct heap* heap));`): the grammar reads the macro as the function.
@@ -139,7 +144,7 @@ def blank_macros(src: bytes, lang: str) -> bytes:
     lose their bodies: bench/RESULTS.md, 2026-11-29)."""
     src = _blank(src, _mid_if(src)) if b"#" in src else src
     if lang in ("cpp", "cuda"):
-        return blank_alone(_blank(_blank_all(src, _PREFIX), _constructors(src)))
+        return blank_alone(_blank(_blank_all(_blank_all(src, _IF_MACRO), _PREFIX), _constructors(src)))
     blanked = _unwrap(_blank_all(_blank_all(src, _PREFIX), _EXTERN_C))
     return _blank_lines(blanked, _C_FOLLOWS, c=True)
 
