@@ -957,7 +957,8 @@ def test_a_c_type_is_defined_where_its_body_is_and_named_by_its_typedef() -> Non
     """`struct foo;` and `struct foo *p;` name a type, they do not define it: they were types of
     their own, so the definition came third, anchored `foo#3` (leveldb's `version_set.h` declares
     nine classes ahead, its `Version` was `Version#2`). An anonymous `typedef struct {...} Point;`
-    is `Point`; a typedef of a tagged type names no new definition."""
+    is `Point`; a typedef of a tagged type declared elsewhere defines its own name (revision 76:
+    libuv's API says `uv_loop_t` for its `struct uv_loop_s`, and a query of it found no definition)."""
     c = (
         "struct foo;\nstruct foo *head;\nvoid f(struct foo *x) { struct foo *y = x; }\n"
         "struct foo {\n  int a;\n};\ntypedef struct foo foo_t;\n"
@@ -966,8 +967,8 @@ def test_a_c_type_is_defined_where_its_body_is_and_named_by_its_typedef() -> Non
     r = run_chunk("list.c", c, min_tokens=0)
     got = {c.anchor: (c.kind, c.start_line, c.end_line) for c in r.chunks if c.kind in ("type", "method")}
     assert got == {
-        "list.c::f": ("method", 3, 3), "list.c::foo": ("type", 4, 6), "list.c::Point": ("type", 8, 11),
-        "list.c::color_t": ("type", 12, 12),
+        "list.c::f": ("method", 3, 3), "list.c::foo": ("type", 4, 6), "list.c::foo_t": ("type", 7, 7),
+        "list.c::Point": ("type", 8, 11), "list.c::color_t": ("type", 12, 12),
     }  # fmt: skip
     cpp = (
         "class Writer;\nclass Version;\n\nclass Version {\n public:\n  friend class Writer;\n  int n_;\n};\n"
@@ -975,6 +976,34 @@ def test_a_c_type_is_defined_where_its_body_is_and_named_by_its_typedef() -> Non
     r = run_chunk("version_set.h", cpp, min_tokens=0)
     assert r.lang == "cpp"
     assert [(c.anchor, c.start_line) for c in r.chunks if c.kind == "type"] == [("version_set.h::Version", 4)]
+
+
+def test_a_c_or_cpp_type_alias_is_a_type_named_by_its_alias_and_a_class_keeps_its_own() -> None:
+    """A typedef of a type declared elsewhere, of a function pointer or of a builtin, and C++'s
+    `using` alias at namespace level, name types the code uses (libuv's `uv_loop_t`, `uv_close_cb`,
+    `uv_file`): each is a symbol. A class's own `using char_type = ...;` stays in its code (as
+    symbols, spdlog's `custom_flags` came first for a question about its pattern formatter)."""
+    c = (
+        "typedef struct uv_loop_s uv_loop_t;\ntypedef void (*uv_close_cb)(uv_loop_t* loop);\n"
+        "typedef int uv_file;\ntypedef unsigned long long u64, *u64p;\n"
+    )
+    r = run_chunk("uv.h", c, min_tokens=0)
+    labels = {
+        a.split("::")[1]: (ch.kind, ch.hierarchy[-1]) for ch in r.chunks for a in ch.anchors if "::" in a
+    }
+    assert labels == {
+        name: ("type", f"typedef:{name}") for name in ("uv_loop_t", "uv_close_cb", "uv_file", "u64")
+    }
+    cpp = (
+        "namespace spd {\nusing sink_ptr = std::shared_ptr<sink>;\n\nclass formatter {\n public:\n"
+        "  using custom_flags = std::unordered_map<char, int>;\n  void format(int n) { n_ = n; }\n"
+        " private:\n  int n_;\n};\n}  // namespace spd\n"
+    )
+    r = run_chunk("common.h", cpp, min_tokens=0)
+    assert r.lang == "cpp"
+    anchors = sorted(a.split("::", 1)[1] for ch in r.chunks for a in ch.anchors if "::" in a)
+    assert "spd.sink_ptr" in anchors and "spd.formatter.format" in anchors
+    assert not any(a.endswith("custom_flags") for a in anchors), anchors
 
 
 def test_a_c_test_case_a_macro_defines_is_named_by_its_suite_and_name() -> None:

@@ -429,6 +429,7 @@ def test_c_functions_declared_without_a_body_are_symbols_and_forward_declaration
         "api_run": "declaration:api_run",
         "helper": "function:helper",
         "lua_gettop": "declaration:lua_gettop",  # a name in parentheses, kept from macro expansion
+        "api_cb": "typedef:api_cb",  # a function pointer's type, named (revision 76)
     }  # a macro's call read as a declaration (`DEFINE_HOOK(on_close);`) declares nothing
 
 

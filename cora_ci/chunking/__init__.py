@@ -101,8 +101,10 @@ __all__ = ["FileResult", "chunk_file"]
 # 72: an R function's assignment is its definition, its roxygen doc above it its own (glue's); 73:
 # OCaml's, Erlang's, Clojure's and Julia's definitions are symbols (`functional.py`; they had none);
 # 74: an Erlang function's clauses are one symbol (`functional.last_node`); 75: C++ reads past a macro
-# between `if` and its condition (fmt's `if FMT_CONSTEXPR20 (...)`, `macros._IF_MACRO`)
-REVISION = 75
+# between `if` and its condition (fmt's `if FMT_CONSTEXPR20 (...)`, `macros._IF_MACRO`); 76: a C or C++
+# typedef of a type declared elsewhere, a function pointer or a builtin, and C++'s `using` alias,
+# are types (`c_names.alias_name`: libuv's `uv_loop_t` was no symbol)
+REVISION = 76
 
 
 def __getattr__(name: str) -> Any:

@@ -10,6 +10,9 @@ import re
 from cora_ci.chunking.nodes import Node, text_of
 
 C_DECLARATIONS = frozenset({"declaration", "field_declaration"})
+C_ALIASES = frozenset(
+    {"type_definition", "alias_declaration"}
+)  # `typedef ... name;`, C++'s `using name = ...;`
 _FUNCTION_NAMES = frozenset(
     {"identifier", "field_identifier", "qualified_identifier", "operator_name", "destructor_name"}
 )
@@ -40,6 +43,31 @@ def typedef_name(n: Node) -> Node | None:
     if parent is None or parent.type != "type_definition" or parent.child_by_field_name("type") != n:
         return None
     return parent.child_by_field_name("declarator")
+
+
+def alias_name(n: Node) -> Node | None:
+    """The name a typedef gives a type it does not declare there: a type declared elsewhere
+    (libuv's `typedef struct uv_loop_s uv_loop_t;`, the names its whole API uses), a function
+    pointer (`typedef void (*uv_close_cb)(uv_handle_t*);`), a builtin (`typedef int uv_file;`); and
+    C++'s `using Callback = std::function<void()>;`. None where the typedef declares its type's
+    body (`typedef struct {...} Point;`: that type is the symbol, by `typedef_name`). A class's own
+    aliases (`using char_type = ...;`) stay in its code: as symbols, spdlog's `custom_flags` came
+    first for "pattern formatter flags like %v and %l", above the formatter."""
+    if n.type == "alias_declaration":
+        return n.child_by_field_name("name")
+    ty = n.child_by_field_name("type")
+    if n.type != "type_definition" or (
+        ty is not None and ty.type in C_TAGGED and ty.child_by_field_name("body")
+    ):
+        return None
+    d = n.child_by_field_name("declarator")
+    for _ in range(16):  # through pointers, a function pointer's parentheses, arrays
+        if d is None or d.type in _DECLARED_NAMES:
+            return d
+        d = _inside(d) or (
+            d.named_children[0] if d.type == "parenthesized_declarator" and d.named_children else None
+        )
+    return None
 
 
 def declarator_names(src: bytes, n: Node) -> str:

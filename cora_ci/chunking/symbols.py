@@ -9,10 +9,12 @@ import re
 
 from cora_ci.chunking import dialects, functional
 from cora_ci.chunking.c_names import (
+    C_ALIASES,
     C_DECLARATIONS,
     C_MACRO,
     C_TAGGED,
     CAPITALS,
+    alias_name,
     declarator_name,
     declarator_names,
     macro_case,
@@ -173,6 +175,8 @@ class Classifier:
             return ("method", DECLARATION, name) if name else None
         if lang in C_LANGS and t == C_MACRO and (name := n.child_by_field_name("name")) is not None:
             return "method", "macro", text_of(self.src, name)
+        if lang in C_LANGS and t in C_ALIASES and not in_type and (alias := alias_name(n)) is not None:
+            return "type", "typedef" if t == "type_definition" else "alias", text_of(self.src, alias)
         if lang in dialects.LANGS:
             return dialects.classify(lang, n, self.src, in_type)
         if lang in JS_LANGS:

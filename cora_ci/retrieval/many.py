@@ -24,6 +24,7 @@ from functools import partial
 from typing import Any, Literal
 
 from cora_ci.bundle import Bundle
+from cora_ci.retrieval.aliases import add_aliased
 from cora_ci.retrieval.catalog import Catalog, catalog
 from cora_ci.retrieval.evidence import Pointed, in_clue_order, pointed
 from cora_ci.retrieval.features import compile_filters
@@ -96,6 +97,7 @@ def search_many(parts: list[Part], query: str, *, k: int = 10, filters: Filters 
             told = told_by[o] = pointed(cat, query, q.title) if params.evidence > 0 else Pointed({}, {})
             add_pointed(cat, q, cands, told, accept, partial(_key, o), o)
             add_reexporting(cat, q, cands, accept, params.definition, partial(_key, o), o)
+            add_aliased(cat, q, cands, accept, params.definition, partial(_key, o), o)
             mine = {key: c for key, c in cands.items() if c.origin == o}
             score_features(cat, q, mine, filters, p.boosts, params, told)
             to_related(cat, q, mine, filters, params, accept, partial(_key, o), o)

@@ -28,6 +28,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from cora_ci.bundle import Bundle
+from cora_ci.retrieval.aliases import add_aliased
 from cora_ci.retrieval.catalog import Catalog, catalog
 from cora_ci.retrieval.evidence import Pointed, in_clue_order, pointed
 from cora_ci.retrieval.features import active, compile_filters
@@ -112,6 +113,7 @@ def _ranked(bundle: Bundle, cat: Catalog, q: Query, query: str, depth: int, embe
         told = pointed(cat, query, q.title) if params.evidence > 0 else told
         add_pointed(cat, q, cands, told, accept)
         add_reexporting(cat, q, cands, accept, params.definition)
+        add_aliased(cat, q, cands, accept, params.definition)
         score_features(cat, q, cands, filters, boosts, params, told)
         to_related(cat, q, cands, filters, params, accept)
         lifted = lift_nested(cat, q, cands, params, accept)
