@@ -1747,6 +1747,30 @@ def test_a_sentences_words_also_find_their_other_forms_in_the_index(make_repo) -
     assert forms("run_x", lambda p, n: ["run"]) == []  # not a plain word
 
 
+def test_a_sentences_words_find_their_other_spelling_british_or_american(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """jsoup's `TokeniserState` for "HTML tokenizer states" (it came fourth, after the tree
+    builder's states), and American code for a British question; a word whose other spelling the
+    index does not hold gains nothing (`error` is no `errour`, `for` has no other)."""
+    from cora_ci.bundle.stems import forms
+
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "parser/TokeniserState.java": "enum TokeniserState {\n  Data { void read(Tokeniser t) { t.advance(); } };\n}\n",
+        "parser/TreeBuilderState.java": "enum TreeBuilderState {\n  InBody { boolean html(Token t) { return true; } };\n}\n",
+        "term/colors.py": "def pick_color(name):\n    return COLORS[name]\n",
+        "term/styles.py": "def pick_style(name):\n    return STYLES[name]\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    assert "tokeniser" in b.lexical.forms("tokenizer") and "color" in b.lexical.forms("colours")
+    assert anchor_of(b, search(b, "HTML tokenizer states", expand=False)[0].chunk_id) == (
+        "parser/TokeniserState.java::TokeniserState"
+    )
+    assert path_of(b, search(b, "pick a colour by its name", expand=False)[0].chunk_id) == "term/colors.py"
+    index = ["error", "errors", "for", "format"]
+    assert forms("error", lambda p, n: [t for t in index if t.startswith(p)][:n]) == ["errors"]
+
+
 def test_stems_are_the_english_snowball_stemmers() -> None:
     """Porter2's own examples (snowballstem.org), as tantivy's stemmer gives them."""
     from cora_ci.bundle.stems import stem

@@ -49,16 +49,47 @@ def stem(word: str) -> str:
 
 
 def forms(word: str, prefixed: Callable[[str, int], list[str]]) -> list[str]:
-    """The index's other words with `word`'s stem; `prefixed(prefix, limit)` lists the index's
-    words that start with `prefix`. Only plain alphabetic words of `_MIN` letters or more."""
+    """The index's other words with `word`'s stem, or with the stem of its other spelling (British
+    `tokeniser`, `colour` for American `tokenizer`, `color`, and back: jsoup's `TokeniserState`
+    for "HTML tokenizer states"); `prefixed(prefix, limit)` lists the index's words that start with
+    `prefix`. Only plain alphabetic words of `_MIN` letters or more."""
     if len(word) < _MIN or not word.isalpha() or not word.isascii():
         return []
+    found = set(_same_stem(word, prefixed))
+    if (other := _spelled(word)) is not None:
+        found.update(_same_stem(other, prefixed))
+    return sorted(found - {word})
+
+
+# British and American spellings of one word, swapped (each side of a pair a regex and its replacement)
+_SPELLINGS = (
+    (re.compile(r"(?<=[a-z]{3})is(e|er|ers|es|ed|ing|ation|ations|able)$"), r"iz\1"),
+    (re.compile(r"(?<=[a-z]{3})iz(e|er|ers|es|ed|ing|ation|ations|able)$"), r"is\1"),
+    (re.compile(r"(?<=[a-z])ys(e|er|ers|es|ed|ing)$"), r"yz\1"),
+    (re.compile(r"(?<=[a-z])yz(e|er|ers|es|ed|ing)$"), r"ys\1"),
+    (re.compile(r"(?<=[a-z]{3})our(s|ed|ing)?$"), r"or\1"),
+    (re.compile(r"(?<=[a-z]{3})or(s|ed|ing)?$"), r"our\1"),
+)
+
+
+def _spelled(word: str) -> str | None:
+    """`word` in the other spelling, British or American (`serialise` <-> `serialize`, `analyse`
+    <-> `analyze`, `behaviour` <-> `behavior`), or None."""
+    for pattern, swapped in _SPELLINGS:
+        other = pattern.sub(swapped, word)
+        if other != word:
+            return other
+    return None
+
+
+def _same_stem(word: str, prefixed: Callable[[str, int], list[str]]) -> list[str]:
+    """The index's words with `word`'s stem (`word` too, if the index holds it)."""
     root = stem(word)
     # Snowball's `happi` is also the stem of `happy`, which does not start with it
     prefix = root[:-1] if root.endswith("i") else root
     if len(prefix) < 3:
         return []
-    return sorted(t for t in prefixed(prefix, _LIMIT) if t != word and t.isalpha() and stem(t) == root)
+    return [t for t in prefixed(prefix, _LIMIT) if t.isalpha() and stem(t) == root]
 
 
 def joined(text: str, holds: Callable[[str], bool]) -> list[str]:
