@@ -2108,6 +2108,11 @@ def test_joined_pairs_are_the_held_adjacent_words_in_order_once() -> None:
     text = "Client session as dict: the file name, the client session again (a b)"
     assert stems.joined(text, held.__contains__) == ["clientsession", "asdict", "filename"]
     assert stems.joined("a b is a", lambda t: True) == []  # pairs of fewer than 5 letters name nothing
+    # the second word also by its stem: "key mappings" is `vim.keymap`'s (lazy.nvim), "file names" `filename`
+    assert stems.joined("key mappings, file names", {"keymap", "filename"}.__contains__) == [
+        "keymap",
+        "filename",
+    ]
 
 
 def test_an_article_between_two_words_is_passed_over_when_they_join() -> None:
@@ -2118,7 +2123,8 @@ def test_an_article_between_two_words_is_passed_over_when_they_join() -> None:
     assert got == ["asdict", "isinstance", "readline"]
 
 
-WORDS = ["client", "Session", "as", "dict", "a", "The", "b", "x1", "caf\u00e9", "_", "-", " ", "client_session"]  # fmt: skip
+WORDS = ["client", "Session", "sessions", "as", "dict", "a", "The", "b", "x1", "caf\u00e9", "_", "-", " ",
+         "client_session"]  # fmt: skip
 JOINS = ["clientsession", "asdict", "sessionas", "dictclient", "ab", "sessioncaf", "x1client", "clientx", "adict",
          "theclient"]  # fmt: skip
 
@@ -2132,9 +2138,10 @@ def test_joined_pairs_are_held_adjacent_plain_words_each_once(parts: list[str], 
     text = " ".join(parts)
     got = stems.joined(text, held.__contains__)
     words = [w for w in re.findall(r"[^\W_]+", text.lower()) if w not in ("a", "an", "the")]
-    pairs = {a + b for a, b in pairwise(words) if re.fullmatch("[a-z]+", a) and re.fullmatch("[a-z]+", b)}
+    plain = [(a, b) for a, b in pairwise(words) if re.fullmatch("[a-z]+", a) and re.fullmatch("[a-z]+", b)]
+    pairs = {a + c for a, b in plain if len(a + b) >= 5 for c in (b, stems.stem(b)) if len(c) >= 3 or c == b}
     assert len(got) == len(set(got)) and set(got) <= held
-    assert set(got) == {p for p in pairs if len(p) >= 5} & held
+    assert set(got) == pairs & held
     assert not {"sessioncaf", "x1client", "clientx"} & set(got)
 
 

@@ -99,5 +99,10 @@ def joined(text: str, holds: Callable[[str], bool]) -> list[str]:
     written, each once; a word of other letters or with digits (`café`, `utf8`) joins nothing."""
     found = _WORDS.findall(text.lower())
     words = [w if w.isascii() and w.isalpha() else "" for w in found if w not in _ARTICLES]
-    pairs = dict.fromkeys(a + b for a, b in pairwise(words) if a and b and len(a) + len(b) >= _JOINED_MIN)
+    pairs: dict[str, None] = {}
+    for a, b in pairwise(words):
+        if a and b and len(a) + len(b) >= _JOINED_MIN:
+            pairs[a + b] = None
+            if len(root := stem(b)) >= 3 and root != b:  # "key mappings": `keymap`, "file names": `filename`
+                pairs[a + root] = None
     return [p for p in pairs if holds(p)]
