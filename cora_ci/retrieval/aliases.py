@@ -17,7 +17,7 @@ from typing import Any
 from cora_ci.files.langs import C_LANGS
 from cora_ci.retrieval.catalog import Catalog, Meta
 from cora_ci.retrieval.query import Query
-from cora_ci.retrieval.scoring import Cand, blank
+from cora_ci.retrieval.scoring import Cand, as_definitions
 
 # the aliased type's share of a definition's bonus: after the alias (1.0), before a family's others (0.5)
 TARGET = 0.75
@@ -60,14 +60,5 @@ def add_aliased(cat: Catalog, q: Query, cands: dict[int, Cand], accept: Any, bon
                 key: Callable[[int], int] = int, origin: int = 0) -> None:  # fmt: skip
     """The type an identifier asked for aliases, as a candidate with `TARGET` of `bonus` (the
     bonus of a definition), beside the alias itself."""
-    if q.identifier is None or len(q.identifier) != 1:
-        return
-    for m in aliased(cat, q.identifier[-1]):
-        c = cands.get(key(m.id))
-        if c is None:
-            if not accept(m):
-                continue
-            c = cands[key(m.id)] = Cand(m, 0.0, "search", blank(q), origin)
-        if not c.explain.get("definition"):
-            c.explain["definition"] = round(TARGET * bonus, 6)
-            c.score += TARGET * bonus
+    if q.identifier is not None and len(q.identifier) == 1:
+        as_definitions(q, cands, aliased(cat, q.identifier[-1]), accept, TARGET * bonus, key, origin)

@@ -128,14 +128,23 @@ def add_reexporting(cat: Catalog, q: Query, cands: dict[int, Cand], accept: Any,
     `axum_core`'s) is defined, as far as this code says, where a module publishes it
     (`reexports.py`): that module's code is a candidate with the bonus of a definition."""
     asked = q.identifier or q.named
-    for m in publishing(cat, asked[-1]) if asked else ():
+    as_definitions(q, cands, publishing(cat, asked[-1]) if asked else [], accept, bonus, key, origin)
+
+
+def as_definitions(q: Query, cands: dict[int, Cand], found: list[Meta], accept: Any, bonus: float,
+                   key: Callable[[int], int] = int, origin: int = 0) -> None:  # fmt: skip
+    """Each chunk of `found` the filters accept a candidate with `bonus` as a definition's, once:
+    what stands for a name's definition though no symbol of it has the name (a module that
+    re-exports it, the type an alias names)."""
+    for m in found:
         c = cands.get(key(m.id))
         if c is None:
             if not accept(m):
                 continue
             c = cands[key(m.id)] = Cand(m, 0.0, "search", blank(q), origin)
-        c.explain["definition"] = round(bonus, 6)
-        c.score += bonus
+        if not c.explain.get("definition"):
+            c.explain["definition"] = round(bonus, 6)
+            c.score += bonus
 
 
 def score_features(cat: Catalog, q: Query, cands: dict[int, Cand], filters: Filters,
