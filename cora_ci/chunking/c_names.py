@@ -60,14 +60,7 @@ def alias_name(n: Node) -> Node | None:
         ty is not None and ty.type in C_TAGGED and ty.child_by_field_name("body")
     ):
         return None
-    d = n.child_by_field_name("declarator")
-    for _ in range(16):  # through pointers, a function pointer's parentheses, arrays
-        if d is None or d.type in _DECLARED_NAMES:
-            return d
-        d = _inside(d) or (
-            d.named_children[0] if d.type == "parenthesized_declarator" and d.named_children else None
-        )
-    return None
+    return _declared(n.child_by_field_name("declarator"), parens=True)  # a function pointer's `(*cb)`
 
 
 def declarator_names(src: bytes, n: Node) -> str:
@@ -129,11 +122,17 @@ def prototype(src: bytes, n: Node) -> str:
 def declarator_name(n: Node) -> Node | None:
     """The name a C or C++ declarator declares, through pointers, references (`_inside`),
     arrays and parentheses."""
-    d = n.child_by_field_name("declarator")
+    return _declared(n.child_by_field_name("declarator"))
+
+
+def _declared(d: Node | None, parens: bool = False) -> Node | None:
+    """The name at the end of the declarator `d`, at most 16 levels down; with `parens`, also
+    through a parenthesized declarator's one child (`typedef void (*cb)(int);`)."""
     for _ in range(16):
-        if d is None:
-            return None
-        if d.type in _DECLARED_NAMES:
+        if d is None or d.type in _DECLARED_NAMES:
             return d
-        d = _inside(d) or d.child_by_field_name("name")
+        inner = _inside(d) or d.child_by_field_name("name")
+        if inner is None and parens and d.type == "parenthesized_declarator" and d.named_children:
+            inner = d.named_children[0]
+        d = inner
     return None
