@@ -32,7 +32,10 @@ from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
 from cora_ci.bundle.archive import _remove, cache_root, write_archive
+from cora_ci.bundle.blocks import BlockTexts
+from cora_ci.bundle.blocks import pack as pack_blocks
 from cora_ci.bundle.report import check, describe
+from cora_ci.bundle.schema import unpack_plain
 from cora_ci.bundle.store import sha256_file
 from cora_ci.errors import CoraError
 
@@ -303,8 +306,20 @@ def mutate_structure(fx: Fixture, data: st.DataObject) -> Path:
     """A copy of the bundle with one value of the manifest, a shard or a chunk blob replaced, re-signed."""
     dest = fresh_copy(fx)
     shards = sorted(p.relative_to(dest).as_posix() for p in (dest / mf.SHARDS).iterdir())
-    target = data.draw(st.sampled_from([mf.MANIFEST, *shards, "blob"]), label="target")
-    if target == "blob":
+    target = data.draw(st.sampled_from([mf.MANIFEST, *shards, "blob", "texts"]), label="target")
+    if target == "texts":  # one file's texts in its block (format 9.0), the block compressed again
+        target = data.draw(st.sampled_from(shards), label="shard")
+        shard = mf.unpack((dest / target).read_bytes())
+        files = shard["files"]
+        texts = list(BlockTexts(shard["blocks"], shard["block_files"], files["texts"]))
+        i = data.draw(st.integers(0, len(texts) - 1), label="file")
+        packed = _packs(data.draw(mutated(unpack_plain(texts[i])), label="texts"))
+        if packed is not None:
+            texts[i] = packed
+            shard["blocks"], shard["block_files"] = pack_blocks(files["path"], texts, {})
+            files["texts"] = [len(t) for t in texts]
+        body = _packs(shard)
+    elif target == "blob":
         target = data.draw(st.sampled_from(shards), label="shard")
         shard = mf.unpack((dest / target).read_bytes())
         blobs = shard["files"]["data"]

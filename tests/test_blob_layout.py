@@ -1,6 +1,7 @@
-"""A file blob's layout (format 8.0): the chunk columns ranking reads, then graph links, then texts,
-one zlib stream inflated only as far as a reader needs. Ranking reads the light columns of many
-files and an update the links of many: neither inflates texts. Real repositories, real builds."""
+"""A file blob's layout (format 8.0): the chunk columns ranking reads, then graph links, one zlib
+stream inflated only as far as a reader needs; the texts apart, in the shard's blocks (9.0).
+Ranking reads the light columns of many files and an update the links of many: neither reads
+texts. Real repositories, real builds."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
 from cora_ci.bundle.schema import Inflating
+from cora_ci.errors import CoraError
 
 LIGHT = tuple(c for c in mf.CHUNK_COLUMNS if c not in ("hierarchy", "tokens", "header", "elided", "text"))
 
@@ -36,38 +38,41 @@ def bundle_rows(make_repo: Callable[[dict[str, str]], Path]) -> list[dict[str, o
     return [b.shards.row(fi) for fi in range(len(b.shards.top_column("path")))]
 
 
-def test_light_columns_come_first_then_links_then_texts(bundle_rows: list[dict[str, object]]) -> None:
+def test_light_columns_come_first_then_links_and_the_texts_apart(
+    bundle_rows: list[dict[str, object]],
+) -> None:
     for row in bundle_rows:
         data = msgpack.unpackb(zlib.decompress(row["data"]), raw=False, strict_map_key=False)  # type: ignore[arg-type]
-        assert list(data) == ["chunks", "links", "texts"]
-        assert tuple(data["chunks"]) == LIGHT and (*data["chunks"], *data["texts"]) == mf.CHUNK_COLUMNS
+        texts = msgpack.unpackb(row["texts"], raw=False, strict_map_key=False)  # type: ignore[arg-type]
+        assert list(data) == ["chunks", "links"]
+        assert tuple(data["chunks"]) == LIGHT and (*data["chunks"], *texts) == mf.CHUNK_COLUMNS
 
 
 def _packed(v: object) -> int:
     return len(msgpack.packb(v, use_bin_type=True))
 
 
-def test_light_columns_and_links_are_read_without_inflating_the_texts(
+def test_light_columns_are_read_without_inflating_the_links(
     bundle_rows: list[dict[str, object]],
 ) -> None:
-    """Each blob cut right after its light columns, then right after its links (a whole zlib
-    stream of that much): what ranking and what an update read of it are still all there, and
-    only a read of the whole blob fails."""
+    """Each blob cut right after its light columns (a whole zlib stream of that much): what
+    ranking reads of it is still all there, and only a read of the links or the whole fails."""
     for row in bundle_rows:
         raw = zlib.decompress(row["data"])  # type: ignore[arg-type]
         data = msgpack.unpackb(raw, raw=False, strict_map_key=False)
         ids = mf.ids_of(row["ids"]).tolist()  # type: ignore[arg-type]
         light_end = 1 + _packed("chunks") + _packed(data["chunks"])
         links_end = light_end + _packed("links") + _packed(data["links"])
-        assert links_end < len(raw) / 2 or row["path"] != "src/steps.py"  # texts: most of a long file's
-        at_light = zlib.compress(raw[:light_end])
-        at_links = {**row, "data": zlib.compress(raw[:links_end])}
-        assert mf.unpack_meta(at_light, ids) == mf.unpack_meta(row["data"], ids)  # type: ignore[arg-type]
-        assert mf.links_of_row(at_links) == mf.links_of_row(row)
+        assert links_end == len(raw)
+        assert light_end < links_end  # the cut leaves the links out
+        at_light = {**row, "data": zlib.compress(raw[:light_end])}
+        assert mf.unpack_meta(at_light["data"], ids) == mf.unpack_meta(row["data"], ids)  # type: ignore[arg-type]
         with pytest.raises(msgpack.OutOfData):
             mf.unpack_meta(zlib.compress(raw[: light_end - 1]), ids)  # one byte short: not all there
+        with pytest.raises(CoraError, match="links unreadable"):
+            mf.links_of_row(at_light)
         with pytest.raises(ValueError, match="incomplete"):
-            mf.chunk_columns(at_links["data"])  # type: ignore[arg-type]
+            mf.chunk_columns(at_light["data"], row["texts"])  # type: ignore[arg-type]
     steps = next(r for r in bundle_rows if r["path"] == "src/steps.py")
     assert mf.links_of_row(steps).defs["step_29"]
 
@@ -84,7 +89,7 @@ def test_light_columns_are_tuples_the_collector_lets_go(bundle_rows: list[dict[s
     for row in bundle_rows:
         ids = mf.ids_of(row["ids"]).tolist()  # type: ignore[arg-type]
         light = mf.unpack_meta(row["data"], ids)  # type: ignore[arg-type]
-        whole = mf.chunk_columns(row["data"])  # type: ignore[arg-type]
+        whole = mf.chunk_columns(row["data"], row["texts"])  # type: ignore[arg-type]
         assert all(type(light[c]) is tuple and _listed(light[c]) == whole[c] for c in LIGHT)
         gc.collect()
         gc.collect()  # a tuple is untracked once what it holds is
@@ -92,11 +97,13 @@ def test_light_columns_are_tuples_the_collector_lets_go(bundle_rows: list[dict[s
 
 
 def test_a_column_in_both_parts_is_refused(bundle_rows: list[dict[str, object]]) -> None:
-    data = mf.unpack_blob(bundle_rows[0]["data"])  # type: ignore[arg-type]
-    twice = mf.pack_blob({**data, "texts": {**data["texts"], "parent": data["chunks"]["parent"]}})
+    row = bundle_rows[0]
+    data = mf.unpack_blob(row["data"])  # type: ignore[arg-type]
+    texts = msgpack.unpackb(row["texts"], raw=False, strict_map_key=False)  # type: ignore[arg-type]
+    twice = msgpack.packb({**texts, "parent": data["chunks"]["parent"]}, use_bin_type=True)
     with pytest.raises(ValueError, match="both among the chunks and the texts"):
-        mf.chunk_columns(twice)
-    assert set(mf.chunk_columns(bundle_rows[0]["data"])) == set(mf.CHUNK_COLUMNS)  # type: ignore[arg-type]
+        mf.chunk_columns(row["data"], twice)  # type: ignore[arg-type]
+    assert set(mf.chunk_columns(row["data"], row["texts"])) == set(mf.CHUNK_COLUMNS)  # type: ignore[arg-type]
 
 
 @settings(max_examples=150, deadline=None)

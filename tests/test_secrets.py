@@ -24,6 +24,7 @@ from hypothesis import strategies as st
 
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
+from cora_ci.bundle.schema import unpack_plain
 from cora_ci.chunking.secrets import contains_secret, fingerprint, scan_lines, secret_names
 from cora_ci.config import Config, from_mapping
 from cora_ci.errors import CoraError
@@ -262,6 +263,7 @@ def _bundle_texts(out: Path) -> str:
     files = open_bundle(out).shards.table()
     parts = [repr(files["diagnostics"]), repr(files["imports"])]
     parts.extend(repr(mf.unpack_blob(data)) for data in files["data"])
+    parts.extend(repr(unpack_plain(texts)) for texts in files["texts"])
     return "\n".join(parts)
 
 

@@ -15,7 +15,11 @@ def _rows(files: dict[str, list[tuple[int, int]]]) -> Rows:
     """Rows of files whose chunks are (id, start line)."""
     rows = Rows()
     for path, chunks in files.items():
-        data = mf.pack_blob({"chunks": {"start_line": [line for _, line in chunks]}, "texts": {}})
+        lines = [line for _, line in chunks]
+        light = {"kind": ["method"] * len(chunks), "symbols": [[]] * len(chunks), "anchors": [[]] * len(chunks),
+                 "parent": [None] * len(chunks), "start_line": lines, "end_line": lines,
+                 "diagnostics": [[]] * len(chunks)}  # fmt: skip
+        data = mf.pack_blob({"chunks": light, "links": [{}, [], []]})
         rows.put(
             {"path": path, "ids": b"".join(cid.to_bytes(8, "little") for cid, _ in chunks), "data": data}
         )

@@ -178,7 +178,7 @@ def _places(rows: Rows, path: str, cid: int) -> list[str]:
     ids = mf.ids_of(rows.top(path, "ids")).tolist()
     if cid not in ids:
         return []
-    lines = mf.chunk_columns(rows[path]["data"])["start_line"]
+    lines = mf.unpack_meta(rows[path]["data"], ids)["start_line"]
     return [f"{path}:{line}" for i, line in zip(ids, lines, strict=True) if i == cid]
 
 

@@ -71,7 +71,8 @@ def write_shards(tmp: Path, old: Bundle | None, rows: Rows, count: int, changed:
         if name is not None and old is not None and b not in changed:
             os.link(old.root / name, tmp / name)
         elif name is not None:
-            (tmp / name).write_bytes(mf.pack_shard(b, count, [rows[p] for p in members[b]]))
+            reuse = old.shards.seen if old is not None else None  # frames of the blocks it read
+            (tmp / name).write_bytes(mf.pack_shard(b, count, [rows[p] for p in members[b]], reuse))
         names.append(name)
     return names
 

@@ -142,7 +142,7 @@ def _io_errors() -> Iterator[None]:
 def row_docs(row: dict[str, Any]) -> list[LexicalDoc]:
     """The BM25 documents of a file's manifest row: a build makes them from the rows it packed (it
     keeps no file's chunks), `verify` from the rows it reads."""
-    c = mf.chunk_columns(row["data"])
+    c = mf.chunk_columns(row["data"], row["texts"])
     cols = zip(
         mf.ids_of(row["ids"]).tolist(), c["symbols"], c["anchors"], c["header"], c["text"], strict=True
     )

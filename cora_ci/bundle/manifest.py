@@ -6,9 +6,10 @@ needs for all files, cheaply: path, git blob id, size, language, strategy and ch
 table's order), and what an update's graph stage asks of every file (C# namespaces, hashes of the
 names a file defines and uses), plus the source, model, config, counts and the list of shards.
 Each shard (`shards/NNN.msgpack`) holds the rest of the rows of the files of one bucket, the same
-buckets as BM25 (`bucket_of`): diagnostics, imports (deflated together), and the file's chunks as
-one zlib-compressed msgpack blob (`data`: a column table of the chunks, their texts and the file's
-graph links). An update rewrites the shards of the buckets it touches and hard-links the others;
+buckets as BM25 (`bucket_of`): diagnostics, imports (deflated together), the file's chunks as
+one zlib-compressed msgpack blob (`data`: a column table of the chunks and the file's graph
+links), and their texts (`texts`: code, headers, hierarchies), compressed with their neighbours'
+in blocks (`blocks.py`). An update rewrites the shards of the buckets it touches and hard-links the others;
 a reader loads a shard when it first needs one of its files.
 Fields that can be derived are left out: a chunk's path, language and strategy come from its file,
 its children from the other chunks' parents, `symbol` and `anchor` are the first of `symbols` and
@@ -19,12 +20,15 @@ format and its packing; reading a bundle's rows and chunks lazily is `tables.py`
 from __future__ import annotations
 
 import zlib
+from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgpack
 
 from cora_ci.bundle import schema
+from cora_ci.bundle.blocks import BlockTexts
+from cora_ci.bundle.blocks import pack as pack_blocks
 from cora_ci.chunking.model import Chunk, Diagnostic
 from cora_ci.errors import CoraError
 
@@ -36,8 +40,8 @@ if TYPE_CHECKING:  # numpy where used: a hook's no-op reads the manifest and nev
 
 FORMAT = "cora-bundle"
 # 7.0: 6.0 lived four commits of one session (vector ids, inline imports, graph ids), then changed;
-# 8.0: a file blob's light chunk columns first, its texts apart (`file_row`)
-FORMAT_VERSION = (8, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
+# 8.0: a file blob's light chunk columns first, its texts apart (`file_row`); 9.0: texts in blocks
+FORMAT_VERSION = (9, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
 CODES = "vectors.codes"  # the vectors' codes, as bit planes (5.0: no HNSW beside them; 6.0: 2 bits, rotated)
@@ -55,7 +59,7 @@ TOP_COLUMNS = (
     "path", "blob", "size", "lang", "strategy", "ids", "namespaces", "defs_h", "refs_h",
 )  # fmt: skip
 # A shard's file table: the rest of each row (`path` again, so a shard says which files it holds).
-SHARD_COLUMNS = ("path", "diagnostics", "imports", "data")
+SHARD_COLUMNS = ("path", "diagnostics", "imports", "data", "texts")
 FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build handles it
 # Buckets of 2,048-4,096 chunks. An update re-indexes every document of a bucket it touches, and
 # every query and term look-up visits every segment (each repeats its own term dictionary): at 50k
@@ -65,11 +69,11 @@ FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build han
 # 2026-11-30. Beyond 128 segments queries slow down.
 _BUCKET_CHUNKS = 2048
 _MAX_BUCKETS = 128
-# Columns of the per-file `data` blob, one entry per chunk, in three parts (8.0): what ranking reads
-# of many files (`chunks`, the light columns) first, then the file's graph links, then what only a
-# shown chunk needs (`texts`, the `_HEAVY` columns). The blob is inflated as it is decoded, so a
-# reader of the light columns inflates ~1.5 KB of a file's ~11 (it inflated the links too before:
-# a cold 50k-chunk query spent a third of its time there), and a reader of links stops before the texts.
+# Chunk columns, one entry per chunk: what ranking reads of many files (`chunks`, the light
+# columns) and then the file's graph links make the per-file `data` blob (8.0), which is inflated
+# as it is decoded, so a reader of the light columns inflates ~1.5 KB (it inflated the links too
+# before: a cold 50k-chunk query spent a third of its time there). What only a shown chunk needs
+# (the `_HEAVY` columns) is the row's `texts`, kept in the shard's blocks (9.0).
 CHUNK_COLUMNS = (
     "kind", "symbols", "anchors", "parent", "start_line", "end_line", "diagnostics",
     "hierarchy", "tokens", "header", "elided", "text",
@@ -113,12 +117,12 @@ def unpack_blob(blob: bytes) -> Any:
     return schema.unpack_plain(schema.inflate(blob))
 
 
-def chunk_columns(blob: bytes) -> dict[str, Any]:
-    """All chunk columns of a file blob (`file_row`): the light ones and the texts, unchecked
-    beyond being two maps of distinct columns (`schema.check_chunk_columns` checks the rest)."""
+def chunk_columns(blob: bytes, texts: bytes) -> dict[str, Any]:
+    """All chunk columns of a file (`file_row`): the light ones of its blob and its texts,
+    unchecked beyond being two maps of distinct columns (`schema.check_chunk_columns` checks the rest)."""
     data = unpack_blob(blob)
     schema.need(isinstance(data, dict), "expected a map")
-    light, heavy = data.get("chunks"), data.get("texts")
+    light, heavy = data.get("chunks"), schema.unpack_plain(texts)
     schema.need(isinstance(light, dict) and isinstance(heavy, dict), "expected chunk columns and texts")
     schema.need(light.keys().isdisjoint(heavy), "a column both among the chunks and the texts")
     return {**light, **heavy}
@@ -170,12 +174,13 @@ def file_row(f: FileEntry, links: FileLinks, defs_h: bytes, refs_h: bytes) -> di
         [links.refs.get(c.id, []) for c in f.chunks],
         [[pos[t] for t in links.skip.get(c.id, [])] for c in f.chunks],
     ]
-    data = {"chunks": light, "links": stored_links, "texts": heavy}  # what is read most, first
+    data = {"chunks": light, "links": stored_links}  # what is read most, first
     return {
         "path": f.path, "blob": f.blob, "size": f.size, "lang": f.lang, "strategy": f.strategy,
         "diagnostics": _diags(f.diagnostics), "imports": links.imports, "namespaces": links.namespaces,
         "ids": b"".join(c.id.to_bytes(8, "little") for c in f.chunks),
         "defs_h": defs_h, "refs_h": refs_h, "data": pack_blob(data),
+        "texts": msgpack.packb(heavy, use_bin_type=True),
     }  # fmt: skip
 
 
@@ -203,25 +208,37 @@ def shard_name(bucket: int) -> str:
     return f"{SHARDS}/{bucket:03d}.msgpack"
 
 
-def pack_shard(bucket: int, buckets: int, rows: list[dict[str, Any]]) -> bytes:
+def pack_shard(
+    bucket: int, buckets: int, rows: list[dict[str, Any]], reuse: Mapping[bytes, bytes] | None = None
+) -> bytes:
     """One bucket's shard: the shard columns of its files' rows, sorted by path, the imports
-    deflated apart (their dotted names repeat: a fifth of their bytes, 2% of a bundle, 7.0)."""
+    deflated apart (their dotted names repeat: a fifth of their bytes, 2% of a bundle, 7.0), the
+    texts in blocks (`blocks.pack`; `reuse`: blocks already compressed, by their bytes) and each
+    file's column of their sizes."""
     files = table(rows, SHARD_COLUMNS)
     imports = pack_blob(files.pop("imports"))
-    return pack({"bucket": bucket, "buckets": buckets, "files": files, "imports": imports})
+    texts = files["texts"]
+    blocks, counts = pack_blocks(files["path"], texts, reuse or {})
+    files["texts"] = [len(t) for t in texts]
+    return pack({"bucket": bucket, "buckets": buckets, "files": files, "imports": imports,
+                 "blocks": blocks, "block_files": counts})  # fmt: skip
 
 
-def unpack_shard(data: bytes, bucket: int, buckets: int, paths: list[str]) -> dict[str, list[Any]]:
-    """The file table of a shard, checked to be bucket `bucket` of `buckets` holding `paths`."""
+def unpack_shard(data: bytes, bucket: int, buckets: int, paths: list[str],
+                 seen: MutableMapping[bytes, bytes] | None = None) -> dict[str, Any]:  # fmt: skip
+    """The file table of a shard, checked to be bucket `bucket` of `buckets` holding `paths`; its
+    `texts` are read from the blocks as they are asked for (`BlockTexts`, noting them in `seen`)."""
     m = unpack(data)
     if (m.get("bucket"), m.get("buckets")) != (bucket, buckets):
         raise ValueError(
             f"shard of bucket {m.get('bucket')!r}/{m.get('buckets')!r}, expected {bucket}/{buckets}"
         )
-    files, imports = m.get("files"), m.get("imports")
+    files, imports, blocks, counts = m.get("files"), m.get("imports"), m.get("blocks"), m.get("block_files")
     if not isinstance(files, dict) or not isinstance(imports, bytes):
         raise ValueError("no file table or no imports")
-    return schema.check_shard_files({**files, "imports": unpack_blob(imports)}, SHARD_COLUMNS, paths)
+    f = schema.check_shard_files({**files, "imports": unpack_blob(imports)}, SHARD_COLUMNS, paths)
+    blocks, counts = schema.check_blocks(blocks, counts)
+    return {**f, "texts": BlockTexts(blocks, counts, f["texts"], seen)}
 
 
 def links_of_row(row: dict[str, Any]) -> FileLinks:

@@ -126,7 +126,7 @@ def _consistency(b: Bundle) -> list[str]:
     try:
         for fi, path in enumerate(files["path"]):
             b.chunks.file_chunks(fi)  # every column well typed: what the BM25 rebuild below reads
-            cols = mf.chunk_columns(b.shards.get(fi, "data"))
+            cols = mf.chunk_columns(b.shards.get(fi, "data"), b.shards.get(fi, "texts"))
             mine = set(mf.ids_of(files["ids"][fi]).tolist())
             problems += [
                 f"{path}: {len(v)} {k} for {len(mine)} chunks" for k, v in cols.items() if len(v) != len(mine)

@@ -258,7 +258,16 @@ def check_shard_files(v: Any, names: tuple[str, ...], paths: list[str]) -> dict[
     _check(f["diagnostics"], _COLUMN_CHECKS["diagnostics"], _diagnostics, "files.diagnostics")
     _check(f["imports"], _strings, _string_list, "files.imports")
     _check(f["data"], lambda c: _types(c) <= _BYTES, lambda b: isinstance(b, bytes), "files.data")
+    _check(f["texts"], _counts, lambda n: is_int(n) and n >= 0, "files.texts")
     return f
+
+
+def check_blocks(blocks: Any, counts: Any) -> tuple[list[bytes], list[int]]:
+    """A shard's text blocks (bytes) and how many files each holds (`blocks.pack`); that they
+    hold the files' texts is checked as each is decompressed (`blocks.BlockTexts`)."""
+    need(isinstance(blocks, list) and _types(blocks) <= _BYTES, "blocks: expected a list of bytes")
+    need(isinstance(counts, list) and _counts(counts), "block_files: expected a list of counts")
+    return blocks, counts
 
 
 def inflate(blob: bytes, limit: int = MAX_BLOB_BYTES) -> bytes:

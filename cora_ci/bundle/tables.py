@@ -51,7 +51,10 @@ class Shards:
         self._root = root
         self._top: dict[str, list[Any]] = manifest["files"]
         self._read = read
-        self._loaded: dict[int, dict[str, list[Any]]] = {}
+        self._loaded: dict[int, dict[str, Any]] = {}
+        # every text block read, by `blocks.key` of its bytes: an update writes a shard anew from
+        # the rows it read and compresses again only the blocks that changed
+        self.seen: dict[bytes, bytes] = {}
 
     @cached_property
     def index(self) -> dict[str, int]:
@@ -91,7 +94,7 @@ class Shards:
             out[b].append(fi)
         return out
 
-    def bucket(self, b: int) -> dict[str, list[Any]]:
+    def bucket(self, b: int) -> dict[str, Any]:
         """The file table of bucket `b` (shard columns)."""
         if b not in self._loaded:
             paths = self._where[2][b]
@@ -103,7 +106,7 @@ class Shards:
             else:
                 data = self._read(name)
                 try:
-                    self._loaded[b] = unpack_shard(data, b, len(self.names), paths)
+                    self._loaded[b] = unpack_shard(data, b, len(self.names), paths, self.seen)
                 except Exception as e:
                     raise CoraError("CORA-BND-004", f"{self._root / name}: {type(e).__name__}: {e}") from None
         return self._loaded[b]
@@ -117,11 +120,13 @@ class Shards:
         """One shard column of the file at index `fi` of the top file table."""
         return self.bucket(self._where[0][fi])[column][self._where[1][fi]]
 
-    def row(self, fi: int) -> dict[str, Any]:
-        """The whole row (FILE_COLUMNS) of the file at index `fi`."""
+    def row(self, fi: int, texts: bool = True) -> dict[str, Any]:
+        """The whole row (FILE_COLUMNS) of the file at index `fi`; without its `texts` (read from
+        its block) unless `texts`."""
         shard = self.bucket(self._where[0][fi])
         i = self._where[1][fi]
-        return {**{k: self._top[k][fi] for k in TOP_COLUMNS}, **{k: shard[k][i] for k in SHARD_COLUMNS}}
+        names = SHARD_COLUMNS if texts else SHARD_COLUMNS[:-1]
+        return {**{k: self._top[k][fi] for k in TOP_COLUMNS}, **{k: shard[k][i] for k in names}}
 
     def table(self) -> dict[str, list[Any]]:
         """The whole file table (FILE_COLUMNS), as one manifest would hold it: reads every shard."""
@@ -277,9 +282,10 @@ class ChunkTable:
         return range(self._starts[fi], self._starts[fi + 1])
 
     def _decode(self, fi: int) -> dict[str, Any]:
-        blob = self._shards.get(fi, "data")
+        blob = self._shards.get(fi, "data")  # reads the shard: its CORA-BND-003 as it is
         try:
-            return schema.check_chunk_columns(chunk_columns(blob), CHUNK_COLUMNS, self._file_ids(fi))
+            cols = chunk_columns(blob, self._shards.get(fi, "texts"))
+            return schema.check_chunk_columns(cols, CHUNK_COLUMNS, self._file_ids(fi))
         except Exception as e:
             raise self._shards.damaged(fi, f"chunks of {self.file_path(fi)!r}: {e}") from None
 

@@ -355,7 +355,7 @@ class Catalog:
         if path not in self._links:
             fi = self.table.file_index(path)
             _make_room(self._links, _LINKS_KEPT)
-            self._links[path] = None if fi is None else links_of_row(self.bundle.shards.row(fi))
+            self._links[path] = None if fi is None else links_of_row(self.bundle.shards.row(fi, texts=False))
         return self._links[path]
 
     @cached_property
