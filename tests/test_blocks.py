@@ -127,15 +127,24 @@ def test_an_update_compresses_only_the_blocks_it_changed(
     assert any("def g():" in t for t in open_bundle(out).chunks.column("text"))
 
 
-def test_a_damaged_block_is_reported_with_its_shard(make_repo: Callable[[dict[str, str]], Path]) -> None:
-    repo = make_repo({"a.py": "def f():\n    return 1\n"})
+@pytest.mark.parametrize("extra", [0, 1])  # texts that do not decode; a block of another size
+def test_a_damaged_block_is_reported_with_its_shard_and_an_update_rebuilds(
+    make_repo: Callable[[dict[str, str]], Path], extra: int
+) -> None:
+    repo = make_repo({"a.py": "def f():\n    return 1\n", "b.py": "def g():\n    return 2\n"})
     build(repo, model="none")
     out = repo / ".cora" / "index"
     name = next(n for n in open_bundle(out).manifest["shards"] if n)
     shard = mf.unpack((out / name).read_bytes())
-    shard["blocks"][0] = zstandard.ZstdCompressor().compress(b"\x93" * sum(shard["files"]["texts"]))
+    bad = b"\x93" * (sum(shard["files"]["texts"]) + extra)
+    shard["blocks"][0] = zstandard.ZstdCompressor().compress(bad)
     (out / name).write_bytes(mf.pack(shard))
     resign(out)
     with pytest.raises(CoraError) as e:
         open_bundle(out).chunks.file_chunks(0)
     assert e.value.code == "CORA-BND-004" and name in e.value.message
+    (repo / "a.py").write_text("def f():\n    return 3\n")
+    git(repo, "commit", "-qam", "edit")
+    rebuilt = build(repo, model="none").rebuilt  # b.py's row is read from the damaged block
+    assert rebuilt.startswith("previous bundle unusable (CORA-BND-004"), rebuilt
+    assert len(open_bundle(out).chunks.column("text")) == 2

@@ -53,7 +53,7 @@ def pack(
     A block that `reuse` holds (`key` of its bytes -> compressed) is not compressed again."""
     import zstandard
 
-    compressor = zstandard.ZstdCompressor(level=_LEVEL)  # writes each frame's size: `_inflate` needs it
+    compressor = zstandard.ZstdCompressor(level=_LEVEL)  # writes each frame's size: `inflate` needs it
     counts = cuts(paths, [len(t) for t in texts])
     blocks, start = [], 0
     for n in counts:

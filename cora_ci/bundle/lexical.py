@@ -142,7 +142,10 @@ def _io_errors() -> Iterator[None]:
 def row_docs(row: dict[str, Any]) -> list[LexicalDoc]:
     """The BM25 documents of a file's manifest row: a build makes them from the rows it packed (it
     keeps no file's chunks), `verify` from the rows it reads."""
-    c = mf.chunk_columns(row["data"], row["texts"])
+    try:
+        c = mf.chunk_columns(row["data"], row["texts"])
+    except ValueError as e:  # a row read from a bundle whose checksums hold but whose content does not
+        raise CoraError("CORA-BND-004", f"the shard row of {row['path']!r}: chunks unreadable: {e}") from None
     cols = zip(
         mf.ids_of(row["ids"]).tolist(), c["symbols"], c["anchors"], c["header"], c["text"], strict=True
     )

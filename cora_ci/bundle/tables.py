@@ -117,16 +117,21 @@ class Shards:
         return CoraError("CORA-BND-004", f"{self._root / name}: {what}")
 
     def get(self, fi: int, column: str) -> Any:
-        """One shard column of the file at index `fi` of the top file table."""
-        return self.bucket(self._where[0][fi])[column][self._where[1][fi]]
+        """One shard column of the file at index `fi` of the top file table; a file's texts are
+        cut from their block, CORA-BND-004 where it does not hold them."""
+        shard = self.bucket(self._where[0][fi])
+        try:
+            return shard[column][self._where[1][fi]]
+        except ValueError as e:
+            raise self.damaged(fi, f"texts of {self._top['path'][fi]!r}: {e}") from None
 
     def row(self, fi: int, texts: bool = True) -> dict[str, Any]:
         """The whole row (FILE_COLUMNS) of the file at index `fi`; without its `texts` (read from
         its block) unless `texts`."""
         shard = self.bucket(self._where[0][fi])
         i = self._where[1][fi]
-        names = SHARD_COLUMNS if texts else SHARD_COLUMNS[:-1]
-        return {**{k: self._top[k][fi] for k in TOP_COLUMNS}, **{k: shard[k][i] for k in names}}
+        row = {**{k: self._top[k][fi] for k in TOP_COLUMNS}, **{k: shard[k][i] for k in SHARD_COLUMNS[:-1]}}
+        return {**row, "texts": self.get(fi, "texts")} if texts else row
 
     def table(self) -> dict[str, list[Any]]:
         """The whole file table (FILE_COLUMNS), as one manifest would hold it: reads every shard."""
