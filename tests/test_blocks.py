@@ -4,6 +4,7 @@ is refused before it can inflate."""
 
 from __future__ import annotations
 
+import tracemalloc
 from collections.abc import Callable
 from pathlib import Path
 
@@ -17,7 +18,7 @@ from hypothesis import strategies as st
 from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
-from cora_ci.bundle.blocks import MAX_BLOCK, BlockTexts, cuts, inflate, pack
+from cora_ci.bundle.blocks import MAX_BLOCK, BlockTexts, cuts, held, inflate, pack, plain
 from cora_ci.errors import CoraError
 
 _files = st.dictionaries(
@@ -65,6 +66,23 @@ def test_an_edit_changes_its_own_block_and_the_rest_are_reused() -> None:
         assert len(set(again) - set(blocks)) <= 2
 
 
+def test_texts_held_by_a_build_weigh_what_their_frame_does() -> None:
+    """A build holds every fresh file's texts until its shard is written (a 100k-file build: all
+    of them): held as a frame whose memory is its own bytes, not the bound zstd allocates for it,
+    and given back as they were."""
+    texts = _texts(200)[1]
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        frames = [held(t) for t in texts]
+        cost = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert cost < sum(map(len, texts)) / 4
+    assert [plain(f) for f in frames] == texts
+    assert plain(texts[0]) == texts[0]  # texts read from a block are msgpack already
+
+
 def test_a_hostile_block_is_refused_before_it_inflates() -> None:
     big = zstandard.ZstdCompressor().compress(b"\0" * (1 << 20))
     assert inflate(big) == b"\0" * (1 << 20)
@@ -110,11 +128,12 @@ def test_an_update_compresses_only_the_blocks_it_changed(
     real = zstandard.ZstdCompressor
 
     class Counting:  # the real compressor, its calls counted
-        def __init__(self, **kwargs: int) -> None:
-            self._real = real(**kwargs)
+        def __init__(self, level: int) -> None:
+            self._real, self._level = real(level=level), level
 
         def compress(self, data: bytes) -> bytes:
-            compressed.append(len(data))
+            if self._level > 1:  # a block's, not a fresh file's texts held until they are written
+                compressed.append(len(data))
             return bytes(self._real.compress(data))
 
     monkeypatch.setattr(zstandard, "ZstdCompressor", Counting)

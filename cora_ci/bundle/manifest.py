@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any
 import msgpack
 
 from cora_ci.bundle import schema
-from cora_ci.bundle.blocks import BlockTexts
+from cora_ci.bundle.blocks import BlockTexts, held, plain
 from cora_ci.bundle.blocks import pack as pack_blocks
 from cora_ci.chunking.model import Chunk, Diagnostic
 from cora_ci.errors import CoraError
@@ -122,7 +122,7 @@ def chunk_columns(blob: bytes, texts: bytes) -> dict[str, Any]:
     unchecked beyond being two maps of distinct columns (`schema.check_chunk_columns` checks the rest)."""
     data = unpack_blob(blob)
     schema.need(isinstance(data, dict), "expected a map")
-    light, heavy = data.get("chunks"), schema.unpack_plain(texts)
+    light, heavy = data.get("chunks"), schema.unpack_plain(plain(texts))
     schema.need(isinstance(light, dict) and isinstance(heavy, dict), "expected chunk columns and texts")
     schema.need(light.keys().isdisjoint(heavy), "a column both among the chunks and the texts")
     return {**light, **heavy}
@@ -180,7 +180,7 @@ def file_row(f: FileEntry, links: FileLinks, defs_h: bytes, refs_h: bytes) -> di
         "diagnostics": _diags(f.diagnostics), "imports": links.imports, "namespaces": links.namespaces,
         "ids": b"".join(c.id.to_bytes(8, "little") for c in f.chunks),
         "defs_h": defs_h, "refs_h": refs_h, "data": pack_blob(data),
-        "texts": msgpack.packb(heavy, use_bin_type=True),
+        "texts": held(msgpack.packb(heavy, use_bin_type=True)),
     }  # fmt: skip
 
 
@@ -217,7 +217,7 @@ def pack_shard(
     file's column of their sizes."""
     files = table(rows, SHARD_COLUMNS)
     imports = pack_blob(files.pop("imports"))
-    texts = files["texts"]
+    texts = [plain(t) for t in files["texts"]]
     blocks, counts = pack_blocks(files["path"], texts, reuse or {})
     files["texts"] = [len(t) for t in texts]
     return pack({"bucket": bucket, "buckets": buckets, "files": files, "imports": imports,
