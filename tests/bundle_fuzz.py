@@ -32,6 +32,7 @@ from cora_ci.build import build
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle import open_bundle
 from cora_ci.bundle.archive import _remove, cache_root, write_archive
+from cora_ci.bundle.blobs import compress as compress_blob
 from cora_ci.bundle.blocks import BlockTexts
 from cora_ci.bundle.blocks import pack as pack_blocks
 from cora_ci.bundle.report import check, describe
@@ -322,12 +323,12 @@ def mutate_structure(fx: Fixture, data: st.DataObject) -> Path:
     elif target == "blob":
         target = data.draw(st.sampled_from(shards), label="shard")
         shard = mf.unpack((dest / target).read_bytes())
-        blobs = shard["files"]["data"]
-        i = data.draw(st.integers(0, len(blobs) - 1), label="file")
-        value = data.draw(mutated(mf.unpack_blob(blobs[i])), label="blob")
+        rows = shard["files"]["data"]
+        i = data.draw(st.integers(0, len(rows) - 1), label="file")
+        value = data.draw(mutated(mf.unpack_blob(rows[i])), label="blob")
         packed = _packs(value)
         if packed is not None:
-            blobs[i] = zlib.compress(packed)
+            rows[i] = compress_blob(packed)
         body = _packs(shard)
     else:
         body = _packs(data.draw(mutated(mf.unpack((dest / target).read_bytes())), label="value"))

@@ -1,24 +1,20 @@
-"""A file blob's layout (format 8.0): the chunk columns ranking reads, then graph links, one zlib
-stream inflated only as far as a reader needs; the texts apart, in the shard's blocks (9.0).
+"""A file blob's layout (format 8.0): the chunk columns ranking reads, then graph links, decoded
+only as far as a reader needs; the texts apart, in the shard's blocks (9.0).
 Ranking reads the light columns of many files and an update the links of many: neither reads
 texts. Real repositories, real builds."""
 
 from __future__ import annotations
 
 import gc
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
 import msgpack
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from cora_ci.build import build
+from cora_ci.bundle import blobs, open_bundle
 from cora_ci.bundle import manifest as mf
-from cora_ci.bundle import open_bundle
-from cora_ci.bundle.schema import Inflating
 from cora_ci.errors import CoraError
 
 LIGHT = tuple(c for c in mf.CHUNK_COLUMNS if c not in ("hierarchy", "tokens", "header", "elided", "text"))
@@ -42,7 +38,7 @@ def test_light_columns_come_first_then_links_and_the_texts_apart(
     bundle_rows: list[dict[str, object]],
 ) -> None:
     for row in bundle_rows:
-        data = msgpack.unpackb(zlib.decompress(row["data"]), raw=False, strict_map_key=False)  # type: ignore[arg-type]
+        data = msgpack.unpackb(blobs.decompress(row["data"]), raw=False, strict_map_key=False)  # type: ignore[arg-type]
         texts = msgpack.unpackb(row["texts"], raw=False, strict_map_key=False)  # type: ignore[arg-type]
         assert list(data) == ["chunks", "links"]
         assert tuple(data["chunks"]) == LIGHT and (*data["chunks"], *texts) == mf.CHUNK_COLUMNS
@@ -52,23 +48,23 @@ def _packed(v: object) -> int:
     return len(msgpack.packb(v, use_bin_type=True))
 
 
-def test_light_columns_are_read_without_inflating_the_links(
+def test_light_columns_are_read_without_decoding_the_links(
     bundle_rows: list[dict[str, object]],
 ) -> None:
-    """Each blob cut right after its light columns (a whole zlib stream of that much): what
+    """Each blob cut right after its light columns (a whole frame of that much): what
     ranking reads of it is still all there, and only a read of the links or the whole fails."""
     for row in bundle_rows:
-        raw = zlib.decompress(row["data"])  # type: ignore[arg-type]
+        raw = blobs.decompress(row["data"])  # type: ignore[arg-type]
         data = msgpack.unpackb(raw, raw=False, strict_map_key=False)
         ids = mf.ids_of(row["ids"]).tolist()  # type: ignore[arg-type]
         light_end = 1 + _packed("chunks") + _packed(data["chunks"])
         links_end = light_end + _packed("links") + _packed(data["links"])
         assert links_end == len(raw)
         assert light_end < links_end  # the cut leaves the links out
-        at_light = {**row, "data": zlib.compress(raw[:light_end])}
+        at_light = {**row, "data": blobs.compress(raw[:light_end])}
         assert mf.unpack_meta(at_light["data"], ids) == mf.unpack_meta(row["data"], ids)  # type: ignore[arg-type]
         with pytest.raises(msgpack.OutOfData):
-            mf.unpack_meta(zlib.compress(raw[: light_end - 1]), ids)  # one byte short: not all there
+            mf.unpack_meta(blobs.compress(raw[: light_end - 1]), ids)  # one byte short: not all there
         with pytest.raises(CoraError, match="links unreadable"):
             mf.links_of_row(at_light)
         with pytest.raises(ValueError, match="incomplete"):
@@ -104,27 +100,3 @@ def test_a_column_in_both_parts_is_refused(bundle_rows: list[dict[str, object]])
     with pytest.raises(ValueError, match="both among the chunks and the texts"):
         mf.chunk_columns(row["data"], twice)  # type: ignore[arg-type]
     assert set(mf.chunk_columns(row["data"], row["texts"])) == set(mf.CHUNK_COLUMNS)  # type: ignore[arg-type]
-
-
-@settings(max_examples=150, deadline=None)
-@given(
-    st.binary(max_size=40_000), st.integers(0, 9), st.lists(st.integers(1, 70_000), min_size=1, max_size=8)
-)
-def test_an_inflating_read_gives_the_stream_in_any_read_sizes(
-    raw: bytes, level: int, sizes: list[int]
-) -> None:
-    data = raw + raw[: len(raw) // 2] * 3  # repeats: back-references that span reads
-    f, got, i = Inflating(zlib.compress(data, level)), b"", 0
-    while piece := f.read(sizes[i % len(sizes)]):
-        assert len(piece) <= sizes[i % len(sizes)]
-        got, i = got + piece, i + 1
-    assert got == data
-
-
-def test_an_inflating_read_stops_at_its_limit_and_at_a_cut() -> None:
-    f = Inflating(zlib.compress(b"x" * 100_000), limit=1_000)
-    with pytest.raises(ValueError, match="inflates beyond 1000 bytes"):
-        while f.read(4096):
-            pass
-    cut = Inflating(zlib.compress(bytes(range(256)) * 400)[:-20])
-    assert len(b"".join(iter(lambda: cut.read(4096), b""))) < 256 * 400

@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import zlib
 from collections.abc import Iterator, Mapping, MutableMapping, Sequence
-from typing import overload
+from typing import Any, overload
 
 from cora_ci.bundle.schema import MAX_BLOB_BYTES, need
 
@@ -138,16 +138,18 @@ class BlockTexts(Sequence[bytes]):
         return self._raw[b]
 
 
-def inflate(block: bytes, limit: int = MAX_BLOB_BYTES) -> bytes:
-    """A zstd frame decompressed, refused (ValueError) before any allocation if it says it holds
-    more than `limit` bytes or does not say: a small hostile block cannot inflate to gigabytes."""
+def inflate(block: bytes, limit: int = MAX_BLOB_BYTES, decompressor: Any = None) -> bytes:
+    """A zstd frame decompressed (by `decompressor`, one with a dictionary, else a plain one),
+    refused (ValueError) before any allocation if it says it holds more than `limit` bytes or does
+    not say: a small hostile frame cannot inflate to gigabytes."""
     import zstandard
 
     try:
         size = zstandard.frame_content_size(block)
-        need(0 <= size <= limit, f"a block of {size} bytes (at most {limit}, and said)")
-        out: bytes = zstandard.ZstdDecompressor().decompress(block, max_output_size=size)
+        need(0 <= size <= limit, f"a frame of {size} bytes (at most {limit}, and said)")
+        d = decompressor if decompressor is not None else zstandard.ZstdDecompressor()
+        out: bytes = d.decompress(block, max_output_size=size)
     except zstandard.ZstdError as e:
-        raise ValueError(f"a damaged block: {e}") from None
-    need(len(out) == size, "a block shorter than it says")
+        raise ValueError(f"a damaged frame: {e}") from None
+    need(len(out) == size, "a frame shorter than it says")
     return out

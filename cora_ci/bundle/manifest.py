@@ -6,11 +6,12 @@ needs for all files, cheaply: path, git blob id, size, language, strategy and ch
 table's order), and what an update's graph stage asks of every file (C# namespaces, hashes of the
 names a file defines and uses), plus the source, model, config, counts and the list of shards.
 Each shard (`shards/NNN.msgpack`) holds the rest of the rows of the files of one bucket, the same
-buckets as BM25 (`bucket_of`): diagnostics, imports (deflated together), the file's chunks as
-one zlib-compressed msgpack blob (`data`: a column table of the chunks and the file's graph
-links), and their texts (`texts`: code, headers, hierarchies), compressed with their neighbours'
-in blocks (`blocks.py`). An update rewrites the shards of the buckets it touches and hard-links the others;
-a reader loads a shard when it first needs one of its files.
+buckets as BM25 (`bucket_of`): diagnostics, imports (compressed together), the file's chunks as
+one msgpack blob (`data`: a column table of the chunks and the file's graph links, compressed
+with the shipped dictionary of `blobs.py`), and their texts (`texts`: code, headers,
+hierarchies), compressed with their neighbours' in blocks (`blocks.py`). An update rewrites the
+shards of the buckets it touches and hard-links the others; a reader loads a shard when it first
+needs one of its files.
 Fields that can be derived are left out: a chunk's path, language and strategy come from its file,
 its children from the other chunks' parents, `symbol` and `anchor` are the first of `symbols` and
 `anchors`. Key order is fixed, so the same content packs to the same bytes. This module is the
@@ -19,14 +20,14 @@ format and its packing; reading a bundle's rows and chunks lazily is `tables.py`
 
 from __future__ import annotations
 
-import zlib
+import zlib  # a path's bucket (crc32)
 from collections.abc import Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from cora_ci.bundle import schema
+from cora_ci.bundle import blobs, schema
 from cora_ci.bundle.blocks import BlockTexts, held, plain
 from cora_ci.bundle.blocks import pack as pack_blocks
 from cora_ci.chunking.model import Chunk, Diagnostic
@@ -41,7 +42,7 @@ if TYPE_CHECKING:  # numpy where used: a hook's no-op reads the manifest and nev
 FORMAT = "cora-bundle"
 # 7.0: 6.0 lived four commits of one session (vector ids, inline imports, graph ids), then changed;
 # 8.0: a file blob's light chunk columns first, its texts apart (`file_row`); 9.0: texts in blocks
-FORMAT_VERSION = (9, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
+FORMAT_VERSION = (10, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
 CODES = "vectors.codes"  # the vectors' codes, as bit planes (5.0: no HNSW beside them; 6.0: 2 bits, rotated)
@@ -80,8 +81,6 @@ CHUNK_COLUMNS = (
 )  # fmt: skip
 _HEAVY = frozenset({"text", "header", "elided", "hierarchy", "tokens"})
 _LIGHT = tuple(c for c in CHUNK_COLUMNS if c not in _HEAVY)
-_ZLIB_LEVEL = 6
-_READ = 2048  # bytes inflated at a time by a streaming decoder: a file's light columns, one or two reads
 
 
 @dataclass
@@ -109,12 +108,12 @@ def undiags(rows: list[list[Any]]) -> list[Diagnostic]:
 
 def pack_blob(value: Any) -> bytes:
     """A compressed msgpack value nested in the manifest: one file's chunks."""
-    return zlib.compress(msgpack.packb(value, use_bin_type=True), _ZLIB_LEVEL)
+    return blobs.compress(msgpack.packb(value, use_bin_type=True))
 
 
 def unpack_blob(blob: bytes) -> Any:
     """A value packed by `pack_blob`, inflated within `schema.MAX_BLOB_BYTES`; checked by the caller."""
-    return schema.unpack_plain(schema.inflate(blob))
+    return schema.unpack_plain(blobs.decompress(blob))
 
 
 def chunk_columns(blob: bytes, texts: bytes) -> dict[str, Any]:
@@ -130,7 +129,7 @@ def chunk_columns(blob: bytes, texts: bytes) -> dict[str, Any]:
 
 def unpack_meta(blob: bytes, ids: list[int]) -> dict[str, list[Any]]:
     """A file blob's light chunk columns (no texts, nothing only rendering needs): ranking reads
-    these from many files. They come first (8.0), so the blob is inflated no further than them.
+    these from many files. They come first (8.0), so the links after them are not decoded.
     Checked against the file's chunk `ids` (ValueError if they do not fit)."""
     u = _unpacker(blob, use_list=False)
     out: Any = None
@@ -143,11 +142,12 @@ def unpack_meta(blob: bytes, ids: list[int]) -> dict[str, list[Any]]:
 
 
 def _unpacker(blob: bytes, use_list: bool = True) -> msgpack.Unpacker:
-    """A streaming decoder of a file blob (`pack_blob`), inflating it as far as it is read, within
-    `schema.MAX_BLOB_BYTES`; arrays as tuples unless `use_list`."""
-    return msgpack.Unpacker(schema.Inflating(blob), read_size=_READ, raw=False, strict_map_key=False,
-                            max_buffer_size=schema.MAX_BLOB_BYTES, ext_hook=schema.no_ext,
-                            use_list=use_list)  # fmt: skip
+    """A decoder of a file blob (`pack_blob`) value by value, so that a reader decodes only what it
+    needs; arrays as tuples unless `use_list`."""
+    u = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=schema.MAX_BLOB_BYTES,
+                         ext_hook=schema.no_ext, use_list=use_list)  # fmt: skip
+    u.feed(blobs.decompress(blob))
+    return u
 
 
 def file_row(f: FileEntry, links: FileLinks, defs_h: bytes, refs_h: bytes) -> dict[str, Any]:

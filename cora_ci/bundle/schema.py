@@ -7,8 +7,8 @@ offsets and names. Every check raises `ValueError` with what is wrong; the reade
 CORA-BND-004 naming the file. Unknown keys are allowed (a newer minor format may add some).
 
 Sizes are bounded before anything is unpacked (`MAX_*`): msgpack itself bounds every container
-by the input's length and nests at most 1024 levels deep, and a zlib blob is inflated to at most
-`MAX_BLOB_BYTES`.
+by the input's length and nests at most 1024 levels deep, and a compressed frame is refused
+unless it says its size, at most `MAX_BLOB_BYTES` (`blocks.inflate`).
 """
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from __future__ import annotations
 import itertools
 import operator
 import re
-import zlib
 from collections.abc import Iterable
 from typing import Any
 
@@ -268,40 +267,6 @@ def check_blocks(blocks: Any, counts: Any) -> tuple[list[bytes], list[int]]:
     need(isinstance(blocks, list) and _types(blocks) <= _BYTES, "blocks: expected a list of bytes")
     need(isinstance(counts, list) and _counts(counts), "block_files: expected a list of counts")
     return blocks, counts
-
-
-def inflate(blob: bytes, limit: int = MAX_BLOB_BYTES) -> bytes:
-    """zlib-decompress at most `limit` bytes: a small hostile blob cannot inflate to gigabytes."""
-    d = zlib.decompressobj()
-    out = d.decompress(blob, limit)
-    need(not d.unconsumed_tail, f"inflates beyond {limit} bytes")
-    need(d.eof, "truncated zlib stream")
-    return out
-
-
-class Inflating:
-    """A zlib stream as a file inflated as far as it is read (`read`), at most `limit` bytes in
-    all: a decoder that needs only the start of a blob (`manifest.unpack_meta`) inflates only that."""
-
-    def __init__(self, blob: bytes, limit: int = MAX_BLOB_BYTES) -> None:
-        self._d = zlib.decompressobj()
-        self._tail = blob
-        self._left = limit
-        self._limit = limit
-
-    def read(self, n: int) -> bytes:
-        """Up to `n` more bytes; b"" at the end (a truncated stream ends early: its reader fails).
-        zlib may hold output after its input is used up, so an empty tail is not yet the end."""
-        while not self._d.eof:
-            out = self._d.decompress(self._tail, max(1, min(n, self._left + 1)))
-            self._tail = self._d.unconsumed_tail
-            self._left -= len(out)
-            need(self._left >= 0, f"inflates beyond {self._limit} bytes")
-            if out:
-                return out
-            if not self._tail:
-                break
-        return b""
 
 
 def unpack_plain(data: bytes) -> Any:
