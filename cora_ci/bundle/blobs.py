@@ -5,7 +5,7 @@ A file's blob (its chunks' light columns and its graph links, ~1.7 KB of msgpack
 own by ranking, so it cannot share a block with its neighbours as texts do (`blocks.py`); alone,
 zlib started every one from an empty window. Its keys, kinds, anchors' shapes and common names
 recur in every file of every repository: a dictionary trained on other repositories' blobs gives
-each frame them for free (axum's blobs 294 -> 234 KB, a fifth smaller; bench/RESULTS.md,
+each frame them for free (axum's blobs 294 -> 231 KB, a fifth smaller; bench/RESULTS.md,
 2026-12-02), and a frame decodes in ~6 us against zlib's ~35. The dictionary is part of the
 format: a bundle's bytes depend on its commit and config alone, an update compresses only the
 files it changed, and a reader needs nothing but this package. `tools/blob_dict.py` made it from

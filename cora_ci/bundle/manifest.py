@@ -41,7 +41,8 @@ if TYPE_CHECKING:  # numpy where used: a hook's no-op reads the manifest and nev
 
 FORMAT = "cora-bundle"
 # 7.0: 6.0 lived four commits of one session (vector ids, inline imports, graph ids), then changed;
-# 8.0: a file blob's light chunk columns first, its texts apart (`file_row`); 9.0: texts in blocks
+# 8.0: a file blob's light chunk columns first, its texts apart (`file_row`); 9.0: texts in blocks;
+# 10.0: file blobs compressed with a dictionary the package ships (`blobs.py`)
 FORMAT_VERSION = (10, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
