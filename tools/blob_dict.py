@@ -8,8 +8,10 @@ same samples give the same bytes) makes a 64 KB dictionary of them. Train on rep
 size benchmarks do not measure, in several languages: the shipped one was made from
 bench/corpora.py's eight packages (attrs, click, itsdangerous, jinja2, markupsafe, werkzeug, zod,
 rxjs: `bench/.cache/corpora/src/*`) and BurntSushi/ripgrep 3fce3b5, spf13/viper 528f741,
-square/okhttp 1682d9b and rails/thor d89dd72. Another dictionary is another major bundle format:
-set `blobs.DICT_SHA256` to what this prints and bump `manifest.FORMAT_VERSION`.
+square/okhttp 1682d9b and rails/thor d89dd72, chunked at chunker revision 76 (cora-ci 4386948);
+a later chunker gives other samples, and the dictionary stays until a format changes it. Another
+dictionary is another major bundle format: set `blobs.DICT_SHA256` to what this prints and bump
+`manifest.FORMAT_VERSION`.
 """
 
 from __future__ import annotations
