@@ -20,6 +20,7 @@ from cora_ci.bundle.vectors import (
     RESCORE,
     VectorIndex,
     decode,
+    planes,
     quantise,
     rotate,
     update_vectors,
@@ -58,6 +59,9 @@ def test_search_is_the_exact_scan_it_promises(tmp_path_factory: pytest.TempPathF
     d = tmp_path_factory.mktemp("v")
     rows = rng.permutation(ids)  # the manifest's order: any
     write_vectors(d, rows, ids, vectors)
+    held = tmp_path_factory.mktemp("p")  # the codes as a first build holds them: the same file
+    write_vectors(held, rows, ids, planes(quantise(vectors)) if n else vectors)
+    assert (held / CODES).read_bytes() == (d / CODES).read_bytes()
     index = VectorIndex(d, rows, dim)
     q = _unit(rng, 1, dim)[0]
     got = index.search(q, k)
@@ -85,12 +89,16 @@ def test_an_update_writes_what_a_full_build_writes(tmp_path: Path) -> None:
         (ids[390:400] + np.uint64(1), stored),
     ]
     update_vectors(tmp_path / "old", ids[:400][::-1], tmp_path / "new", keep, batches)
+    (tmp_path / "planes").mkdir()  # a build's new vectors held as the file's planes: the same file
+    batches[0] = (batches[0][0], planes(quantise(batches[0][1])))
+    update_vectors(tmp_path / "old", ids[:400][::-1], tmp_path / "planes", keep, batches)
     (tmp_path / "full").mkdir()
     now = vectors.copy()
     now[100:110] = changed
     codes = np.r_[quantise(now[400:]), stored, quantise(now[50:390])]
     write_vectors(tmp_path / "full", keep, keep, codes)
     assert (tmp_path / "new" / CODES).read_bytes() == (tmp_path / "full" / CODES).read_bytes()
+    assert (tmp_path / "planes" / CODES).read_bytes() == (tmp_path / "full" / CODES).read_bytes()
 
 
 @settings(max_examples=60, deadline=None)

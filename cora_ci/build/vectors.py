@@ -13,7 +13,7 @@ from cora_ci.build.common import Progress
 from cora_ci.bundle import Bundle
 from cora_ci.bundle import manifest as mf
 from cora_ci.bundle.tables import Rows
-from cora_ci.bundle.vectors import width
+from cora_ci.bundle.vectors import Planes, planes_width, width
 from cora_ci.chunking.model import Chunk
 
 _EMBED_STEP = 64  # texts per model call and progress report
@@ -27,15 +27,16 @@ class Texts:
 
     A text seen earlier in the build (copied code, boilerplate) is embedded once. With `eager` (a
     build with no stored vector to copy, so every text is embedded) texts are embedded `_EAGER` at
-    a time as files are chunked, and only their codes kept: a first build held every chunk's text
-    until its vector stage (~0.6 KB a chunk), then every vector as floats (1 KB at 256 dims)."""
+    a time as files are chunked, and only their codes kept, as the file's `Planes` (65 bytes at
+    256 dimensions): a first build held every chunk's text until its vector stage (~0.6 KB a
+    chunk), then every vector as floats (1 KB), then a byte a component (257 bytes)."""
 
     def __init__(self, embedder: Any, eager: bool) -> None:
         self._embedder = embedder
         self._eager = eager
         self._todo: dict[bytes, str] = {}
         self._row: dict[bytes, int] = {}  # key -> its row in the codes
-        self._codes: list[Any] = []  # uint8 code blocks (`vectors.quantise`), rows in `_row`'s order
+        self._codes: list[Any] = []  # blocks of `Planes` rows, in `_row`'s order
         self.embedded = 0  # texts run through the model
         self.seconds = 0.0  # spent in the model and quantising
 
@@ -46,8 +47,8 @@ class Texts:
         if self._eager and len(self._todo) >= _EAGER:
             self._embed(sorted(self._todo), None)
 
-    def codes(self, keys: Any, progress: Progress) -> Any:
-        """The codes of `keys` (a `_KEY` array, one row each): the texts not embedded yet are
+    def codes(self, keys: Any, progress: Progress) -> Planes:
+        """The codes of `keys` (a `_KEY` array, one row each), as `Planes`: the texts not embedded yet are
         embedded now. Keys are matched as arrays and the rows filled block by block: no Python
         object a chunk, and the blocks are not joined first (a second copy of every code)."""
         rows = self._rows(keys)
@@ -55,7 +56,8 @@ class Texts:
         self._embed(sorted(raw[i : i + _KEY_BYTES] for i in range(0, len(raw), _KEY_BYTES)), progress)
         if len(raw):
             rows = self._rows(keys)
-        out = np.empty((len(keys), width(self._embedder.info.dim)), dtype=np.uint8)
+        dim = self._embedder.info.dim
+        out = np.empty((len(keys), planes_width(dim)), dtype=np.uint8)
         ends = np.cumsum([len(b) for b in self._codes], dtype=np.intp)
         which = np.searchsorted(ends, rows, side="right")  # each key's block
         order = np.argsort(which, kind="stable")
@@ -63,7 +65,7 @@ class Texts:
         for b, block in enumerate(self._codes):
             mine = order[bounds[b] : bounds[b + 1]]
             out[mine] = block[rows[mine] - (ends[b] - len(block))]
-        return out
+        return Planes(out, dim)
 
     def _rows(self, keys: Any) -> Any:
         """Each key's row in the codes, -1 for a key not embedded yet (`_row` is in row order)."""
@@ -71,16 +73,16 @@ class Texts:
 
     def _embed(self, todo: list[bytes], progress: Progress | None) -> None:
         """Each step quantised as it comes (`vectors.quantise`): no vector is held as floats."""
-        from cora_ci.bundle.vectors import quantise
+        from cora_ci.bundle.vectors import planes, quantise
 
         t = time.perf_counter()
         if progress is not None:
             progress("embed", 0, len(todo))
-        block = np.empty((len(todo), width(self._embedder.info.dim)), dtype=np.uint8)
+        block = np.empty((len(todo), planes_width(self._embedder.info.dim)), dtype=np.uint8)
         for i in range(0, len(todo), _EMBED_STEP):
             part = todo[i : i + _EMBED_STEP]
             vectors = self._embedder.embed_documents([self._todo.pop(k) for k in part])
-            block[i : i + len(part)] = quantise(np.asarray(vectors, dtype=np.float32))
+            block[i : i + len(part)] = planes(quantise(np.asarray(vectors, dtype=np.float32))).rows
             if progress is not None:
                 progress("embed", i + len(part), len(todo))
         self._row.update((k, len(self._row)) for k in todo)
@@ -110,7 +112,7 @@ class VectorPlan(NamedTuple):
     keep theirs, and those of chunks no longer there go."""
 
     ids: Any  # np.uint64 array
-    vectors: Any  # uint8 codes of the vectors the model made now (`vectors.quantise`)
+    vectors: Planes  # codes of the vectors the model made now
     stored_ids: Any  # np.uint64 array
     stored: Any  # uint8 codes, exactly as the previous bundle holds them
     embedded: int  # texts run through the model
