@@ -19,7 +19,7 @@ from functools import cache
 from importlib import resources
 from typing import Any
 
-from cora_ci.bundle.blocks import inflate
+from cora_ci.bundle.blocks import inflate, own
 from cora_ci.bundle.schema import MAX_BLOB_BYTES
 
 DICT_FILE = "blob.dict"
@@ -47,7 +47,7 @@ def compress(raw: bytes) -> bytes:
         c = _local.compressor = zstandard.ZstdCompressor(
             level=_LEVEL, dict_data=dictionary(), write_dict_id=False, write_checksum=False
         )
-    return bytes(memoryview(c.compress(raw)))  # a copy of its own size (see `blocks.held`)
+    return own(c.compress(raw))
 
 
 def decompress(blob: bytes, limit: int = MAX_BLOB_BYTES) -> bytes:

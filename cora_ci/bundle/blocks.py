@@ -36,11 +36,16 @@ def held(texts: bytes) -> bytes:
     """A fresh file's texts as a build holds them until its shard is written: a zstd frame of
     their own at level 1 (0.30x their bytes at 180 MB/s, where chunking makes ~2 MB/s), as a
     100k-file build holding them whole would near the 2 GB its peak memory must stay within.
-    Copied: `compress` returns a bytes object that keeps the allocation of the frame's bound, as
-    large as the texts themselves (that copy is what makes holding them compressed pay)."""
+    Copied to its own size (`own`): that copy is what makes holding them compressed pay."""
     import zstandard
 
-    return bytes(memoryview(zstandard.ZstdCompressor(level=1).compress(texts)))
+    return own(zstandard.ZstdCompressor(level=1).compress(texts))
+
+
+def own(frame: bytes) -> bytes:
+    """`frame` copied to a bytes object of its own size: python-zstandard's `compress` returns one
+    that keeps the allocation of the frame's bound, as large as its input, for as long as it lives."""
+    return bytes(memoryview(frame))
 
 
 def plain(texts: bytes) -> bytes:

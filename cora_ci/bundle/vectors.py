@@ -219,9 +219,9 @@ def update_vectors(old: Path, old_rows: npt.NDArray[np.uint64], directory: Path,
            for ids, v in batches if len(ids)]  # fmt: skip
     pool = np.concatenate([*(ids for ids, _ in new), np.asarray(old_rows, dtype=np.uint64)])
     at = _where(pool, np.asarray(rows, dtype=np.uint64), exact=False)  # a batch's code before the old one
-    planes = [np.concatenate([*(_to_words(p[0], dim) for _, p in new), words], axis=1)[:, at]]
-    planes += [np.concatenate([*(q[i + 1] for _, q in new), p])[at] for i, p in enumerate(low)]
-    _write(directory / CODES, len(at), iter(planes[0]), planes[1:], dim)
+    merged = [np.concatenate([*(_to_words(p[0], dim) for _, p in new), words], axis=1)[:, at]]
+    merged += [np.concatenate([*(q[i + 1] for _, q in new), p])[at] for i, p in enumerate(low)]
+    _write(directory / CODES, len(at), iter(merged[0]), merged[1:], dim)
 
 
 def _where(
