@@ -138,8 +138,16 @@ def test_update_reuses_unchanged_files_and_vectors(make_repo, tmp_path: Path) ->
 
 @pytest.fixture
 def small_buckets(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Buckets of 128 chunks, not 512: a repository of 300 one-chunk files spans several."""
+    """Buckets of 128 chunks, not 2,048, and several from 256 chunks, not 8,192: a repository of
+    300 one-chunk files spans several."""
     monkeypatch.setattr(mf, "_BUCKET_CHUNKS", 128)
+    monkeypatch.setattr(mf, "_ONE_BUCKET", 256)
+
+
+def test_buckets_are_one_below_8192_chunks_then_2048_to_4096_chunks_each() -> None:
+    """A power of two (a repository that grows a little keeps its buckets), at most 128."""
+    counts = [mf.bucket_count(n) for n in (0, 1, 8191, 8192, 16383, 16384, 40_000, 10**7)]
+    assert counts == [1, 1, 1, 4, 4, 8, 16, 128]
 
 
 def test_an_update_rewrites_only_the_bm25_buckets_of_changed_files(

@@ -21,13 +21,13 @@ format and its packing; reading a bundle's rows and chunks lazily is `tables.py`
 from __future__ import annotations
 
 import zlib  # a path's bucket (crc32)
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import msgpack
 
-from cora_ci.bundle import blobs, schema
+from cora_ci.bundle import blobs, ref_words, schema
 from cora_ci.bundle.blocks import BlockTexts, held, plain
 from cora_ci.bundle.blocks import pack as pack_blocks
 from cora_ci.chunking.model import Chunk, Diagnostic
@@ -42,8 +42,9 @@ if TYPE_CHECKING:  # numpy where used: a hook's no-op reads the manifest and nev
 FORMAT = "cora-bundle"
 # 7.0: 6.0 lived four commits of one session (vector ids, inline imports, graph ids), then changed;
 # 8.0: a file blob's light chunk columns first, its texts apart (`file_row`); 9.0: texts in blocks;
-# 10.0: file blobs compressed with a dictionary the package ships (`blobs.py`)
-FORMAT_VERSION = (10, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
+# 10.0: file blobs compressed with a dictionary the package ships (`blobs.py`); 11.0: a chunk's
+# references as places among its text's words (`ref_words.py`)
+FORMAT_VERSION = (11, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
 CODES = "vectors.codes"  # the vectors' codes, as bit planes (5.0: no HNSW beside them; 6.0: 2 bits, rotated)
@@ -68,8 +69,12 @@ FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build han
 # chunks 32 -> 16 segments took the in-process p50 5.96-6.28 -> 5.39-5.61 ms and BM25 8.1 -> 7.3
 # MB, for ~0.03 s more a one-file update and ~0.16 s more a five-file one at 1,000 files (0.54 s,
 # issue 4's target 1.0 s; 1,024 was chosen when that update took 0.84 s). bench/RESULTS.md,
-# 2026-11-30. Beyond 128 segments queries slow down.
+# 2026-11-30. Beyond 128 segments queries slow down. Below `_ONE_BUCKET` chunks, one bucket: a
+# second segment repeats most of the term dictionary (axum, 4,398 chunks: BM25 0.54 -> 0.49 MB,
+# the bundle 1.01x -> 0.98x its source), and an update re-indexes at most that many chunks
+# (axum's one-file update ~0.16 -> ~0.21 s in process; bench/RESULTS.md, 2026-12-02).
 _BUCKET_CHUNKS = 2048
+_ONE_BUCKET = 4 * _BUCKET_CHUNKS
 _MAX_BUCKETS = 128
 # Chunk columns, one entry per chunk: what ranking reads of many files (`chunks`, the light
 # columns) and then the file's graph links make the per-file `data` blob (8.0), decoded only as
@@ -173,7 +178,7 @@ def file_row(f: FileEntry, links: FileLinks, defs_h: bytes, refs_h: bytes) -> di
     pos = {c.id: i for i, c in enumerate(f.chunks)}  # links by position: small ints pack small
     stored_links = [
         {n: [pos[t] for t in ts] for n, ts in links.defs.items()},
-        [links.refs.get(c.id, []) for c in f.chunks],
+        [ref_words.encode(links.refs.get(c.id, []), c.text) for c in f.chunks],
         [[pos[t] for t in links.skip.get(c.id, [])] for c in f.chunks],
     ]
     data = {"chunks": light, "links": stored_links}  # what is read most, first
@@ -196,6 +201,8 @@ def bucket_count(chunks: int) -> int:
     """Buckets for a bundle of `chunks` chunks: a power of two, so a repository that grows a little
     keeps its buckets (a change of count rewrites every shard and every BM25 segment)."""
     n = 1
+    if chunks < _ONE_BUCKET:
+        return n
     while n * 2 * _BUCKET_CHUNKS <= chunks and n < _MAX_BUCKETS:
         n *= 2
     return n
@@ -243,9 +250,11 @@ def unpack_shard(data: bytes, bucket: int, buckets: int, paths: list[str],
     return {**f, "texts": BlockTexts(blocks, counts, f["texts"], seen)}
 
 
-def links_of_row(row: dict[str, Any]) -> FileLinks:
+def links_of_row(row: dict[str, Any], texts: Callable[[], bytes] | None = None) -> FileLinks:
     """The graph links a row stores (see `file_row`), with chunk ids again; CORA-BND-004 if the
-    row's blob does not hold them (a shard whose checksum is right but whose content is not)."""
+    row's blob does not hold them (a shard whose checksum is right but whose content is not). The
+    names each chunk uses are decoded from the chunks' texts when first read (`ref_words`): those of
+    the row, or of `texts()` for a row read without them."""
     from cora_ci.graph.build import FileLinks
 
     ids = ids_of(row["ids"]).tolist()
@@ -259,13 +268,22 @@ def links_of_row(row: dict[str, Any]) -> FileLinks:
         defs, refs, skip = schema.check_links(value, len(ids))
     except Exception as e:
         raise CoraError("CORA-BND-004", f"the shard row of {row['path']!r}: links unreadable: {e}") from None
+    read = texts or (lambda: row["texts"])
     return FileLinks(
         defs={n: [ids[i] for i in ps] for n, ps in defs.items()},
-        refs={ids[i]: names for i, names in enumerate(refs) if names},
+        refs=ref_words.LazyRefs(row["path"], ids, refs, lambda: chunk_texts(read())),
         skip={ids[i]: [ids[j] for j in ps] for i, ps in enumerate(skip) if refs[i]},
         imports=row["imports"],
         namespaces=row["namespaces"],
     )
+
+
+def chunk_texts(texts: bytes) -> list[str]:
+    """The code of each chunk of a file, from its row's `texts` (ValueError if they hold none)."""
+    heavy = schema.unpack_plain(plain(texts))
+    code = heavy.get("text") if isinstance(heavy, dict) else None
+    schema.need(isinstance(code, list) and all(isinstance(t, str) for t in code), "no chunk texts")
+    return code  # type: ignore[return-value]
 
 
 def pack(manifest: dict[str, Any]) -> bytes:

@@ -351,7 +351,8 @@ def check_links(v: Any, n: int) -> list[Any]:
     names_ok = isinstance(defs, dict) and _types(defs) <= _STR
     need(names_ok and _positions(defs.values(), n), "links: bad definitions")
     need(isinstance(refs, list) and len(refs) == n, "links: one reference list per chunk expected")
-    _check(refs, _strings, _string_list, "links.refs")
+    places = _types(itertools.chain.from_iterable(refs))  # checked as decoded (`ref_words`)
+    need(_types(refs) <= _LIST and places <= _INT | _STR, "links.refs: expected lists of places and names")
     need(isinstance(skip, list) and len(skip) == n and _positions(skip, n), "links: bad skips")
     return [defs, refs, skip]
 

@@ -97,7 +97,7 @@ class FileLinks(NamedTuple):
     # name -> ids of the (first parts of the) symbols defining it, sorted; `OWNED` + owner -> those
     # of its members that define a COMMON name
     defs: dict[str, list[int]]
-    refs: dict[int, list[str]]  # chunk id -> names it uses
+    refs: Mapping[int, list[str]]  # chunk id -> names it uses (stored: `ref_words.LazyRefs`)
     skip: dict[int, list[int]]  # chunk id -> its own head and ancestors, never its targets
     imports: list[str]
     namespaces: list[str]  # C# namespaces declared (files in them see each other)

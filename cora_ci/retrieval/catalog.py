@@ -355,8 +355,13 @@ class Catalog:
         if path not in self._links:
             fi = self.table.file_index(path)
             _make_room(self._links, _LINKS_KEPT)
-            self._links[path] = None if fi is None else links_of_row(self.bundle.shards.row(fi, texts=False))
+            self._links[path] = None if fi is None else self._read_links(fi)
         return self._links[path]
+
+    def _read_links(self, fi: int) -> FileLinks:
+        """A file's links; its texts are read only if the names its chunks use are."""
+        shards = self.bundle.shards
+        return links_of_row(shards.row(fi, texts=False), lambda: shards.get(fi, "texts"))
 
     @cached_property
     def _popularity(self) -> npt.NDArray[np.float64]:

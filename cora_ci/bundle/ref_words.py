@@ -1,0 +1,82 @@
+"""A chunk's references as stored (format 11.0): places among the words of its own text.
+
+An update re-resolves the graph edges of files that use a name whose definitions changed, from the
+names each of their chunks uses (`FileLinks.refs`), so those are stored with each file. Stored as
+strings they were two fifths of a file's blob, 5% of a bundle (axum: 95 of 231 KB of blobs,
+compressed). Every name a chunk uses is written in its code: stored as the gaps between their
+places in the sorted distinct words (`\\w+`) of the chunk's text, small integers that pack in a
+byte, they cost a quarter of that (axum's blobs 231 -> 160 KB). A name that is not one of those
+words (a Ruby `empty?`, a redacted line) is kept as its string after the places. Reading them
+needs the chunk's text, which only an update's re-resolution and a few answers (`related`, a
+test file's names) ask for: `LazyRefs` decodes a file's on first use.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
+
+_WORD = re.compile(r"\w+")
+
+
+def encode(names: Sequence[str], text: str) -> list[int | str]:
+    """`names` (sorted, distinct: `FileLinks.refs`' lists) as gaps between their places among the
+    sorted distinct words of `text`, then those that are no word of it."""
+    if not names:
+        return []
+    place = {w: i for i, w in enumerate(sorted(set(_WORD.findall(text))))}
+    at = sorted(place[n] for n in names if n in place)
+    out: list[int | str] = [b - a for a, b in zip([-1, *at], at, strict=False)]
+    out += [n for n in names if n not in place]
+    return out
+
+
+def decode(stored: Sequence[Any], text: str) -> list[str]:
+    """The names `encode` stored for a chunk of `text`, sorted (ValueError if they do not fit it)."""
+    if not stored:
+        return []
+    words = sorted(set(_WORD.findall(text)))
+    names: list[str] = []
+    at = -1
+    for v in stored:
+        if isinstance(v, str):
+            names.append(v)
+            continue
+        at += v
+        if not (type(v) is int and v > 0 and at < len(words)):
+            raise ValueError("a reference's place is not a word of its chunk")
+        names.append(words[at])
+    return sorted(names)
+
+
+class LazyRefs(Mapping[int, list[str]]):
+    """A file's chunk id -> names it uses, decoded from `stored` (by chunk position) against its
+    chunks' texts (`texts()`) when first read; CORA-BND-004 naming `path` if they do not fit."""
+
+    def __init__(self, path: str, ids: list[int], stored: list[Any], texts: Callable[[], list[str]]) -> None:
+        self._path, self._ids, self._stored, self._texts = path, ids, stored, texts
+        self._refs: dict[int, list[str]] | None = None
+
+    def _decoded(self) -> dict[int, list[str]]:
+        if self._refs is None:
+            from cora_ci.errors import CoraError
+
+            try:
+                texts = self._texts()
+                if len(texts) != len(self._stored):
+                    raise ValueError("one text per chunk expected")
+                self._refs = {self._ids[i]: decode(s, texts[i]) for i, s in enumerate(self._stored) if s}
+            except (ValueError, TypeError, KeyError) as e:
+                msg = f"the shard row of {self._path!r}: references unreadable: {e}"
+                raise CoraError("CORA-BND-004", msg) from None
+        return self._refs
+
+    def __getitem__(self, cid: int) -> list[str]:
+        return self._decoded()[cid]
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._decoded())
+
+    def __len__(self) -> int:
+        return len(self._decoded())
