@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 import pytest
@@ -285,3 +286,39 @@ def test_a_sentence_a_class_named_test_answers_lifts_the_class(make_repo) -> Non
 
     assert code(replace(PARAMS, tested=0.0))[:2] == ["shop/render.py", "shop/tokenizer.py"]
     assert code(PARAMS)[:2] == ["shop/tokenizer.py", "shop/render.py"]
+
+
+_WORDS = st.text(st.sampled_from("aBc_é İ-"), max_size=8)
+
+
+@given(
+    st.lists(_WORDS, max_size=20),
+    st.text(st.sampled_from("aBc_é"), min_size=1, max_size=5).filter(lambda s: s.strip("_") != ""),
+)
+def test_words_like_finds_every_word_that_squashes_to_the_stem(texts: list[str], stem: str) -> None:
+    want = stem.replace("_", "").lower()
+    every = {w for t in texts for w in re.findall(r"\w+", t) if w.replace("_", "").lower() == want}
+    assert tested.words_like(texts, stem) == every
+
+
+def test_a_stored_test_files_names_are_read_without_decoding_each_chunks(make_repo) -> None:  # type: ignore[no-untyped-def]
+    """`used_like` (its code, its name hashes) gives `named_names` what every chunk's decoded
+    names give it: a comment naming `LogEntry` is no use of it, `log_entry` is."""
+    repo = make_repo({
+        "app/models.py": "class LogEntry:\n    pass\n\n\ndef log_entry(x):\n    return LogEntry()\n",
+        "tests/test_log_entry.py": "from app.models import log_entry\n\n\n"
+        "def test_one():\n    # a LogEntry is made\n    assert log_entry(1)\n",
+        "tests/test_models.py": "from app import models\n\n\ndef test_two():\n    assert models.LogEntry()\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    cat = catalog(open_bundle(repo / ".cora" / "index"))
+    for path in ("tests/test_log_entry.py", "tests/test_models.py", "app/models.py"):
+        links = cat.links(path)
+        assert links is not None
+        every = {n for names in links.refs.values() for n in names} | {
+            i.rpartition(".")[2] for i in links.imports
+        }
+        assert tested.named_names(path, cat._used_like(path)) == tested.named_names(path, every)
+    assert tested.named_names("tests/test_log_entry.py", cat._used_like("tests/test_log_entry.py")) == [
+        "log_entry"
+    ]

@@ -279,11 +279,22 @@ def links_of_row(row: dict[str, Any], texts: Callable[[], bytes] | None = None) 
 
 
 def chunk_texts(texts: bytes) -> list[str]:
-    """The code of each chunk of a file, from its row's `texts` (ValueError if they hold none)."""
-    heavy = schema.unpack_plain(plain(texts))
-    code = heavy.get("text") if isinstance(heavy, dict) else None
+    """The code of each chunk of a file, from its row's `texts`, the other columns skipped
+    undecoded (ValueError if they hold none)."""
+    u = msgpack.Unpacker(raw=False, strict_map_key=False, max_buffer_size=schema.MAX_BLOB_BYTES,
+                         ext_hook=schema.no_ext)  # fmt: skip
+    u.feed(plain(texts))
+    code: Any = None
+    try:
+        for _ in range(u.read_map_header()):
+            if u.unpack() == "text":
+                code = u.unpack()
+                break
+            u.skip()
+    except (msgpack.ExtraData, msgpack.OutOfData, msgpack.FormatError, msgpack.StackError) as e:
+        raise ValueError(f"texts unreadable: {e}") from None
     schema.need(isinstance(code, list) and all(isinstance(t, str) for t in code), "no chunk texts")
-    return code  # type: ignore[return-value]
+    return code  # type: ignore[no-any-return]
 
 
 def pack(manifest: dict[str, Any]) -> bytes:

@@ -50,12 +50,20 @@ def decode(stored: Sequence[Any], text: str) -> list[str]:
     return sorted(names)
 
 
+def spelled(refs: Mapping[int, list[str]]) -> list[str]:
+    """The names among `refs` that are stored as strings, no word of their chunk's text, read
+    without the texts (all of them where `refs` is not stored: a fresh file's)."""
+    if isinstance(refs, LazyRefs):
+        return [v for s in refs.stored for v in s if isinstance(v, str)]
+    return [n for names in refs.values() for n in names]
+
+
 class LazyRefs(Mapping[int, list[str]]):
     """A file's chunk id -> names it uses, decoded from `stored` (by chunk position) against its
     chunks' texts (`texts()`) when first read; CORA-BND-004 naming `path` if they do not fit."""
 
     def __init__(self, path: str, ids: list[int], stored: list[Any], texts: Callable[[], list[str]]) -> None:
-        self._path, self._ids, self._stored, self._texts = path, ids, stored, texts
+        self._path, self._ids, self.stored, self._texts = path, ids, stored, texts
         self._refs: dict[int, list[str]] | None = None
 
     def _decoded(self) -> dict[int, list[str]]:
@@ -64,9 +72,9 @@ class LazyRefs(Mapping[int, list[str]]):
 
             try:
                 texts = self._texts()
-                if len(texts) != len(self._stored):
+                if len(texts) != len(self.stored):
                     raise ValueError("one text per chunk expected")
-                self._refs = {self._ids[i]: decode(s, texts[i]) for i, s in enumerate(self._stored) if s}
+                self._refs = {self._ids[i]: decode(s, texts[i]) for i, s in enumerate(self.stored) if s}
             except (ValueError, TypeError, KeyError) as e:
                 msg = f"the shard row of {self._path!r}: references unreadable: {e}"
                 raise CoraError("CORA-BND-004", msg) from None

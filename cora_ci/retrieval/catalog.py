@@ -17,14 +17,23 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 import numpy as np
 import numpy.typing as npt
 
-from cora_ci.bundle import Bundle
-from cora_ci.bundle.manifest import links_of_row
+from cora_ci.bundle import Bundle, ref_words
+from cora_ci.bundle.manifest import chunk_texts, links_of_row
 from cora_ci.chunking.model import OVERLOAD
+from cora_ci.errors import CoraError
 from cora_ci.files.langs import GENERATED_HEAD
 from cora_ci.graph.build import FileLinks, NameFilter
 from cora_ci.retrieval.kinds import build_output_dirs, in_dirs, in_test_module, superseded_dirs, test_function
 from cora_ci.retrieval.query import split_qualified, untemplated
-from cora_ci.retrieval.tested import MOST, Subjects, checkable, confirmed, named_names
+from cora_ci.retrieval.tested import (
+    MOST,
+    Subjects,
+    checkable,
+    confirmed,
+    named_names,
+    subject_stem,
+    used_like,
+)
 
 if TYPE_CHECKING:
     from cora_ci.bundle.tables import ChunkTable
@@ -136,14 +145,6 @@ class Incoming(NamedTuple):
         return cls(indptr, g.sources[order])
 
 
-def _names_used(links: FileLinks | None) -> set[str]:
-    """The names a file uses, and the last part of each of its imports: `from x import Q` is in
-    its imports only (a name of one letter is no graph reference)."""
-    if links is None:
-        return set()
-    return {n for names in links.refs.values() for n in names} | {i.rpartition(".")[2] for i in links.imports}
-
-
 class _FileColumns:
     """A file's light chunk columns, read once (no chunk text is decoded); each chunk's `Meta`
     is made when asked for: a query ranks a few chunks of each file it touches."""
@@ -235,10 +236,25 @@ class Catalog:
         """The names a test file is named for and the code files that may define them (by the
         name filter): what each query's tests would work out again, worked out once."""
         if test_path not in self._may_define:
-            names = named_names(test_path, _names_used(self.links(test_path)))
+            names = named_names(test_path, self._used_like(test_path))
             files = checkable(test_path, self.definers.paths_with(names)) if names else []
             self._may_define[test_path] = (names, files)
         return self._may_define[test_path]
+
+    def _used_like(self, test_path: str) -> set[str]:
+        """`tested.used_like` of a test file: its code is read, not the names each of its chunks
+        uses (`ref_words`: ~20 us a chunk)."""
+        stem, fi, links = subject_stem(test_path), self.table.file_index(test_path), self.links(test_path)
+        if stem is None or fi is None or links is None:
+            return set()
+        try:
+            code = chunk_texts(self.bundle.shards.get(fi, "texts"))
+        except ValueError as e:
+            raise CoraError(
+                "CORA-BND-004", f"the shard row of {test_path!r}: texts unreadable: {e}"
+            ) from None
+        refs_h = self.bundle.manifest["files"]["refs_h"][fi]
+        return used_like(stem, code, refs_h, ref_words.spelled(links.refs), links.imports)
 
     def _defines(self, path: str, names: list[str]) -> bool:
         links = self.links(path)
