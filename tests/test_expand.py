@@ -6,8 +6,8 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from cora_ci.retrieval.catalog import GraphArrays, Incoming
 from cora_ci.retrieval.expand import graph_scores
+from cora_ci.retrieval.graph_arrays import GraphArrays, Incoming
 
 
 def _graph(n: int, edges: list[tuple[int, int, float]]) -> GraphArrays:

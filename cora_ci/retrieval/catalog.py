@@ -23,6 +23,7 @@ from cora_ci.chunking.model import OVERLOAD
 from cora_ci.errors import CoraError
 from cora_ci.files.langs import GENERATED_HEAD
 from cora_ci.graph.build import FileLinks, NameFilter
+from cora_ci.retrieval.graph_arrays import GraphArrays, Incoming
 from cora_ci.retrieval.kinds import build_output_dirs, in_dirs, in_test_module, superseded_dirs, test_function
 from cora_ci.retrieval.query import split_qualified, untemplated
 from cora_ci.retrieval.tested import (
@@ -107,42 +108,6 @@ class Meta(NamedTuple):
 @lru_cache(maxsize=1 << 16)
 def _names_of(anchors: tuple[str, ...]) -> tuple[tuple[str, ...], ...]:
     return tuple(_qualified(a) for a in anchors if "::" in a)
-
-
-class GraphArrays(NamedTuple):
-    """The reference graph as numpy CSR, plus each edge's source (to find who references a chunk)."""
-
-    ids: npt.NDArray[np.uint64]  # sorted
-    indptr: npt.NDArray[np.int64]
-    indices: npt.NDArray[np.int64]
-    weights: npt.NDArray[np.float64]
-    sources: npt.NDArray[np.int64]  # edge e runs sources[e] -> indices[e]
-
-    def nodes(self, chunk_ids: list[int]) -> npt.NDArray[np.int64]:
-        """Node indexes of the chunk ids present in the graph (others dropped)."""
-        if not len(self.ids) or not chunk_ids:
-            return np.zeros(0, dtype=np.int64)
-        q = np.asarray(chunk_ids, dtype=np.uint64)
-        pos = np.minimum(np.searchsorted(self.ids, q), len(self.ids) - 1)
-        found: npt.NDArray[np.int64] = pos[self.ids[pos] == q].astype(np.int64)
-        return found
-
-
-class Incoming(NamedTuple):
-    """The graph's edges by target (its transposed CSR, without weights): who references a node,
-    in time that follows the node's references rather than the graph's edges."""
-
-    indptr: npt.NDArray[np.int64]
-    sources: npt.NDArray[np.int64]
-
-    @classmethod
-    def of(cls, g: GraphArrays) -> Incoming:
-        """~6 ms at 200k edges (a sort of the edge targets), what a dozen queries' passes over
-        every edge cost (`Catalog.incoming` says when it is made)."""
-        indptr = np.zeros(len(g.ids) + 1, dtype=np.int64)
-        np.cumsum(np.bincount(g.indices, minlength=len(g.ids)), out=indptr[1:])
-        order = np.argsort(g.indices)  # the order within a target is of no use: `expand._grow` takes a set
-        return cls(indptr, g.sources[order])
 
 
 class _FileColumns:

@@ -14,7 +14,7 @@ import numpy.typing as npt
 
 from cora_ci.arrays import sorted_unique
 from cora_ci.graph.rank import NEGLIGIBLE, pagerank_arrays
-from cora_ci.retrieval.catalog import GraphArrays, Incoming
+from cora_ci.retrieval.graph_arrays import GraphArrays, Incoming
 
 MAX_NODES = 1000  # neighbourhood cap: hubs reach much of a repository in two hops; bounds the cost
 ALPHA = 0.85
