@@ -169,3 +169,15 @@ def test_a_damaged_block_is_reported_with_its_shard_and_an_update_rebuilds(
     rebuilt = build(repo, model="none").rebuilt  # b.py's row is read from the damaged block
     assert rebuilt.startswith("previous bundle unusable (CORA-BND-004"), rebuilt
     assert len(open_bundle(out).chunks.column("text")) == 2
+
+
+def test_a_reader_does_not_note_the_blocks_it_reads(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """Only an update keeps the frames of the blocks it read (by a hash of their bytes): a query
+    that reads texts hashes none of them."""
+    repo = make_repo({f"pkg/m{i}.py": f"def f{i}(x):\n    return x + {i}\n" for i in range(20)})
+    build(repo, model="none")
+    b = open_bundle(repo / ".cora" / "index")
+    assert any("return x + 3" in t for t in b.chunks.column("text"))
+    assert b.shards.seen is None
+    b.shards.record()
+    assert b.shards.seen == {}

@@ -44,6 +44,8 @@ def write_changes(snap: Snapshot, out: Path, old: Bundle | None, embedder: Any, 
     """Update `old` to `snap` (None: build from scratch, `rebuilt` says why) into `out`; an
     update of up to `_PAUSED` changed files with the garbage collector paused."""
     stages: dict[str, float] = {"list": time.perf_counter() - t0}
+    if old is not None:
+        old.shards.record()  # the blocks it reads, whose frames an unchanged block keeps
     old_rows = Rows(old.shards if old is not None else None)
     blobs = old_rows.column("blob")  # in bulk: a lookup a file is ~70 ms at 30,000 files
     same = [e.path for e in snap.entries if blobs.get(e.path, _ABSENT) == e.blob]

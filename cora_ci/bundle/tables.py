@@ -52,9 +52,16 @@ class Shards:
         self._top: dict[str, list[Any]] = manifest["files"]
         self._read = read
         self._loaded: dict[int, dict[str, Any]] = {}
-        # every text block read, by `blocks.key` of its bytes: an update writes a shard anew from
-        # the rows it read and compresses again only the blocks that changed
-        self.seen: dict[bytes, bytes] = {}
+        # every text block read, by `blocks.key` of its bytes, once an update asks (`record`): it
+        # writes a shard anew from the rows it read and compresses again only the blocks that
+        # changed; a reader does not hash what it reads (a fifth of a text query's blocks' cost)
+        self.seen: dict[bytes, bytes] | None = None
+
+    def record(self) -> None:
+        """Note the blocks read from now on in `seen` (shards loaded before are not noted: their
+        blocks would be compressed again, to the same bytes)."""
+        if self.seen is None:
+            self.seen = {}
 
     @cached_property
     def index(self) -> dict[str, int]:
