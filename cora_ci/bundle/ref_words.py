@@ -7,8 +7,9 @@ compressed). Every name a chunk uses is written in its code: stored as the gaps 
 places in the sorted distinct words (`\\w+`) of the chunk's text, small integers that pack in a
 byte, they cost a quarter of that (axum's blobs 231 -> 160 KB). A name that is not one of those
 words (a Ruby `empty?`, a redacted line) is kept as its string after the places. Reading them
-needs the chunk's text, which only an update's re-resolution and a few answers (`related`, a
-test file's names) ask for: `LazyRefs` decodes a file's on first use.
+needs the chunk's text, which only an update's re-resolution and a few answers (`related`,
+`diff`) ask for: `LazyRefs` decodes a file's on first use (a test file's names for the code it is
+named for are found in its code instead: `tested.used_like`).
 """
 
 from __future__ import annotations

@@ -177,7 +177,7 @@ def words_like(texts: Iterable[str], stem: str) -> set[str]:
     letter is searched for in C; one that begins at every word boundary took ~0.3 ms a file)."""
     want, code = _squashed(stem), "\n".join(texts)
     low = code.lower()
-    if not want or want not in low.replace("_", ""):  # most files: one pass in C, no pattern
+    if not want or want not in low.replace("_", ""):  # a file without it: one pass in C, no pattern
         return set()
     if len(low) != len(code):  # a letter whose lower case is longer (`İ`): places would shift
         return {w for w in _WORD.findall(code) if _squashed(w) == want}
