@@ -35,8 +35,13 @@ def test_decode_gives_back_the_sorted_names_whatever_the_text(words: list[str], 
     assert not any(isinstance(v, str) and v in words_of for v in stored)
 
 
+@given(st.text(st.characters(max_codepoint=0x1FF), max_size=60))
+def test_a_texts_words_are_those_of_the_pattern_in_the_order_they_first_occur(text: str) -> None:
+    assert ref_words.words_of(text) == list(dict.fromkeys(re.findall(r"\w+", text)))
+
+
 def test_places_beyond_the_text_are_refused() -> None:
-    assert ref_words.decode([1, 1], "a b") == ["a", "b"]
+    assert ref_words.decode([1, 1], "b a") == ["a", "b"]
     for bad in ([3], [1, 0], [-1], [True]):
         with pytest.raises(ValueError):
             ref_words.decode(bad, "a b")

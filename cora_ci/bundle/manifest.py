@@ -64,6 +64,10 @@ TOP_COLUMNS = (
 # A shard's file table: the rest of each row (`path` again, so a shard says which files it holds).
 SHARD_COLUMNS = ("path", "diagnostics", "imports", "data", "texts")
 FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build handles it
+# Not a column: the names each chunk of a freshly chunked file uses, held by the build that chunked
+# it (a zstd-1 frame) and never written, so that linking reads them without decoding the places
+# the row stores (`ref_words`: ~10 us a chunk, a tenth of a first build's linking).
+HELD_NAMES = "names_used"
 # Buckets of 2,048-4,096 chunks. An update re-indexes every document of a bucket it touches, and
 # every query and term look-up visits every segment (each repeats its own term dictionary): at 50k
 # chunks 32 -> 16 segments took the in-process p50 5.96-6.28 -> 5.39-5.61 ms and BM25 8.1 -> 7.3
@@ -176,9 +180,10 @@ def file_row(f: FileEntry, links: FileLinks, defs_h: bytes, refs_h: bytes) -> di
         "text": [c.text for c in f.chunks],
     }  # CHUNK_COLUMNS' order
     pos = {c.id: i for i, c in enumerate(f.chunks)}  # links by position: small ints pack small
+    used = [links.refs.get(c.id, []) for c in f.chunks]
     stored_links = [
         {n: [pos[t] for t in ts] for n, ts in links.defs.items()},
-        [ref_words.encode(links.refs.get(c.id, []), c.text) for c in f.chunks],
+        [ref_words.encode(names, c.text) for names, c in zip(used, f.chunks, strict=True)],
         [[pos[t] for t in links.skip.get(c.id, [])] for c in f.chunks],
     ]
     data = {"chunks": light, "links": stored_links}  # what is read most, first
@@ -188,6 +193,7 @@ def file_row(f: FileEntry, links: FileLinks, defs_h: bytes, refs_h: bytes) -> di
         "ids": b"".join(c.id.to_bytes(8, "little") for c in f.chunks),
         "defs_h": defs_h, "refs_h": refs_h, "data": pack_blob(data),
         "texts": held(msgpack.packb(heavy, use_bin_type=True)),
+        HELD_NAMES: held(msgpack.packb(used, use_bin_type=True)),
     }  # fmt: skip
 
 
@@ -269,9 +275,12 @@ def links_of_row(row: dict[str, Any], texts: Callable[[], bytes] | None = None) 
     except Exception as e:
         raise CoraError("CORA-BND-004", f"the shard row of {row['path']!r}: links unreadable: {e}") from None
     read = texts or (lambda: row["texts"])
+    used: Mapping[int, list[str]] = ref_words.LazyRefs(row["path"], ids, refs, lambda: chunk_texts(read()))
+    if HELD_NAMES in row:  # a build's freshly chunked file
+        used = {ids[i]: n for i, n in enumerate(schema.unpack_plain(plain(row[HELD_NAMES]))) if n}
     return FileLinks(
         defs={n: [ids[i] for i in ps] for n, ps in defs.items()},
-        refs=ref_words.LazyRefs(row["path"], ids, refs, lambda: chunk_texts(read())),
+        refs=used,
         skip={ids[i]: [ids[j] for j in ps] for i, ps in enumerate(skip) if refs[i]},
         imports=row["imports"],
         namespaces=row["namespaces"],

@@ -4,12 +4,12 @@ An update re-resolves the graph edges of files that use a name whose definitions
 names each of their chunks uses (`FileLinks.refs`), so those are stored with each file. Stored as
 strings they were two fifths of a file's blob, 5% of a bundle (axum: 95 of 231 KB of blobs,
 compressed). Every name a chunk uses is written in its code: stored as the gaps between their
-places in the sorted distinct words (`\\w+`) of the chunk's text, small integers that pack in a
-byte, they cost a quarter of that (axum's blobs 231 -> 160 KB). A name that is not one of those
-words (a Ruby `empty?`, a redacted line) is kept as its string after the places. Reading them
-needs the chunk's text, which only an update's re-resolution and a few answers (`related`,
-`diff`) ask for: `LazyRefs` decodes a file's on first use (a test file's names for the code it is
-named for are found in its code instead: `tested.used_like`).
+places among the distinct words (`\\w+`) of the chunk's text, in the order they first occur, small
+integers that pack in a byte, they cost a quarter of that (axum's blobs 231 -> 160 KB). A name
+that is not one of those words (a Ruby `empty?`, a redacted line) is kept as its string after
+the places. Reading them needs the chunk's text, which only an update's re-resolution and a few
+answers (`related`, `diff`) ask for: `LazyRefs` decodes a file's on first use (a test file's names
+for the code it is named for are found in its code instead: `tested.used_like`).
 """
 
 from __future__ import annotations
@@ -18,15 +18,14 @@ import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
-_WORD = re.compile(r"\w+")
-
 
 def encode(names: Sequence[str], text: str) -> list[int | str]:
     """`names` (sorted, distinct: `FileLinks.refs`' lists) as gaps between their places among the
-    sorted distinct words of `text`, then those that are no word of it."""
+    distinct words of `text` in the order they first occur, then those that are no word of it."""
     if not names:
         return []
-    place = {w: i for i, w in enumerate(sorted(set(_WORD.findall(text))))}
+    words = words_of(text)
+    place = {w: i for i, w in enumerate(words)}
     at = sorted(place[n] for n in names if n in place)
     out: list[int | str] = [b - a for a, b in zip([-1, *at], at, strict=False)]
     out += [n for n in names if n not in place]
@@ -37,7 +36,7 @@ def decode(stored: Sequence[Any], text: str) -> list[str]:
     """The names `encode` stored for a chunk of `text`, sorted (ValueError if they do not fit it)."""
     if not stored:
         return []
-    words = sorted(set(_WORD.findall(text)))
+    words = words_of(text)
     names: list[str] = []
     at = -1
     for v in stored:
@@ -49,6 +48,17 @@ def decode(stored: Sequence[Any], text: str) -> list[str]:
             raise ValueError("a reference's place is not a word of its chunk")
         names.append(words[at])
     return sorted(names)
+
+
+def words_of(text: str) -> list[str]:
+    """The distinct words (`\\w+`) of `text` in the order they first occur: ASCII code (nearly all
+    of it) cut by a table in C, twice as fast as the pattern, which cuts the rest the same way."""
+    cut = text.translate(_NOT_WORD).split() if text.isascii() else _WORD.findall(text)
+    return list(dict.fromkeys(cut))
+
+
+_WORD = re.compile(r"\w+")
+_NOT_WORD = str.maketrans({c: " " for c in map(chr, range(128)) if not (c.isalnum() or c == "_")})
 
 
 def spelled(refs: Mapping[int, list[str]]) -> list[str]:
