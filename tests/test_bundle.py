@@ -107,7 +107,7 @@ def test_bundle_holds_every_part_and_every_manifest_field(repo: Path) -> None:
     b = open_bundle(out)
     m = b.manifest
     commit = git(repo, "rev-parse", "HEAD").strip()
-    assert m["format"] == "cora-bundle" and m["format_version"] == "11.0" and m["tool_version"]
+    assert m["format"] == "cora-bundle" and m["format_version"] == "12.0" and m["tool_version"]
     assert m["built_at"] == int(git(repo, "show", "-s", "--format=%ct", "HEAD"))
     assert m["source"] == {
         "root": "repo", "kind": "rev", "commit": commit,
@@ -446,12 +446,12 @@ def test_a_chunk_id_held_by_two_files_is_refused(repo: Path) -> None:
 def test_newer_major_format_is_refused_newer_minor_is_read(repo: Path) -> None:
     build(repo, model="none")
     out = repo / ".cora" / "index"
-    _rewrite_manifest(out, format_version="11.7")
+    _rewrite_manifest(out, format_version="12.7")
     assert len(open_bundle(out).chunks) > 0
-    _rewrite_manifest(out, format_version="12.0")
+    _rewrite_manifest(out, format_version="13.0")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
-    assert e.value.code == "CORA-BND-002" and "12.0" in e.value.message
+    assert e.value.code == "CORA-BND-002" and "13.0" in e.value.message
     _rewrite_manifest(out, format="something-else")
     with pytest.raises(CoraError) as e:
         open_bundle(out)
@@ -465,7 +465,7 @@ def test_an_older_major_format_is_rebuilt_once_and_refused_by_readers(repo: Path
     with pytest.raises(CoraError) as e:
         len(open_bundle(out).chunks)
     assert e.value.code == "CORA-BND-004" and "older" in e.value.message and "rebuild" in e.value.hint
-    assert build(repo, model="none").rebuilt == "bundle format 5.1 -> 11.0"
+    assert build(repo, model="none").rebuilt == "bundle format 5.1 -> 12.0"
     assert build(repo, model="none").rebuilt == ""
 
 
@@ -630,7 +630,7 @@ def test_an_older_minor_format_is_updated_by_a_full_build(
     out = repo / ".cora" / "index"
     monkeypatch.setattr(mf, "FORMAT_VERSION", (mf.FORMAT_VERSION[0], mf.FORMAT_VERSION[1] + 1))
     assert len(open_bundle(out).chunks) > 0
-    assert build(repo, model="none").rebuilt == "bundle format 11.0 -> 11.1"
+    assert build(repo, model="none").rebuilt == "bundle format 12.0 -> 12.1"
     assert build(repo, model="none").rebuilt == ""
 
 

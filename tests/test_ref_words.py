@@ -1,4 +1,4 @@
-"""A chunk's references stored as places among its text's words (format 11.0): they come back as
+"""A chunk's references stored as places among its text's words (format 12.0): they come back as
 the names the linker found, the stored form is small integers, and places that do not fit the text
 are a damaged bundle. Real builds of real git repositories."""
 

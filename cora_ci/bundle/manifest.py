@@ -42,9 +42,10 @@ if TYPE_CHECKING:  # numpy where used: a hook's no-op reads the manifest and nev
 FORMAT = "cora-bundle"
 # 7.0: 6.0 lived four commits of one session (vector ids, inline imports, graph ids), then changed;
 # 8.0: a file blob's light chunk columns first, its texts apart (`file_row`); 9.0: texts in blocks;
-# 10.0: file blobs compressed with a dictionary the package ships (`blobs.py`); 11.0: a chunk's
-# references as places among its text's words (`ref_words.py`)
-FORMAT_VERSION = (11, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
+# 10.0: file blobs compressed with a dictionary the package ships (`blobs.py`); 12.0: a chunk's
+# references as places among its text's words (`ref_words.py`; 11.0 lived three commits of one
+# session: the words sorted, not in the order they first occur)
+FORMAT_VERSION = (12, 0)  # major: readers refuse a newer one; minor: additions old readers may ignore
 MANIFEST = "manifest.msgpack"
 MANIFEST_SUM = "manifest.sha256"  # `sha256sum -c manifest.sha256` checks the manifest from a shell
 CODES = "vectors.codes"  # the vectors' codes, as bit planes (5.0: no HNSW beside them; 6.0: 2 bits, rotated)

@@ -1,4 +1,4 @@
-"""A chunk's references as stored (format 11.0): places among the words of its own text.
+"""A chunk's references as stored (format 12.0): places among the words of its own text.
 
 An update re-resolves the graph edges of files that use a name whose definitions changed, from the
 names each of their chunks uses (`FileLinks.refs`), so those are stored with each file. Stored as
