@@ -67,7 +67,7 @@ SHARD_COLUMNS = ("path", "diagnostics", "imports", "data", "texts")
 FILE_COLUMNS = (*TOP_COLUMNS, *SHARD_COLUMNS[1:])  # a whole row, as a build handles it
 # Not a column: the names each chunk of a freshly chunked file uses, held by the build that chunked
 # it (a zstd-1 frame) and never written, so that linking reads them without decoding the places
-# the row stores (`ref_words`: ~10 us a chunk, a tenth of a first build's linking).
+# the row stores (`ref_words`: ~10 us a chunk).
 HELD_NAMES = "names_used"
 # Buckets of 2,048-4,096 chunks. An update re-indexes every document of a bucket it touches, and
 # every query and term look-up visits every segment (each repeats its own term dictionary): at 50k
@@ -275,10 +275,12 @@ def links_of_row(row: dict[str, Any], texts: Callable[[], bytes] | None = None) 
         defs, refs, skip = schema.check_links(value, len(ids))
     except Exception as e:
         raise CoraError("CORA-BND-004", f"the shard row of {row['path']!r}: links unreadable: {e}") from None
-    read = texts or (lambda: row["texts"])
-    used: Mapping[int, list[str]] = ref_words.LazyRefs(row["path"], ids, refs, lambda: chunk_texts(read()))
+    used: Mapping[int, list[str]]
     if HELD_NAMES in row:  # a build's freshly chunked file
         used = {ids[i]: n for i, n in enumerate(schema.unpack_plain(plain(row[HELD_NAMES]))) if n}
+    else:
+        read = texts or (lambda: row["texts"])
+        used = ref_words.LazyRefs(row["path"], ids, refs, lambda: chunk_texts(read()))
     return FileLinks(
         defs={n: [ids[i] for i in ps] for n, ps in defs.items()},
         refs=used,
