@@ -20,6 +20,7 @@ from functools import lru_cache
 
 import numpy as np
 
+from cora_ci.bundle.ref_words import words_of
 from cora_ci.retrieval.kinds import TEST_NAME
 
 # stems too common to say which file is meant
@@ -180,7 +181,7 @@ def words_like(texts: Iterable[str], stem: str) -> set[str]:
     if not want or want not in low.replace("_", ""):  # a file without it: one pass in C, no pattern
         return set()
     if len(low) != len(code):  # a letter whose lower case is longer (`İ`): places would shift
-        return {w for w in _WORD.findall(code) if _squashed(w) == want}
+        return {w for w in words_of(code) if _squashed(w) == want}
     out: set[str] = set()
     for m in _like(want).finditer(low):
         start, end = m.start(), m.end()
@@ -194,7 +195,6 @@ def words_like(texts: Iterable[str], stem: str) -> set[str]:
     return {w for w in out if _squashed(w) == want}
 
 
-_WORD = re.compile(r"\w+")
 _WORD_CHAR = re.compile(r"\w")
 
 
