@@ -503,6 +503,9 @@ def test_tests_and_examples_rank_lower_unless_asked_for(shop: Bundle) -> None:
         ("HTML template rendering", set()),  # renders templates, generates documentation
         ("documentation generation for man pages", set()),
         ("how the session acquires and releases connections", set()),
+        ("Copy *self* and apply *changes*.", set()),  # a quoted word names a name: a parameter
+        ("what the `test` command prints", set()),
+        ("where are the 'docs' and the changes", {"changelog"}),  # the word quoted alone
         ("the legacy v1 API", {"legacy"}),
         (
             "Migration fails with pydantic.v1 models\n" + "the model breaks when it is migrated " * 8,

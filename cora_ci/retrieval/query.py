@@ -315,6 +315,7 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 # Words for files as such: "test files", "example code", "doc pages" still ask for the class.
 _FILES = "file files case cases suite suites code directory directories folder folders page pages"
 _PHRASE_ENDS = STOPWORDS | frozenset(_FILES.split())
+_QUOTES = frozenset("*`'\"")  # around one word: a name (`*changes*`, a docstring's parameter)
 
 
 def _heads(text: str) -> frozenset[str]:
@@ -322,7 +323,8 @@ def _heads(text: str) -> frozenset[str]:
     stopword, punctuation, a word for files or an identifier: "the tests for X", "where are the
     docs", "test files", "generated schema_field"), and the parts of identifiers (`test_parser`).
     A class word before another word names a topic, not the class's files: "test runner",
-    "template rendering", "documentation generation", "acquires and releases connections"."""
+    "template rendering", "documentation generation", "acquires and releases connections"; one
+    quoted or emphasised alone names a name (a docstring's "apply *changes*", "the `test` command")."""
     tokens = _TOKEN.findall(text)
     out: set[str] = set()
     for i, token in enumerate(tokens):
@@ -330,6 +332,8 @@ def _heads(text: str) -> frozenset[str]:
             out.update(terms(token))
             continue
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        if after in _QUOTES and i and tokens[i - 1] == after:
+            continue
         if not after or after.lower() in _PHRASE_ENDS or not after[0].isalnum() or _CODEY.match(after):
             out.add(token.lower())
     return frozenset(out)
