@@ -504,6 +504,8 @@ def test_tests_and_examples_rank_lower_unless_asked_for(shop: Bundle) -> None:
         ("documentation generation for man pages", set()),
         ("how the session acquires and releases connections", set()),
         ("Copy *self* and apply *changes*.", set()),  # a quoted word names a name: a parameter
+        ("creates a directory and changes the working directory to it", set()),  # a verb
+        ("the tests that fail on Windows", {"test"}),
         ("what the `test` command prints", set()),
         ("where are the 'docs' and the changes", {"changelog"}),  # the word quoted alone
         ("the legacy v1 API", {"legacy"}),

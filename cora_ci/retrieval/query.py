@@ -316,6 +316,11 @@ _TOKEN = re.compile(r"\w+|[^\w\s]")
 _FILES = "file files case cases suite suites code directory directories folder folders page pages"
 _PHRASE_ENDS = STOPWORDS | frozenset(_FILES.split())
 _QUOTES = frozenset("*`'\"")  # around one word: a name (`*changes*`, a docstring's parameter)
+# Words that open a verb's object: "changes the directory", "releases a lock", "tests its input"
+# use the class word as a verb (not "that": "the tests that fail" is a noun and its clause).
+_OBJECTS = frozenset(
+    ("the", "a", "an", "its", "their", "his", "her", "our", "your", "my", "this", "these", "those")
+)
 
 
 def _heads(text: str) -> frozenset[str]:
@@ -324,7 +329,8 @@ def _heads(text: str) -> frozenset[str]:
     docs", "test files", "generated schema_field"), and the parts of identifiers (`test_parser`).
     A class word before another word names a topic, not the class's files: "test runner",
     "template rendering", "documentation generation", "acquires and releases connections"; one
-    quoted or emphasised alone names a name (a docstring's "apply *changes*", "the `test` command")."""
+    before an article or a possessive is a verb ("changes the directory"); one quoted or
+    emphasised alone names a name (a docstring's "apply *changes*", "the `test` command")."""
     tokens = _TOKEN.findall(text)
     out: set[str] = set()
     for i, token in enumerate(tokens):
@@ -332,7 +338,7 @@ def _heads(text: str) -> frozenset[str]:
             out.update(terms(token))
             continue
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
-        if after in _QUOTES and i and tokens[i - 1] == after:
+        if (after in _QUOTES and i and tokens[i - 1] == after) or after.lower() in _OBJECTS:
             continue
         if not after or after.lower() in _PHRASE_ENDS or not after[0].isalnum() or _CODEY.match(after):
             out.add(token.lower())
