@@ -1475,6 +1475,9 @@ def test_what_is_not_code_but_full_of_its_names_has_a_class(path: str, cls: str 
         # a directory of tests named for what they test
         ("js_tests/qunit/qunit.js", "test"), ("integration_tests/helpers.py", "test"),
         ("src/MyApp.Tests/Fixtures.cs", "test"), ("tests_e2e/login.ts", "test"),
+        # examples named for what they show
+        ("typing-examples/baseline.py", "example"), ("docs/code_samples/auth.py", "example"),
+        ("src/resample/filters.py", None), ("lib/counter-example.js", None),
         # code named like a benchmark or a test is code
         ("src/benchmark.py", None), ("lib/workbench.py", None), ("src/benchmarking.py", None),
         ("src/contest/rules.py", None), ("src/latest/api.py", None), ("src/attest_lib/sign.py", None),

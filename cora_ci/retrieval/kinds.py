@@ -23,6 +23,10 @@ _DIRS = {
 # a directory of tests named for what they test: Django's `js_tests/`, `integration_tests/`,
 # `tests_unit/`, a .NET solution's `MyApp.Tests/`
 _TESTS_NAMED = re.compile(r"^(tests?[_-].+|.+[_.-]tests?)$", re.IGNORECASE)
+# examples named for what they show: attrs' `typing-examples/` (the API as type checkers see it,
+# whose `ValidatedOptionalOverTuple` came first for "a validator that makes an attribute
+# optional"), `code_samples/`, `examples-advanced/`
+_EXAMPLES_NAMED = re.compile(r"^((examples?|samples?|demos?)[_-].+|.+[_-](examples?|samples?|demos?))$", re.I)
 # a build's test source set: Gradle's and Kotlin Multiplatform's `<target>Test` (okio's `jvmTest/`
 # and `commonTest/`, Android's `androidTest/` and `androidUnitTest/`, a Gradle `integrationTest/`),
 # Gradle's `testFixtures/`, and .NET's `UnitTests/`, `IntegrationTests/`; a test's helpers there
@@ -153,6 +157,8 @@ def path_class(path: str) -> str | None:
                 return cls
         if _TESTS_NAMED.match(bare) or _TEST_SOURCE_SET.match(bare):
             return "test"
+        if _EXAMPLES_NAMED.match(bare):
+            return "example"
     if _MIGRATION_FILE.match(name) and any(d.lower() in _MIGRATION_DIRS for d in dirs):
         return "migration"
     if TEST_NAME.search(name):
