@@ -5,6 +5,9 @@ mentioned after them. Matching them to a bundle is `test_evidence.py`'s."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from cora_ci.retrieval.frames import clues
@@ -323,3 +326,61 @@ def test_a_python_frame_holds_the_line_of_code_printed_under_it() -> None:
         ("_fetch_all", "self._result_cache = list(self._iterable_class(self))"),
         (None, None),  # a module's code (`main()`: too short to tell)
     ]
+
+
+@pytest.mark.parametrize(
+    "boilerplate",
+    [
+        "thread 'main' panicked at",
+        "stack backtrace:",
+        "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+        'Exception in thread "main"',
+        "goroutine 1 [running]:",
+    ],
+)
+def test_the_runtimes_words_around_a_trace_are_no_query_words(boilerplate: str) -> None:
+    """The thread that failed and a runtime's notes are the same in every report."""
+    from cora_ci.retrieval.frames import without_places
+
+    report = f"Printing a range fails\n{boilerplate} src/printer.rs:412:37:\nthe range is empty\n"
+    out = without_places(report)
+    assert len(out) == len(report) and not set(re.findall(r"[a-z_]{3,}", boilerplate, re.I)) & set(
+        out.split()
+    )
+    assert "Printing a range fails" in out and "the range is empty" in out
+
+
+def test_a_rust_panic_answers_its_frames_not_fn_main(tmp_path: Path) -> None:
+    """bat, a trial: `thread 'main' panicked at` put the binary's `fn main` (BM25 on "main", a
+    rare name) first, above `InteractivePrinter::print_line`, the innermost frame of the
+    repository. The thread's name says nothing of where it failed."""
+    from conftest import init_repo
+
+    from cora_ci.build import build
+    from cora_ci.bundle import open_bundle
+    from cora_ci.retrieval import search
+
+    steps = "".join(f"    fn step_{i}(&self, n: usize) -> usize {{ n + {i} }}\n" for i in range(12))
+    repo = init_repo(tmp_path / "repo", {
+        "src/bin/bat/main.rs": "fn main() {\n    let code = run();\n    std::process::exit(code);\n}\n\n"
+                               "fn run() -> i32 {\n    bat::controller::Controller::new().run();\n    0\n}\n",
+        "src/printer.rs": "pub struct InteractivePrinter { width: usize }\n\nimpl InteractivePrinter {\n"
+                          "    pub fn print_line(&self, lines: &[String], n: usize) -> usize {\n"
+                          "        let text = &lines[n];\n        text.len() + self.width\n    }\n" + steps + "}\n",
+        "src/controller.rs": "pub struct Controller;\n\nimpl Controller {\n    pub fn new() -> Self { Controller }\n"
+                             "    pub fn run(&self) {\n        crate::printer::InteractivePrinter { width: 1 }"
+                             ".print_line(&[], 0);\n    }\n}\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    report = (
+        "thread 'main' panicked at src/printer.rs:5:25:\ncalled `Option::unwrap()` on a `None` value\n"
+        "stack backtrace:\n   0: rust_begin_unwind\n   1: core::option::unwrap_failed\n"
+        "   2: bat::printer::InteractivePrinter::print_line\n   3: bat::controller::Controller::run\n"
+        "note: run with `RUST_BACKTRACE=1` environment variable to display a backtrace"
+    )
+    bundle = open_bundle(repo / ".cora" / "index")
+    found = [
+        bundle.chunks.chunk(bundle.chunks.row_of[h.chunk_id]).anchor for h in search(bundle, report, k=3)
+    ]
+    assert found[0] == "src/printer.rs::InteractivePrinter.print_line", found
+    assert "src/bin/bat/main.rs::main" not in found, found

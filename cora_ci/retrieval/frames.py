@@ -307,11 +307,18 @@ def _full(line: re.Match[str]) -> bool:
 
 
 # What a runtime prints around every traceback, whatever went wrong: its words are the runtime's, not
-# the report's (rich's "Traceback (most recent call last)" matched its traceback module first).
+# the report's (rich's "Traceback (most recent call last)" matched its traceback module first), and
+# so is the name of the thread that failed (Rust's `thread 'main' panicked at`, the JVM's `Exception
+# in thread "main"`, Go's `goroutine 1 [running]:`): bat's panic answered with `fn main` first.
 _BOILERPLATE = re.compile(
     r"Traceback \(most recent call (?:last|first)\):?|\(most recent call first\):"
     r"|During handling of the above exception, another exception occurred:"
     r"|The above exception was the direct cause of the following exception:"
+    r"|\bthread '[^'\n]{1,100}' panicked at|^[ \t]*stack backtrace:"
+    r"|note: run with `RUST_BACKTRACE=[^`\n]{1,8}` environment variable to display a backtrace"
+    r"|note: Some details are omitted, run with `RUST_BACKTRACE=full` for a verbose backtrace\."
+    r"|\bException in thread \"[^\"\n]{1,100}\"|^goroutine \d+ \[[^\]\n]{1,100}\]:",
+    re.M,
 )
 
 
