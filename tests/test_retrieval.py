@@ -31,7 +31,7 @@ from cora_ci.retrieval import (
     search,
 )
 from cora_ci.retrieval.catalog import catalog
-from cora_ci.retrieval.kinds import older_dirs, path_class, superseded_dirs
+from cora_ci.retrieval.kinds import older_dirs, path_class, prose_class, superseded_dirs
 from cora_ci.retrieval.params import Params
 from cora_ci.retrieval.query import _IDENT, _IDENT_FULL, _NAMING, QUESTION_WORDS, STOPWORDS, analyse
 from cora_ci.retrieval.search import bm25
@@ -1527,13 +1527,33 @@ def test_benchmarks_rank_below_the_code_they_time_unless_asked_for(tmp_path: Pat
         (["app/api/v1/users.py", "app/api/v1/items.py", "app/api/v1/auth.py", "app/main.py"], set()),
         (["app/api/v1/users.py", "app/api/v2/users.py"], {"app/api/v1"}),
         (["docs/v1.md", "src/v2.py", "src/v10/a.py", "src/v9/a.py"], {"src/v9"}),
+        # versions with a minor (jq keeps its manual a version): compared as numbers
+        (["manual/v1.10/m.yml", "manual/v1.9/m.yml", "manual/v1.8/m.yml", "manual/dev/m.yml"],
+         {"manual/v1.9", "manual/v1.8"}),
     ],
 )  # fmt: skip
 def test_older_copies_of_the_code_are_told_by_their_place(paths: list[str], older: set[str]) -> None:
     assert superseded_dirs(paths) == older
 
 
-_PARTS = st.sampled_from(["src", "pkg", "v1", "v2", "v10", "V3", "legacy", "Deprecated", "api", "v1x", "xv1"])
+_PARTS = st.sampled_from(
+    [
+        "src",
+        "pkg",
+        "v1",
+        "v2",
+        "v10",
+        "V3",
+        "v1.7",
+        "v1.10",
+        "legacy",
+        "Deprecated",
+        "api",
+        "v1x",
+        "xv1",
+        "v1.",
+    ]
+)
 _NAMES = st.sampled_from(["a.py", "b.py", "c.py", "d.py", "__init__.py", "index.ts", "v1", "legacy"])
 
 
@@ -2395,3 +2415,20 @@ def test_an_ocaml_interface_ranks_as_a_type_stub_below_its_implementation(make_r
     assert hits[1].explain["demoted"] == "stub"
     asked = search(b, "float in the mli", k=1, expand=False)
     assert path_of(b, asked[0].chunk_id) == "lib/util.mli"
+
+
+@pytest.mark.parametrize(
+    ("path", "lang", "cls"),
+    [
+        ("README.md", "markdown", "docs"), ("docs/content/manual/v1.8/manual.yml", "yaml", "docs"),
+        ("doc/site/index.html", "html", "docs"), ("jq.1.prebuilt", "text", "docs"), ("doc/rg.1", "text", "docs"),
+        # a documentation directory's code is code (cobra's `doc/` package writes man pages), as is
+        # data outside one
+        ("doc/man_docs.go", "go", None), ("config/app.yml", "yaml", None), ("src/x.c", "c", None),
+        ("types/index.d.ts", "typescript", "stub"),
+    ],
+)  # fmt: skip
+def test_prose_and_documentation_pages_are_told_by_path_and_language(
+    path: str, lang: str, cls: str | None
+) -> None:
+    assert prose_class(path, lang) == cls

@@ -181,18 +181,33 @@ def set_apart(path: str, lang: str) -> bool:
 
 
 def prose_class(path: str, lang: str) -> str | None:
-    """docs (prose: Markdown, reStructuredText, plain text files) | stub (.pyi, .mli, .d.ts) | None."""
+    """docs (prose: Markdown, reStructuredText, plain text files; and the data and markup of a
+    documentation directory) | stub (.pyi, .mli, .d.ts) | None."""
     if _STUB.search(path):
         return "stub"
-    name = path.rsplit("/", 1)[-1]
+    *dirs, name = path.split("/")
     if lang in _PROSE_LANGS or (lang == "text" and (name.endswith(".txt") or "." not in name)):
+        return "docs"
+    if lang == "text" and _MAN_PAGE.search(name):  # jq's `jq.1.prebuilt`, first for a question
+        return "docs"
+    if lang in _MARKUP_LANGS and any(d.lower() in _DOC_DIRS for d in dirs):
         return "docs"
     return None
 
 
+# A documentation directory's pages kept as data or markup: jq's manual is YAML, one copy a version
+# (`docs/content/manual/v1.7/manual.yml`), and its sections filled the first five places for "how
+# are path expressions evaluated". Its code stays code: cobra's `doc/` package writes man pages.
+_DOC_DIRS = frozenset({"doc", "docs", "documentation"})
+_MAN_PAGE = re.compile(r"\.(?:[1-9][a-z]?|man|roff|mdoc)(?:\.(?:in|prebuilt))?$")  # troff manual pages
+_MARKUP_LANGS = frozenset({"yaml", "json", "toml", "xml", "html", "css", "scss", "text"})
+
+
 _LEGACY_DIRS = frozenset({"legacy", "deprecated", "obsolete"})
-_VERSION_DIR = re.compile(r"v(\d+)")
-_OLDER_DIR = re.compile(r"(?:^|/)(?:v\d+|legacy|deprecated|obsolete)/", re.IGNORECASE | re.MULTILINE)
+_VERSION_DIR = re.compile(r"v(\d+(?:\.\d+)*)")  # `v3`, and `v1.7` (jq's manual a version)
+_OLDER_DIR = re.compile(
+    r"(?:^|/)(?:v\d+(?:\.\d+)*|legacy|deprecated|obsolete)/", re.IGNORECASE | re.MULTILINE
+)
 
 
 # the directories a build writes its output to: a bundler's, and a C++ header library's
@@ -252,11 +267,11 @@ def older_dirs(paths: list[str]) -> frozenset[str]:
         while d:
             d = d.rpartition("/")[0]
             names.setdefault(d, set())
-    versions: dict[str, dict[int, str]] = {}
+    versions: dict[str, dict[tuple[int, ...], str]] = {}
     for d in names:
         parent, _, last = d.rpartition("/")
         if (m := _VERSION_DIR.fullmatch(last)) is not None:
-            versions.setdefault(parent, {})[int(m.group(1))] = d
+            versions.setdefault(parent, {})[tuple(map(int, m.group(1).split(".")))] = d
     out = {d for d in names if d.rpartition("/")[2].lower() in _LEGACY_DIRS}
     for parent, found in versions.items():
         newest = max(found)
