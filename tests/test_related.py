@@ -512,6 +512,23 @@ def test_c_plus_plus_and_java_names_as_their_users_write_them(
         assert run_show(written, where).anchor == anchor, written
 
 
+def test_a_rust_trait_implementations_member_by_its_type(make_repo: Callable[[dict[str, str]], Path]) -> None:
+    """bat, a trial: a backtrace prints `InteractivePrinter::print_line`, the bundle anchors it
+    `<InteractivePrinter as Printer>.print_line`: written either way, it is that member."""
+    repo = make_repo({
+        ".cora.toml": "min_tokens = 0\n",
+        "src/printer.rs": "pub trait Printer {\n    fn print_line(&mut self, n: usize) -> usize;\n}\n\n"
+                          "pub struct InteractivePrinter {\n    width: usize,\n}\n\n"
+                          "impl Printer for InteractivePrinter {\n    fn print_line(&mut self, n: usize) -> usize {\n"
+                          "        n + self.width\n    }\n}\n",
+    })  # fmt: skip
+    build(repo, model="none")
+    where = Where.of(None, None, repo)
+    want = "src/printer.rs::<InteractivePrinter as Printer>.print_line"
+    for written in ("InteractivePrinter::print_line", "src/printer.rs::InteractivePrinter.print_line"):
+        assert run_show(written, where).anchor == want, written
+
+
 def test_what_a_function_calls_comes_before_the_types_it_names(
     make_repo: Callable[[dict[str, str]], Path],
 ) -> None:

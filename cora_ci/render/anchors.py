@@ -20,6 +20,9 @@ from cora_ci.retrieval.catalog import catalog
 from cora_ci.retrieval.query import split_qualified, untemplated
 
 _DEFINERS = 50  # files defining the name that are looked at
+# A Rust trait implementation's member, `<InteractivePrinter as Printer>.print_line`, is written
+# by its type as a backtrace prints it: `InteractivePrinter::print_line`
+_AS_TRAIT = re.compile(r"<(\S+?) as .+?>(?=\.|$)")
 
 
 def meant(source: BundleChunks, anchor: str) -> str | None:
@@ -111,10 +114,13 @@ def _ends(source: BundleChunks, parts: tuple[str, ...], path: str | None) -> lis
                 # C++'s `leveldb.DBImpl::Write` as `leveldb.DBImpl.Write`
                 exact = ".".join(split_qualified(qual))
                 bare = ".".join(split_qualified(untemplated(OVERLOAD.sub("", qual))))
+                owned = ".".join(split_qualified(untemplated(OVERLOAD.sub("", _AS_TRAIT.sub(r"\1", qual)))))
                 if exact == want or exact.endswith("." + want):  # `Gson.toJson(Object)`: that one
                     hit = a
                 elif bare == want or bare.endswith("." + want):
                     hit = OVERLOAD.sub("", a)
+                elif owned == want or owned.endswith("." + want):  # Rust's `<Printer as Trait>.print`
+                    hit = a
                 else:
                     continue
                 if hit not in out:
