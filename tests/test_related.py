@@ -514,19 +514,29 @@ def test_c_plus_plus_and_java_names_as_their_users_write_them(
 
 def test_a_rust_trait_implementations_member_by_its_type(make_repo: Callable[[dict[str, str]], Path]) -> None:
     """bat, a trial: a backtrace prints `InteractivePrinter::print_line`, the bundle anchors it
-    `<InteractivePrinter as Printer>.print_line`: written either way, it is that member."""
+    `<InteractivePrinter as Printer>.print_line`: written either way, it is that member; and a
+    member of a small impl kept whole, `Line::default`, which has no chunk of its own."""
     repo = make_repo({
         ".cora.toml": "min_tokens = 0\n",
         "src/printer.rs": "pub trait Printer {\n    fn print_line(&mut self, n: usize) -> usize;\n}\n\n"
                           "pub struct InteractivePrinter {\n    width: usize,\n}\n\n"
                           "impl Printer for InteractivePrinter {\n    fn print_line(&mut self, n: usize) -> usize {\n"
                           "        n + self.width\n    }\n}\n",
+        "src/line.rs": "impl Default for Line {\n    fn default() -> Self {\n        Line { n: 0 }\n    }\n}\n\n"
+                       "pub struct Line {\n    n: usize,\n}\n",
     })  # fmt: skip
     build(repo, model="none")
     where = Where.of(None, None, repo)
     want = "src/printer.rs::<InteractivePrinter as Printer>.print_line"
     for written in ("InteractivePrinter::print_line", "src/printer.rs::InteractivePrinter.print_line"):
         assert run_show(written, where).anchor == want, written
+    # a small impl kept whole with the struct after it: its member has no chunk of its own
+    (repo / ".cora.toml").unlink()
+    git(repo, "commit", "-qam", "default sizes")
+    build(repo, model="none")
+    shown = run_show("Line::default", where)
+    assert shown.anchor == "src/line.rs::<Line as Default>.default", shown.anchor
+    assert shown.view.text().lstrip().startswith("fn default() -> Self {")
 
 
 def test_what_a_function_calls_comes_before_the_types_it_names(

@@ -125,4 +125,23 @@ def _ends(source: BundleChunks, parts: tuple[str, ...], path: str | None) -> lis
                     continue
                 if hit not in out:
                     out.append(hit)
+    return out or _kept_whole(source, parts, path)
+
+
+def _kept_whole(source: BundleChunks, parts: tuple[str, ...], path: str | None) -> list[str]:
+    """A member of a small type kept whole, which has no chunk of its own (bat's `impl Default for
+    PrettyPrinter<'_> { fn default() ... }`, merged with the struct after it): the anchor of the
+    member, found among its owner's, when the owner's file holds it."""
+    if len(parts) < 2:
+        return []
+    owner = ".".join(parts[:-1])
+    out: list[str] = []
+    for file in sorted(catalog(source.bundle).defining([OVERLOAD.sub("", parts[-2])], _DEFINERS)):
+        if path is not None and file != path:
+            continue
+        for c in source.file_chunks(file):
+            for a in c.anchors if c.kind == "type" else ():
+                qual = ".".join(split_qualified(untemplated(_AS_TRAIT.sub(r"\1", a.partition("::")[2]))))
+                if (qual == owner or qual.endswith("." + owner)) and source.inner(f"{a}.{parts[-1]}"):
+                    out.append(f"{a}.{parts[-1]}")
     return out
