@@ -506,6 +506,8 @@ def test_tests_and_examples_rank_lower_unless_asked_for(shop: Bundle) -> None:
         ("Copy *self* and apply *changes*.", set()),  # a quoted word names a name: a parameter
         ("creates a directory and changes the working directory to it", set()),  # a verb
         ("the tests that fail on Windows", {"test"}),
+        ("how do I test the parser", {"test"}),  # what test files do
+        ("how do I release the lock", set()),
         ("what the `test` command prints", set()),
         ("where are the 'docs' and the changes", {"changelog"}),  # the word quoted alone
         ("the legacy v1 API", {"legacy"}),
