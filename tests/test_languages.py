@@ -683,6 +683,45 @@ def test_ruby_class_methods_and_constants_are_symbols() -> None:
     assert "lib/shop/cart.rb::Shop.Cart.Alias" not in chunks  # another name for a module
 
 
+def test_a_module_that_only_wraps_classes_is_their_namespace() -> None:
+    """jekyll, a trial: `module Jekyll` around a file's one small class made one chunk anchored
+    `Jekyll`, the name of hundreds of its files, and the class's doc comment (the grammar puts a
+    body's leading comments before it) was the module's. The class is the chunk, with its doc;
+    the module's lines are the file's, as a namespace's are; a module with code of its own stays
+    a type."""
+    page_rb = """
+        # frozen_string_literal: true
+
+        module Jekyll
+          # A Jekyll::Page subclass to handle processing files without reading it to
+          # determine the page-data and page-content based on Front Matter delimiters.
+          class PageWithoutAFile < Page
+            def read_yaml(*)
+              @data ||= {}
+            end
+          end
+        end
+    """
+    r = run_chunk("lib/jekyll/page_without_a_file.rb", page_rb)
+    chunks = by_anchor(r)
+    assert "lib/jekyll/page_without_a_file.rb::Jekyll" not in chunks
+    page = chunks["lib/jekyll/page_without_a_file.rb::Jekyll.PageWithoutAFile"]
+    assert page.kind == "type" and page.text.lstrip().startswith("# A Jekyll::Page subclass")
+    assert uncovered(r, textwrap.dedent(page_rb).lstrip("\n").encode()) == []
+    helpers = by_anchor(run_chunk("lib/shop/helpers.rb", """
+        module Helpers
+          VERSION = '1.0'
+
+          class Money
+            def cents
+              @cents
+            end
+          end
+        end
+    """))  # fmt: skip
+    assert "lib/shop/helpers.rb::Helpers" in helpers
+
+
 def test_rubys_attributes_are_its_classs_fields_one_chunk_a_line() -> None:
     """A rack trial: "where is ip_filter defined" (`class << self; attr_accessor :ip_filter`)
     answered `trusted_proxy?`. Each name `attr_*` defines is a field; names one line declares

@@ -191,6 +191,28 @@ def own_rows(sym: Sym, keep_signatures: bool) -> tuple[list[int], dict[int, int]
     return [r for r in range(sym.start, sym.end + 1) if r not in hidden], quiet
 
 
+def as_namespaces(syms: list[Sym], rows: Rows) -> set[int]:
+    """Make each type whose code is only types, with no doc of its own, a namespace (Ruby's `module
+    Jekyll` around a file's one class), and return its own rows (declaration, `end`). Each type
+    it holds is then a chunk of its own, anchored `Jekyll.PageWithoutAFile`, where a small file
+    was one chunk named `Jekyll` (the name of hundreds of jekyll's files) and a larger one had a
+    skeleton that held only the class's line."""
+    own: set[int] = set()
+    stack = list(syms)
+    while stack:
+        s = stack.pop()
+        stack.extend(s.children)
+        if s.kind != "type" or not s.children or s.start < s.def_start:
+            continue
+        if any(c.kind != "type" for c in s.children):
+            continue
+        held = {r for c in s.children for r in range(c.start, c.end + 1)}
+        if all(rows.blank(r) for r in range(s.def_start + 1, s.end) if r not in held):
+            s.kind = "namespace"
+            own.update(r for r in range(s.start, s.end + 1) if r not in held)
+    return own
+
+
 @dataclass
 class _Leaf:
     sym: Sym

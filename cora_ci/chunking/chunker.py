@@ -11,7 +11,14 @@ import re
 from typing import Any, NamedTuple
 
 from cora_ci.chunking import components, markup, notebook
-from cora_ci.chunking.assemble import FileCtx, assign_anchors, emit_rows, emit_symbols, link_children
+from cora_ci.chunking.assemble import (
+    FileCtx,
+    as_namespaces,
+    assign_anchors,
+    emit_rows,
+    emit_symbols,
+    link_children,
+)
 from cora_ci.chunking.extractor import Sym
 from cora_ci.chunking.model import Chunk, Diagnostic
 from cora_ci.chunking.outline import Outline, SlowParse, outline
@@ -225,8 +232,9 @@ def _namespace_paths(syms: list[Sym]) -> list[tuple[int, int, list[str]]]:
 def _structural(ctx: FileCtx, ol: Outline) -> None:
     """File chunk, symbol chunks, then `module` chunks for the rows no symbol claimed."""
     rows, cfg = ctx.rows, ctx.cfg
+    wrappers = as_namespaces(ol.symbols, rows)
     claimed = _claimed(ol.symbols)
-    file_rows = sorted((set(ol.leading_rows) | ol.import_rows | ol.namespace_rows) - claimed)
+    file_rows = sorted((set(ol.leading_rows) | ol.import_rows | ol.namespace_rows | wrappers) - claimed)
     file_id: int | None = None
     in_file_chunk: set[int] = set()
     if file_rows:

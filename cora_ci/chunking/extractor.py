@@ -48,6 +48,9 @@ class Sym:
     cuts: list[int] = field(default_factory=list)  # rows where a split is preferred
 
 
+# The body node before which a grammar puts the body's leading comments: the doc of the body's first
+# definition (Python's block; Ruby's `body_statement`, where a module's one class lost its doc).
+_BODY = {"python": "block", "ruby": "body_statement"}
 # Scala's blocks that end past the next line's indentation (an outdent token after it).
 _OUTDENTED = frozenset({"indented_block", "indented_cases", "case_clause"})
 
@@ -161,12 +164,7 @@ class Extractor:
         sib = outer.prev_named_sibling
         start = head = self._read_past(outer.start_point[0], last_row(sib) if sib is not None else -1)
         docs: list[str] = []
-        if (
-            sib is None
-            and self.lang == "python"
-            and outer.parent is not None
-            and outer.parent.type == "block"
-        ):
+        if sib is None and outer.parent is not None and outer.parent.type == _BODY.get(self.lang):
             sib = outer.parent.prev_named_sibling  # the grammar puts a block's leading comments before it
         while sib is not None:
             is_doc = is_comment(self.spec, sib.type)
