@@ -688,7 +688,7 @@ def test_a_module_that_only_wraps_classes_is_their_namespace() -> None:
     `Jekyll`, the name of hundreds of its files, and the class's doc comment (the grammar puts a
     body's leading comments before it) was the module's. The class is the chunk, with its doc;
     the module's lines are the file's, as a namespace's are; a module with code of its own stays
-    a type."""
+    a type, and so does a class."""
     page_rb = """
         # frozen_string_literal: true
 
@@ -720,6 +720,14 @@ def test_a_module_that_only_wraps_classes_is_their_namespace() -> None:
         end
     """))  # fmt: skip
     assert "lib/shop/helpers.rb::Helpers" in helpers
+    # a class is a type whatever it holds: Kotlin's sealed hierarchy is asked for by its name
+    sealed = by_anchor(run_chunk("src/Result.kt", """
+        sealed class Result {
+            data class Ok(val value: Int) : Result()
+            data class Err(val message: String) : Result()
+        }
+    """))  # fmt: skip
+    assert "src/Result.kt::Result" in sealed
 
 
 def test_rubys_attributes_are_its_classs_fields_one_chunk_a_line() -> None:

@@ -103,11 +103,12 @@ __all__ = ["FileResult", "chunk_file"]
 # 74: an Erlang function's clauses are one symbol (`functional.last_node`); 75: C++ reads past a macro
 # between `if` and its condition (fmt's `if FMT_CONSTEXPR20 (...)`, `macros._IF_MACRO`); 76: a C or C++
 # typedef of a type declared elsewhere, a function pointer or a builtin, and C++'s `using` alias,
-# are types (`c_names.alias_name`: libuv's `uv_loop_t` was no symbol); 77: a type that only wraps
+# are types (`c_names.alias_name`: libuv's `uv_loop_t` was no symbol); 77: a module that only wraps
 # types, undocumented (Ruby's `module Jekyll` around a file's one class), is a namespace
 # (`assemble.as_namespaces`: jekyll's small files were each one chunk named `Jekyll`), and the
-# doc comment of a Ruby body's first definition is its own (`extractor._BODY`)
-REVISION = 77
+# doc comment of a Ruby body's first definition is its own (`extractor._BODY`); 78: 77 also made
+# a class that holds only types one (Kotlin's `sealed class Result { ... }` lost its chunk): modules only
+REVISION = 78
 
 
 def __getattr__(name: str) -> Any:

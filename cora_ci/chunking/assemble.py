@@ -192,7 +192,7 @@ def own_rows(sym: Sym, keep_signatures: bool) -> tuple[list[int], dict[int, int]
 
 
 def as_namespaces(syms: list[Sym], rows: Rows) -> set[int]:
-    """Make each type whose code is only types, with no doc of its own, a namespace (Ruby's `module
+    """Make each module whose code is only types, with no doc of its own, a namespace (Ruby's `module
     Jekyll` around a file's one class), and return its own rows (declaration, `end`). Each type
     it holds is then a chunk of its own, anchored `Jekyll.PageWithoutAFile`, where a small file
     was one chunk named `Jekyll` (the name of hundreds of jekyll's files) and a larger one had a
@@ -202,8 +202,8 @@ def as_namespaces(syms: list[Sym], rows: Rows) -> set[int]:
     while stack:
         s = stack.pop()
         stack.extend(s.children)
-        if s.kind != "type" or not s.children or s.start < s.def_start:
-            continue
+        if s.kind != "type" or s.label != "module" or not s.children or s.start < s.def_start:
+            continue  # a class is a type whatever it holds: Kotlin's `sealed class Result { ... }`
         if any(c.kind != "type" for c in s.children):
             continue
         held = {r for c in s.children for r in range(c.start, c.end + 1)}
