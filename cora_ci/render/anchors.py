@@ -114,13 +114,12 @@ def _ends(source: BundleChunks, parts: tuple[str, ...], path: str | None) -> lis
                 # C++'s `leveldb.DBImpl::Write` as `leveldb.DBImpl.Write`
                 exact = ".".join(split_qualified(qual))
                 bare = ".".join(split_qualified(untemplated(OVERLOAD.sub("", qual))))
-                owned = ".".join(split_qualified(untemplated(OVERLOAD.sub("", _AS_TRAIT.sub(r"\1", qual)))))
                 if exact == want or exact.endswith("." + want):  # `Gson.toJson(Object)`: that one
                     hit = a
                 elif bare == want or bare.endswith("." + want):
                     hit = OVERLOAD.sub("", a)
-                elif owned == want or owned.endswith("." + want):  # Rust's `<Printer as Trait>.print`
-                    hit = a
+                elif "<" in qual and _ends_as(_by_type(OVERLOAD.sub("", qual)), want):
+                    hit = a  # Rust's `<Printer as Trait>.print`
                 else:
                     continue
                 if hit not in out:
@@ -141,7 +140,17 @@ def _kept_whole(source: BundleChunks, parts: tuple[str, ...], path: str | None) 
             continue
         for c in source.file_chunks(file):
             for a in c.anchors if c.kind == "type" else ():
-                qual = ".".join(split_qualified(untemplated(_AS_TRAIT.sub(r"\1", a.partition("::")[2]))))
-                if (qual == owner or qual.endswith("." + owner)) and source.inner(f"{a}.{parts[-1]}"):
+                if _ends_as(_by_type(a.partition("::")[2]), owner) and source.inner(f"{a}.{parts[-1]}"):
                     out.append(f"{a}.{parts[-1]}")
     return out
+
+
+def _by_type(qual: str) -> str:
+    """A qualified name as dotted parts, a Rust trait implementation's owner by its type
+    (`<InteractivePrinter as Printer>.print_line`: `InteractivePrinter.print_line`)."""
+    return ".".join(split_qualified(untemplated(_AS_TRAIT.sub(r"\1", qual))))
+
+
+def _ends_as(qual: str, want: str) -> bool:
+    """`qual` is `want` or ends with it at a dot."""
+    return qual == want or qual.endswith("." + want)

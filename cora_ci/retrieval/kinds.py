@@ -185,13 +185,13 @@ def prose_class(path: str, lang: str) -> str | None:
     documentation directory) | stub (.pyi, .mli, .d.ts) | None."""
     if _STUB.search(path):
         return "stub"
-    *dirs, name = path.split("/")
+    name = path.rsplit("/", 1)[-1]
     if lang in _PROSE_LANGS or (lang == "text" and (name.endswith(".txt") or "." not in name)):
         return "docs"
     if lang == "text" and _MAN_PAGE.search(name):  # jq's `jq.1.prebuilt`, first for a question
         return "docs"
-    if lang in _MARKUP_LANGS and any(d.lower() in _DOC_DIRS for d in dirs):
-        return "docs"
+    if lang in _MARKUP_LANGS and any(d.lower() in _DOC_DIRS for d in path.split("/")[:-1]):
+        return "docs"  # split only here: a query asks this of every candidate
     return None
 
 

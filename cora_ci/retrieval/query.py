@@ -340,11 +340,12 @@ def _heads(text: str) -> frozenset[str]:
             out.update(terms(token))
             continue
         after = tokens[i + 1] if i + 1 < len(tokens) else ""
+        low = after.lower()
         if after in _QUOTES and i and tokens[i - 1] == after:
             continue
-        if after.lower() in _OBJECTS and token.lower() not in _DOING:
+        if low in _OBJECTS and token.lower() not in _DOING:
             continue
-        if not after or after.lower() in _PHRASE_ENDS or not after[0].isalnum() or _CODEY.match(after):
+        if not after or low in _PHRASE_ENDS or not after[0].isalnum() or _CODEY.match(after):
             out.add(token.lower())
     return frozenset(out)
 
